@@ -1,0 +1,85 @@
+/* export.h - writing a finished trace model (model.h) as a file.
+ *
+ * Three formats, one model:
+ *   Chrome Trace Event JSON (.json)  opens in Perfetto and chrome://tracing, and goes back
+ *                                    into Tracy through upstream's tracy-import-chrome;
+ *   zone statistics CSV (.csv)       the columns and numbers of upstream's tracy-csvexport;
+ *   summary (anything else, "-" = stdout)  a cProfile-like text report, 100 columns wide.
+ *
+ * Exporters resolve names through struct tct_names: normally the decoder's tables
+ * (tct_names_from_decoder), but any table will do, which is how the tests seed names.
+ */
+#ifndef TRACYC_TRACE_EXPORT_H
+#define TRACYC_TRACE_EXPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace/model.h"
+#include "wire/decode.h"
+
+struct tct_names {
+    const void *ctx;
+    const struct tcd_srcloc *(*srcloc)(const void *ctx, uint32_t index);
+    const char *(*thread)(const void *ctx, uint32_t thread);
+    const char *(*plot)(const void *ctx, uint32_t plot);
+    const char *(*frame)(const void *ctx, uint32_t frame_set); /* 0: "Frame" */
+    const char *(*pool)(const void *ctx, uint32_t pool);
+    const struct tcd_welcome *welcome; /* NULL when the handshake never completed */
+};
+
+/* Names from the decoder that produced the trace (valid as long as the decoder is). */
+void tct_names_from_decoder(struct tct_names *out, const struct tcd_decoder *dec);
+
+/* A zone's name as Tracy's statistics show it: the source location's name, or its
+ * function when it has none. Never NULL. */
+const char *tct_srcloc_label(const struct tct_names *names, uint32_t srcloc);
+
+struct tct_export_options {
+    /* CSV, as tracy-csvexport's flags */
+    const char *filter;    /* -f: only zones whose name contains this (NULL or "" = all) */
+    const char *separator; /* -s: column separator, NULL = "," */
+    int case_sensitive;    /* -c: the filter is case sensitive */
+    int self_time;         /* -e: self times instead of total times */
+    int unwrap;            /* -u: one row per zone */
+    int messages;          /* -m: the messages instead of zones */
+    /* summary */
+    size_t top;            /* rows in each top-zones table, 0 = 20 */
+    /* all formats: why the capture is incomplete ("client vanished", "stopped",
+     * "time limit"), NULL when it is complete. Unfinished zones are reported anyway. */
+    const char *incomplete;
+};
+
+enum tct_format {
+    TCT_FORMAT_SUMMARY,
+    TCT_FORMAT_CHROME,
+    TCT_FORMAT_CSV,
+};
+
+/* The format a path asks for: ".json" Chrome, ".csv" CSV, anything else summary. */
+enum tct_format tct_export_format_for(const char *path);
+
+/* Writes the trace to path in the format its extension asks for ("-" = summary on
+ * stdout). options may be NULL. Returns 0, or -1 with a message in err. The trace must be
+ * finished (tct_trace_finish). */
+int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec,
+                    const char *path, const struct tct_export_options *options, char *err,
+                    size_t errlen);
+
+/* The same with any names and an open stream; used by tct_export_file. Each returns 0,
+ * or -1 when writing failed (errno says why) or memory ran out (errno = ENOMEM). */
+int tct_export_to(FILE *out, enum tct_format format, const struct tct_trace *trace,
+                  const struct tct_names *names, const struct tct_export_options *options);
+int tct_export_chrome(FILE *out, const struct tct_trace *trace, const struct tct_names *names,
+                      const struct tct_export_options *options);
+int tct_export_csv(FILE *out, const struct tct_trace *trace, const struct tct_names *names,
+                   const struct tct_export_options *options);
+int tct_export_summary(FILE *out, const struct tct_trace *trace, const struct tct_names *names,
+                       const struct tct_export_options *options);
+
+/* The trace's end as Tracy's server counts it: the latest event time, and at least the
+ * end of the client's initialisation (the welcome's initEnd). */
+int64_t tct_export_last_time(const struct tct_trace *trace, const struct tct_names *names);
+
+#endif

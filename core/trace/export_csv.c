@@ -1,0 +1,207 @@
+/* export_csv.c - zone statistics as upstream's tracy-csvexport (Tracy 0.14.0) prints them.
+ *
+ * Same columns, same rows, same numbers, same formatting (std::to_string: integers as
+ * such, doubles as "%f"), so our CSV can be diffed against tracy-csvexport's for the same
+ * program. That includes its quirks, kept on purpose and marked below. Rows come in
+ * source-location order (upstream's order is that of a hash map).
+ */
+#include "trace/export.h"
+#include "trace/zone_stats.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int contains(const char *haystack, const char *needle, int case_sensitive)
+{
+    if (case_sensitive)
+        return strstr(haystack, needle) != NULL;
+    size_t n = strlen(needle);
+    for (const char *h = haystack;; h++) {
+        size_t i = 0;
+        while (i < n && h[i] && tolower((unsigned char)h[i]) == tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+        if (!*h)
+            return 0;
+    }
+}
+
+static int selected(const struct tct_names *names, const struct tct_export_options *o,
+                    const struct tct_srcloc_stats *e)
+{
+    if (e->total == 0)
+        return 0;
+    if (!o->filter || !o->filter[0])
+        return 1;
+    return contains(tct_srcloc_label(names, e->srcloc), o->filter, o->case_sensitive);
+}
+
+static void header(FILE *out, const char *sep, const char *const *columns, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "%s%s", i ? sep : "", columns[i]);
+    fputc('\n', out);
+}
+
+static void stats_row(FILE *out, const char *sep, const struct tct_names *names,
+                      const struct tct_srcloc_stats *e, int self, int64_t last_time)
+{
+    const struct tcd_srcloc *sl = names->srcloc(names->ctx, e->srcloc);
+    int64_t time = self ? e->self_total : e->total;
+    uint64_t count = e->count;
+    /* Upstream divides an int64 by a size_t: unsigned. */
+    uint64_t avg = (uint64_t)time / count;
+    /* Upstream's variance uses the total-time sums even for self times; kept for agreement. */
+    double ss = e->sum_sq - 2. * (double)e->total * (double)avg + (double)(avg * avg * count);
+    double std = count > 1 ? sqrt(ss / (double)(count - 1)) : 0;
+    fprintf(out, "%s%s%s%s%" PRIu32 "%s%" PRId64 "%s%f%s%" PRIu64 "%s%" PRIu64 "%s%" PRId64
+                 "%s%" PRId64 "%s%f\n",
+            tct_srcloc_label(names, e->srcloc), sep, sl && sl->file ? sl->file : "", sep,
+            sl ? sl->line : 0, sep, time, sep, 100. * (double)time / (double)last_time, sep,
+            count, sep, avg, sep, self ? e->self_min : e->min, sep, self ? e->self_max : e->max,
+            sep, std);
+}
+
+/* Zone references grouped by source location: thread slot in the top 24 bits, zone
+ * index in the low 40. Within a group, threads in order and each thread's zones in
+ * pre-order, which is how upstream lists a source location's zones. */
+#define REF_ZONE_BITS 40
+#define REF_ZONE_MASK (((uint64_t)1 << REF_ZONE_BITS) - 1)
+
+static uint64_t *group_zones(const struct tct_trace *tr, const struct tct_zone_stats *s)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < s->count; i++)
+        total += s->entries[i].count;
+    if (tr->thread_count >= ((size_t)1 << (64 - REF_ZONE_BITS)))
+        return NULL;
+    uint64_t *refs = malloc((total ? total : 1) * sizeof *refs);
+    uint64_t *next = malloc((s->count ? s->count : 1) * sizeof *next);
+    if (!refs || !next) {
+        free(refs);
+        free(next);
+        return NULL;
+    }
+    for (size_t i = 0, at = 0; i < s->count; at += s->entries[i].count, i++)
+        next[i] = at;
+    for (size_t t = 0; t < tr->thread_count; t++) {
+        const struct tct_thread *th = tr->threads[t];
+        for (size_t z = 0; z < th->zones.count; z++) {
+            const struct tct_zone *zone = tct_thread_zone(th, z);
+            if (!tct_zone_counts(zone, TCT_STATS_UPSTREAM))
+                continue;
+            uint64_t e = *tct_map_get(&s->by_srcloc, zone->srcloc);
+            refs[next[e]++] = (uint64_t)t << REF_ZONE_BITS | z;
+        }
+    }
+    free(next);
+    return refs;
+}
+
+static int unwrap_rows(FILE *out, const char *sep, const struct tct_trace *tr,
+                       const struct tct_names *names, const struct tct_export_options *o,
+                       const struct tct_zone_stats *s)
+{
+    uint64_t *refs = group_zones(tr, s);
+    int64_t **self = o->self_time ? calloc(tr->thread_count ? tr->thread_count : 1,
+                                           sizeof *self)
+                                  : NULL;
+    int rc = refs && (!o->self_time || self) ? 0 : -1;
+    for (size_t t = 0; rc == 0 && self && t < tr->thread_count; t++)
+        if (tr->threads[t]->zones.count && !(self[t] = tct_thread_self_times(tr->threads[t])))
+            rc = -1;
+    for (size_t i = 0, at = 0; rc == 0 && i < s->count; at += s->entries[i].count, i++) {
+        const struct tct_srcloc_stats *e = &s->entries[i];
+        if (!selected(names, o, e))
+            continue;
+        const struct tcd_srcloc *sl = names->srcloc(names->ctx, e->srcloc);
+        const char *label = tct_srcloc_label(names, e->srcloc);
+        /* Upstream reuses its row between zones of one source location and sets the value
+         * column only for zones with text, so a zone without text repeats the text of the
+         * previous one. Kept for agreement. */
+        const char *value = "";
+        for (uint64_t k = 0; k < e->count; k++) {
+            size_t t = (size_t)(refs[at + k] >> REF_ZONE_BITS);
+            size_t z = (size_t)(refs[at + k] & REF_ZONE_MASK);
+            const struct tct_thread *th = tr->threads[t];
+            const struct tct_zone *zone = tct_thread_zone(th, z);
+            int64_t span = self ? self[t][z] : zone->end - zone->begin;
+            const struct tct_zone_extra *x = tct_thread_zone_extra(th, z);
+            if (x && x->text)
+                value = x->text;
+            fprintf(out, "%s%s%s%s%" PRIu32 "%s%" PRId64 "%s%" PRId64 "%s%" PRIu32 "%s%s\n",
+                    label, sep, sl && sl->file ? sl->file : "", sep, sl ? sl->line : 0, sep,
+                    zone->begin, sep, span, sep, th->server_index, sep, value);
+        }
+    }
+    if (self)
+        for (size_t t = 0; t < tr->thread_count; t++)
+            free(self[t]);
+    free(self);
+    free(refs);
+    return rc;
+}
+
+static int message_rows(FILE *out, const char *sep, const struct tct_trace *tr)
+{
+    if (!tr->messages.count) {
+        fputs("There are currently no messages!\n", out);
+        return 0;
+    }
+    size_t *order = tct_trace_messages_by_time(tr);
+    if (!order)
+        return -1;
+    static const char *const columns[] = {"MessageName", "total_ns"};
+    header(out, sep, columns, 2);
+    for (size_t i = 0; i < tr->messages.count; i++) {
+        const struct tct_message *m = tct_trace_message(tr, order[i]);
+        fprintf(out, "%s%s%" PRId64 "\n", m->text, sep, m->time);
+    }
+    free(order);
+    return 0;
+}
+
+static int zone_rows(FILE *out, const char *sep, const struct tct_trace *tr,
+                     const struct tct_names *names, const struct tct_export_options *o)
+{
+    static const char *const stats_columns[] = {
+        "name",    "src_file", "src_line", "total_ns", "total_perc",
+        "counts",  "mean_ns",  "min_ns",   "max_ns",   "std_ns",
+    };
+    static const char *const unwrap_columns[] = {
+        "name", "src_file", "src_line", "ns_since_start", "exec_time_ns", "thread", "value",
+    };
+    struct tct_zone_stats s;
+    if (tct_zone_stats_compute(&s, tr, TCT_STATS_UPSTREAM) != 0)
+        return -1;
+    int rc = 0;
+    if (o->unwrap) {
+        header(out, sep, unwrap_columns, 7);
+        rc = unwrap_rows(out, sep, tr, names, o, &s);
+    } else {
+        header(out, sep, stats_columns, 10);
+        int64_t last_time = tct_export_last_time(tr, names);
+        for (size_t i = 0; i < s.count; i++)
+            if (selected(names, o, &s.entries[i]))
+                stats_row(out, sep, names, &s.entries[i], o->self_time, last_time);
+    }
+    tct_zone_stats_free(&s);
+    return rc;
+}
+
+int tct_export_csv(FILE *out, const struct tct_trace *tr, const struct tct_names *names,
+                   const struct tct_export_options *o)
+{
+    const char *sep = o->separator ? o->separator : ",";
+    int rc = o->messages ? message_rows(out, sep, tr) : zone_rows(out, sep, tr, names, o);
+    if (rc != 0) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,505 @@
+/* model.c - the trace model's core: event dispatch, threads and their zones. */
+#include "trace/model_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tct_trace *tct_trace_new(void)
+{
+    struct tct_trace *tr = calloc(1, sizeof *tr);
+    if (!tr)
+        return NULL;
+    tct_chunks_init(&tr->messages, sizeof(struct tct_message));
+    tct_strpool_init(&tr->strings);
+    tct_map_init(&tr->thread_by_id);
+    tct_map_init(&tr->plot_by_id);
+    tct_map_init(&tr->frame_set_by_id);
+    tct_map_init(&tr->pool_by_id);
+    tct_map_init(&tr->lock_by_id);
+    tct_map_init(&tr->gpu_context_by_id);
+    tr->next_server_index = 1; /* Tracy's server reserves 0 */
+    return tr;
+}
+
+static void thread_free(struct tct_thread *t)
+{
+    for (size_t i = 0; i < t->extra_count; i++) {
+        free(t->extras[i].text);
+        free(t->extras[i].name);
+    }
+    free(t->extras);
+    free(t->open);
+    tct_chunks_free(&t->zones);
+    free(t);
+}
+
+void tct_trace_free(struct tct_trace *tr)
+{
+    if (!tr)
+        return;
+    for (size_t i = 0; i < tr->thread_count; i++)
+        thread_free(tr->threads[i]);
+    free(tr->threads);
+    tct_model_free_records(tr);
+    tct_chunks_free(&tr->messages);
+    tct_strpool_free(&tr->strings);
+    tct_map_free(&tr->thread_by_id);
+    tct_map_free(&tr->plot_by_id);
+    tct_map_free(&tr->frame_set_by_id);
+    tct_map_free(&tr->pool_by_id);
+    tct_map_free(&tr->lock_by_id);
+    tct_map_free(&tr->gpu_context_by_id);
+    free(tr);
+}
+
+struct tct_thread *tct_model_thread(struct tct_trace *tr, uint32_t id)
+{
+    uint64_t *slot = tct_map_get(&tr->thread_by_id, id);
+    if (slot)
+        return tr->threads[*slot];
+    struct tct_thread **grown = tct_grow(tr->threads, &tr->thread_cap, tr->thread_count + 1,
+                                         sizeof *grown);
+    if (!grown)
+        return NULL;
+    tr->threads = grown;
+    struct tct_thread *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    if (tct_map_put(&tr->thread_by_id, id, tr->thread_count) != 0) {
+        free(t);
+        return NULL;
+    }
+    t->id = id;
+    tct_chunks_init(&t->zones, sizeof(struct tct_zone));
+    tr->threads[tr->thread_count++] = t;
+    return t;
+}
+
+struct tct_thread *tct_model_event_thread(struct tct_trace *tr, uint32_t id)
+{
+    struct tct_thread *t = tct_model_thread(tr, id);
+    return t && t->fiber ? t->fiber : t;
+}
+
+void tct_model_number_thread(struct tct_trace *tr, struct tct_thread *t)
+{
+    if (!t->server_index)
+        t->server_index = tr->next_server_index++;
+}
+
+char *tct_model_strdup_text(const struct tcd_event *ev)
+{
+    size_t len = ev->text ? strnlen(ev->text, ev->text_len) : 0;
+    char *s = malloc(len + 1);
+    if (s) {
+        if (len)
+            memcpy(s, ev->text, len);
+        s[len] = '\0';
+    }
+    return s;
+}
+
+static struct tct_zone *zone_at(struct tct_thread *t, size_t i)
+{
+    return tct_chunks_at(&t->zones, i);
+}
+
+static void zone_begin(struct tct_trace *tr, const struct tcd_event *ev)
+{
+    struct tct_thread *t = tct_model_event_thread(tr, ev->thread);
+    if (!t) {
+        tr->lost_events++;
+        return;
+    }
+    if (t->skipped_open || t->open_count > TCT_MAX_DEPTH) {
+        t->skipped_open++;
+        tr->ignored_events++;
+        return;
+    }
+    size_t *open = tct_grow(t->open, &t->open_cap, t->open_count + 1, sizeof *open);
+    struct tct_zone *z = open ? tct_chunks_push(&t->zones) : NULL;
+    if (open)
+        t->open = open;
+    if (!z) {
+        /* Keep begin/end pairing right: the matching end closes nothing. */
+        t->skipped_open++;
+        tr->lost_events++;
+        return;
+    }
+    z->begin = ev->time;
+    z->end = TCT_TIME_NONE;
+    z->srcloc = ev->srcloc;
+    z->depth = (uint16_t)t->open_count;
+    if (z->depth > t->max_depth)
+        t->max_depth = z->depth;
+    t->open[t->open_count++] = t->zones.count - 1;
+    tr->zones++;
+}
+
+static void zone_end(struct tct_trace *tr, const struct tcd_event *ev)
+{
+    struct tct_thread *t = tct_model_event_thread(tr, ev->thread);
+    if (!t) {
+        tr->lost_events++;
+        return;
+    }
+    if (t->skipped_open) {
+        t->skipped_open--;
+        return;
+    }
+    if (!t->open_count) {
+        tr->ignored_events++;
+        return;
+    }
+    struct tct_zone *z = zone_at(t, t->open[--t->open_count]);
+    z->end = ev->time > z->begin ? ev->time : z->begin;
+    /* Tracy's server numbers a thread when one of its zones ends with a non-zero span. */
+    if (z->end > z->begin)
+        tct_model_number_thread(tr, t);
+}
+
+/* Position of zone's entry in t->extras, or where it would be inserted. */
+static size_t extra_position(const struct tct_thread *t, size_t zone)
+{
+    size_t lo = 0, hi = t->extra_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->extras[mid].zone < zone)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+const struct tct_zone_extra *tct_thread_zone_extra(const struct tct_thread *t, size_t i)
+{
+    if (!(tct_thread_zone(t, i)->flags & TCT_ZONE_HAS_EXTRA))
+        return NULL;
+    size_t pos = extra_position(t, i);
+    return pos < t->extra_count && t->extras[pos].zone == i ? &t->extras[pos] : NULL;
+}
+
+/* The side data of the innermost open zone of ev's thread, created when missing. */
+static struct tct_zone_extra *open_zone_extra(struct tct_trace *tr, const struct tcd_event *ev)
+{
+    struct tct_thread *t = tct_model_event_thread(tr, ev->thread);
+    if (!t) {
+        tr->lost_events++;
+        return NULL;
+    }
+    if (t->skipped_open || !t->open_count) {
+        tr->ignored_events++;
+        return NULL;
+    }
+    size_t zone = t->open[t->open_count - 1];
+    size_t pos = extra_position(t, zone);
+    if (pos < t->extra_count && t->extras[pos].zone == zone)
+        return &t->extras[pos];
+    /* Usually an append; a parent's text set after its children's lands mid-array. */
+    struct tct_zone_extra *grown = tct_grow(t->extras, &t->extra_cap, t->extra_count + 1,
+                                            sizeof *grown);
+    if (!grown) {
+        tr->lost_events++;
+        return NULL;
+    }
+    t->extras = grown;
+    memmove(&t->extras[pos + 1], &t->extras[pos], (t->extra_count - pos) * sizeof *grown);
+    t->extra_count++;
+    memset(&t->extras[pos], 0, sizeof *grown);
+    t->extras[pos].zone = zone;
+    zone_at(t, zone)->flags |= TCT_ZONE_HAS_EXTRA;
+    return &t->extras[pos];
+}
+
+/* Appends to the zone text the way Tracy's server does: a second text goes after a '\n'. */
+static void append_text(struct tct_trace *tr, struct tct_zone_extra *x, const char *s, size_t len)
+{
+    size_t old = x->text ? strlen(x->text) : 0;
+    size_t extra_len = len + (x->text ? 1 : 0);
+    char *text = realloc(x->text, old + extra_len + 1);
+    if (!text) {
+        tr->lost_events++;
+        return;
+    }
+    if (x->text)
+        text[old++] = '\n';
+    memcpy(text + old, s, len);
+    text[old + len] = '\0';
+    x->text = text;
+}
+
+static void zone_data(struct tct_trace *tr, const struct tcd_event *ev)
+{
+    struct tct_zone_extra *x = open_zone_extra(tr, ev);
+    if (!x)
+        return;
+    switch (ev->kind) {
+    case TCD_ZONE_TEXT:
+        append_text(tr, x, ev->text ? ev->text : "", ev->text ? strnlen(ev->text, ev->text_len) : 0);
+        break;
+    case TCD_ZONE_NAME: {
+        char *name = tct_model_strdup_text(ev);
+        if (!name) {
+            tr->lost_events++;
+            return;
+        }
+        free(x->name);
+        x->name = name;
+        break;
+    }
+    case TCD_ZONE_COLOR:
+        x->color = ev->color;
+        x->has_color = 1;
+        break;
+    case TCD_ZONE_VALUE: {
+        char tmp[64];
+        int n = snprintf(tmp, sizeof tmp, "%" PRIu64 " [0x%" PRIx64 "]", ev->value, ev->value);
+        append_text(tr, x, tmp, (size_t)n);
+        x->value = ev->value;
+        x->has_value = 1;
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void fiber(struct tct_trace *tr, const struct tcd_event *ev)
+{
+    struct tct_thread *os = tct_model_thread(tr, ev->thread);
+    if (!os) {
+        tr->lost_events++;
+        return;
+    }
+    if (ev->kind == TCD_FIBER_LEAVE) {
+        os->fiber = NULL;
+        return;
+    }
+    tct_model_number_thread(tr, os);
+    struct tct_thread *f = tct_model_thread(tr, ev->id);
+    if (!f) {
+        tr->lost_events++;
+        return;
+    }
+    os->fiber = f == os ? NULL : f;
+}
+
+static int64_t event_time(const struct tcd_event *ev)
+{
+    switch (ev->kind) {
+    case TCD_ZONE_TEXT:
+    case TCD_ZONE_NAME:
+    case TCD_ZONE_COLOR:
+    case TCD_ZONE_VALUE:
+    case TCD_FRAME_IMAGE:
+    case TCD_PLOT_CONFIG:
+    case TCD_LOCK_MARK:
+    case TCD_LOCK_NAME:
+    case TCD_GPU_CONTEXT_NAME:
+    case TCD_DROPPED:
+    case TCD_EVENT_KIND_COUNT:
+        return TCT_TIME_NONE;
+    case TCD_GPU_TIME:
+        return ev->time2;
+    default:
+        return ev->time;
+    }
+}
+
+void tct_trace_on_event(struct tct_trace *tr, const struct tcd_event *ev)
+{
+    tr->events++;
+    int64_t time = event_time(ev);
+    if (time != TCT_TIME_NONE && time > tr->last_time)
+        tr->last_time = time;
+    switch (ev->kind) {
+    case TCD_ZONE_BEGIN:
+        zone_begin(tr, ev);
+        break;
+    case TCD_ZONE_END:
+        zone_end(tr, ev);
+        break;
+    case TCD_ZONE_TEXT:
+    case TCD_ZONE_NAME:
+    case TCD_ZONE_COLOR:
+    case TCD_ZONE_VALUE:
+        zone_data(tr, ev);
+        break;
+    case TCD_MESSAGE:
+        tct_model_message(tr, ev);
+        break;
+    case TCD_APP_INFO:
+        tct_model_app_info(tr, ev);
+        break;
+    case TCD_FRAME_MARK:
+    case TCD_FRAME_START:
+    case TCD_FRAME_END:
+        tct_model_frame(tr, ev);
+        break;
+    case TCD_FRAME_IMAGE:
+        break; /* images are not part of any export */
+    case TCD_PLOT:
+        tct_model_plot(tr, ev);
+        break;
+    case TCD_PLOT_CONFIG:
+        tct_model_plot_config(tr, ev);
+        break;
+    case TCD_MEM_ALLOC:
+    case TCD_MEM_FREE:
+    case TCD_MEM_DISCARD:
+        tct_model_memory(tr, ev);
+        break;
+    case TCD_LOCK_ANNOUNCE:
+    case TCD_LOCK_TERMINATE:
+    case TCD_LOCK_WAIT:
+    case TCD_LOCK_OBTAIN:
+    case TCD_LOCK_RELEASE:
+    case TCD_LOCK_MARK:
+    case TCD_LOCK_NAME:
+        tct_model_lock(tr, ev);
+        break;
+    case TCD_GPU_CONTEXT:
+    case TCD_GPU_CONTEXT_NAME:
+    case TCD_GPU_ZONE_BEGIN:
+    case TCD_GPU_ZONE_END:
+    case TCD_GPU_TIME:
+        tct_model_gpu(tr, ev);
+        break;
+    case TCD_FIBER_ENTER:
+    case TCD_FIBER_LEAVE:
+        fiber(tr, ev);
+        break;
+    case TCD_CRASH:
+        tct_model_crash(tr, ev);
+        break;
+    case TCD_DROPPED:
+        tr->dropped += ev->value;
+        break;
+    case TCD_EVENT_KIND_COUNT:
+        tr->ignored_events++;
+        break;
+    }
+}
+
+void tct_trace_finish(struct tct_trace *tr)
+{
+    if (tr->finished)
+        return;
+    for (size_t i = 0; i < tr->thread_count; i++) {
+        struct tct_thread *t = tr->threads[i];
+        while (t->open_count) {
+            struct tct_zone *z = zone_at(t, t->open[--t->open_count]);
+            z->end = tr->last_time > z->begin ? tr->last_time : z->begin;
+            z->flags |= TCT_ZONE_UNFINISHED;
+            tr->unfinished_zones++;
+        }
+        t->skipped_open = 0;
+        t->fiber = NULL;
+    }
+    tct_model_finish_gpu(tr);
+    tr->finished = 1;
+}
+
+size_t tct_trace_memory(const struct tct_trace *tr)
+{
+    size_t bytes = sizeof *tr + tr->thread_cap * sizeof *tr->threads
+                   + tct_chunks_memory(&tr->messages) + tr->strings.memory
+                   + tct_map_memory(&tr->thread_by_id) + tct_model_records_memory(tr);
+    for (size_t i = 0; i < tr->thread_count; i++) {
+        const struct tct_thread *t = tr->threads[i];
+        bytes += sizeof *t + tct_chunks_memory(&t->zones) + t->open_cap * sizeof *t->open
+                 + t->extra_cap * sizeof *t->extras;
+    }
+    return bytes;
+}
+
+int tct_thread_walk(const struct tct_thread *t, tct_zone_visit_fn fn, void *user)
+{
+    if (!t->zones.count)
+        return 0;
+    /* One level per depth: the zone open at that depth and its children's total time. */
+    size_t levels = (size_t)t->max_depth + 1;
+    size_t *index = malloc(levels * sizeof *index);
+    int64_t *children = malloc(levels * sizeof *children);
+    int result = 0;
+    if (!index || !children) {
+        result = -1;
+        goto out;
+    }
+    size_t top = 0; /* levels in use */
+    for (size_t i = 0; i <= t->zones.count && !result; i++) {
+        size_t depth = i < t->zones.count ? tct_thread_zone(t, i)->depth : 0;
+        while (top > depth && !result) {
+            const struct tct_zone *z = tct_thread_zone(t, index[--top]);
+            int64_t span = z->end - z->begin;
+            if (top)
+                children[top - 1] += span;
+            result = fn(user, index[top], z, span - children[top]);
+        }
+        if (i < t->zones.count) {
+            index[top] = i;
+            children[top] = 0;
+            top++;
+        }
+    }
+out:
+    free(index);
+    free(children);
+    return result;
+}
+
+static int store_self_time(void *user, size_t index, const struct tct_zone *zone, int64_t self)
+{
+    (void)zone;
+    ((int64_t *)user)[index] = self;
+    return 0;
+}
+
+int64_t *tct_thread_self_times(const struct tct_thread *t)
+{
+    if (!t->zones.count)
+        return NULL;
+    int64_t *self = malloc(t->zones.count * sizeof *self);
+    if (self && tct_thread_walk(t, store_self_time, self) != 0) {
+        free(self);
+        return NULL;
+    }
+    return self;
+}
+
+struct message_key {
+    int64_t time;
+    size_t index;
+};
+
+static int message_key_cmp(const void *a, const void *b)
+{
+    const struct message_key *ka = a, *kb = b;
+    if (ka->time != kb->time)
+        return ka->time < kb->time ? -1 : 1;
+    return ka->index < kb->index ? -1 : ka->index > kb->index; /* stable */
+}
+
+size_t *tct_trace_messages_by_time(const struct tct_trace *tr)
+{
+    size_t n = tr->messages.count;
+    if (!n)
+        return NULL;
+    struct message_key *keys = malloc(n * sizeof *keys);
+    size_t *order = malloc(n * sizeof *order);
+    if (keys && order) {
+        for (size_t i = 0; i < n; i++)
+            keys[i] = (struct message_key){tct_trace_message(tr, i)->time, i};
+        qsort(keys, n, sizeof *keys, message_key_cmp);
+        for (size_t i = 0; i < n; i++)
+            order[i] = keys[i].index;
+    } else {
+        free(order);
+        order = NULL;
+    }
+    free(keys);
+    return order;
+}

@@ -1,0 +1,254 @@
+/* model.h - the trace model: everything a capture received, built event by event.
+ *
+ * Feed it from the decoder's on_event callback:
+ *
+ *   struct tct_trace *trace = tct_trace_new();
+ *   ... on_event(user, ev) { tct_trace_on_event(trace, ev); } ...
+ *   tct_trace_finish(trace);          // once the capture has ended
+ *   tct_export_file(trace, dec, ...); // export.h
+ *   tct_trace_free(trace);
+ *
+ * The model keeps ids, times and indices only; names (threads, source locations, plots,
+ * frame sets, pools) stay in the decoder's tables and are resolved at export time.
+ * Texts that exist only in events (messages, zone text and names, lock and GPU context
+ * names, app info, crash) are copied, since event text lives only for the callback.
+ *
+ * Zones are 24 bytes each in chunked per-thread arrays, in the order they began (so a
+ * thread's zones are in pre-order: a parent comes before its children, and a zone's
+ * depth says how many zones enclosed it). Optional text, name, colour and value live in
+ * a side table. All times are nanoseconds since the trace origin, as the decoder gives
+ * them.
+ *
+ * Everything below is read-only to users of the model. Records whose field is marked
+ * "internal" are bookkeeping of the model itself.
+ */
+#ifndef TRACYC_TRACE_MODEL_H
+#define TRACYC_TRACE_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/chunks.h"
+#include "trace/map.h"
+#include "wire/decode.h"
+
+#define TCT_TIME_NONE INT64_MIN /* an end (or GPU time) that never arrived */
+#define TCT_MAX_DEPTH 0xffffu   /* zones nested deeper than this are not recorded */
+
+enum tct_zone_flag {
+    TCT_ZONE_HAS_EXTRA = 1,  /* text, name, colour or value: tct_thread_zone_extra() */
+    TCT_ZONE_UNFINISHED = 2, /* still open when the capture ended; end = trace end */
+};
+
+struct tct_zone {
+    int64_t begin;
+    int64_t end;     /* TCT_TIME_NONE while open (only before tct_trace_finish) */
+    uint32_t srcloc; /* index for tcd_srcloc() */
+    uint16_t depth;  /* 0 = top level */
+    uint8_t flags;   /* enum tct_zone_flag */
+};
+
+struct tct_zone_extra {
+    size_t zone;      /* index in the thread's zones */
+    char *text;       /* NULL when none. As the Tracy server stores it: ZoneText calls
+                         joined by '\n', each ZoneValue appended as "value [0xhex]" */
+    char *name;       /* dynamic ZoneName, NULL when none */
+    uint64_t value;   /* the last ZoneValue, when has_value */
+    uint32_t color;   /* 0x00RRGGBB, when has_color */
+    uint8_t has_color;
+    uint8_t has_value;
+};
+
+struct tct_thread {
+    uint32_t id;             /* as the client reported it (a fiber's virtual id for fibers) */
+    uint32_t server_index;   /* the number Tracy's server gives the thread (csvexport's
+                                "thread" column), 0 until an event assigned it */
+    struct tct_chunks zones; /* struct tct_zone */
+    uint64_t messages;
+    uint16_t max_depth;      /* deepest zone recorded */
+    /* internal */
+    struct tct_zone_extra *extras; /* sorted by zone index */
+    size_t extra_count, extra_cap;
+    size_t *open;                  /* indices of the open zones, outermost first */
+    size_t open_count, open_cap;
+    uint32_t skipped_open;         /* begins past TCT_MAX_DEPTH still open */
+    struct tct_thread *fiber;      /* the fiber this OS thread runs now, NULL when none */
+};
+
+struct tct_message {
+    int64_t time;
+    const char *text;
+    uint32_t thread;
+    uint32_t color;   /* 0 = none */
+    uint8_t severity; /* 0 trace .. 5 fatal */
+};
+
+struct tct_plot_point {
+    int64_t time;
+    double value;
+};
+
+struct tct_plot {
+    uint32_t id;             /* for tcd_plot_name() */
+    uint8_t format;          /* as TCD_PLOT_CONFIG says: 0 number, 1 memory, 2 percentage, 3 watt */
+    uint8_t flags;           /* bit 0 step, bit 1 fill */
+    uint8_t is_int;          /* every point came as an integer */
+    uint32_t color;
+    struct tct_chunks points; /* struct tct_plot_point, in arrival order */
+    double min, max;
+};
+
+struct tct_frame {
+    int64_t start;
+    int64_t end; /* TCT_TIME_NONE: the last frame of a continuous set, or an unended one */
+};
+
+struct tct_frame_set {
+    uint32_t id;              /* for tcd_frame_name(); 0 = the main "Frame" */
+    uint8_t continuous;       /* made by frame marks: a frame lasts until the next mark */
+    struct tct_chunks frames; /* struct tct_frame */
+};
+
+struct tct_mem_pool {
+    uint32_t id;              /* for tcd_pool_name(); 0 = the default pool */
+    uint64_t allocs, frees, discards;
+    uint64_t unmatched_frees; /* frees of addresses not known as live */
+    uint64_t live_bytes, peak_bytes, total_bytes;
+    struct tct_map live;      /* internal: address -> size */
+};
+
+struct tct_lock {
+    uint32_t id;
+    uint32_t srcloc;        /* where it was announced */
+    uint8_t shared;         /* a shared (read/write) lock */
+    char *name;             /* from LockName, NULL when none */
+    int64_t announced, terminated; /* TCT_TIME_NONE when not seen */
+    uint64_t waits, obtains, releases, marks;
+    uint64_t contended;     /* obtains that had to wait (after a wait, later than it) */
+    int64_t wait_total, wait_max;
+    /* internal: threads waiting now (wait seen, obtain not yet) */
+    struct tct_lock_wait { uint32_t thread; int64_t since; } *waiting;
+    size_t waiting_count, waiting_cap;
+};
+
+struct tct_gpu_zone {
+    int64_t cpu_begin, cpu_end; /* cpu_end = trace end for a zone never ended */
+    int64_t gpu_begin, gpu_end; /* TCT_TIME_NONE until the GPU time arrived */
+    uint32_t srcloc;
+    uint32_t thread;
+    uint16_t depth;
+};
+
+struct tct_gpu_context {
+    uint32_t id;
+    uint32_t thread;
+    uint8_t type;
+    double period;
+    char *name;               /* NULL when none */
+    struct tct_chunks zones;  /* struct tct_gpu_zone, in begin order */
+    /* internal */
+    uint32_t *query_zone;     /* query id -> zone index + 1 awaiting its GPU time */
+    struct tct_gpu_stack { uint32_t thread; size_t *zones; size_t count, cap; } *stacks;
+    size_t stack_count, stack_cap;
+};
+
+struct tct_crash {
+    int happened;
+    uint32_t thread;
+    int64_t time;
+    char *text;
+};
+
+struct tct_trace {
+    struct tct_thread **threads; /* in the order they first appeared */
+    size_t thread_count;
+    struct tct_chunks messages;  /* struct tct_message, in arrival order */
+    struct tct_plot *plots;
+    size_t plot_count;
+    struct tct_frame_set *frame_sets;
+    size_t frame_set_count;
+    struct tct_mem_pool *pools;
+    size_t pool_count;
+    struct tct_lock *locks;
+    size_t lock_count;
+    struct tct_gpu_context *gpu_contexts;
+    size_t gpu_context_count;
+    char **app_info;
+    size_t app_info_count;
+    struct tct_crash crash;
+
+    int64_t last_time;          /* latest time any event carried */
+    uint64_t events;            /* events received */
+    uint64_t zones;             /* zones recorded (CPU) */
+    uint64_t gpu_zones;
+    uint64_t dropped;           /* events the client reported dropping (TCD_DROPPED) */
+    uint64_t unfinished_zones;  /* open when the capture ended, closed at last_time */
+    uint64_t ignored_events;    /* ends without a begin, zone data outside any zone, ... */
+    uint64_t lost_events;       /* events lost because memory ran out */
+    int finished;               /* tct_trace_finish() has run */
+
+    /* internal */
+    struct tct_map thread_by_id, plot_by_id, frame_set_by_id, pool_by_id, lock_by_id,
+        gpu_context_by_id;
+    size_t thread_cap, plot_cap, frame_set_cap, pool_cap, lock_cap, gpu_context_cap,
+        app_info_cap;
+    uint32_t next_server_index;
+    struct tct_strpool strings;
+};
+
+struct tct_trace *tct_trace_new(void);
+void tct_trace_free(struct tct_trace *trace);
+
+/* Adds one decoded event. Never fails: events that cannot be stored (memory exhausted,
+ * malformed order) are counted in lost_events / ignored_events. */
+void tct_trace_on_event(struct tct_trace *trace, const struct tcd_event *ev);
+
+/* The capture has ended: zones still open are closed at last_time and flagged
+ * TCT_ZONE_UNFINISHED (counted in unfinished_zones), GPU zones likewise. Exporters need a
+ * finished trace. Calling it again does nothing. */
+void tct_trace_finish(struct tct_trace *trace);
+
+/* Bytes the model holds, for status lines. */
+size_t tct_trace_memory(const struct tct_trace *trace);
+
+static inline const struct tct_zone *tct_thread_zone(const struct tct_thread *t, size_t i)
+{
+    return (const struct tct_zone *)tct_chunks_at(&t->zones, i);
+}
+/* The side data of zone i, or NULL when it has none. */
+const struct tct_zone_extra *tct_thread_zone_extra(const struct tct_thread *t, size_t i);
+
+static inline const struct tct_message *tct_trace_message(const struct tct_trace *tr, size_t i)
+{
+    return (const struct tct_message *)tct_chunks_at(&tr->messages, i);
+}
+static inline const struct tct_plot_point *tct_plot_point(const struct tct_plot *p, size_t i)
+{
+    return (const struct tct_plot_point *)tct_chunks_at(&p->points, i);
+}
+static inline const struct tct_frame *tct_frame_at(const struct tct_frame_set *fs, size_t i)
+{
+    return (const struct tct_frame *)tct_chunks_at(&fs->frames, i);
+}
+static inline const struct tct_gpu_zone *tct_gpu_zone_at(const struct tct_gpu_context *c,
+                                                         size_t i)
+{
+    return (const struct tct_gpu_zone *)tct_chunks_at(&c->zones, i);
+}
+
+/* Visits a thread's zones in the order they ended (children before their parent), each
+ * with its self time: its duration minus its direct children's. fn returns non-zero to
+ * stop; that value is returned. Returns -1 when out of memory. Needs a finished trace. */
+typedef int (*tct_zone_visit_fn)(void *user, size_t index, const struct tct_zone *zone,
+                                 int64_t self_ns);
+int tct_thread_walk(const struct tct_thread *t, tct_zone_visit_fn fn, void *user);
+
+/* Self time of every zone of the thread, indexed like its zones: a malloc'd array the
+ * caller frees, NULL when out of memory (or when the thread has no zones). */
+int64_t *tct_thread_self_times(const struct tct_thread *t);
+
+/* The message indices sorted by time (stable), malloc'd; NULL when there are none or
+ * memory ran out. */
+size_t *tct_trace_messages_by_time(const struct tct_trace *trace);
+
+#endif

@@ -1,0 +1,30 @@
+/* model_internal.h - what model.c (threads, zones) and model_records.c (everything else)
+ * share. Not for exporters. */
+#ifndef TRACYC_TRACE_MODEL_INTERNAL_H
+#define TRACYC_TRACE_MODEL_INTERNAL_H
+
+#include "trace/model.h"
+
+/* The thread with this id, created on first sight; NULL when out of memory. */
+struct tct_thread *tct_model_thread(struct tct_trace *tr, uint32_t id);
+/* The thread events of OS thread `id` belong to: the fiber it runs, if any. */
+struct tct_thread *tct_model_event_thread(struct tct_trace *tr, uint32_t id);
+/* Gives the thread its server number, as Tracy's server does on first use. */
+void tct_model_number_thread(struct tct_trace *tr, struct tct_thread *t);
+/* A copy of ev's text up to its first NUL, in malloc'd memory (NULL when out of memory). */
+char *tct_model_strdup_text(const struct tcd_event *ev);
+
+void tct_model_message(struct tct_trace *tr, const struct tcd_event *ev);
+void tct_model_app_info(struct tct_trace *tr, const struct tcd_event *ev);
+void tct_model_plot(struct tct_trace *tr, const struct tcd_event *ev);
+void tct_model_plot_config(struct tct_trace *tr, const struct tcd_event *ev);
+void tct_model_frame(struct tct_trace *tr, const struct tcd_event *ev);
+void tct_model_memory(struct tct_trace *tr, const struct tcd_event *ev);
+void tct_model_lock(struct tct_trace *tr, const struct tcd_event *ev);
+void tct_model_gpu(struct tct_trace *tr, const struct tcd_event *ev);
+void tct_model_crash(struct tct_trace *tr, const struct tcd_event *ev);
+void tct_model_finish_gpu(struct tct_trace *tr);
+void tct_model_free_records(struct tct_trace *tr);
+size_t tct_model_records_memory(const struct tct_trace *tr);
+
+#endif

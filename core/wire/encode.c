@@ -1,0 +1,514 @@
+/* encode.c - item layouts of protocol 82 (spec section 8) and LZ4 framing (section 5). */
+#include "wire/encode.h"
+
+#include "wire/protocol.h"
+
+#include <lz4.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RING_SIZE (3 * TCW_TARGET_FRAME_SIZE)
+
+static inline void wr16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static inline void wr32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static inline void wr64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+int tc_enc_init(struct tc_encoder *e, tc_write_fn write, void *user)
+{
+    memset(e, 0, sizeof *e);
+    e->ring = malloc(RING_SIZE);
+    e->out = malloc(4 + TCW_LZ4_SIZE);
+    e->lz4 = LZ4_createStream();
+    if (!e->ring || !e->out || !e->lz4) {
+        tc_enc_free(e);
+        return -1;
+    }
+    e->write = write;
+    e->user = user;
+    return 0;
+}
+
+void tc_enc_free(struct tc_encoder *e)
+{
+    free(e->ring);
+    free(e->out);
+    if (e->lz4)
+        LZ4_freeStream(e->lz4);
+    memset(e, 0, sizeof *e);
+}
+
+int tc_enc_pending(const struct tc_encoder *e)
+{
+    return e->pos > e->start;
+}
+
+int tc_enc_flush(struct tc_encoder *e)
+{
+    if (e->failed)
+        return -1;
+    size_t n = e->pos - e->start;
+    if (n == 0)
+        return 0;
+    int c = LZ4_compress_fast_continue(e->lz4, (const char *)e->ring + e->start, (char *)e->out + 4, (int)n,
+                                       TCW_LZ4_SIZE, 1);
+    if (e->pos > 2 * TCW_TARGET_FRAME_SIZE)
+        e->pos = 0;
+    e->start = e->pos;
+    if (c <= 0) {
+        e->failed = 1;
+        return -1;
+    }
+    wr32(e->out, (uint32_t)c);
+    e->bytes_out += 4 + (size_t)c;
+    if (e->write(e->user, e->out, 4 + (size_t)c) != 0) {
+        e->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+uint8_t *tc_enc_item(struct tc_encoder *e, size_t n)
+{
+    if (e->pos - e->start + n > TCW_TARGET_FRAME_SIZE)
+        tc_enc_flush(e);
+    uint8_t *p = e->ring + e->pos;
+    e->pos += n;
+    return p;
+}
+
+void tc_enc_thread(struct tc_encoder *e, uint32_t tid)
+{
+    if (e->thread == tid)
+        return;
+    uint8_t *p = tc_enc_item(e, 5);
+    p[0] = TCW_ThreadContext;
+    wr32(p + 1, tid);
+    e->thread = tid;
+    e->ref_thread = 0;
+}
+
+static int64_t thread_delta(struct tc_encoder *e, int64_t time)
+{
+    int64_t d = time - e->ref_thread;
+    e->ref_thread = time;
+    return d;
+}
+
+static int64_t serial_delta(struct tc_encoder *e, int64_t time)
+{
+    int64_t d = time - e->ref_serial;
+    e->ref_serial = time;
+    return d;
+}
+
+/* The 16/32/64-bit rule of spec section 8.1.2. `base` is the 64-bit type; the 32- and
+ * 16-bit types follow it. Returns a pointer past the time field. */
+static uint8_t *compact_time(struct tc_encoder *e, uint8_t base, int64_t d, size_t tail)
+{
+    uint8_t *p;
+    if (d >= 0 && d < TCW_DELTA16_LIMIT) {
+        p = tc_enc_item(e, 3 + tail);
+        p[0] = (uint8_t)(base + 2);
+        wr16(p + 1, (uint16_t)d);
+        return p + 3;
+    }
+    if (d >= TCW_DELTA16_LIMIT && d < TCW_DELTA32_LIMIT) {
+        p = tc_enc_item(e, 5 + tail);
+        p[0] = (uint8_t)(base + 1);
+        wr32(p + 1, (uint32_t)(d - TCW_DELTA16_LIMIT));
+        return p + 5;
+    }
+    p = tc_enc_item(e, 9 + tail);
+    p[0] = base;
+    wr64(p + 1, (uint64_t)(d < 0 ? d : d - TCW_DELTA32_LIMIT));
+    return p + 9;
+}
+
+void tc_enc_zone_begin(struct tc_encoder *e, int64_t time, uint64_t srcloc)
+{
+    wr64(compact_time(e, TCW_ZoneBegin, thread_delta(e, time), 8), srcloc);
+}
+
+void tc_enc_zone_begin_alloc(struct tc_encoder *e, int64_t time, const uint8_t *payload, size_t len)
+{
+    uint8_t *p = tc_enc_item(e, 11 + len);
+    p[0] = TCW_SourceLocationPayload;
+    wr64(p + 1, (uint64_t)(uintptr_t)payload);
+    wr16(p + 9, (uint16_t)len);
+    memcpy(p + 11, payload, len);
+    p = tc_enc_item(e, 9);
+    p[0] = TCW_ZoneBeginAllocSrcLoc;
+    wr64(p + 1, (uint64_t)thread_delta(e, time));
+}
+
+void tc_enc_zone_end(struct tc_encoder *e, int64_t time)
+{
+    compact_time(e, TCW_ZoneEnd, thread_delta(e, time), 0);
+}
+
+void tc_enc_single_string(struct tc_encoder *e, const char *text, size_t len)
+{
+    uint8_t *p;
+    if (len <= 255) {
+        p = tc_enc_item(e, 2 + len);
+        p[0] = TCW_SingleStringData8;
+        p[1] = (uint8_t)len;
+        memcpy(p + 2, text, len);
+    } else {
+        p = tc_enc_item(e, 3 + len);
+        p[0] = TCW_SingleStringData;
+        wr16(p + 1, (uint16_t)(len - 256));
+        memcpy(p + 3, text, len);
+    }
+}
+
+void tc_enc_zone_text(struct tc_encoder *e, uint8_t type, const char *text, size_t len)
+{
+    tc_enc_single_string(e, text, len);
+    tc_enc_item(e, 1)[0] = type;
+}
+
+void tc_enc_zone_color(struct tc_encoder *e, uint32_t color)
+{
+    uint8_t *p = tc_enc_item(e, 4);
+    p[0] = TCW_ZoneColor;
+    p[1] = (uint8_t)color;
+    p[2] = (uint8_t)(color >> 8);
+    p[3] = (uint8_t)(color >> 16);
+}
+
+void tc_enc_zone_value(struct tc_encoder *e, uint64_t value)
+{
+    uint8_t *p = tc_enc_item(e, 9);
+    p[0] = TCW_ZoneValue;
+    wr64(p + 1, value);
+}
+
+static void put_bgr(uint8_t *p, uint32_t color)
+{
+    p[0] = (uint8_t)color;
+    p[1] = (uint8_t)(color >> 8);
+    p[2] = (uint8_t)(color >> 16);
+}
+
+void tc_enc_message(struct tc_encoder *e, int64_t time, const char *text, size_t len, uint32_t color, uint8_t meta)
+{
+    tc_enc_single_string(e, text, len);
+    if (color) {
+        uint8_t *p = tc_enc_item(e, 13);
+        p[0] = TCW_MessageColor;
+        wr64(p + 1, (uint64_t)time);
+        put_bgr(p + 9, color);
+        p[12] = meta;
+    } else {
+        uint8_t *p = tc_enc_item(e, 10);
+        p[0] = TCW_Message;
+        wr64(p + 1, (uint64_t)time);
+        p[9] = meta;
+    }
+}
+
+void tc_enc_message_literal(struct tc_encoder *e, int64_t time, uint64_t text_id, uint32_t color, uint8_t meta)
+{
+    uint64_t field = (text_id << 8) | meta;
+    if (color) {
+        uint8_t *p = tc_enc_item(e, 20);
+        p[0] = TCW_MessageLiteralColor;
+        wr64(p + 1, (uint64_t)time);
+        put_bgr(p + 9, color);
+        wr64(p + 12, field);
+    } else {
+        uint8_t *p = tc_enc_item(e, 17);
+        p[0] = TCW_MessageLiteral;
+        wr64(p + 1, (uint64_t)time);
+        wr64(p + 9, field);
+    }
+}
+
+void tc_enc_app_info(struct tc_encoder *e, int64_t time, const char *text, size_t len)
+{
+    tc_enc_single_string(e, text, len);
+    uint8_t *p = tc_enc_item(e, 9);
+    p[0] = TCW_MessageAppInfo;
+    wr64(p + 1, (uint64_t)time);
+}
+
+void tc_enc_plot(struct tc_encoder *e, uint8_t type, uint64_t name, int64_t time, uint64_t value_bits)
+{
+    size_t vsize = type == TCW_PlotDataFloat ? 4 : 8;
+    uint8_t *p = tc_enc_item(e, 17 + vsize);
+    p[0] = type;
+    wr64(p + 1, name);
+    wr64(p + 9, (uint64_t)thread_delta(e, time));
+    if (vsize == 4)
+        wr32(p + 17, (uint32_t)value_bits);
+    else
+        wr64(p + 17, value_bits);
+}
+
+void tc_enc_plot_config(struct tc_encoder *e, uint64_t name, uint8_t format, uint8_t step, uint8_t fill, uint32_t color)
+{
+    uint8_t *p = tc_enc_item(e, 16);
+    p[0] = TCW_PlotConfig;
+    wr64(p + 1, name);
+    p[9] = format;
+    p[10] = step;
+    p[11] = fill;
+    wr32(p + 12, color);
+}
+
+void tc_enc_frame_mark(struct tc_encoder *e, uint8_t type, int64_t time, uint64_t name)
+{
+    uint8_t *p = tc_enc_item(e, 17);
+    p[0] = type;
+    wr64(p + 1, (uint64_t)time);
+    wr64(p + 9, name);
+}
+
+void tc_enc_frame_image(struct tc_encoder *e, uint64_t id, const uint8_t *dxt, uint32_t size,
+                        uint32_t frame, uint16_t w, uint16_t h, uint8_t flip)
+{
+    uint8_t *p = tc_enc_item(e, 13 + size);
+    p[0] = TCW_FrameImageData;
+    wr64(p + 1, id);
+    wr32(p + 9, size);
+    memcpy(p + 13, dxt, size);
+    p = tc_enc_item(e, 10);
+    p[0] = TCW_FrameImage;
+    wr32(p + 1, frame);
+    wr16(p + 5, w);
+    wr16(p + 7, h);
+    p[9] = flip;
+}
+
+void tc_enc_fiber_enter(struct tc_encoder *e, int64_t time, uint64_t fiber, uint32_t tid)
+{
+    uint8_t *p = tc_enc_item(e, 25);
+    p[0] = TCW_FiberEnter;
+    wr64(p + 1, (uint64_t)thread_delta(e, time));
+    wr64(p + 9, fiber);
+    wr32(p + 17, tid);
+    wr32(p + 21, 0);
+}
+
+void tc_enc_fiber_leave(struct tc_encoder *e, int64_t time, uint32_t tid)
+{
+    uint8_t *p = tc_enc_item(e, 13);
+    p[0] = TCW_FiberLeave;
+    wr64(p + 1, (uint64_t)thread_delta(e, time));
+    wr32(p + 9, tid);
+}
+
+void tc_enc_gpu_zone_begin(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query,
+                           uint8_t ctx, uint64_t srcloc, int serial)
+{
+    int alloc = type == TCW_GpuZoneBeginAllocSrcLoc || type == TCW_GpuZoneBeginAllocSrcLocSerial;
+    uint8_t *p = tc_enc_item(e, alloc ? 16 : 24);
+    p[0] = type;
+    wr64(p + 1, (uint64_t)(serial ? serial_delta(e, time) : thread_delta(e, time)));
+    wr32(p + 9, tid);
+    wr16(p + 13, query);
+    p[15] = ctx;
+    if (!alloc)
+        wr64(p + 16, srcloc);
+}
+
+void tc_enc_gpu_zone_end(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query,
+                         uint8_t ctx, int serial)
+{
+    uint8_t *p = tc_enc_item(e, 16);
+    p[0] = type;
+    wr64(p + 1, (uint64_t)(serial ? serial_delta(e, time) : thread_delta(e, time)));
+    wr32(p + 9, tid);
+    wr16(p + 13, query);
+    p[15] = ctx;
+}
+
+void tc_enc_gpu_time(struct tc_encoder *e, int64_t gpu_time, uint16_t query, uint8_t ctx)
+{
+    uint8_t *p = tc_enc_item(e, 12);
+    p[0] = TCW_GpuTime;
+    wr64(p + 1, (uint64_t)(gpu_time - e->ref_gpu));
+    e->ref_gpu = gpu_time;
+    wr16(p + 9, query);
+    p[11] = ctx;
+}
+
+void tc_enc_gpu_new_context(struct tc_encoder *e, int64_t cpu, int64_t gpu, uint32_t tid, float period,
+                            uint8_t ctx, uint8_t flags, uint8_t type)
+{
+    uint8_t *p = tc_enc_item(e, 28);
+    p[0] = TCW_GpuNewContext;
+    wr64(p + 1, (uint64_t)cpu);
+    wr64(p + 9, (uint64_t)gpu);
+    wr32(p + 17, tid);
+    memcpy(p + 21, &period, 4);
+    p[25] = ctx;
+    p[26] = flags;
+    p[27] = type;
+}
+
+void tc_enc_gpu_context_name(struct tc_encoder *e, uint8_t ctx, const char *name, size_t len)
+{
+    tc_enc_single_string(e, name, len);
+    uint8_t *p = tc_enc_item(e, 2);
+    p[0] = TCW_GpuContextName;
+    p[1] = ctx;
+}
+
+void tc_enc_gpu_calibration(struct tc_encoder *e, int64_t gpu, int64_t cpu, int64_t cpu_delta, uint8_t ctx)
+{
+    uint8_t *p = tc_enc_item(e, 26);
+    p[0] = TCW_GpuCalibration;
+    wr64(p + 1, (uint64_t)gpu);
+    wr64(p + 9, (uint64_t)cpu);
+    wr64(p + 17, (uint64_t)cpu_delta);
+    p[25] = ctx;
+}
+
+void tc_enc_gpu_time_sync(struct tc_encoder *e, int64_t gpu, int64_t cpu, uint8_t ctx)
+{
+    uint8_t *p = tc_enc_item(e, 18);
+    p[0] = TCW_GpuTimeSync;
+    wr64(p + 1, (uint64_t)gpu);
+    wr64(p + 9, (uint64_t)cpu);
+    p[17] = ctx;
+}
+
+static void mem_name(struct tc_encoder *e, uint64_t pool)
+{
+    uint8_t *p = tc_enc_item(e, 9);
+    p[0] = TCW_MemNamePayload;
+    wr64(p + 1, pool);
+}
+
+void tc_enc_mem_alloc(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t size, uint64_t pool)
+{
+    if (pool)
+        mem_name(e, pool);
+    uint8_t *p = tc_enc_item(e, 27);
+    p[0] = pool ? TCW_MemAllocNamed : TCW_MemAlloc;
+    wr64(p + 1, (uint64_t)serial_delta(e, time));
+    wr32(p + 9, tid);
+    wr64(p + 13, addr);
+    wr32(p + 21, (uint32_t)size);
+    wr16(p + 25, (uint16_t)(size >> 32));
+}
+
+void tc_enc_mem_free(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t pool)
+{
+    if (pool)
+        mem_name(e, pool);
+    uint8_t *p = tc_enc_item(e, 21);
+    p[0] = pool ? TCW_MemFreeNamed : TCW_MemFree;
+    wr64(p + 1, (uint64_t)serial_delta(e, time));
+    wr32(p + 9, tid);
+    wr64(p + 13, addr);
+}
+
+void tc_enc_mem_discard(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t pool)
+{
+    uint8_t *p = tc_enc_item(e, 21);
+    p[0] = TCW_MemDiscard;
+    wr64(p + 1, (uint64_t)serial_delta(e, time));
+    wr32(p + 9, tid);
+    wr64(p + 13, pool);
+}
+
+void tc_enc_lock_announce(struct tc_encoder *e, uint32_t id, int64_t time, uint64_t srcloc, uint8_t shared)
+{
+    uint8_t *p = tc_enc_item(e, 22);
+    p[0] = TCW_LockAnnounce;
+    wr32(p + 1, id);
+    wr64(p + 5, (uint64_t)time);
+    wr64(p + 13, srcloc);
+    p[21] = shared;
+}
+
+void tc_enc_lock_terminate(struct tc_encoder *e, uint32_t id, int64_t time)
+{
+    uint8_t *p = tc_enc_item(e, 13);
+    p[0] = TCW_LockTerminate;
+    wr32(p + 1, id);
+    wr64(p + 5, (uint64_t)time);
+}
+
+void tc_enc_lock_event(struct tc_encoder *e, uint8_t type, uint32_t id, int64_t time, uint32_t tid)
+{
+    int64_t d = serial_delta(e, time);
+    uint8_t *p;
+    switch (type) {
+    case TCW_LockRelease:
+        p = tc_enc_item(e, 13);
+        p[0] = type;
+        wr32(p + 1, id);
+        wr64(p + 5, (uint64_t)d);
+        break;
+    case TCW_LockSharedRelease:
+        p = tc_enc_item(e, 17);
+        p[0] = type;
+        wr32(p + 1, id);
+        wr64(p + 5, (uint64_t)d);
+        wr32(p + 13, tid);
+        break;
+    default: /* wait and obtain, exclusive or shared */
+        p = tc_enc_item(e, 17);
+        p[0] = type;
+        wr32(p + 1, tid);
+        wr32(p + 5, id);
+        wr64(p + 9, (uint64_t)d);
+        break;
+    }
+}
+
+void tc_enc_lock_mark(struct tc_encoder *e, uint32_t id, uint32_t tid, uint64_t srcloc)
+{
+    uint8_t *p = tc_enc_item(e, 17);
+    p[0] = TCW_LockMark;
+    wr32(p + 1, tid);
+    wr32(p + 5, id);
+    wr64(p + 9, srcloc);
+}
+
+void tc_enc_lock_name(struct tc_encoder *e, uint32_t id, const char *name, size_t len)
+{
+    tc_enc_single_string(e, name, len);
+    uint8_t *p = tc_enc_item(e, 5);
+    p[0] = TCW_LockName;
+    wr32(p + 1, id);
+}
+
+void tc_enc_string_reply(struct tc_encoder *e, uint8_t type, uint64_t id, const char *text, size_t len)
+{
+    if (len > TCW_MAX_STRING)
+        len = TCW_MAX_STRING;
+    uint8_t *p = tc_enc_item(e, 11 + len);
+    p[0] = type;
+    wr64(p + 1, id);
+    wr16(p + 9, (uint16_t)len);
+    memcpy(p + 11, text, len);
+}
+
+void tc_enc_srcloc_reply(struct tc_encoder *e, uint64_t name, uint64_t function, uint64_t file,
+                         uint32_t line, uint32_t color)
+{
+    uint8_t *p = tc_enc_item(e, 32);
+    p[0] = TCW_SourceLocation;
+    wr64(p + 1, name);
+    wr64(p + 9, function);
+    wr64(p + 17, file);
+    wr32(p + 25, line);
+    put_bgr(p + 29, color);
+}
+
+void tc_enc_byte(struct tc_encoder *e, uint8_t type)
+{
+    tc_enc_item(e, 1)[0] = type;
+}
+
+void tc_enc_source_unavailable(struct tc_encoder *e, uint32_t id)
+{
+    uint8_t *p = tc_enc_item(e, 5);
+    p[0] = TCW_AckSourceCodeNotAvailable;
+    wr32(p + 1, id);
+}

@@ -1,0 +1,84 @@
+/* encode.h - protocol 82 items for one connection, framed and LZ4-compressed.
+ *
+ * The encoder owns the connection's item stream: the time-reference chains (R_thread,
+ * R_serial, R_gpu), the current thread context, and the LZ4 streaming compressor with
+ * upstream's buffer discipline (a 3 x 256 KiB ring, so the last 64 KiB of input stay in
+ * place for the compressor). Items never straddle frames. Frames go to `write`.
+ */
+#ifndef TRACYC_WIRE_ENCODE_H
+#define TRACYC_WIRE_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+union LZ4_stream_u;
+
+typedef int (*tc_write_fn)(void *user, const void *data, size_t len);
+
+struct tc_encoder {
+    uint8_t *ring;
+    size_t start, pos;
+    uint8_t *out;
+    union LZ4_stream_u *lz4;
+    int64_t ref_thread, ref_serial, ref_gpu;
+    uint32_t thread;  /* current ThreadContext, 0 = none */
+    tc_write_fn write;
+    void *user;
+    int failed;       /* the transport failed: everything is discarded */
+    uint64_t bytes_out;
+};
+
+int tc_enc_init(struct tc_encoder *e, tc_write_fn write, void *user);
+void tc_enc_free(struct tc_encoder *e);
+/* Flush pending items as one frame. 0, or -1 when the transport failed. */
+int tc_enc_flush(struct tc_encoder *e);
+int tc_enc_pending(const struct tc_encoder *e);
+
+/* Room for an n-byte item (n <= 256 KiB), flushing first when the frame is full. */
+uint8_t *tc_enc_item(struct tc_encoder *e, size_t n);
+
+/* Item writers. Times are raw clock ticks; the encoder applies the delta chains. */
+void tc_enc_thread(struct tc_encoder *e, uint32_t tid);
+void tc_enc_zone_begin(struct tc_encoder *e, int64_t time, uint64_t srcloc);
+void tc_enc_zone_begin_alloc(struct tc_encoder *e, int64_t time, const uint8_t *payload, size_t len);
+void tc_enc_zone_end(struct tc_encoder *e, int64_t time);
+void tc_enc_zone_text(struct tc_encoder *e, uint8_t type, const char *text, size_t len);
+void tc_enc_zone_color(struct tc_encoder *e, uint32_t color);
+void tc_enc_zone_value(struct tc_encoder *e, uint64_t value);
+void tc_enc_single_string(struct tc_encoder *e, const char *text, size_t len);
+void tc_enc_message(struct tc_encoder *e, int64_t time, const char *text, size_t len, uint32_t color, uint8_t meta);
+void tc_enc_message_literal(struct tc_encoder *e, int64_t time, uint64_t text_id, uint32_t color, uint8_t meta);
+void tc_enc_app_info(struct tc_encoder *e, int64_t time, const char *text, size_t len);
+void tc_enc_plot(struct tc_encoder *e, uint8_t type, uint64_t name, int64_t time, uint64_t value_bits);
+void tc_enc_plot_config(struct tc_encoder *e, uint64_t name, uint8_t format, uint8_t step, uint8_t fill, uint32_t color);
+void tc_enc_frame_mark(struct tc_encoder *e, uint8_t type, int64_t time, uint64_t name);
+void tc_enc_frame_image(struct tc_encoder *e, uint64_t id, const uint8_t *dxt, uint32_t size,
+                        uint32_t frame, uint16_t w, uint16_t h, uint8_t flip);
+void tc_enc_fiber_enter(struct tc_encoder *e, int64_t time, uint64_t fiber, uint32_t tid);
+void tc_enc_fiber_leave(struct tc_encoder *e, int64_t time, uint32_t tid);
+void tc_enc_gpu_zone_begin(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query,
+                           uint8_t ctx, uint64_t srcloc, int serial);
+void tc_enc_gpu_zone_end(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query,
+                         uint8_t ctx, int serial);
+void tc_enc_gpu_time(struct tc_encoder *e, int64_t gpu_time, uint16_t query, uint8_t ctx);
+void tc_enc_gpu_new_context(struct tc_encoder *e, int64_t cpu, int64_t gpu, uint32_t tid, float period,
+                            uint8_t ctx, uint8_t flags, uint8_t type);
+void tc_enc_gpu_context_name(struct tc_encoder *e, uint8_t ctx, const char *name, size_t len);
+void tc_enc_gpu_calibration(struct tc_encoder *e, int64_t gpu, int64_t cpu, int64_t cpu_delta, uint8_t ctx);
+void tc_enc_gpu_time_sync(struct tc_encoder *e, int64_t gpu, int64_t cpu, uint8_t ctx);
+void tc_enc_mem_alloc(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t size, uint64_t pool);
+void tc_enc_mem_free(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t pool);
+void tc_enc_mem_discard(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t pool);
+void tc_enc_lock_announce(struct tc_encoder *e, uint32_t id, int64_t time, uint64_t srcloc, uint8_t shared);
+void tc_enc_lock_terminate(struct tc_encoder *e, uint32_t id, int64_t time);
+void tc_enc_lock_event(struct tc_encoder *e, uint8_t type, uint32_t id, int64_t time, uint32_t tid);
+void tc_enc_lock_mark(struct tc_encoder *e, uint32_t id, uint32_t tid, uint64_t srcloc);
+void tc_enc_lock_name(struct tc_encoder *e, uint32_t id, const char *name, size_t len);
+/* Replies to server queries. */
+void tc_enc_string_reply(struct tc_encoder *e, uint8_t type, uint64_t id, const char *text, size_t len);
+void tc_enc_srcloc_reply(struct tc_encoder *e, uint64_t name, uint64_t function, uint64_t file,
+                         uint32_t line, uint32_t color);
+void tc_enc_byte(struct tc_encoder *e, uint8_t type);
+void tc_enc_source_unavailable(struct tc_encoder *e, uint32_t id);
+
+#endif

@@ -1,0 +1,3 @@
+/* Compatibility include: code written for upstream Tracy's <tracy/TracyC.h> builds
+ * unchanged against tracyc. */
+#include "../tracyc.h"

@@ -1,0 +1,549 @@
+/* tracyc.h - the public C ABI of tracyc, a pure-C client for the Tracy profiler.
+ *
+ * This header is the manual. It has three parts:
+ *
+ *   1. The upstream API: every function of Tracy 0.14.0's TracyC.h, with the same
+ *      names, argument types and struct layouts, and the TracyC* macros. As upstream,
+ *      the macros compile to nothing unless TRACY_ENABLE is defined, and the
+ *      ___tracy_* functions are declared only when it is.
+ *   2. Compatibility names that bindings written for Tracy 0.13 still link
+ *      (___tracy_emit_message*, sampling_profiler, init_thread).
+ *   3. tracyc's own additions (tracyc_*), always declared: in-process capture,
+ *      dropped-event count, last error.
+ *
+ * Run-time behaviour (environment variables):
+ *   TRACY_PORT=N          listen on port N (default 8086, trying the next 19 ports when busy)
+ *   TRACYC_LISTEN=any     listen on every interface (default: 127.0.0.1 only)
+ *   TRACYC_BROADCAST=1    announce the client by UDP broadcast (default: off)
+ *   TRACYC_BUFFER_LIMIT=N bytes kept while no server is connected (default 256 MiB;
+ *                         suffixes K, M, G); past it events are dropped and counted
+ *   TRACY_NO_EXIT=1       at exit, wait until a server has connected and received everything
+ *   TRACYC_OUTPUT=FILE    profile in-process and write FILE at exit (.json, .csv, .txt)
+ *   TRACYC_DISABLE=1      make the whole library inert: no thread, no socket
+ *
+ * Lifetime: the profiler starts at the first call into the library (or at
+ * ___tracy_startup_profiler) and stops at process exit (or ___tracy_shutdown_profiler).
+ * Both startup and shutdown are always exported, so TRACY_MANUAL_LIFETIME code works;
+ * calls made after shutdown are ignored.
+ *
+ * Callstacks: tracyc does not collect callstacks yet. The *_callstack variants record
+ * their event without a callstack, and ___tracy_begin_sampling_profiling returns 0
+ * ("not supported").
+ *
+ * Threads: every function may be called from any thread. A zone must be ended on the
+ * thread that began it; tracyc checks this and ignores a foreign or repeated end.
+ */
+#ifndef TRACYC_H
+#define TRACYC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#  define TRACYC_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#  define TRACYC_API __attribute__((visibility("default")))
+#else
+#  define TRACYC_API
+#endif
+
+#if defined(__GNUC__)
+#  define TRACYC_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#  define TRACYC_PRINTF(fmt, args)
+#endif
+
+#define TRACYC_VERSION_MAJOR 0
+#define TRACYC_VERSION_MINOR 1
+#define TRACYC_VERSION_PATCH 0
+/* The Tracy release whose protocol and C API tracyc implements. */
+#define TRACYC_TRACY_VERSION "0.14.0"
+#define TRACYC_PROTOCOL_VERSION 82
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------ */
+/* 1. Upstream API (Tracy 0.14.0 TracyC.h)                                               */
+/* ------------------------------------------------------------------------------------ */
+
+enum TracyPlotFormatEnum {
+    TracyPlotFormatNumber,
+    TracyPlotFormatMemory,
+    TracyPlotFormatPercentage,
+    TracyPlotFormatWatt
+};
+
+enum TracyMessageSeverity {
+    TracyMessageSeverityTrace,
+    TracyMessageSeverityDebug,
+    TracyMessageSeverityInfo,
+    TracyMessageSeverityWarning,
+    TracyMessageSeverityError,
+    TracyMessageSeverityFatal
+};
+
+TRACYC_API void ___tracy_set_thread_name(const char *name);
+
+#define TracyCSetThreadName(name) ___tracy_set_thread_name(name);
+
+#ifndef TracyFunction
+#  define TracyFunction __func__
+#endif
+#ifndef TracyFile
+#  define TracyFile __FILE__
+#endif
+#ifndef TracyLine
+#  define TracyLine __LINE__
+#endif
+
+#ifndef TRACY_ENABLE
+typedef const void *TracyCZoneCtx;
+typedef const void *TracyCLockCtx;
+typedef const void *TracyCSharedLockCtx;
+#endif
+
+/* A static source location. It and its three strings must stay valid and unchanged
+ * for the life of the process: the server asks for them lazily, by address. 32 bytes. */
+struct ___tracy_source_location_data {
+    const char *name; /* NULL: the zone is named after the function */
+    const char *function;
+    const char *file;
+    uint32_t line;
+    uint32_t color; /* 0x00RRGGBB, 0 = default */
+};
+
+/* A zone handle, passed by value. 8 bytes in every build (upstream adds a field under
+ * TRACY_ON_DEMAND; tracyc handles reconnection internally and keeps the 8-byte form). */
+struct ___tracy_c_zone_context {
+    uint32_t id;
+    int32_t active;
+};
+
+struct ___tracy_gpu_time_data {
+    int64_t gpuTime;
+    uint16_t queryId;
+    uint8_t context;
+};
+
+struct ___tracy_gpu_zone_begin_data {
+    uint64_t srcloc;
+    uint16_t queryId;
+    uint8_t context;
+};
+
+struct ___tracy_gpu_zone_begin_callstack_data {
+    uint64_t srcloc;
+    int32_t depth;
+    uint16_t queryId;
+    uint8_t context;
+};
+
+struct ___tracy_gpu_zone_end_data {
+    uint16_t queryId;
+    uint8_t context;
+};
+
+struct ___tracy_gpu_new_context_data {
+    int64_t gpuTime;
+    float period;
+    uint8_t context;
+    uint8_t flags;
+    uint8_t type;
+};
+
+struct ___tracy_gpu_context_name_data {
+    uint8_t context;
+    const char *name;
+    uint16_t len;
+};
+
+struct ___tracy_gpu_calibration_data {
+    int64_t gpuTime;
+    int64_t cpuDelta;
+    uint8_t context;
+};
+
+struct ___tracy_gpu_time_sync_data {
+    int64_t gpuTime;
+    uint8_t context;
+};
+
+struct __tracy_lockable_context_data;
+struct __tracy_shared_lockable_context_data;
+
+#ifdef TRACY_ENABLE
+
+typedef struct ___tracy_c_zone_context TracyCZoneCtx;
+typedef struct __tracy_lockable_context_data *TracyCLockCtx;
+typedef struct __tracy_shared_lockable_context_data *TracyCSharedLockCtx;
+
+/* Lifetime. Startup is implicit at first use; shutdown flushes everything to a
+ * connected server (and the in-process capture), then stops the worker thread. */
+TRACYC_API void ___tracy_startup_profiler(void);
+TRACYC_API void ___tracy_shutdown_profiler(void);
+TRACYC_API int32_t ___tracy_profiler_started(void);
+
+/* Allocated source locations: returns an opaque handle to a heap copy, consumed by the
+ * next ___tracy_emit_zone_begin_alloc* or ___tracy_emit_gpu_zone_begin_alloc* call.
+ * Strings longer than the protocol allows are truncated. */
+TRACYC_API uint64_t ___tracy_alloc_srcloc(uint32_t line, const char *source, size_t sourceSz,
+                                          const char *function, size_t functionSz, uint32_t color);
+TRACYC_API uint64_t ___tracy_alloc_srcloc_name(uint32_t line, const char *source, size_t sourceSz,
+                                               const char *function, size_t functionSz,
+                                               const char *name, size_t nameSz, uint32_t color);
+
+/* Zones. active = 0 makes the zone and every call on its context do nothing. */
+TRACYC_API TracyCZoneCtx ___tracy_emit_zone_begin(const struct ___tracy_source_location_data *srcloc, int32_t active);
+TRACYC_API TracyCZoneCtx ___tracy_emit_zone_begin_callstack(const struct ___tracy_source_location_data *srcloc, int32_t depth, int32_t active);
+TRACYC_API TracyCZoneCtx ___tracy_emit_zone_begin_alloc(uint64_t srcloc, int32_t active);
+TRACYC_API TracyCZoneCtx ___tracy_emit_zone_begin_alloc_callstack(uint64_t srcloc, int32_t depth, int32_t active);
+TRACYC_API void ___tracy_emit_zone_end(TracyCZoneCtx ctx);
+TRACYC_API void ___tracy_emit_zone_text(TracyCZoneCtx ctx, const char *txt, size_t size);
+TRACYC_API void ___tracy_emit_zone_text_fmt(TracyCZoneCtx ctx, const char *fmt, ...) TRACYC_PRINTF(2, 3);
+TRACYC_API void ___tracy_emit_zone_name(TracyCZoneCtx ctx, const char *txt, size_t size);
+TRACYC_API void ___tracy_emit_zone_name_fmt(TracyCZoneCtx ctx, const char *fmt, ...) TRACYC_PRINTF(2, 3);
+TRACYC_API void ___tracy_emit_zone_color(TracyCZoneCtx ctx, uint32_t color);
+TRACYC_API void ___tracy_emit_zone_value(TracyCZoneCtx ctx, uint64_t value);
+
+/* GPU zones: non-serial variants are recorded in the calling thread's stream, serial
+ * variants in the global ordered stream. */
+TRACYC_API void ___tracy_emit_gpu_zone_begin(const struct ___tracy_gpu_zone_begin_data);
+TRACYC_API void ___tracy_emit_gpu_zone_begin_callstack(const struct ___tracy_gpu_zone_begin_callstack_data);
+TRACYC_API void ___tracy_emit_gpu_zone_begin_alloc(const struct ___tracy_gpu_zone_begin_data);
+TRACYC_API void ___tracy_emit_gpu_zone_begin_alloc_callstack(const struct ___tracy_gpu_zone_begin_callstack_data);
+TRACYC_API void ___tracy_emit_gpu_zone_end(const struct ___tracy_gpu_zone_end_data data);
+TRACYC_API void ___tracy_emit_gpu_time(const struct ___tracy_gpu_time_data);
+TRACYC_API void ___tracy_emit_gpu_new_context(const struct ___tracy_gpu_new_context_data);
+TRACYC_API void ___tracy_emit_gpu_context_name(const struct ___tracy_gpu_context_name_data);
+TRACYC_API void ___tracy_emit_gpu_calibration(const struct ___tracy_gpu_calibration_data);
+TRACYC_API void ___tracy_emit_gpu_time_sync(const struct ___tracy_gpu_time_sync_data);
+TRACYC_API void ___tracy_emit_gpu_zone_begin_serial(const struct ___tracy_gpu_zone_begin_data);
+TRACYC_API void ___tracy_emit_gpu_zone_begin_callstack_serial(const struct ___tracy_gpu_zone_begin_callstack_data);
+TRACYC_API void ___tracy_emit_gpu_zone_begin_alloc_serial(const struct ___tracy_gpu_zone_begin_data);
+TRACYC_API void ___tracy_emit_gpu_zone_begin_alloc_callstack_serial(const struct ___tracy_gpu_zone_begin_callstack_data);
+TRACYC_API void ___tracy_emit_gpu_zone_end_serial(const struct ___tracy_gpu_zone_end_data data);
+TRACYC_API void ___tracy_emit_gpu_time_serial(const struct ___tracy_gpu_time_data);
+TRACYC_API void ___tracy_emit_gpu_new_context_serial(const struct ___tracy_gpu_new_context_data);
+TRACYC_API void ___tracy_emit_gpu_context_name_serial(const struct ___tracy_gpu_context_name_data);
+TRACYC_API void ___tracy_emit_gpu_calibration_serial(const struct ___tracy_gpu_calibration_data);
+TRACYC_API void ___tracy_emit_gpu_time_sync_serial(const struct ___tracy_gpu_time_sync_data);
+
+/* 1 while a server (not the in-process capture) is connected. */
+TRACYC_API int32_t ___tracy_connected(void);
+
+/* Memory. Named variants put the event in the pool called name (a string that must stay
+ * valid for the process lifetime). Tracy 0.14 signatures unless the library and this
+ * header are built with TRACYC_MEMORY_ABI_0_13 (CMake option TRACYC_MEMORY_ABI_0_13),
+ * which selects 0.13.1's signatures with the extra `secure` argument. */
+TRACYC_API void ___tracy_emit_memory_alloc(const void *ptr, size_t size);
+TRACYC_API void ___tracy_emit_memory_alloc_callstack(const void *ptr, size_t size, int32_t depth);
+TRACYC_API void ___tracy_emit_memory_free(const void *ptr);
+TRACYC_API void ___tracy_emit_memory_free_callstack(const void *ptr, int32_t depth);
+#ifdef TRACYC_MEMORY_ABI_0_13
+TRACYC_API void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, int32_t secure, const char *name);
+TRACYC_API void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, int32_t secure, const char *name);
+TRACYC_API void ___tracy_emit_memory_free_named(const void *ptr, int32_t secure, const char *name);
+TRACYC_API void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, int32_t secure, const char *name);
+TRACYC_API void ___tracy_emit_memory_discard(const char *name, int32_t secure);
+TRACYC_API void ___tracy_emit_memory_discard_callstack(const char *name, int32_t secure, int32_t depth);
+#else
+TRACYC_API void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, const char *name);
+TRACYC_API void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, const char *name);
+TRACYC_API void ___tracy_emit_memory_free_named(const void *ptr, const char *name);
+TRACYC_API void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, const char *name);
+TRACYC_API void ___tracy_emit_memory_discard(const char *name);
+TRACYC_API void ___tracy_emit_memory_discard_callstack(const char *name, int32_t depth);
+#endif
+
+/* Messages. color 0 = default colour. logString copies txt (size bytes, truncated to
+ * 65534); logStringL takes a string literal that must stay valid for the process. */
+TRACYC_API void ___tracy_emit_logString(int8_t severity, int32_t color, int32_t callstack_depth, size_t size, const char *txt);
+TRACYC_API void ___tracy_emit_logStringL(int8_t severity, int32_t color, int32_t callstack_depth, const char *txt);
+
+/* Frames. name NULL = the main frame set; a non-NULL name must stay valid. */
+TRACYC_API void ___tracy_emit_frame_mark(const char *name);
+TRACYC_API void ___tracy_emit_frame_mark_start(const char *name);
+TRACYC_API void ___tracy_emit_frame_mark_end(const char *name);
+/* image: w*h RGBA pixels (w and h multiples of 4); tracyc compresses it to DXT1. */
+TRACYC_API void ___tracy_emit_frame_image(const void *image, uint16_t w, uint16_t h, uint8_t offset, int32_t flip);
+
+/* Plots. name must stay valid. NaN and infinite values are dropped (the server would
+ * otherwise mis-time every later event of the thread). */
+TRACYC_API void ___tracy_emit_plot(const char *name, double val);
+TRACYC_API void ___tracy_emit_plot_float(const char *name, float val);
+TRACYC_API void ___tracy_emit_plot_int(const char *name, int64_t val);
+TRACYC_API void ___tracy_emit_plot_config(const char *name, int32_t type, int32_t step, int32_t fill, uint32_t color);
+TRACYC_API void ___tracy_emit_message_appinfo(const char *txt, size_t size);
+
+/* Locks. The announce functions allocate a context that terminate frees. */
+TRACYC_API struct __tracy_lockable_context_data *___tracy_announce_lockable_ctx(const struct ___tracy_source_location_data *srcloc);
+TRACYC_API void ___tracy_terminate_lockable_ctx(struct __tracy_lockable_context_data *lockdata);
+TRACYC_API int32_t ___tracy_before_lock_lockable_ctx(struct __tracy_lockable_context_data *lockdata);
+TRACYC_API void ___tracy_after_lock_lockable_ctx(struct __tracy_lockable_context_data *lockdata);
+TRACYC_API void ___tracy_after_unlock_lockable_ctx(struct __tracy_lockable_context_data *lockdata);
+TRACYC_API void ___tracy_after_try_lock_lockable_ctx(struct __tracy_lockable_context_data *lockdata, int32_t acquired);
+TRACYC_API void ___tracy_mark_lockable_ctx(struct __tracy_lockable_context_data *lockdata, const struct ___tracy_source_location_data *srcloc);
+TRACYC_API void ___tracy_custom_name_lockable_ctx(struct __tracy_lockable_context_data *lockdata, const char *name, size_t nameSz);
+
+TRACYC_API struct __tracy_shared_lockable_context_data *___tracy_announce_shared_lockable_ctx(const struct ___tracy_source_location_data *srcloc);
+TRACYC_API void ___tracy_terminate_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata);
+TRACYC_API int32_t ___tracy_before_lock_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata);
+TRACYC_API void ___tracy_after_lock_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata);
+TRACYC_API void ___tracy_after_unlock_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata);
+TRACYC_API void ___tracy_after_try_lock_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata, int32_t acquired);
+TRACYC_API int32_t ___tracy_before_lock_shared_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata);
+TRACYC_API void ___tracy_after_lock_shared_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata);
+TRACYC_API void ___tracy_after_unlock_shared_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata);
+TRACYC_API void ___tracy_after_try_lock_shared_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata, int32_t acquired);
+TRACYC_API void ___tracy_mark_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata, const struct ___tracy_source_location_data *srcloc);
+TRACYC_API void ___tracy_custom_name_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata, const char *name, size_t nameSz);
+
+/* Sampling is not supported: begin returns 0, end does nothing. */
+TRACYC_API int ___tracy_begin_sampling_profiling(void);
+TRACYC_API void ___tracy_end_sampling_profiling(void);
+
+/* Fibers: zones emitted between enter and leave belong to the fiber named fiber (a
+ * string that must stay valid). Always available, no TRACY_FIBERS needed. */
+TRACYC_API void ___tracy_fiber_enter(const char *fiber);
+TRACYC_API void ___tracy_fiber_leave(void);
+
+/* The profiler's clock, in the units of the welcome's timer (nanoseconds x timerMul). */
+TRACYC_API int64_t ___tracy_get_time(void);
+
+/* -------------------------------------------------------------------------------- */
+/* 2. Tracy 0.13 names still linked by existing Rust/Zig/Odin/OCaml bindings          */
+/* -------------------------------------------------------------------------------- */
+TRACYC_API void ___tracy_emit_message(const char *txt, size_t size, int32_t callstack_depth);
+TRACYC_API void ___tracy_emit_messageL(const char *txt, int32_t callstack_depth);
+TRACYC_API void ___tracy_emit_messageC(const char *txt, size_t size, uint32_t color, int32_t callstack_depth);
+TRACYC_API void ___tracy_emit_messageLC(const char *txt, uint32_t color, int32_t callstack_depth);
+TRACYC_API int ___tracy_begin_sampling_profiler(void);
+TRACYC_API void ___tracy_end_sampling_profiler(void);
+TRACYC_API void ___tracy_init_thread(void);
+
+/* -------------------------------------------------------------------------------- */
+/* Macros                                                                             */
+/* -------------------------------------------------------------------------------- */
+#ifdef TRACY_MANUAL_LIFETIME
+#  define TracyCIsStarted ___tracy_profiler_started()
+#else
+#  define TracyCIsStarted 1
+#endif
+
+#ifndef TracyConcat
+#  define TracyConcat(x, y) TracyConcatIndirect(x, y)
+#endif
+#ifndef TracyConcatIndirect
+#  define TracyConcatIndirect(x, y) x##y
+#endif
+#ifndef TRACY_CALLSTACK
+#  define TRACY_CALLSTACK 0
+#endif
+
+#define TracyCZoneNCS(ctx, name, color, depth, active)                                                     \
+    static const struct ___tracy_source_location_data TracyConcat(__tracy_source_location, TracyLine) = { \
+        name, __func__, TracyFile, (uint32_t)TracyLine, color};                                          \
+    TracyCZoneCtx ctx = ___tracy_emit_zone_begin_callstack(&TracyConcat(__tracy_source_location, TracyLine), depth, active);
+#define TracyCZone(ctx, active) TracyCZoneNCS(ctx, NULL, 0, TRACY_CALLSTACK, active)
+#define TracyCZoneN(ctx, name, active) TracyCZoneNCS(ctx, name, 0, TRACY_CALLSTACK, active)
+#define TracyCZoneC(ctx, color, active) TracyCZoneNCS(ctx, NULL, color, TRACY_CALLSTACK, active)
+#define TracyCZoneNC(ctx, name, color, active) TracyCZoneNCS(ctx, name, color, TRACY_CALLSTACK, active)
+#define TracyCZoneS(ctx, depth, active) TracyCZoneNCS(ctx, NULL, 0, depth, active)
+#define TracyCZoneNS(ctx, name, depth, active) TracyCZoneNCS(ctx, name, 0, depth, active)
+#define TracyCZoneCS(ctx, color, depth, active) TracyCZoneNCS(ctx, NULL, color, depth, active)
+
+#define TracyCZoneEnd(ctx) ___tracy_emit_zone_end(ctx);
+#define TracyCZoneText(ctx, txt, size) ___tracy_emit_zone_text(ctx, txt, size);
+#define TracyCZoneTextF(ctx, fmt, ...) ___tracy_emit_zone_text_fmt(ctx, fmt, ##__VA_ARGS__);
+#define TracyCZoneName(ctx, txt, size) ___tracy_emit_zone_name(ctx, txt, size);
+#define TracyCZoneNameF(ctx, fmt, ...) ___tracy_emit_zone_name_fmt(ctx, fmt, ##__VA_ARGS__);
+#define TracyCZoneColor(ctx, color) ___tracy_emit_zone_color(ctx, color);
+#define TracyCZoneValue(ctx, value) ___tracy_emit_zone_value(ctx, value);
+
+#ifdef TRACYC_MEMORY_ABI_0_13
+#  define TracyCAlloc(ptr, size) ___tracy_emit_memory_alloc_callstack(ptr, size, TRACY_CALLSTACK)
+#  define TracyCFree(ptr) ___tracy_emit_memory_free_callstack(ptr, TRACY_CALLSTACK)
+#  define TracyCMemoryDiscard(name) ___tracy_emit_memory_discard_callstack(name, 0, TRACY_CALLSTACK);
+#  define TracyCAllocN(ptr, size, name) ___tracy_emit_memory_alloc_callstack_named(ptr, size, TRACY_CALLSTACK, 0, name)
+#  define TracyCFreeN(ptr, name) ___tracy_emit_memory_free_callstack_named(ptr, TRACY_CALLSTACK, 0, name)
+#  define TracyCMemoryDiscardS(name, depth) ___tracy_emit_memory_discard_callstack(name, 0, depth)
+#  define TracyCAllocNS(ptr, size, depth, name) ___tracy_emit_memory_alloc_callstack_named(ptr, size, depth, 0, name)
+#  define TracyCFreeNS(ptr, depth, name) ___tracy_emit_memory_free_callstack_named(ptr, depth, 0, name)
+#else
+#  define TracyCAlloc(ptr, size) ___tracy_emit_memory_alloc_callstack(ptr, size, TRACY_CALLSTACK)
+#  define TracyCFree(ptr) ___tracy_emit_memory_free_callstack(ptr, TRACY_CALLSTACK)
+#  define TracyCMemoryDiscard(name) ___tracy_emit_memory_discard_callstack(name, TRACY_CALLSTACK);
+#  define TracyCAllocN(ptr, size, name) ___tracy_emit_memory_alloc_callstack_named(ptr, size, TRACY_CALLSTACK, name)
+#  define TracyCFreeN(ptr, name) ___tracy_emit_memory_free_callstack_named(ptr, TRACY_CALLSTACK, name)
+#  define TracyCMemoryDiscardS(name, depth) ___tracy_emit_memory_discard_callstack(name, depth)
+#  define TracyCAllocNS(ptr, size, depth, name) ___tracy_emit_memory_alloc_callstack_named(ptr, size, depth, name)
+#  define TracyCFreeNS(ptr, depth, name) ___tracy_emit_memory_free_callstack_named(ptr, depth, name)
+#endif
+#define TracyCAllocS(ptr, size, depth) ___tracy_emit_memory_alloc_callstack(ptr, size, depth)
+#define TracyCFreeS(ptr, depth) ___tracy_emit_memory_free_callstack(ptr, depth)
+
+#define TracyCMessage(txt, size) ___tracy_emit_logString(TracyMessageSeverityInfo, 0, TRACY_CALLSTACK, size, txt)
+#define TracyCMessageL(txt) ___tracy_emit_logStringL(TracyMessageSeverityInfo, 0, TRACY_CALLSTACK, txt)
+#define TracyCMessageC(txt, size, color) ___tracy_emit_logString(TracyMessageSeverityInfo, color, TRACY_CALLSTACK, size, txt)
+#define TracyCMessageLC(txt, color) ___tracy_emit_logStringL(TracyMessageSeverityInfo, color, TRACY_CALLSTACK, txt)
+#define TracyCMessageS(txt, size, depth) ___tracy_emit_logString(TracyMessageSeverityInfo, 0, depth, size, txt)
+#define TracyCMessageLS(txt, depth) ___tracy_emit_logStringL(TracyMessageSeverityInfo, 0, depth, txt)
+#define TracyCMessageCS(txt, size, color, depth) ___tracy_emit_logString(TracyMessageSeverityInfo, color, depth, size, txt)
+#define TracyCMessageLCS(txt, color, depth) ___tracy_emit_logStringL(TracyMessageSeverityInfo, color, depth, txt)
+
+#define TracyCFrameMark ___tracy_emit_frame_mark(0);
+#define TracyCFrameMarkNamed(name) ___tracy_emit_frame_mark(name);
+#define TracyCFrameMarkStart(name) ___tracy_emit_frame_mark_start(name);
+#define TracyCFrameMarkEnd(name) ___tracy_emit_frame_mark_end(name);
+#define TracyCFrameImage(image, width, height, offset, flip) ___tracy_emit_frame_image(image, width, height, offset, flip);
+
+#define TracyCPlot(name, val) ___tracy_emit_plot(name, val);
+#define TracyCPlotF(name, val) ___tracy_emit_plot_float(name, val);
+#define TracyCPlotI(name, val) ___tracy_emit_plot_int(name, val);
+#define TracyCPlotConfig(name, type, step, fill, color) ___tracy_emit_plot_config(name, type, step, fill, color);
+#define TracyCAppInfo(txt, size) ___tracy_emit_message_appinfo(txt, size);
+
+#define TracyCLockAnnounce(lock)                                                                           \
+    static const struct ___tracy_source_location_data TracyConcat(__tracy_source_location, TracyLine) = { \
+        NULL, __func__, TracyFile, (uint32_t)TracyLine, 0};                                               \
+    lock = ___tracy_announce_lockable_ctx(&TracyConcat(__tracy_source_location, TracyLine));
+#define TracyCLockTerminate(lock) ___tracy_terminate_lockable_ctx(lock);
+#define TracyCLockBeforeLock(lock) ___tracy_before_lock_lockable_ctx(lock);
+#define TracyCLockAfterLock(lock) ___tracy_after_lock_lockable_ctx(lock);
+#define TracyCLockAfterUnlock(lock) ___tracy_after_unlock_lockable_ctx(lock);
+#define TracyCLockAfterTryLock(lock, acquired) ___tracy_after_try_lock_lockable_ctx(lock, acquired);
+#define TracyCLockMark(lock)                                                                               \
+    static const struct ___tracy_source_location_data TracyConcat(__tracy_source_location, TracyLine) = { \
+        NULL, __func__, TracyFile, (uint32_t)TracyLine, 0};                                               \
+    ___tracy_mark_lockable_ctx(lock, &TracyConcat(__tracy_source_location, TracyLine));
+#define TracyCLockCustomName(lock, name, nameSz) ___tracy_custom_name_lockable_ctx(lock, name, nameSz);
+
+#define TracyCSharedLockAnnounce(lock)                                                                     \
+    static const struct ___tracy_source_location_data TracyConcat(__tracy_source_location, TracyLine) = { \
+        NULL, __func__, TracyFile, (uint32_t)TracyLine, 0};                                               \
+    lock = ___tracy_announce_shared_lockable_ctx(&TracyConcat(__tracy_source_location, TracyLine));
+#define TracyCSharedLockTerminate(lock) ___tracy_terminate_shared_lockable_ctx(lock);
+#define TracyCSharedLockBeforeLock(lock) ___tracy_before_lock_shared_lockable_ctx(lock);
+#define TracyCSharedLockAfterLock(lock) ___tracy_after_lock_shared_lockable_ctx(lock);
+#define TracyCSharedLockAfterUnlock(lock) ___tracy_after_unlock_shared_lockable_ctx(lock);
+#define TracyCSharedLockAfterTryLock(lock, acquired) ___tracy_after_try_lock_shared_lockable_ctx(lock, acquired);
+#define TracyCSharedLockBeforeSharedLock(lock) ___tracy_before_lock_shared_shared_lockable_ctx(lock);
+#define TracyCSharedLockAfterSharedLock(lock) ___tracy_after_lock_shared_shared_lockable_ctx(lock);
+#define TracyCSharedLockAfterSharedUnlock(lock) ___tracy_after_unlock_shared_shared_lockable_ctx(lock);
+#define TracyCSharedLockAfterTrySharedLock(lock, acquired) ___tracy_after_try_lock_shared_shared_lockable_ctx(lock, acquired);
+#define TracyCSharedLockMark(lock)                                                                         \
+    static const struct ___tracy_source_location_data TracyConcat(__tracy_source_location, TracyLine) = { \
+        NULL, __func__, TracyFile, (uint32_t)TracyLine, 0};                                               \
+    ___tracy_mark_shared_lockable_ctx(lock, &TracyConcat(__tracy_source_location, TracyLine));
+#define TracyCSharedLockCustomName(lock, name, nameSz) ___tracy_custom_name_shared_lockable_ctx(lock, name, nameSz);
+
+#define TracyCIsConnected ___tracy_connected()
+#define TracyCBeginSamplingProfiling() ___tracy_begin_sampling_profiling()
+#define TracyCEndSamplingProfiling() ___tracy_end_sampling_profiling()
+#define TracyCFiberEnter(fiber) ___tracy_fiber_enter(fiber);
+#define TracyCFiberLeave ___tracy_fiber_leave();
+
+#else /* !TRACY_ENABLE: every macro compiles to nothing, as upstream */
+
+#define TracyCIsStarted 0
+#define TracyCZone(c, x)
+#define TracyCZoneN(c, x, y)
+#define TracyCZoneC(c, x, y)
+#define TracyCZoneNC(c, x, y, z)
+#define TracyCZoneEnd(c)
+#define TracyCZoneText(c, x, y)
+#define TracyCZoneTextF(c, x, ...)
+#define TracyCZoneName(c, x, y)
+#define TracyCZoneNameF(c, x, ...)
+#define TracyCZoneColor(c, x)
+#define TracyCZoneValue(c, x)
+#define TracyCAlloc(x, y)
+#define TracyCFree(x)
+#define TracyCMemoryDiscard(x)
+#define TracyCAllocN(x, y, z)
+#define TracyCFreeN(x, y)
+#define TracyCFrameMark
+#define TracyCFrameMarkNamed(x)
+#define TracyCFrameMarkStart(x)
+#define TracyCFrameMarkEnd(x)
+#define TracyCFrameImage(x, y, z, w, a)
+#define TracyCPlot(x, y)
+#define TracyCPlotF(x, y)
+#define TracyCPlotI(x, y)
+#define TracyCPlotConfig(x, y, z, w, a)
+#define TracyCMessage(x, y)
+#define TracyCMessageL(x)
+#define TracyCMessageC(x, y, z)
+#define TracyCMessageLC(x, y)
+#define TracyCAppInfo(x, y)
+#define TracyCZoneS(x, y, z)
+#define TracyCZoneNS(x, y, z, w)
+#define TracyCZoneCS(x, y, z, w)
+#define TracyCZoneNCS(x, y, z, w, a)
+#define TracyCAllocS(x, y, z)
+#define TracyCFreeS(x, y)
+#define TracyCMemoryDiscardS(x, y)
+#define TracyCAllocNS(x, y, z, w)
+#define TracyCFreeNS(x, y, z)
+#define TracyCMessageS(x, y, z)
+#define TracyCMessageLS(x, y)
+#define TracyCMessageCS(x, y, z, w)
+#define TracyCMessageLCS(x, y, z)
+#define TracyCLockCtx(l)
+#define TracyCLockAnnounce(l)
+#define TracyCLockTerminate(l)
+#define TracyCLockBeforeLock(l)
+#define TracyCLockAfterLock(l)
+#define TracyCLockAfterUnlock(l)
+#define TracyCLockAfterTryLock(l, x)
+#define TracyCLockMark(l)
+#define TracyCLockCustomName(l, x, y)
+#define TracyCSharedLockCtx(l)
+#define TracyCSharedLockAnnounce(l)
+#define TracyCSharedLockTerminate(l)
+#define TracyCSharedLockBeforeLock(l)
+#define TracyCSharedLockAfterLock(l)
+#define TracyCSharedLockAfterUnlock(l)
+#define TracyCSharedLockAfterTryLock(l, x)
+#define TracyCSharedLockBeforeSharedLock(l)
+#define TracyCSharedLockAfterSharedLock(l)
+#define TracyCSharedLockAfterSharedUnlock(l)
+#define TracyCSharedLockAfterTrySharedLock(l, x)
+#define TracyCSharedLockMark(l)
+#define TracyCSharedLockCustomName(l, x, y)
+#define TracyCIsConnected 0
+#define TracyCBeginSamplingProfiling() 0
+#define TracyCEndSamplingProfiling()
+#define TracyCFiberEnter(fiber)
+#define TracyCFiberLeave
+
+#endif /* TRACY_ENABLE */
+
+/* ------------------------------------------------------------------------------------ */
+/* 3. tracyc additions (always declared)                                                 */
+/* ------------------------------------------------------------------------------------ */
+
+/* Start the in-process capture: everything the program records from now on is decoded
+ * in-process and written to path when the profiler shuts down (process exit or
+ * ___tracy_shutdown_profiler). The format follows the extension: .json (Chrome Trace
+ * Event / Perfetto), .csv (Tracy zone statistics), anything else a text summary.
+ * Same as setting TRACYC_OUTPUT. Returns 0, or -1 with tracyc_last_error() set (path
+ * not writable, capture already running, library disabled). */
+TRACYC_API int tracyc_capture_start(const char *path);
+
+/* Number of events dropped because the buffer limit was reached. */
+TRACYC_API uint64_t tracyc_dropped_events(void);
+
+/* 1 when TRACYC_DISABLE made the library inert. */
+TRACYC_API int tracyc_disabled(void);
+
+/* A readable description of the last error of the calling thread, "" if none. */
+TRACYC_API const char *tracyc_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRACYC_H */

@@ -1,0 +1,38 @@
+/* End to end: a zone, a message and a frame mark travel client -> TCP -> decoder. */
+#include "test_capture.h"
+#include "test_util.h"
+#include "tracyc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int main(void)
+{
+    uint16_t port = tt_use_free_port();
+    setenv("TRACY_NO_EXIT", "1", 1); /* wait for the capture thread at shutdown */
+    struct tt_capture *cap = tt_capture_start(port);
+    {
+        TracyCZoneN(z, "hello zone", 1);
+        TracyCMessageL("hello message");
+        TracyCZoneEnd(z);
+        TracyCFrameMark;
+    }
+    ___tracy_shutdown_profiler();
+    int rc = tt_capture_join(cap);
+    CHECK_EQ_INT(rc, 0);
+    if (rc)
+        fprintf(stderr, "capture: %s\n", cap->err);
+    CHECK_EQ_INT(tt_count(cap, TCD_ZONE_BEGIN), 1);
+    CHECK_EQ_INT(tt_count(cap, TCD_ZONE_END), 1);
+    const struct tcd_event *b = tt_nth(cap, TCD_ZONE_BEGIN, 0);
+    if (b) {
+        const struct tcd_srcloc *s = tcd_srcloc(cap->dec, b->srcloc);
+        CHECK_STR(s->name, "hello zone");
+        CHECK_STR(s->function, "main");
+        CHECK(strstr(s->file, "test_e2e_basic.c") != NULL);
+    }
+    CHECK(tt_find_text(cap, TCD_MESSAGE, "hello message") != NULL);
+    CHECK_EQ_INT(tt_count(cap, TCD_FRAME_MARK), 1);
+    tt_capture_free(cap);
+    return tt_finish("test_e2e_basic");
+}

@@ -1,0 +1,49 @@
+/* test_util.c - tally, free ports, resident memory. */
+#include "test_util.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int tt_passed, tt_failed;
+
+int tt_finish(const char *name)
+{
+    printf("%s: %d passed, %d failed\n", name, tt_passed, tt_failed);
+    return tt_failed ? 1 : 0;
+}
+
+uint16_t tt_use_free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr = {0};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 ||
+        getsockname(fd, (struct sockaddr *)&addr, &len) != 0) {
+        perror("tt_use_free_port");
+        exit(2);
+    }
+    uint16_t port = ntohs(addr.sin_port);
+    close(fd);
+    char buf[16];
+    snprintf(buf, sizeof buf, "%u", port);
+    setenv("TRACY_PORT", buf, 1);
+    return port;
+}
+
+size_t tt_rss_bytes(void)
+{
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages = 0, rss = 0;
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+            rss = 0;
+        fclose(f);
+    }
+    return (size_t)rss * (size_t)sysconf(_SC_PAGESIZE);
+}

@@ -1,0 +1,54 @@
+/* test_util.h - tiny assertion helpers for the C tests. Each CHECK prints a line on
+ * failure; tt_finish() prints "N passed, N failed" and gives the exit status. */
+#ifndef TRACYC_TEST_UTIL_H
+#define TRACYC_TEST_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+extern int tt_passed, tt_failed;
+
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (cond) {                                                                  \
+            tt_passed++;                                                             \
+        } else {                                                                     \
+            tt_failed++;                                                             \
+            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);         \
+        }                                                                            \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                                     \
+    do {                                                                                       \
+        long long va_ = (long long)(a), vb_ = (long long)(b);                                  \
+        if (va_ == vb_) {                                                                      \
+            tt_passed++;                                                                       \
+        } else {                                                                               \
+            tt_failed++;                                                                       \
+            fprintf(stderr, "FAIL %s:%d: %s == %s (%lld != %lld)\n", __FILE__, __LINE__, #a, #b, \
+                    va_, vb_);                                                                 \
+        }                                                                                      \
+    } while (0)
+
+#define CHECK_STR(a, b)                                                                             \
+    do {                                                                                            \
+        const char *sa_ = (a), *sb_ = (b);                                                          \
+        if (sa_ && sb_ && strcmp(sa_, sb_) == 0) {                                                  \
+            tt_passed++;                                                                            \
+        } else {                                                                                    \
+            tt_failed++;                                                                            \
+            fprintf(stderr, "FAIL %s:%d: %s == %s (\"%s\" != \"%s\")\n", __FILE__, __LINE__, #a, #b, \
+                    sa_ ? sa_ : "(null)", sb_ ? sb_ : "(null)");                                    \
+        }                                                                                           \
+    } while (0)
+
+/* Prints the tally and returns the process exit status. */
+int tt_finish(const char *name);
+
+/* A loopback port nobody listens on right now, exported as TRACY_PORT. */
+uint16_t tt_use_free_port(void);
+
+/* Bytes of resident memory of this process. */
+size_t tt_rss_bytes(void);
+
+#endif
