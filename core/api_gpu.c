@@ -52,7 +52,9 @@ static void zone_end(uint16_t query, uint8_t context, int serial)
     }
     if (!r)
         return;
-    r->u32 = t->tid;
+    /* Contexts are created with a thread, so the server keeps one zone stack per
+     * context and expects ends to carry thread 0, as upstream sends them. */
+    r->u32 = 0;
     r->w[0] = (uint64_t)tc_clock_now();
     r->w[1] = query_ctx(query, context);
     if (serial)

@@ -43,6 +43,14 @@ static void lock_event(uint32_t id, unsigned type, uint8_t shared)
     tc_serial_commit();
 }
 
+/* The server expects every obtain to follow a wait on the same thread (it asserts so);
+ * upstream's try-lock sends the obtain alone, which trips assertion-enabled servers. */
+static void try_lock_obtained(uint32_t id, uint8_t shared)
+{
+    lock_event(id, TC_REC_LOCK_WAIT, shared);
+    lock_event(id, TC_REC_LOCK_OBTAIN, shared);
+}
+
 static void terminate(uint32_t id)
 {
     if (id == UINT32_MAX)
@@ -120,7 +128,7 @@ void ___tracy_after_unlock_lockable_ctx(struct __tracy_lockable_context_data *l)
 void ___tracy_after_try_lock_lockable_ctx(struct __tracy_lockable_context_data *l, int32_t acquired)
 {
     if (l && acquired)
-        lock_event(l->id, TC_REC_LOCK_OBTAIN, 0);
+        try_lock_obtained(l->id, 0);
 }
 
 void ___tracy_mark_lockable_ctx(struct __tracy_lockable_context_data *l,
@@ -175,7 +183,7 @@ void ___tracy_after_unlock_shared_lockable_ctx(struct __tracy_shared_lockable_co
 void ___tracy_after_try_lock_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *l, int32_t acquired)
 {
     if (l && acquired)
-        lock_event(l->id, TC_REC_LOCK_OBTAIN, 0);
+        try_lock_obtained(l->id, 0);
 }
 
 int32_t ___tracy_before_lock_shared_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *l)
@@ -201,7 +209,7 @@ void ___tracy_after_try_lock_shared_shared_lockable_ctx(struct __tracy_shared_lo
                                                         int32_t acquired)
 {
     if (l && acquired)
-        lock_event(l->id, TC_REC_LOCK_OBTAIN, 1);
+        try_lock_obtained(l->id, 1);
 }
 
 void ___tracy_mark_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *l,

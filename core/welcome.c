@@ -14,17 +14,13 @@
 #  include <cpuid.h>
 #endif
 
+/* The executable's name (/proc/self/comm would cut it at 15 bytes). */
 static void program_name(char *buf, size_t cap)
 {
-    FILE *f = fopen("/proc/self/comm", "r");
-    buf[0] = 0;
-    if (f) {
-        if (fgets(buf, (int)cap, f))
-            buf[strcspn(buf, "\n")] = 0;
-        fclose(f);
-    }
-    if (!buf[0])
-        snprintf(buf, cap, "program");
+    extern char *program_invocation_short_name;
+    snprintf(buf, cap, "%s", program_invocation_short_name && *program_invocation_short_name
+                                 ? program_invocation_short_name
+                                 : "program");
 }
 
 static void cpu_identity(uint8_t *manufacturer, uint32_t *id, char *brand, size_t cap)

@@ -133,8 +133,8 @@ struct tcd_decoder {
     size_t inbuf_len;
     uint32_t frame_csize;     /* of the frame in inbuf, once its header is complete */
     uint64_t frame_index;
-    uint8_t item_type;        /* the item being parsed, for error messages */
-    size_t item_off;
+    const uint8_t *frame_items; /* the frame being parsed and its current item, */
+    const uint8_t *item;        /* for error messages */
 
     /* time chains, spec 8.1 (unsigned: hostile deltas must wrap, not overflow) */
     uint64_t ref_thread, ref_serial, ref_gpu;
@@ -150,6 +150,10 @@ struct tcd_decoder {
     uint64_t pending_mem_name;
     uint8_t mem_name_set;
     uint8_t callstack_pending;
+
+    /* Zone begin/end events are built here: only their own fields ever change, which
+     * spares clearing a whole event per zone on the hot path. */
+    struct tcd_event zone_event;
 
     uint8_t terminated, crashed, crash_reported;
     uint64_t open_zones;
@@ -211,8 +215,23 @@ bool tcd_tables_init(struct tcd_decoder *dec);
 const char *tcd_arena_strdup(struct tcd_decoder *dec, const void *s, size_t len);
 bool tcd_pending_keep(struct tcd_decoder *dec, struct tcd_pending_bytes *pb);
 
-/* decode_tables.c: maps */
-uint32_t tcd_map_find(const struct tcd_decoder *dec, const struct tcd_map *m, uint64_t key);
+/* decode_tables.c: maps. The multiplier mixes the per-decoder seed into the high bits,
+ * which pick the slot. */
+static inline uint32_t tcd_map_hash(const struct tcd_decoder *dec, uint64_t key)
+{
+    return (uint32_t)(((key ^ dec->hash_seed) * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+static inline uint32_t tcd_map_find(const struct tcd_decoder *dec, const struct tcd_map *m, uint64_t key)
+{
+    if (!m->slots) return 0;
+    for (uint32_t i = tcd_map_hash(dec, key) & m->mask;; i = (i + 1) & m->mask) {
+        const struct tcd_map_slot *s = &m->slots[i];
+        if (s->value == 0) return 0;
+        if (s->key == key) return s->value;
+    }
+}
+
 bool tcd_map_insert(struct tcd_decoder *dec, struct tcd_map *m, uint64_t key, uint32_t value);
 
 static inline void *tcd_paged_at(const struct tcd_paged *p, uint32_t i)
@@ -235,7 +254,16 @@ uint32_t tcd_check_plot(struct tcd_decoder *dec, uint64_t name);
 uint32_t tcd_check_frame_set(struct tcd_decoder *dec, uint64_t name, bool create);
 uint32_t tcd_find_pool(const struct tcd_decoder *dec, uint64_t name);
 uint32_t tcd_check_pool(struct tcd_decoder *dec, uint64_t name);
-bool tcd_zone_push(struct tcd_decoder *dec, struct tcd_thread *td);
+bool tcd_zone_stack_grow(struct tcd_decoder *dec, struct tcd_thread *td);
+
+static inline bool tcd_zone_push(struct tcd_decoder *dec, struct tcd_thread *td)
+{
+    if (td->depth == td->cap && !tcd_zone_stack_grow(dec, td)) return false;
+    td->zone_ids[td->depth++] = td->next_zone_id;
+    td->next_zone_id = 0;
+    dec->open_zones++;
+    return true;
+}
 
 /* decode_tables.c: replies; each returns false (and fails) when nothing asked for it. */
 bool tcd_reply_string(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);

@@ -21,8 +21,9 @@ static inline uint32_t rd_bgr(const uint8_t *p) { return (uint32_t)p[2] << 16 | 
 
 static void item_fail(struct tcd_decoder *dec, const char *what)
 {
-    tcd_fail(dec, "%s [item %s (%u) at offset %zu of frame %" PRIu64 "]", what,
-             tcd_item_name(dec->item_type), dec->item_type, dec->item_off, dec->frame_index);
+    uint8_t type = dec->item[0];
+    tcd_fail(dec, "%s [item %s (%u) at offset %td of frame %" PRIu64 "]", what,
+             tcd_item_name(type), type, dec->item - dec->frame_items, dec->frame_index);
 }
 
 static inline void emit(struct tcd_decoder *dec, const struct tcd_event *ev)
@@ -76,7 +77,11 @@ static inline struct tcd_thread *current_thread(struct tcd_decoder *dec)
 static inline uint32_t check_srcloc(struct tcd_decoder *dec, uint64_t id)
 {
     if (id == dec->last_srcloc_id && dec->srclocs.count) return dec->last_srcloc_index;
-    return tcd_check_srcloc(dec, id);
+    uint32_t idx = tcd_map_find(dec, &dec->srcloc_ids, id);
+    if (!idx) return tcd_check_srcloc(dec, id); /* new: query it */
+    dec->last_srcloc_id = id;
+    dec->last_srcloc_index = idx - 1;
+    return idx - 1;
 }
 
 /* Zone text, name, colour and value go to the innermost zone of the current thread,
@@ -131,7 +136,12 @@ static void zone_begin(struct tcd_decoder *dec, uint64_t delta, uint32_t srcloc)
     struct tcd_thread *td = current_thread(dec);
     if (!tcd_zone_push(dec, td)) return;
     dec->stats.zones++;
-    emit(dec, &(struct tcd_event){ .kind = TCD_ZONE_BEGIN, .thread = td->id, .time = t, .srcloc = srcloc });
+    struct tcd_event *ev = &dec->zone_event;
+    ev->kind = TCD_ZONE_BEGIN;
+    ev->thread = td->id;
+    ev->time = t;
+    ev->srcloc = srcloc;
+    emit(dec, ev);
 }
 
 static void zone_begin_static(struct tcd_decoder *dec, uint64_t delta, uint64_t srcloc_id)
@@ -164,7 +174,12 @@ static void zone_end(struct tcd_decoder *dec, uint64_t delta)
     }
     td->next_zone_id = 0;
     dec->open_zones--;
-    emit(dec, &(struct tcd_event){ .kind = TCD_ZONE_END, .thread = td->id, .time = thread_time(dec, delta) });
+    struct tcd_event *ev = &dec->zone_event;
+    ev->kind = TCD_ZONE_END;
+    ev->thread = td->id;
+    ev->time = thread_time(dec, delta);
+    ev->srcloc = 0;
+    emit(dec, ev);
 }
 
 static void zone_text(struct tcd_decoder *dec, enum tcd_event_kind kind)
@@ -613,12 +628,12 @@ static size_t attached_string(struct tcd_decoder *dec, const uint8_t *it, size_t
 void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
 {
     size_t off = 0;
+    dec->frame_items = p;
     while (off < n) {
         const uint8_t *it = p + off;
         const size_t avail = n - off;
         const uint8_t type = it[0];
-        dec->item_type = type;
-        dec->item_off = off;
+        dec->item = it;
         if (type >= TCW_NUM_TYPES) {
             item_fail(dec, "unknown item type");
             return;

@@ -116,24 +116,6 @@ bool tcd_pending_keep(struct tcd_decoder *dec, struct tcd_pending_bytes *pb)
 
 /* ---- hash maps and paged arrays --------------------------------------------------- */
 
-static inline uint32_t map_hash(const struct tcd_decoder *dec, uint64_t key)
-{
-    uint64_t x = key ^ dec->hash_seed; /* splitmix64 finaliser */
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return (uint32_t)(x ^ (x >> 31));
-}
-
-uint32_t tcd_map_find(const struct tcd_decoder *dec, const struct tcd_map *m, uint64_t key)
-{
-    if (!m->slots) return 0;
-    for (uint32_t i = map_hash(dec, key) & m->mask;; i = (i + 1) & m->mask) {
-        const struct tcd_map_slot *s = &m->slots[i];
-        if (s->value == 0) return 0;
-        if (s->key == key) return s->value;
-    }
-}
-
 static bool map_grow(struct tcd_decoder *dec, struct tcd_map *m)
 {
     uint32_t old_size = m->slots ? m->mask + 1 : 0;
@@ -147,7 +129,7 @@ static bool map_grow(struct tcd_decoder *dec, struct tcd_map *m)
     for (uint32_t i = 0; i < old_size; i++) {
         const struct tcd_map_slot *s = &m->slots[i];
         if (s->value == 0) continue;
-        uint32_t j = map_hash(dec, s->key) & (size - 1);
+        uint32_t j = tcd_map_hash(dec, s->key) & (size - 1);
         while (slots[j].value) j = (j + 1) & (size - 1);
         slots[j] = *s;
     }
@@ -161,7 +143,7 @@ static bool map_grow(struct tcd_decoder *dec, struct tcd_map *m)
 bool tcd_map_insert(struct tcd_decoder *dec, struct tcd_map *m, uint64_t key, uint32_t value)
 {
     if ((!m->slots || (m->count + 1) * 2 > m->mask + 1) && !map_grow(dec, m)) return false;
-    uint32_t i = map_hash(dec, key) & m->mask;
+    uint32_t i = tcd_map_hash(dec, key) & m->mask;
     while (m->slots[i].value) i = (i + 1) & m->mask;
     m->slots[i].key = key;
     m->slots[i].value = value;
@@ -411,22 +393,17 @@ bool tcd_reply_fiber_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s
     return true;
 }
 
-bool tcd_zone_push(struct tcd_decoder *dec, struct tcd_thread *td)
+bool tcd_zone_stack_grow(struct tcd_decoder *dec, struct tcd_thread *td)
 {
-    if (td->depth == td->cap) {
-        uint32_t cap = td->cap ? td->cap * 2 : 16;
-        if (cap <= td->cap) {
-            tcd_fail(dec, "decoder memory limit reached (zone stack too deep)");
-            return false;
-        }
-        uint32_t *ids = tcd_realloc(dec, td->zone_ids, (size_t)td->cap * sizeof *ids, (size_t)cap * sizeof *ids);
-        if (!ids) return false;
-        td->zone_ids = ids;
-        td->cap = cap;
+    uint32_t cap = td->cap ? td->cap * 2 : 16;
+    if (cap <= td->cap) {
+        tcd_fail(dec, "decoder memory limit reached (zone stack too deep)");
+        return false;
     }
-    td->zone_ids[td->depth++] = td->next_zone_id;
-    td->next_zone_id = 0;
-    dec->open_zones++;
+    uint32_t *ids = tcd_realloc(dec, td->zone_ids, (size_t)td->cap * sizeof *ids, (size_t)cap * sizeof *ids);
+    if (!ids) return false;
+    td->zone_ids = ids;
+    td->cap = cap;
     return true;
 }
 
@@ -476,7 +453,10 @@ bool tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function,
                       uint32_t line, uint32_t color)
 {
     struct tcd_vec *fifo = &dec->srcloc_fifo;
-    if (dec->srcloc_fifo_head == fifo->count) return unsolicited(dec, "SourceLocation", 0);
+    if (dec->srcloc_fifo_head == fifo->count) {
+        tcd_fail(dec, "unsolicited SourceLocation reply (no SourceLocation query is outstanding)");
+        return false;
+    }
     uint32_t idx = ((uint32_t *)fifo->data)[dec->srcloc_fifo_head++];
     if (dec->srcloc_fifo_head == fifo->count) dec->srcloc_fifo_head = fifo->count = 0;
     struct tcd_srcloc_rec *rec = tcd_paged_at(&dec->srclocs, idx);
@@ -517,7 +497,7 @@ uint32_t tcd_payload_srcloc(struct tcd_decoder *dec, uint32_t color, uint32_t li
     h = content_hash(h, name, nlen);
     const struct tcd_map *m = &dec->srcloc_payloads;
     if (m->slots) {
-        for (uint32_t i = map_hash(dec, h) & m->mask; m->slots[i].value; i = (i + 1) & m->mask) {
+        for (uint32_t i = tcd_map_hash(dec, h) & m->mask; m->slots[i].value; i = (i + 1) & m->mask) {
             if (m->slots[i].key != h) continue;
             const struct tcd_srcloc_rec *rec = tcd_paged_at(&dec->srclocs, m->slots[i].value - 1);
             if (srcloc_equal(&rec->pub, color, line, function, flen, file, slen, name, nlen))
