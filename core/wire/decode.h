@@ -49,7 +49,7 @@ enum tcd_event_kind {
     TCD_LOCK_TERMINATE,  /* id = lock, time */
     TCD_LOCK_WAIT,       /* id = lock, thread, time, format = 1 when shared */
     TCD_LOCK_OBTAIN,     /* id = lock, thread, time, format = 1 when shared */
-    TCD_LOCK_RELEASE,    /* id = lock, thread (0 when the protocol does not say), time, format */
+    TCD_LOCK_RELEASE,    /* id = lock, thread (exclusive: the last obtainer), time, format */
     TCD_LOCK_MARK,       /* id = lock, thread, srcloc */
     TCD_LOCK_NAME,       /* id = lock, text */
     TCD_GPU_CONTEXT,     /* id = context, thread, time (cpu), format = type, flags, dvalue = period */
@@ -172,7 +172,8 @@ const struct tcd_welcome *tcd_decoder_welcome(const struct tcd_decoder *dec);
 /* Symbol tables. Unknown or unresolved entries give "" (or a NULL-free default).
  * Returned pointers stay valid until tcd_decoder_free(). tcd_srcloc() refreshes the
  * record's strings on each call, so call it again after names were answered.
- * tcd_thread_name() gives the decimal id while the name is unknown. */
+ * tcd_thread_name() gives the decimal id while the name is unknown (for an id the
+ * decoder never saw, from a small per-thread rotating buffer: copy it). */
 const struct tcd_srcloc *tcd_srcloc(const struct tcd_decoder *dec, uint32_t index);
 uint32_t tcd_srcloc_count(const struct tcd_decoder *dec);
 const char *tcd_thread_name(const struct tcd_decoder *dec, uint32_t thread);

@@ -69,7 +69,6 @@ struct tcd_thread {
 
 struct tcd_srcloc_rec {
     struct tcd_srcloc pub;
-    uint64_t content_hash;   /* inline source locations only */
     uint32_t name_str, function_str, file_str; /* string handles of a static srcloc */
     uint8_t is_static;
 };

@@ -316,14 +316,19 @@ static void mem_discard(struct tcd_decoder *dec, const uint8_t *it)
 
 /* ---- locks ---------------------------------------------------------------------------------- */
 
-static struct tcd_lock *find_lock(struct tcd_decoder *dec, uint32_t id)
+static struct tcd_lock *find_lock(struct tcd_decoder *dec, uint32_t id, bool shared_event)
 {
     uint32_t idx = tcd_map_find(dec, &dec->lock_ids, id);
     if (!idx) {
         item_fail(dec, "lock event for a lock that was not announced");
         return NULL;
     }
-    return (struct tcd_lock *)dec->locks.data + idx - 1;
+    struct tcd_lock *lock = (struct tcd_lock *)dec->locks.data + idx - 1;
+    if (shared_event && !lock->shared) {
+        item_fail(dec, "shared lock event on a lock announced as exclusive");
+        return NULL;
+    }
+    return lock;
 }
 
 static void lock_announce(struct tcd_decoder *dec, const uint8_t *it)
@@ -347,7 +352,7 @@ static void lock_announce(struct tcd_decoder *dec, const uint8_t *it)
 static void lock_thread_event(struct tcd_decoder *dec, const uint8_t *it, enum tcd_event_kind kind, uint8_t shared)
 {
     uint32_t id = rd32(it + 5), thread = rd32(it + 1);
-    struct tcd_lock *lock = find_lock(dec, id);
+    struct tcd_lock *lock = find_lock(dec, id, shared);
     if (!lock) return;
     int64_t t = serial_time(dec, rd64(it + 9));
     if (kind == TCD_LOCK_OBTAIN && !shared) lock->last_obtainer = thread;
@@ -358,7 +363,7 @@ static void lock_thread_event(struct tcd_decoder *dec, const uint8_t *it, enum t
 static void lock_release(struct tcd_decoder *dec, const uint8_t *it, uint8_t shared)
 {
     uint32_t id = rd32(it + 1);
-    struct tcd_lock *lock = find_lock(dec, id);
+    struct tcd_lock *lock = find_lock(dec, id, shared);
     if (!lock) return;
     int64_t t = serial_time(dec, rd64(it + 5));
     /* An exclusive release names no thread: it is the last obtainer's. */
@@ -740,7 +745,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
 
         case TCW_LockAnnounce: lock_announce(dec, it); break;
         case TCW_LockTerminate:
-            if (find_lock(dec, rd32(it + 1)))
+            if (find_lock(dec, rd32(it + 1), false))
                 emit(dec, &(struct tcd_event){ .kind = TCD_LOCK_TERMINATE, .id = rd32(it + 1),
                                                .time = trace_time(dec, rd64(it + 5)) });
             break;
@@ -752,7 +757,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         case TCW_LockSharedRelease: lock_release(dec, it, 1); break;
         case TCW_LockMark: {
             uint32_t srcloc = check_srcloc(dec, rd64(it + 9));
-            if (find_lock(dec, rd32(it + 5)))
+            if (find_lock(dec, rd32(it + 5), false))
                 emit(dec, &(struct tcd_event){ .kind = TCD_LOCK_MARK, .id = rd32(it + 5), .thread = rd32(it + 1),
                                                .srcloc = srcloc });
             break;
@@ -760,7 +765,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         case TCW_LockName: {
             const uint8_t *s;
             size_t len;
-            if (take_single(dec, &s, &len) && find_lock(dec, rd32(it + 1)))
+            if (take_single(dec, &s, &len) && find_lock(dec, rd32(it + 1), false))
                 emit(dec, &(struct tcd_event){ .kind = TCD_LOCK_NAME, .id = rd32(it + 1),
                                                .text = (const char *)s, .text_len = len });
             break;

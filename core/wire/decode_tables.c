@@ -506,7 +506,6 @@ uint32_t tcd_payload_srcloc(struct tcd_decoder *dec, uint32_t color, uint32_t li
     }
     struct tcd_srcloc_rec *rec = new_srcloc(dec);
     if (!rec || !tcd_map_insert(dec, &dec->srcloc_payloads, h, dec->srclocs.count)) return 0;
-    rec->content_hash = h;
     rec->pub.function = tcd_arena_strdup(dec, function, flen);
     rec->pub.file = tcd_arena_strdup(dec, file, slen);
     rec->pub.name = tcd_arena_strdup(dec, name, nlen);

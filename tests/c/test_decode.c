@@ -796,6 +796,11 @@ static void framing_errors(void)
     expect_items_failure("lock event before LockAnnounce", &items, "not announced");
 
     clear(&items);
+    u8(&items, TCW_LockAnnounce); u32(&items, 3); u64(&items, 1); u64(&items, 0x100); u8(&items, 0);
+    u8(&items, TCW_LockSharedWait); u32(&items, 1); u32(&items, 3); u64(&items, 1);
+    expect_items_failure("shared event on an exclusive lock", &items, "announced as exclusive");
+
+    clear(&items);
     u8(&items, TCW_GpuTime); u64(&items, 1); u16(&items, 0); u8(&items, 9);
     expect_items_failure("GpuTime for an unknown context", &items, "not created");
 

@@ -4,7 +4,9 @@
  * or socket is involved. The expected CSV numbers are worked out by hand from the
  * events below following tracy-csvexport's rules (finished zones with a span > 0,
  * std::to_string formatting). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* open_memstream, mkdtemp, mkstemps */
+#endif
 #include "test_util.h"
 #include "trace/export.h"
 #include "trace/model.h"
@@ -491,11 +493,11 @@ static void test_scale(void)
             end(tr, MAIN_TID, t++);
     }
     for (uint64_t i = 0; i < 20000; i++) {
-        ev(tr, (struct tcd_event){.kind = TCD_MEM_ALLOC, .thread = MAIN_TID, .address = i * 16,
+        ev(tr, (struct tcd_event){.kind = TCD_MEM_ALLOC, .thread = MAIN_TID, .address = (i + 1) * 16,
                                   .value = 1});
         if (i % 2)
             ev(tr, (struct tcd_event){.kind = TCD_MEM_FREE, .thread = MAIN_TID,
-                                      .address = (i - 1) * 16});
+                                      .address = i * 16});
     }
     end(tr, MAIN_TID, t); /* an end without a begin is ignored */
     tct_trace_finish(tr);

@@ -1,0 +1,92 @@
+/* End to end: 8 threads x 100,000 nested zones each, recorded before the server
+ * connects (late connect) and while it is connected; every count exact, nesting per
+ * thread intact, threads that exited lose nothing. */
+#include "test_capture.h"
+#include "test_util.h"
+#include "tracyc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define THREADS 8
+#define ZONES 100000
+
+static const struct ___tracy_source_location_data outer_loc = {"outer", "worker", "threads.c", 1, 0};
+static const struct ___tracy_source_location_data inner_loc = {"inner", "worker", "threads.c", 2, 0};
+
+static void *worker(void *arg)
+{
+    char name[32];
+    snprintf(name, sizeof name, "worker %d", (int)(intptr_t)arg);
+    ___tracy_set_thread_name(name);
+    for (int i = 0; i < ZONES / 2; i++) {
+        TracyCZoneCtx outer = ___tracy_emit_zone_begin(&outer_loc, 1);
+        TracyCZoneCtx inner = ___tracy_emit_zone_begin(&inner_loc, 1);
+        ___tracy_emit_zone_end(inner);
+        ___tracy_emit_zone_end(outer);
+    }
+    return NULL;
+}
+
+static void run_workers(void)
+{
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+}
+
+int main(void)
+{
+    uint16_t port = tt_use_free_port();
+    setenv("TRACY_NO_EXIT", "1", 1);
+    /* First wave: no server yet; the threads exit before it connects. */
+    run_workers();
+    struct tt_capture *cap = tt_capture_start(port);
+    /* Second wave while (or before) the server connects. */
+    run_workers();
+    ___tracy_shutdown_profiler();
+    CHECK_EQ_INT(tt_capture_join(cap), 0);
+    if (cap->result)
+        fprintf(stderr, "capture: %s\n", cap->err);
+
+    CHECK_EQ_INT(tt_count(cap, TCD_ZONE_BEGIN), 2 * THREADS * ZONES);
+    CHECK_EQ_INT(tt_count(cap, TCD_ZONE_END), 2 * THREADS * ZONES);
+    /* Per thread: begins and ends alternate as outer, inner, end, end. */
+    struct { uint32_t tid; int depth, bad, named; size_t zones; } seen[2 * THREADS];
+    size_t nseen = 0;
+    memset(seen, 0, sizeof seen);
+    for (size_t i = 0; i < cap->len; i++) {
+        const struct tcd_event *e = &cap->events[i].ev;
+        if (e->kind != TCD_ZONE_BEGIN && e->kind != TCD_ZONE_END)
+            continue;
+        size_t k = 0;
+        while (k < nseen && seen[k].tid != e->thread)
+            k++;
+        if (k == nseen && nseen < 2 * THREADS)
+            seen[nseen++].tid = e->thread;
+        if (k >= 2 * THREADS)
+            continue;
+        if (e->kind == TCD_ZONE_BEGIN) {
+            const struct tcd_srcloc *s = tcd_srcloc(cap->dec, e->srcloc);
+            seen[k].bad += strcmp(s->name, seen[k].depth == 0 ? "outer" : "inner") != 0;
+            seen[k].depth++;
+            seen[k].zones++;
+        } else {
+            seen[k].bad += seen[k].depth == 0;
+            seen[k].depth--;
+        }
+    }
+    CHECK_EQ_INT(nseen, 2 * THREADS);
+    for (size_t k = 0; k < nseen; k++) {
+        CHECK_EQ_INT(seen[k].zones, ZONES);
+        CHECK_EQ_INT(seen[k].bad, 0);
+        CHECK_EQ_INT(seen[k].depth, 0);
+        CHECK(strncmp(tcd_thread_name(cap->dec, seen[k].tid), "worker ", 7) == 0);
+    }
+    CHECK_EQ_INT(tracyc_dropped_events(), 0);
+    tt_capture_free(cap);
+    return tt_finish("test_e2e_threads");
+}

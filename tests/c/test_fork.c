@@ -1,0 +1,43 @@
+/* A forked child never writes into the parent's connection; the parent's capture is
+ * complete and contains only the parent's events. */
+#include "test_capture.h"
+#include "test_util.h"
+#include "tracyc.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const struct ___tracy_source_location_data parent_loc = {"parent", "main", "fork.c", 1, 0};
+static const struct ___tracy_source_location_data child_loc = {"child", "main", "fork.c", 2, 0};
+
+int main(void)
+{
+    uint16_t port = tt_use_free_port();
+    setenv("TRACY_NO_EXIT", "1", 1);
+    struct tt_capture *cap = tt_capture_start(port);
+    TracyCZoneCtx z = ___tracy_emit_zone_begin(&parent_loc, 1);
+    ___tracy_emit_zone_end(z);
+    for (int i = 0; i < 200 && !___tracy_connected(); i++)
+        usleep(10000);
+    pid_t pid = fork();
+    if (pid == 0) {
+        for (int i = 0; i < 1000; i++) {
+            TracyCZoneCtx c = ___tracy_emit_zone_begin(&child_loc, 1);
+            ___tracy_emit_zone_end(c);
+        }
+        ___tracy_emit_logStringL(TracyMessageSeverityInfo, 0, 0, "from the child");
+        _exit(tracyc_disabled() ? 0 : 3);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    z = ___tracy_emit_zone_begin(&parent_loc, 1);
+    ___tracy_emit_zone_end(z);
+    ___tracy_shutdown_profiler();
+    CHECK_EQ_INT(tt_capture_join(cap), 0);
+    CHECK_EQ_INT(tt_count(cap, TCD_ZONE_BEGIN), 2);
+    CHECK(tt_find_text(cap, TCD_MESSAGE, "from the child") == NULL);
+    tt_capture_free(cap);
+    return tt_finish("test_fork");
+}

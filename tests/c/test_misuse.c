@@ -1,0 +1,71 @@
+/* Misuse has documented behaviour and never corrupts the stream: NULL strings, zero
+ * lengths, zones ended twice, out of order or on another thread, calls after shutdown. */
+#include "test_capture.h"
+#include "test_util.h"
+#include "tracyc.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct ___tracy_source_location_data loc = {"misuse", "main", "misuse.c", 1, 0};
+static TracyCZoneCtx shared_ctx;
+
+static void *end_elsewhere(void *arg)
+{
+    (void)arg;
+    ___tracy_emit_zone_end(shared_ctx); /* not this thread's zone: ignored */
+    return NULL;
+}
+
+int main(void)
+{
+    uint16_t port = tt_use_free_port();
+    setenv("TRACY_NO_EXIT", "1", 1);
+    struct tt_capture *cap = tt_capture_start(port);
+
+    ___tracy_emit_logString(TracyMessageSeverityInfo, 0, 0, 5, NULL);
+    ___tracy_emit_logStringL(TracyMessageSeverityInfo, 0, 0, NULL);
+    ___tracy_emit_logString(TracyMessageSeverityInfo, 0, 0, 0, "");
+    ___tracy_emit_logString(99, 0, 0, 3, "bad"); /* unknown severity: Info */
+    ___tracy_emit_plot(NULL, 1.0);
+    ___tracy_emit_frame_mark_start(NULL);
+    ___tracy_emit_memory_discard(NULL);
+    ___tracy_set_thread_name(NULL);
+    CHECK_EQ_INT(___tracy_emit_zone_begin(NULL, 1).active, 0);
+    CHECK_EQ_INT(___tracy_emit_zone_begin_alloc(0, 1).active, 0);
+
+    TracyCZoneCtx a = ___tracy_emit_zone_begin(&loc, 1);
+    TracyCZoneCtx b = ___tracy_emit_zone_begin(&loc, 1);
+    ___tracy_emit_zone_text(b, NULL, 3);
+    ___tracy_emit_zone_text(a, "not innermost", 13); /* ignored: a is not innermost */
+    ___tracy_emit_zone_end(a);                        /* out of order: ignored */
+    CHECK(strlen(tracyc_last_error()) > 0);
+    ___tracy_emit_zone_end(b);
+    ___tracy_emit_zone_end(b); /* twice: ignored */
+    ___tracy_emit_zone_end(a);
+
+    shared_ctx = ___tracy_emit_zone_begin(&loc, 1);
+    pthread_t t;
+    pthread_create(&t, NULL, end_elsewhere, NULL);
+    pthread_join(t, NULL);
+    ___tracy_emit_zone_end(shared_ctx);
+
+    ___tracy_shutdown_profiler();
+    /* After shutdown: ignored, no crash. */
+    TracyCZoneCtx late = ___tracy_emit_zone_begin(&loc, 1);
+    ___tracy_emit_zone_end(late);
+    ___tracy_emit_logStringL(TracyMessageSeverityInfo, 0, 0, "after shutdown");
+
+    CHECK_EQ_INT(tt_capture_join(cap), 0);
+    if (cap->result)
+        fprintf(stderr, "capture: %s\n", cap->err);
+    CHECK_EQ_INT(tcd_decoder_state(cap->dec), TCD_STATE_DONE);
+    CHECK_EQ_INT(tt_count(cap, TCD_ZONE_BEGIN), 3);
+    CHECK_EQ_INT(tt_count(cap, TCD_ZONE_END), 3);
+    CHECK(tt_find_text(cap, TCD_ZONE_TEXT, "not innermost") == NULL);
+    const struct tcd_event *m = tt_find_text(cap, TCD_MESSAGE, "bad");
+    CHECK(m && m->severity == TracyMessageSeverityInfo);
+    tt_capture_free(cap);
+    return tt_finish("test_misuse");
+}
