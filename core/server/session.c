@@ -125,7 +125,7 @@ static int connect_one(const struct addrinfo *ai, double deadline, volatile int 
             if (*error == 0) return fd;
         } else if (r < 0 && errno != EINTR) {
             *error = errno;
-        } else if ((stop_flag && *stop_flag) || now_s() >= attempt_end) {
+        } else if ((stop_flag && __atomic_load_n(stop_flag, __ATOMIC_RELAXED)) || now_s() >= attempt_end) {
             *error = ETIMEDOUT;
         }
     }
@@ -150,7 +150,7 @@ static int connect_retrying(const struct tcs_options *opt, struct session *s)
     for (;;) {
         for (const struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next)
             fd = connect_one(ai, deadline, opt->stop_flag, &error);
-        if (fd >= 0 || now_s() >= deadline || (opt->stop_flag && *opt->stop_flag)) break;
+        if (fd >= 0 || now_s() >= deadline || (opt->stop_flag && __atomic_load_n(opt->stop_flag, __ATOMIC_RELAXED))) break;
         nanosleep(&(struct timespec){ 0, CONNECT_RETRY_MS * 1000000L }, NULL);
     }
     freeaddrinfo(res);
@@ -184,7 +184,7 @@ static int pump(const struct tcs_options *opt, struct session *s, struct tcd_dec
 {
     double start = now_s(), last_progress = start;
     for (;;) {
-        if (opt->stop_flag && *opt->stop_flag) {
+        if (opt->stop_flag && __atomic_load_n(opt->stop_flag, __ATOMIC_RELAXED)) {
             send_terminate(s);
             say(s, "stopped by the user");
             return TCS_INCOMPLETE;

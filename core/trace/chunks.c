@@ -19,22 +19,20 @@ void tct_chunks_free(struct tct_chunks *c)
     tct_chunks_init(c, c->elem_size);
 }
 
-void *tct_chunks_push(struct tct_chunks *c)
+void *tct_chunks_push_chunk(struct tct_chunks *c)
 {
     size_t chunk = c->count >> TCT_CHUNK_SHIFT;
-    if ((c->count & (TCT_CHUNK_ELEMS - 1)) == 0) {
-        if (chunk == c->chunk_slots) {
-            size_t slots = c->chunk_slots ? c->chunk_slots * 2 : 8;
-            char **grown = realloc(c->chunks, slots * sizeof *grown);
-            if (!grown)
-                return NULL;
-            c->chunks = grown;
-            c->chunk_slots = slots;
-        }
-        c->chunks[chunk] = calloc(TCT_CHUNK_ELEMS, c->elem_size);
-        if (!c->chunks[chunk])
+    if (chunk == c->chunk_slots) {
+        size_t slots = c->chunk_slots ? c->chunk_slots * 2 : 8;
+        char **grown = realloc(c->chunks, slots * sizeof *grown);
+        if (!grown)
             return NULL;
+        c->chunks = grown;
+        c->chunk_slots = slots;
     }
+    c->chunks[chunk] = calloc(TCT_CHUNK_ELEMS, c->elem_size);
+    if (!c->chunks[chunk])
+        return NULL;
     return tct_chunks_at(c, c->count++);
 }
 

@@ -27,13 +27,22 @@ struct tct_chunks {
 
 void tct_chunks_init(struct tct_chunks *c, size_t elem_size);
 void tct_chunks_free(struct tct_chunks *c);
-/* A zero-filled new element at index c->count (then count + 1), or NULL when out of memory. */
-void *tct_chunks_push(struct tct_chunks *c);
 size_t tct_chunks_memory(const struct tct_chunks *c);
 
 static inline void *tct_chunks_at(const struct tct_chunks *c, size_t i)
 {
     return c->chunks[i >> TCT_CHUNK_SHIFT] + (i & (TCT_CHUNK_ELEMS - 1)) * c->elem_size;
+}
+
+/* Starts a new chunk, then pushes; the slow path of tct_chunks_push. */
+void *tct_chunks_push_chunk(struct tct_chunks *c);
+
+/* A zero-filled new element at index c->count (then count + 1), or NULL when out of memory. */
+static inline void *tct_chunks_push(struct tct_chunks *c)
+{
+    if ((c->count & (TCT_CHUNK_ELEMS - 1)) == 0)
+        return tct_chunks_push_chunk(c);
+    return tct_chunks_at(c, c->count++);
 }
 
 struct tct_strpool {

@@ -56,9 +56,12 @@ void tct_trace_free(struct tct_trace *tr)
 
 struct tct_thread *tct_model_thread(struct tct_trace *tr, uint32_t id)
 {
+    /* Events come in runs per thread: skip the hash lookup for the same thread. */
+    if (tr->last_thread && tr->last_thread->id == id)
+        return tr->last_thread;
     uint64_t *slot = tct_map_get(&tr->thread_by_id, id);
     if (slot)
-        return tr->threads[*slot];
+        return tr->last_thread = tr->threads[*slot];
     struct tct_thread **grown = tct_grow(tr->threads, &tr->thread_cap, tr->thread_count + 1,
                                          sizeof *grown);
     if (!grown)
@@ -74,7 +77,7 @@ struct tct_thread *tct_model_thread(struct tct_trace *tr, uint32_t id)
     t->id = id;
     tct_chunks_init(&t->zones, sizeof(struct tct_zone));
     tr->threads[tr->thread_count++] = t;
-    return t;
+    return tr->last_thread = t;
 }
 
 struct tct_thread *tct_model_event_thread(struct tct_trace *tr, uint32_t id)
@@ -118,10 +121,16 @@ static void zone_begin(struct tct_trace *tr, const struct tcd_event *ev)
         tr->ignored_events++;
         return;
     }
-    size_t *open = tct_grow(t->open, &t->open_cap, t->open_count + 1, sizeof *open);
-    struct tct_zone *z = open ? tct_chunks_push(&t->zones) : NULL;
-    if (open)
+    if (t->open_count == t->open_cap) {
+        size_t *open = tct_grow(t->open, &t->open_cap, t->open_count + 1, sizeof *open);
+        if (!open) {
+            t->skipped_open++;
+            tr->lost_events++;
+            return;
+        }
         t->open = open;
+    }
+    struct tct_zone *z = tct_chunks_push(&t->zones);
     if (!z) {
         /* Keep begin/end pairing right: the matching end closes nothing. */
         t->skipped_open++;

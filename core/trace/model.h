@@ -193,6 +193,7 @@ struct tct_trace {
     size_t thread_cap, plot_cap, frame_set_cap, pool_cap, lock_cap, gpu_context_cap,
         app_info_cap;
     uint32_t next_server_index;
+    struct tct_thread *last_thread; /* the thread the previous event went to */
     struct tct_strpool strings;
 };
 

@@ -1,7 +1,9 @@
 /* decode_internal.h - the decoder's state, shared by the files that implement decode.h.
  *
  *   decode.c         public API: handshake, LZ4 framing, completion
- *   decode_items.c   one decompressed frame of items -> events
+ *   decode_items.c   one decompressed frame of items -> events (thread-bound items,
+ *                    strings, replies); decode_item.h holds the helpers it shares with
+ *   decode_global.c  memory, lock and GPU items
  *   decode_tables.c  memory accounting, hash maps, symbol tables, the query queue
  *   decode_names.c   item type names for error messages
  *

@@ -9,58 +9,13 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "wire/decode_internal.h"
+#include "wire/decode_item.h"
 
-static inline uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-static inline uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static inline uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static inline float rdf32(const uint8_t *p) { float v; memcpy(&v, p, 4); return v; }
-static inline double rdf64(const uint8_t *p) { double v; memcpy(&v, p, 8); return v; }
-/* Wire colours are b, g, r bytes; events carry 0x00RRGGBB. */
-static inline uint32_t rd_bgr(const uint8_t *p) { return (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0]; }
-
-static void item_fail(struct tcd_decoder *dec, const char *what)
+void tcd_item_fail(struct tcd_decoder *dec, const char *what)
 {
     uint8_t type = dec->item[0];
     tcd_fail(dec, "%s [item %s (%u) at offset %td of frame %" PRIu64 "]", what,
              tcd_item_name(type), type, dec->item - dec->frame_items, dec->frame_index);
-}
-
-static inline void emit(struct tcd_decoder *dec, const struct tcd_event *ev)
-{
-    dec->stats.events++;
-    if (dec->cb.on_event) dec->cb.on_event(dec->user, ev);
-}
-
-/* ---- time ------------------------------------------------------------------------- */
-
-static inline int64_t clamp_i64(double ns)
-{
-    if (ns > -9.2e18 && ns < 9.2e18) return (int64_t)ns;
-    return ns > 0 ? INT64_MAX : ns < 0 ? INT64_MIN : 0; /* NaN: 0 */
-}
-
-/* int64((T - initBegin) * timerMul), in f64 like the server. */
-static inline int64_t trace_time(const struct tcd_decoder *dec, uint64_t t)
-{
-    return clamp_i64((double)(int64_t)(t - (uint64_t)dec->welcome.init_begin) * dec->welcome.timer_mul);
-}
-
-static inline int64_t thread_time(struct tcd_decoder *dec, uint64_t delta)
-{
-    return trace_time(dec, dec->ref_thread += delta);
-}
-
-static inline int64_t serial_time(struct tcd_decoder *dec, uint64_t delta)
-{
-    return trace_time(dec, dec->ref_serial += delta);
-}
-
-/* The 64-bit variant of a compact encoding (spec 8.1.2). */
-static inline uint64_t delta64(const uint8_t *p)
-{
-    int64_t v = (int64_t)rd64(p);
-    return v >= 0 ? (uint64_t)v + TCW_DELTA32_LIMIT : (uint64_t)v;
 }
 
 /* ---- threads and registers ----------------------------------------------------------- */
@@ -74,16 +29,6 @@ static inline struct tcd_thread *current_thread(struct tcd_decoder *dec)
     return td->fiber ? td->fiber : td;
 }
 
-static inline uint32_t check_srcloc(struct tcd_decoder *dec, uint64_t id)
-{
-    if (id == dec->last_srcloc_id && dec->srclocs.count) return dec->last_srcloc_index;
-    uint32_t idx = tcd_map_find(dec, &dec->srcloc_ids, id);
-    if (!idx) return tcd_check_srcloc(dec, id); /* new: query it */
-    dec->last_srcloc_id = id;
-    dec->last_srcloc_index = idx - 1;
-    return idx - 1;
-}
-
 /* Zone text, name, colour and value go to the innermost zone of the current thread,
  * checked against the ZoneValidation register (spec 8.4). */
 static struct tcd_thread *zone_extra_target(struct tcd_decoder *dec, const char *failure)
@@ -91,7 +36,7 @@ static struct tcd_thread *zone_extra_target(struct tcd_decoder *dec, const char 
     struct tcd_thread *td = dec->ctx ? dec->ctx : tcd_find_thread(dec, dec->ctx_tid);
     if (td && td->fiber) td = td->fiber;
     if (!td || td->depth == 0 || td->next_zone_id != td->zone_ids[td->depth - 1]) {
-        item_fail(dec, failure);
+        tcd_item_fail(dec, failure);
         return NULL;
     }
     td->next_zone_id = 0;
@@ -102,7 +47,7 @@ static bool take_bytes(struct tcd_decoder *dec, struct tcd_pending_bytes *pb, co
                        const uint8_t **s, size_t *len)
 {
     if (!pb->set) {
-        item_fail(dec, missing);
+        tcd_item_fail(dec, missing);
         return false;
     }
     pb->set = 0;
@@ -111,7 +56,7 @@ static bool take_bytes(struct tcd_decoder *dec, struct tcd_pending_bytes *pb, co
     return true;
 }
 
-static bool take_single(struct tcd_decoder *dec, const uint8_t **s, size_t *len)
+bool tcd_take_single(struct tcd_decoder *dec, const uint8_t **s, size_t *len)
 {
     return take_bytes(dec, &dec->single, "no single string precedes the item that consumes it", s, len);
 }
@@ -120,7 +65,7 @@ static void put_bytes(struct tcd_decoder *dec, struct tcd_pending_bytes *pb, con
                       const uint8_t *s, size_t len)
 {
     if (pb->set) {
-        item_fail(dec, twice);
+        tcd_item_fail(dec, twice);
         return;
     }
     pb->set = 1;
@@ -146,14 +91,14 @@ static void zone_begin(struct tcd_decoder *dec, uint64_t delta, uint32_t srcloc)
 
 static void zone_begin_static(struct tcd_decoder *dec, uint64_t delta, uint64_t srcloc_id)
 {
-    uint32_t srcloc = check_srcloc(dec, srcloc_id); /* queried before the thread, as upstream */
+    uint32_t srcloc = tcd_item_srcloc(dec, srcloc_id); /* queried before the thread, as upstream */
     zone_begin(dec, delta, srcloc);
 }
 
 static void zone_begin_alloc(struct tcd_decoder *dec, const uint8_t *it)
 {
     if (!dec->pending_payload) {
-        item_fail(dec, "no SourceLocationPayload precedes the zone");
+        tcd_item_fail(dec, "no SourceLocationPayload precedes the zone");
         return;
     }
     uint32_t srcloc = dec->pending_payload - 1;
@@ -165,11 +110,11 @@ static void zone_end(struct tcd_decoder *dec, uint64_t delta)
 {
     struct tcd_thread *td = current_thread(dec);
     if (td->depth == 0) {
-        item_fail(dec, "Zone is ended twice.");
+        tcd_item_fail(dec, "Zone is ended twice.");
         return;
     }
     if (td->zone_ids[--td->depth] != td->next_zone_id) {
-        item_fail(dec, "Invalid order of zone begin and end events.");
+        tcd_item_fail(dec, "Invalid order of zone begin and end events.");
         return;
     }
     td->next_zone_id = 0;
@@ -189,7 +134,7 @@ static void zone_text(struct tcd_decoder *dec, enum tcd_event_kind kind)
         : "Zone name transfer destination doesn't match active zone.");
     const uint8_t *s;
     size_t len;
-    if (!td || !take_single(dec, &s, &len)) return;
+    if (!td || !tcd_take_single(dec, &s, &len)) return;
     emit(dec, &(struct tcd_event){ .kind = kind, .thread = td->id, .text = (const char *)s, .text_len = len });
 }
 
@@ -217,7 +162,7 @@ static void message(struct tcd_decoder *dec, uint64_t time, uint32_t color, uint
     struct tcd_thread *td = current_thread(dec);
     const uint8_t *s;
     size_t len;
-    if (!take_single(dec, &s, &len)) return;
+    if (!tcd_take_single(dec, &s, &len)) return;
     struct tcd_event ev = { .kind = TCD_MESSAGE, .thread = td->id, .time = trace_time(dec, time),
                             .color = color, .severity = meta >> 4, .format = meta & 0x0f,
                             .text = (const char *)s, .text_len = len };
@@ -253,217 +198,10 @@ static void frame_mark(struct tcd_decoder *dec, const uint8_t *it, enum tcd_even
     struct tcd_named *sets = dec->frame_sets.data;
     if (kind == TCD_FRAME_START && set < dec->frame_sets.count) sets[set].started = 1;
     if (kind == TCD_FRAME_END && set != 0 && (set >= dec->frame_sets.count || !sets[set].started)) {
-        if (!(dec->welcome.flags & TCW_FLAG_ON_DEMAND)) item_fail(dec, "Discontinuous frame begin/end mismatch.");
+        if (!(dec->welcome.flags & TCW_FLAG_ON_DEMAND)) tcd_item_fail(dec, "Discontinuous frame begin/end mismatch.");
         return;
     }
     emit(dec, &(struct tcd_event){ .kind = kind, .id = set, .time = trace_time(dec, rd64(it + 1)) });
-}
-
-/* ---- memory ------------------------------------------------------------------------------ */
-
-/* Named items take their pool from the MemNamePayload just before them. */
-static bool mem_pool(struct tcd_decoder *dec, bool named, uint32_t *pool)
-{
-    if (named != (bool)dec->mem_name_set) {
-        item_fail(dec, named ? "no MemNamePayload precedes the named memory event"
-                             : "a MemNamePayload precedes an unnamed memory event");
-        return false;
-    }
-    dec->mem_name_set = 0;
-    *pool = named ? tcd_check_pool(dec, dec->pending_mem_name) : 0;
-    return true;
-}
-
-static void mem_alloc(struct tcd_decoder *dec, const uint8_t *it, bool named)
-{
-    uint32_t pool;
-    if (!mem_pool(dec, named, &pool)) return;
-    int64_t t = serial_time(dec, rd64(it + 1));
-    uint32_t thread = rd32(it + 9);
-    tcd_notice_thread(dec, thread);
-    uint64_t size = rd32(it + 21) | (uint64_t)rd16(it + 25) << 32;
-    emit(dec, &(struct tcd_event){ .kind = TCD_MEM_ALLOC, .thread = thread, .time = t,
-                                   .address = rd64(it + 13), .value = size, .id = pool });
-}
-
-static void mem_free(struct tcd_decoder *dec, const uint8_t *it, bool named)
-{
-    uint32_t pool;
-    if (!mem_pool(dec, named, &pool)) return;
-    int64_t t = serial_time(dec, rd64(it + 1));
-    uint64_t address = rd64(it + 13);
-    if (address == 0) return; /* free(NULL): the server ignores it */
-    uint32_t thread = rd32(it + 9);
-    tcd_notice_thread(dec, thread);
-    emit(dec, &(struct tcd_event){ .kind = TCD_MEM_FREE, .thread = thread, .time = t,
-                                   .address = address, .id = pool });
-}
-
-static void mem_discard(struct tcd_decoder *dec, const uint8_t *it)
-{
-    if (dec->mem_name_set) {
-        item_fail(dec, "a MemNamePayload precedes MemDiscard");
-        return;
-    }
-    /* The server ignores an unknown pool without applying the delta (spec 8.9). */
-    uint32_t pool = tcd_find_pool(dec, rd64(it + 13));
-    if (!pool) return;
-    int64_t t = serial_time(dec, rd64(it + 1));
-    uint32_t thread = rd32(it + 9);
-    tcd_notice_thread(dec, thread);
-    emit(dec, &(struct tcd_event){ .kind = TCD_MEM_DISCARD, .thread = thread, .time = t, .id = pool });
-}
-
-/* ---- locks ---------------------------------------------------------------------------------- */
-
-static struct tcd_lock *find_lock(struct tcd_decoder *dec, uint32_t id, bool shared_event)
-{
-    uint32_t idx = tcd_map_find(dec, &dec->lock_ids, id);
-    if (!idx) {
-        item_fail(dec, "lock event for a lock that was not announced");
-        return NULL;
-    }
-    struct tcd_lock *lock = (struct tcd_lock *)dec->locks.data + idx - 1;
-    if (shared_event && !lock->shared) {
-        item_fail(dec, "shared lock event on a lock announced as exclusive");
-        return NULL;
-    }
-    return lock;
-}
-
-static void lock_announce(struct tcd_decoder *dec, const uint8_t *it)
-{
-    uint32_t id = rd32(it + 1);
-    if (tcd_map_find(dec, &dec->lock_ids, id)) {
-        item_fail(dec, "lock announced twice");
-        return;
-    }
-    struct tcd_vec *v = &dec->locks;
-    if (!tcd_vec_reserve(dec, v, sizeof(struct tcd_lock), v->count + 1) ||
-        !tcd_map_insert(dec, &dec->lock_ids, id, v->count + 1))
-        return;
-    ((struct tcd_lock *)v->data)[v->count++] = (struct tcd_lock){ .shared = it[21] != 0 };
-    uint32_t srcloc = check_srcloc(dec, rd64(it + 13));
-    emit(dec, &(struct tcd_event){ .kind = TCD_LOCK_ANNOUNCE, .id = id, .time = trace_time(dec, rd64(it + 5)),
-                                   .srcloc = srcloc, .format = it[21] });
-}
-
-/* LockWait, LockObtain and their shared forms: u32 thread, u32 id, i64 time. */
-static void lock_thread_event(struct tcd_decoder *dec, const uint8_t *it, enum tcd_event_kind kind, uint8_t shared)
-{
-    uint32_t id = rd32(it + 5), thread = rd32(it + 1);
-    struct tcd_lock *lock = find_lock(dec, id, shared);
-    if (!lock) return;
-    int64_t t = serial_time(dec, rd64(it + 9));
-    if (kind == TCD_LOCK_OBTAIN && !shared) lock->last_obtainer = thread;
-    tcd_notice_thread(dec, thread);
-    emit(dec, &(struct tcd_event){ .kind = kind, .id = id, .thread = thread, .time = t, .format = shared });
-}
-
-static void lock_release(struct tcd_decoder *dec, const uint8_t *it, uint8_t shared)
-{
-    uint32_t id = rd32(it + 1);
-    struct tcd_lock *lock = find_lock(dec, id, shared);
-    if (!lock) return;
-    int64_t t = serial_time(dec, rd64(it + 5));
-    /* An exclusive release names no thread: it is the last obtainer's. */
-    uint32_t thread = shared ? rd32(it + 13) : lock->last_obtainer;
-    if (shared) tcd_notice_thread(dec, thread);
-    emit(dec, &(struct tcd_event){ .kind = TCD_LOCK_RELEASE, .id = id, .thread = thread, .time = t, .format = shared });
-}
-
-/* ---- GPU ------------------------------------------------------------------------------------- */
-
-static struct tcd_gpu_ctx *find_gpu(struct tcd_decoder *dec, uint8_t context)
-{
-    if (!dec->gpu[context].created) {
-        item_fail(dec, "GPU event for a context that was not created");
-        return NULL;
-    }
-    return &dec->gpu[context];
-}
-
-static inline double gpu_scaled(const struct tcd_gpu_ctx *g, int64_t ticks)
-{
-    return g->has_period ? (double)g->period * (double)ticks : (double)ticks;
-}
-
-static void gpu_new_context(struct tcd_decoder *dec, const uint8_t *it)
-{
-    struct tcd_gpu_ctx *g = &dec->gpu[it[25]];
-    if (g->created) {
-        item_fail(dec, "GPU context created twice");
-        return;
-    }
-    float period = rdf32(it + 21);
-    int64_t cpu = trace_time(dec, rd64(it + 1));
-    *g = (struct tcd_gpu_ctx){ .created = 1, .period = period, .has_period = period != 1.f,
-                               .has_calibration = it[26] & 1, .calibration_mod = 1.0 };
-    g->calibrated_gpu = clamp_i64(gpu_scaled(g, (int64_t)rd64(it + 9)));
-    g->calibrated_cpu = cpu;
-    g->time_diff = (int64_t)((uint64_t)cpu - (uint64_t)g->calibrated_gpu);
-    emit(dec, &(struct tcd_event){ .kind = TCD_GPU_CONTEXT, .id = it[25], .thread = rd32(it + 17),
-                                   .time = cpu, .format = it[27], .flags = it[26], .dvalue = period });
-}
-
-/* GpuZoneBegin*: i64 cpuTime, u32 thread, u16 query, u8 context [, u64 srcloc]. */
-static void gpu_zone(struct tcd_decoder *dec, const uint8_t *it, enum tcd_event_kind kind, bool serial, int srcloc_kind)
-{
-    uint32_t srcloc = 0;
-    if (srcloc_kind == 1) {
-        srcloc = check_srcloc(dec, rd64(it + 16));
-    } else if (srcloc_kind == 2) {
-        if (!dec->pending_payload) {
-            item_fail(dec, "no SourceLocationPayload precedes the GPU zone");
-            return;
-        }
-        srcloc = dec->pending_payload - 1;
-        dec->pending_payload = 0;
-    }
-    if (!find_gpu(dec, it[15])) return;
-    uint64_t delta = rd64(it + 1);
-    int64_t t = serial ? serial_time(dec, delta) : thread_time(dec, delta);
-    emit(dec, &(struct tcd_event){ .kind = kind, .id = it[15], .query = rd16(it + 13),
-                                   .thread = rd32(it + 9), .time = t, .srcloc = srcloc });
-}
-
-static void gpu_time(struct tcd_decoder *dec, const uint8_t *it)
-{
-    struct tcd_gpu_ctx *g = find_gpu(dec, it[11]);
-    if (!g) return;
-    int64_t ticks = (int64_t)(dec->ref_gpu += rd64(it + 1));
-    double scaled = gpu_scaled(g, ticks);
-    int64_t ns = g->has_calibration
-        ? clamp_i64((scaled - (double)g->calibrated_gpu) * g->calibration_mod + (double)g->calibrated_cpu)
-        : (int64_t)((uint64_t)clamp_i64(scaled) + (uint64_t)g->time_diff);
-    emit(dec, &(struct tcd_event){ .kind = TCD_GPU_TIME, .id = it[11], .query = rd16(it + 9), .time2 = ns });
-}
-
-static void gpu_calibration(struct tcd_decoder *dec, const uint8_t *it)
-{
-    struct tcd_gpu_ctx *g = find_gpu(dec, it[25]);
-    if (!g) return;
-    int64_t gpu = clamp_i64(gpu_scaled(g, (int64_t)rd64(it + 1)));
-    double gpu_delta = (double)gpu - (double)g->calibrated_gpu;
-    if (gpu_delta != 0) g->calibration_mod = (double)(int64_t)rd64(it + 17) / gpu_delta;
-    g->calibrated_gpu = gpu;
-    g->calibrated_cpu = trace_time(dec, rd64(it + 9));
-}
-
-static void gpu_time_sync(struct tcd_decoder *dec, const uint8_t *it)
-{
-    struct tcd_gpu_ctx *g = find_gpu(dec, it[17]);
-    if (!g) return;
-    int64_t gpu = clamp_i64(gpu_scaled(g, (int64_t)rd64(it + 1)));
-    g->time_diff = (int64_t)((uint64_t)trace_time(dec, rd64(it + 9)) - (uint64_t)gpu);
-}
-
-static void gpu_context_name(struct tcd_decoder *dec, const uint8_t *it)
-{
-    const uint8_t *s;
-    size_t len;
-    if (!take_single(dec, &s, &len) || !find_gpu(dec, it[1])) return;
-    emit(dec, &(struct tcd_event){ .kind = TCD_GPU_CONTEXT_NAME, .id = it[1], .text = (const char *)s, .text_len = len });
 }
 
 /* ---- fibers, crashes ---------------------------------------------------------------------- */
@@ -482,7 +220,7 @@ static void fiber_leave(struct tcd_decoder *dec, const uint8_t *it)
     int64_t t = thread_time(dec, rd64(it + 1));
     struct tcd_thread *td = tcd_find_thread(dec, rd32(it + 9));
     if (!td || !td->fiber) {
-        item_fail(dec, "Fiber execution stopped on a thread which is not executing a fiber.");
+        tcd_item_fail(dec, "Fiber execution stopped on a thread which is not executing a fiber.");
         return;
     }
     td->fiber = NULL;
@@ -511,13 +249,13 @@ static void crash(struct tcd_decoder *dec)
 static void source_location_payload(struct tcd_decoder *dec, const uint8_t *s, size_t len)
 {
     if (dec->pending_payload) {
-        item_fail(dec, "SourceLocationPayload while another one is pending");
+        tcd_item_fail(dec, "SourceLocationPayload while another one is pending");
         return;
     }
     const uint8_t *fn = s + 8, *fn_end, *file, *file_end;
     if (len < 8 || !(fn_end = memchr(fn, 0, len - 8)) ||
         !(file_end = memchr(file = fn_end + 1, 0, (size_t)(s + len - fn_end - 1)))) {
-        item_fail(dec, "malformed SourceLocationPayload (needs colour, line, function\\0, file\\0, name)");
+        tcd_item_fail(dec, "malformed SourceLocationPayload (needs colour, line, function\\0, file\\0, name)");
         return;
     }
     const uint8_t *name = file_end + 1;
@@ -531,7 +269,7 @@ static void source_location_payload(struct tcd_decoder *dec, const uint8_t *s, s
 static void callstack_payload(struct tcd_decoder *dec)
 {
     if (dec->callstack_pending) {
-        item_fail(dec, "callstack payload while another one is pending");
+        tcd_item_fail(dec, "callstack payload while another one is pending");
         return;
     }
     dec->callstack_pending = 1; /* frames are not resolved: no CallstackFrame queries */
@@ -540,7 +278,7 @@ static void callstack_payload(struct tcd_decoder *dec)
 static void callstack(struct tcd_decoder *dec, bool thread_bound)
 {
     if (!dec->callstack_pending) {
-        item_fail(dec, "no callstack payload precedes the item");
+        tcd_item_fail(dec, "no callstack payload precedes the item");
         return;
     }
     dec->callstack_pending = 0;
@@ -561,7 +299,7 @@ static void frame_image(struct tcd_decoder *dec, const uint8_t *it)
  * SymbolCode, SourceCode): always unsolicited. */
 static void unsupported_reply(struct tcd_decoder *dec)
 {
-    item_fail(dec, "unsolicited reply (the decoder never asks for it)");
+    tcd_item_fail(dec, "unsolicited reply (the decoder never asks for it)");
 }
 
 /* Items of type >= StringData: u64 ptr, u16 (u32 for the long ones) length, bytes.
@@ -572,14 +310,14 @@ static size_t string_transfer(struct tcd_decoder *dec, const uint8_t *it, size_t
     bool wide = type == TCW_FrameImageData || type == TCW_SymbolCode || type == TCW_SourceCode;
     size_t head = wide ? 13 : 11;
     if (avail < head) {
-        item_fail(dec, "item straddles the end of the frame");
+        tcd_item_fail(dec, "item straddles the end of the frame");
         return 0;
     }
     size_t len = wide ? rd32(it + 9) : rd16(it + 9);
     if (len > avail - head) {
         char msg[96];
         snprintf(msg, sizeof msg, "string length %zu overruns the frame (%zu bytes left)", len, avail - head);
-        item_fail(dec, msg);
+        tcd_item_fail(dec, msg);
         return 0;
     }
     uint64_t id = rd64(it + 1);
@@ -610,16 +348,16 @@ static size_t attached_string(struct tcd_decoder *dec, const uint8_t *it, size_t
     bool narrow = type == TCW_SingleStringData8 || type == TCW_SecondStringData8;
     size_t head = narrow ? 2 : 3;
     if (avail < head) {
-        item_fail(dec, "item straddles the end of the frame");
+        tcd_item_fail(dec, "item straddles the end of the frame");
         return 0;
     }
     size_t len = narrow ? it[1] : (size_t)rd16(it + 1) + 256;
     if (len > TCW_MAX_STRING) {
-        item_fail(dec, "string length overflow (the 16-bit form stores length - 256)");
+        tcd_item_fail(dec, "string length overflow (the 16-bit form stores length - 256)");
         return 0;
     }
     if (len > avail - head) {
-        item_fail(dec, "string length overruns the frame");
+        tcd_item_fail(dec, "string length overruns the frame");
         return 0;
     }
     bool second = type == TCW_SecondStringData || type == TCW_SecondStringData8;
@@ -640,12 +378,12 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         const uint8_t type = it[0];
         dec->item = it;
         if (type >= TCW_NUM_TYPES) {
-            item_fail(dec, "unknown item type");
+            tcd_item_fail(dec, "unknown item type");
             return;
         }
         size_t size = tcw_item_size[type];
         if (avail < size) {
-            item_fail(dec, "item straddles the end of the frame");
+            tcd_item_fail(dec, "item straddles the end of the frame");
             return;
         }
         switch ((enum tcw_type)type) {
@@ -694,7 +432,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         case TCW_MessageAppInfo: {
             const uint8_t *s;
             size_t len;
-            if (take_single(dec, &s, &len))
+            if (tcd_take_single(dec, &s, &len))
                 emit(dec, &(struct tcd_event){ .kind = TCD_APP_INFO, .time = trace_time(dec, rd64(it + 1)),
                                                .text = (const char *)s, .text_len = len });
             break;
@@ -725,74 +463,43 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         case TCW_FrameImage: frame_image(dec, it); break;
 
         case TCW_MemAlloc:
-        case TCW_MemAllocCallstack: mem_alloc(dec, it, false); break;
+        case TCW_MemAllocCallstack:
         case TCW_MemAllocNamed:
-        case TCW_MemAllocCallstackNamed: mem_alloc(dec, it, true); break;
+        case TCW_MemAllocCallstackNamed:
         case TCW_MemFree:
-        case TCW_MemFreeCallstack: mem_free(dec, it, false); break;
+        case TCW_MemFreeCallstack:
         case TCW_MemFreeNamed:
-        case TCW_MemFreeCallstackNamed: mem_free(dec, it, true); break;
+        case TCW_MemFreeCallstackNamed:
         case TCW_MemDiscard:
-        case TCW_MemDiscardCallstack: mem_discard(dec, it); break;
+        case TCW_MemDiscardCallstack:
         case TCW_MemNamePayload:
-            if (dec->mem_name_set) {
-                item_fail(dec, "MemNamePayload while another one is pending");
-                break;
-            }
-            dec->mem_name_set = 1;
-            dec->pending_mem_name = rd64(it + 1);
-            break;
-
-        case TCW_LockAnnounce: lock_announce(dec, it); break;
+        case TCW_LockAnnounce:
         case TCW_LockTerminate:
-            if (find_lock(dec, rd32(it + 1), false))
-                emit(dec, &(struct tcd_event){ .kind = TCD_LOCK_TERMINATE, .id = rd32(it + 1),
-                                               .time = trace_time(dec, rd64(it + 5)) });
-            break;
-        case TCW_LockWait: lock_thread_event(dec, it, TCD_LOCK_WAIT, 0); break;
-        case TCW_LockObtain: lock_thread_event(dec, it, TCD_LOCK_OBTAIN, 0); break;
-        case TCW_LockSharedWait: lock_thread_event(dec, it, TCD_LOCK_WAIT, 1); break;
-        case TCW_LockSharedObtain: lock_thread_event(dec, it, TCD_LOCK_OBTAIN, 1); break;
-        case TCW_LockRelease: lock_release(dec, it, 0); break;
-        case TCW_LockSharedRelease: lock_release(dec, it, 1); break;
-        case TCW_LockMark: {
-            uint32_t srcloc = check_srcloc(dec, rd64(it + 9));
-            if (find_lock(dec, rd32(it + 5), false))
-                emit(dec, &(struct tcd_event){ .kind = TCD_LOCK_MARK, .id = rd32(it + 5), .thread = rd32(it + 1),
-                                               .srcloc = srcloc });
-            break;
-        }
-        case TCW_LockName: {
-            const uint8_t *s;
-            size_t len;
-            if (take_single(dec, &s, &len) && find_lock(dec, rd32(it + 1), false))
-                emit(dec, &(struct tcd_event){ .kind = TCD_LOCK_NAME, .id = rd32(it + 1),
-                                               .text = (const char *)s, .text_len = len });
-            break;
-        }
-
-        case TCW_GpuNewContext: gpu_new_context(dec, it); break;
+        case TCW_LockWait:
+        case TCW_LockObtain:
+        case TCW_LockSharedWait:
+        case TCW_LockSharedObtain:
+        case TCW_LockRelease:
+        case TCW_LockSharedRelease:
+        case TCW_LockMark:
+        case TCW_LockName:
+        case TCW_GpuNewContext:
         case TCW_GpuZoneBegin:
-        case TCW_GpuZoneBeginCallstack: gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, false, 1); break;
+        case TCW_GpuZoneBeginCallstack:
         case TCW_GpuZoneBeginSerial:
-        case TCW_GpuZoneBeginCallstackSerial: gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, true, 1); break;
+        case TCW_GpuZoneBeginCallstackSerial:
         case TCW_GpuZoneBeginAllocSrcLoc:
-        case TCW_GpuZoneBeginAllocSrcLocCallstack: gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, false, 2); break;
+        case TCW_GpuZoneBeginAllocSrcLocCallstack:
         case TCW_GpuZoneBeginAllocSrcLocSerial:
-        case TCW_GpuZoneBeginAllocSrcLocCallstackSerial: gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, true, 2); break;
-        case TCW_GpuZoneEnd: gpu_zone(dec, it, TCD_GPU_ZONE_END, false, 0); break;
-        case TCW_GpuZoneEndSerial: gpu_zone(dec, it, TCD_GPU_ZONE_END, true, 0); break;
-        case TCW_GpuTime: gpu_time(dec, it); break;
-        case TCW_GpuCalibration: gpu_calibration(dec, it); break;
-        case TCW_GpuTimeSync: gpu_time_sync(dec, it); break;
-        case TCW_GpuContextName: gpu_context_name(dec, it); break;
-        case TCW_GpuAnnotationName: {
-            const uint8_t *s;
-            size_t len;
-            if (take_single(dec, &s, &len)) find_gpu(dec, it[9]);
-            break;
-        }
-        case TCW_GpuZoneAnnotation: find_gpu(dec, it[23]); break;
+        case TCW_GpuZoneBeginAllocSrcLocCallstackSerial:
+        case TCW_GpuZoneEnd:
+        case TCW_GpuZoneEndSerial:
+        case TCW_GpuTime:
+        case TCW_GpuCalibration:
+        case TCW_GpuTimeSync:
+        case TCW_GpuContextName:
+        case TCW_GpuAnnotationName:
+        case TCW_GpuZoneAnnotation: tcd_parse_global_item(dec, it); break;
 
         case TCW_FiberEnter: fiber_enter(dec, it); break;
         case TCW_FiberLeave: fiber_leave(dec, it); break;
@@ -800,14 +507,14 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             const uint8_t *s;
             size_t len;
             thread_time(dec, rd64(it + 1));
-            take_single(dec, &s, &len);
+            tcd_take_single(dec, &s, &len);
             break;
         }
         case TCW_SectionLeave: thread_time(dec, rd64(it + 1)); break;
         case TCW_SectionSetup: {
             const uint8_t *s;
             size_t len;
-            take_single(dec, &s, &len);
+            tcd_take_single(dec, &s, &len);
             break;
         }
 
@@ -873,7 +580,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         case TCW_SymbolCodeMetadata:
         case TCW_SourceCodeMetadata:
         case TCW_NUM_TYPES:
-            item_fail(dec, "client-internal item type that never appears on the wire");
+            tcd_item_fail(dec, "client-internal item type that never appears on the wire");
             break;
         }
         if (dec->state == TCD_STATE_FAILED) return;

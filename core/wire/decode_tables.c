@@ -208,6 +208,8 @@ void tcd_tables_free(struct tcd_decoder *dec)
         struct tcd_thread *td = tcd_paged_at(&dec->threads, i);
         tcd_dealloc(dec, td->zone_ids, (size_t)td->cap * sizeof *td->zone_ids);
     }
+    struct tcd_thread *scratch = &dec->scratch_thread;
+    tcd_dealloc(dec, scratch->zone_ids, (size_t)scratch->cap * sizeof *scratch->zone_ids);
     paged_free(dec, &dec->threads);
     paged_free(dec, &dec->srclocs);
     struct tcd_map *maps[] = { &dec->string_ids, &dec->thread_ids, &dec->srcloc_ids,

@@ -36,7 +36,7 @@ int main(void)
     TracyCZoneCtx span = ___tracy_emit_zone_begin(&span_loc, 1); /* open across the switch */
     tick(1000);
     usleep(100000);
-    first->stop = 1; /* the first server leaves */
+    __atomic_store_n(&first->stop, 1, __ATOMIC_RELAXED); /* the first server leaves */
     CHECK_EQ_INT(tt_capture_join(first), 1);
     wait_connected(0);
     CHECK_EQ_INT(___tracy_connected(), 0);

@@ -1,0 +1,74 @@
+/* decode_item.h - helpers shared by the item parsers (decode_items.c, decode_global.c). */
+#ifndef TRACYC_WIRE_DECODE_ITEM_H
+#define TRACYC_WIRE_DECODE_ITEM_H
+
+#include "wire/decode_internal.h"
+
+static inline uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static inline float rdf32(const uint8_t *p) { float v; memcpy(&v, p, 4); return v; }
+static inline double rdf64(const uint8_t *p) { double v; memcpy(&v, p, 8); return v; }
+/* Wire colours are b, g, r bytes; events carry 0x00RRGGBB. */
+static inline uint32_t rd_bgr(const uint8_t *p) { return (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0]; }
+
+static inline void emit(struct tcd_decoder *dec, const struct tcd_event *ev)
+{
+    dec->stats.events++;
+    if (dec->cb.on_event) dec->cb.on_event(dec->user, ev);
+}
+
+/* ---- time --------------------------------------------------------------------------- */
+
+static inline int64_t clamp_i64(double ns)
+{
+    if (ns > -9.2e18 && ns < 9.2e18) return (int64_t)ns;
+    return ns > 0 ? INT64_MAX : ns < 0 ? INT64_MIN : 0; /* NaN: 0 */
+}
+
+/* int64((T - initBegin) * timerMul), in f64 like the server. */
+static inline int64_t trace_time(const struct tcd_decoder *dec, uint64_t t)
+{
+    return clamp_i64((double)(int64_t)(t - (uint64_t)dec->welcome.init_begin) * dec->welcome.timer_mul);
+}
+
+static inline int64_t thread_time(struct tcd_decoder *dec, uint64_t delta)
+{
+    return trace_time(dec, dec->ref_thread += delta);
+}
+
+static inline int64_t serial_time(struct tcd_decoder *dec, uint64_t delta)
+{
+    return trace_time(dec, dec->ref_serial += delta);
+}
+
+/* The 64-bit variant of a compact encoding (spec 8.1.2). */
+static inline uint64_t delta64(const uint8_t *p)
+{
+    int64_t v = (int64_t)rd64(p);
+    return v >= 0 ? (uint64_t)v + TCW_DELTA32_LIMIT : (uint64_t)v;
+}
+
+/* ---- shared steps ----------------------------------------------------------------------- */
+
+/* FAILED with `what` and the item's type and offset. */
+void tcd_item_fail(struct tcd_decoder *dec, const char *what);
+
+/* Takes the pending single string; FAILED when there is none. */
+bool tcd_take_single(struct tcd_decoder *dec, const uint8_t **s, size_t *len);
+
+/* The dense index of a static source location, queried when new. */
+static inline uint32_t tcd_item_srcloc(struct tcd_decoder *dec, uint64_t id)
+{
+    if (id == dec->last_srcloc_id && dec->srclocs.count) return dec->last_srcloc_index;
+    uint32_t idx = tcd_map_find(dec, &dec->srcloc_ids, id);
+    if (!idx) return tcd_check_srcloc(dec, id); /* new: query it */
+    dec->last_srcloc_id = id;
+    dec->last_srcloc_index = idx - 1;
+    return idx - 1;
+}
+
+/* decode_global.c: memory, lock and GPU items, which carry their own thread id. */
+void tcd_parse_global_item(struct tcd_decoder *dec, const uint8_t *it);
+
+#endif

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Profiles examples/c/game_loop.c with the in-process capture (no server, no network)
+# and shows the result: a summary on the terminal, plus a Chrome/Perfetto trace and
+# Tracy-style CSV statistics in build/demo/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh gcc make cmake pkg-config liblz4-dev
+cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DTRACYC_BUILD_TESTS=OFF -DTRACYC_BUILD_LUA=OFF >/dev/null
+cmake --build build/release -j"$(nproc)" --target example_game_loop tracyc-capture >/dev/null
+mkdir -p build/demo
+for out in summary.txt trace.json stats.csv; do
+  TRACYC_OUTPUT="build/demo/$out" build/release/examples/c/example_game_loop >/dev/null
+done
+cat build/demo/summary.txt
+echo
+echo "Also written: build/demo/trace.json (open it in https://ui.perfetto.dev) and build/demo/stats.csv"

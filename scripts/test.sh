@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs every test: the C, Lua, Python and FFI suites in a normal build, the C tests again
+# under AddressSanitizer + UndefinedBehaviorSanitizer, and the threaded ones under
+# ThreadSanitizer. Ends with one line: "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh gcc make cmake pkg-config liblz4-dev lua5.4 liblua5.4-dev \
+  python3 python3-dev python3-pytest python3-setuptools libffi-dev clang libclang-rt-14-dev || exit 1
+command -v cargo >/dev/null || scripts/deps.sh cargo || exit 1
+
+jobs=$(nproc)
+passed=0 failed=0
+
+# run_suite NAME BUILD_DIR CMAKE_ARGS CTEST_ARGS
+run_suite() {
+  local name=$1 dir=$2 cmake_args=$3 ctest_args=$4 log
+  echo "=== $name"
+  if ! cmake -S . -B "$dir" $cmake_args >"$dir.configure.log" 2>&1 ||
+     ! cmake --build "$dir" -j"$jobs" >"$dir.build.log" 2>&1; then
+    echo "build failed: see $dir.build.log"; tail -30 "$dir.build.log" "$dir.configure.log" 2>/dev/null
+    failed=$((failed + 1)); return
+  fi
+  log=$(cd "$dir" && ctest --output-on-failure -j"$jobs" $ctest_args 2>&1)
+  echo "$log" | grep -E "Test +#|tests passed|Failed|\*\*\*" | sed 's/^/  /'
+  echo "$log" | grep -q "No tests were found" && return
+  local total fail
+  total=$(echo "$log" | sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' | tail -1)
+  fail=$(echo "$log" | sed -n 's/.* \([0-9]*\) tests failed out of.*/\1/p' | tail -1)
+  if [ -z "$total" ]; then failed=$((failed + 1)); echo "$log" | tail -40; return; fi
+  passed=$((passed + total - fail)); failed=$((failed + fail))
+  [ "$fail" = 0 ] || echo "$log" | sed -n '/The following tests FAILED/,$p'
+}
+
+run_suite "all tests" build/test "-DCMAKE_BUILD_TYPE=RelWithDebInfo" ""
+run_suite "C tests under ASan+UBSan" build/asan \
+  "-DCMAKE_BUILD_TYPE=Debug -DTRACYC_SANITIZE=address,undefined -DTRACYC_BUILD_BENCH=OFF -DTRACYC_BUILD_LUA=OFF" "-L ^c$"
+run_suite "threaded tests under TSan" build/tsan \
+  "-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACYC_SANITIZE=thread -DTRACYC_BUILD_BENCH=OFF -DTRACYC_BUILD_LUA=OFF" "-L threaded"
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
