@@ -131,12 +131,12 @@ static int start_locked(void)
     pthread_key_create(&thread_key, thread_exit);
     if (tc_stream_init(&tc_prof.serial) != 0)
         return -1;
+    tc_prof.init_end = tc_clock_now();
     atomic_store(&tc_prof.state, TC_STATE_RUNNING);
     if (tc_worker_start() != 0) {
         atomic_store(&tc_prof.state, TC_STATE_DISABLED);
         return -1;
     }
-    tc_prof.init_end = tc_clock_now();
     pthread_atfork(NULL, NULL, after_fork_child);
     atexit(at_exit);
     return 0;
