@@ -15,7 +15,9 @@ static inline TracyCZoneCtx zone_begin(unsigned type, uint64_t srcloc)
         return inactive_zone;
     r->w[0] = (uint64_t)tc_clock_now();
     r->w[1] = srcloc;
-    tc_thread_commit(t);
+    /* Not published yet: the next record of this thread (at the latest the zone's end)
+     * publishes it. That saves one cache-line transfer to the worker per zone, and the
+     * server could not close the zone before its end anyway. */
     TracyCZoneCtx ctx = {t->zone_key | (++t->depth & 0xfffff), 1};
     return ctx;
 }

@@ -18,7 +18,7 @@ struct tc_profiler tc_prof = {
     .threads_lock = PTHREAD_MUTEX_INITIALIZER,
     .serial_lock = PTHREAD_MUTEX_INITIALIZER,
 };
-_Thread_local struct tc_thread *tc_self;
+_Thread_local struct tc_thread *tc_self __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t thread_key;

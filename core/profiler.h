@@ -59,7 +59,7 @@ struct tc_profiler {
 };
 
 extern struct tc_profiler tc_prof;
-extern _Thread_local struct tc_thread *tc_self;
+extern _Thread_local struct tc_thread *tc_self __attribute__((tls_model("initial-exec")));
 
 /* Starts the profiler on first use. Returns the calling thread's state, or NULL when
  * the library is disabled or shut down. */

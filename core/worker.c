@@ -47,11 +47,22 @@ static struct {
     int64_t last_broadcast;
 } w = {.listen_fd = -1, .request_lock = PTHREAD_MUTEX_INITIALIZER};
 
-static void sleep_ms(int ms)
+static void sleep_us(long us)
 {
-    struct timespec ts = {0, ms * 1000000L};
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
     nanosleep(&ts, NULL);
 }
+
+static void sleep_ms(int ms)
+{
+    sleep_us(ms * 1000L);
+}
+
+/* Records per pass below which the worker pauses before the next pass. Reading a
+ * thread's published position pulls its cache line away from the producing thread, so
+ * short passes in a tight loop would slow the program down; a pause lets records pile up
+ * and be drained in bulk. */
+#define SMALL_PASS 4096
 
 static int conn_live(int slot)
 {
@@ -263,6 +274,8 @@ static void *worker_main(void *arg)
         service_connections(0);
         if (n == 0)
             sleep_ms(1);
+        else if (n < SMALL_PASS)
+            sleep_us(200);
     }
     return NULL;
 }

@@ -16,6 +16,7 @@
  *   names       "M" process_name and thread_name metadata
  */
 #include "trace/export.h"
+#include "trace/writer.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -26,7 +27,7 @@
 #define GPU_TID_BASE 0xffffff00u
 
 struct chrome {
-    FILE *out;
+    struct tct_writer *w;
     const struct tct_names *names;
     uint64_t pid;
     int first; /* no event written yet */
@@ -62,74 +63,94 @@ static size_t utf8_sequence(const unsigned char *p)
     return n;
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped, invalid UTF-8
- * replaced by U+FFFD. */
-static void json_string(FILE *out, const char *s)
+/* Escapes s[0..len) for a JSON string: quotes, backslashes and control characters
+ * escaped, invalid UTF-8 replaced by U+FFFD. */
+static void json_chars(struct tct_writer *w, const char *s, size_t len)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    fputc('"', out);
-    while (*p) {
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+    while (p < end) {
         const unsigned char *run = p;
-        while (*p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+        while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
             p++;
         if (p > run)
-            fwrite(run, 1, (size_t)(p - run), out);
-        if (!*p)
+            tct_write(w, (const char *)run, (size_t)(p - run));
+        if (p == end)
             break;
         unsigned c = *p;
         if (c == '"' || c == '\\') {
-            fputc('\\', out);
-            fputc((int)c, out);
+            tct_write_char(w, '\\');
+            tct_write_char(w, (char)c);
             p++;
         } else if (c < 0x20) {
+            static const char hex[] = "0123456789abcdef";
+            char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
             switch (c) {
-            case '\n': fputs("\\n", out); break;
-            case '\r': fputs("\\r", out); break;
-            case '\t': fputs("\\t", out); break;
-            case '\b': fputs("\\b", out); break;
-            case '\f': fputs("\\f", out); break;
-            default: fprintf(out, "\\u%04x", c); break;
+            case '\n': tct_write(w, "\\n", 2); break;
+            case '\r': tct_write(w, "\\r", 2); break;
+            case '\t': tct_write(w, "\\t", 2); break;
+            default: tct_write(w, esc, sizeof esc); break;
             }
             p++;
         } else {
+            /* A NUL never occurs inside len, so utf8_sequence stops at the string's end. */
             size_t n = utf8_sequence(p);
             if (n) {
-                fwrite(p, 1, n, out);
+                tct_write(w, (const char *)p, n);
                 p += n;
             } else {
-                fputs("\xef\xbf\xbd", out);
+                tct_write(w, "\xef\xbf\xbd", 3);
                 p++;
             }
         }
     }
-    fputc('"', out);
+}
+
+static void json_string(struct tct_writer *w, const char *s)
+{
+    tct_write_char(w, '"');
+    json_chars(w, s, strlen(s));
+    tct_write_char(w, '"');
 }
 
 /* Nanoseconds as microseconds with every nanosecond digit. The trailing "01" (a hundredth
  * of a nanosecond) makes tracy-import-chrome's uint64(us * 1000.) land on the exact
  * nanosecond: without it, about 1% of values parse a hair below and truncate to ns - 1. */
-static void json_us(FILE *out, int64_t ns)
+static void json_us(struct tct_writer *w, int64_t ns)
 {
     uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
-    fprintf(out, "%s%" PRIu64 ".%03u01", ns < 0 ? "-" : "", mag / 1000, (unsigned)(mag % 1000));
+    if (ns < 0)
+        tct_write_char(w, '-');
+    tct_write_u64(w, mag / 1000);
+    unsigned frac = (unsigned)(mag % 1000);
+    char tail[6] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10),
+                    (char)('0' + frac % 10), '0', '1'};
+    tct_write(w, tail, sizeof tail);
 }
 
 static void begin_event(struct chrome *c, const char *ph, const char *name)
 {
-    fputs(c->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"", c->out);
+    tct_write_str(c->w, c->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
     c->first = 0;
-    fputs(ph, c->out);
-    fputs("\",\"name\":", c->out);
-    json_string(c->out, name);
-    fprintf(c->out, ",\"pid\":%" PRIu64, c->pid);
+    tct_write_str(c->w, ph);
+    tct_write_str(c->w, "\",\"name\":");
+    json_string(c->w, name);
+    tct_write_str(c->w, ",\"pid\":");
+    tct_write_u64(c->w, c->pid);
+}
+
+static void field_u64(struct chrome *c, const char *key, uint64_t v)
+{
+    tct_write_str(c->w, key);
+    tct_write_u64(c->w, v);
 }
 
 static void metadata(struct chrome *c, const char *what, uint32_t tid, const char *name)
 {
     begin_event(c, "M", what);
-    fprintf(c->out, ",\"tid\":%" PRIu32 ",\"args\":{\"name\":", tid);
-    json_string(c->out, name);
-    fputs("}}", c->out);
+    field_u64(c, ",\"tid\":", tid);
+    tct_write_str(c->w, ",\"args\":{\"name\":");
+    json_string(c->w, name);
+    tct_write_str(c->w, "}}");
 }
 
 static const char *zone_name(const struct chrome *c, const struct tct_zone *z,
@@ -141,39 +162,42 @@ static const char *zone_name(const struct chrome *c, const struct tct_zone *z,
 static void zone_event(struct chrome *c, uint32_t tid, const struct tct_zone *z,
                        const struct tct_zone_extra *x)
 {
+    struct tct_writer *w = c->w;
     const struct tcd_srcloc *sl = c->names->srcloc(c->names->ctx, z->srcloc);
     const char *file = sl && sl->file ? sl->file : "";
     uint32_t line = sl ? sl->line : 0;
     begin_event(c, "X", zone_name(c, z, x));
-    fprintf(c->out, ",\"tid\":%" PRIu32 ",\"ts\":", tid);
-    json_us(c->out, z->begin);
-    fputs(",\"dur\":", c->out);
-    json_us(c->out, z->end - z->begin);
-    fputs(",\"loc\":", c->out);
-    /* "file:line" built in place: json_string needs one string. */
-    char loc[4096];
-    snprintf(loc, sizeof loc, "%s:%" PRIu32, file, line);
-    json_string(c->out, loc);
-    fputs(",\"args\":{\"file\":", c->out);
-    json_string(c->out, file);
-    fprintf(c->out, ",\"line\":%" PRIu32, line);
+    field_u64(c, ",\"tid\":", tid);
+    tct_write_str(w, ",\"ts\":");
+    json_us(w, z->begin);
+    tct_write_str(w, ",\"dur\":");
+    json_us(w, z->end - z->begin);
+    tct_write_str(w, ",\"loc\":\"");
+    json_chars(w, file, strlen(file));
+    tct_write_char(w, ':');
+    tct_write_u64(w, line);
+    tct_write_str(w, "\",\"args\":{\"file\":");
+    json_string(w, file);
+    field_u64(c, ",\"line\":", line);
     if (x && x->text) {
-        fputs(",\"text\":", c->out);
-        json_string(c->out, x->text);
+        tct_write_str(w, ",\"text\":");
+        json_string(w, x->text);
     }
     if (x && x->has_value)
-        fprintf(c->out, ",\"value\":%" PRIu64, x->value);
+        field_u64(c, ",\"value\":", x->value);
     if (z->flags & TCT_ZONE_UNFINISHED)
-        fputs(",\"unfinished\":true", c->out);
-    fputs("}}", c->out);
+        tct_write_str(w, ",\"unfinished\":true");
+    tct_write_str(w, "}}");
 }
 
 static void instant(struct chrome *c, const char *name, char scope, uint32_t tid, int64_t time)
 {
     begin_event(c, "i", name);
-    fprintf(c->out, ",\"s\":\"%c\",\"tid\":%" PRIu32 ",\"ts\":", scope, tid);
-    json_us(c->out, time);
-    fputc('}', c->out);
+    tct_write_str(c->w, scope == 'g' ? ",\"s\":\"g\"" : ",\"s\":\"t\"");
+    field_u64(c, ",\"tid\":", tid);
+    tct_write_str(c->w, ",\"ts\":");
+    json_us(c->w, time);
+    tct_write_char(c->w, '}');
 }
 
 static void threads(struct chrome *c, const struct tct_trace *tr)
@@ -233,14 +257,16 @@ static void plots(struct chrome *c, const struct tct_trace *tr)
             if (!isfinite(pt->value))
                 continue; /* JSON has no NaN or infinity */
             begin_event(c, "C", plot);
-            fputs(",\"ts\":", c->out);
-            json_us(c->out, pt->time);
-            fputs(",\"args\":{", c->out);
-            json_string(c->out, plot);
+            tct_write_str(c->w, ",\"ts\":");
+            json_us(c->w, pt->time);
+            tct_write_str(c->w, ",\"args\":{");
+            json_string(c->w, plot);
+            tct_write_char(c->w, ':');
             if (p->is_int)
-                fprintf(c->out, ":%" PRId64 "}}", (int64_t)pt->value);
+                tct_write_i64(c->w, (int64_t)pt->value);
             else
-                fprintf(c->out, ":%.17g}}", pt->value);
+                tct_write_fmt(c->w, "%.17g", pt->value);
+            tct_write_str(c->w, "}}");
         }
     }
 }
@@ -268,42 +294,46 @@ static void gpu(struct chrome *c, const struct tct_trace *tr)
 static void other_data(struct chrome *c, const struct tct_trace *tr,
                        const struct tct_export_options *o, const char *program)
 {
-    FILE *out = c->out;
-    fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"tracyc\",\"program\":",
-          out);
-    json_string(out, program);
-    fprintf(out, ",\"pid\":%" PRIu64 ",\"dropped_events\":%" PRIu64 ",\"unfinished_zones\":%" PRIu64,
-            c->pid, tr->dropped, tr->unfinished_zones);
+    struct tct_writer *w = c->w;
+    tct_write_str(w, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"tracyc\","
+                     "\"program\":");
+    json_string(w, program);
+    field_u64(c, ",\"pid\":", c->pid);
+    field_u64(c, ",\"dropped_events\":", tr->dropped);
+    field_u64(c, ",\"unfinished_zones\":", tr->unfinished_zones);
     if (o->incomplete) {
-        fputs(",\"incomplete\":", out);
-        json_string(out, o->incomplete);
+        tct_write_str(w, ",\"incomplete\":");
+        json_string(w, o->incomplete);
     }
     if (tr->app_info_count) {
-        fputs(",\"app_info\":[", out);
+        tct_write_str(w, ",\"app_info\":[");
         for (size_t i = 0; i < tr->app_info_count; i++) {
             if (i)
-                fputc(',', out);
-            json_string(out, tr->app_info[i]);
+                tct_write_char(w, ',');
+            json_string(w, tr->app_info[i]);
         }
-        fputc(']', out);
+        tct_write_char(w, ']');
     }
-    fputs("}}\n", out);
+    tct_write_str(w, "}}\n");
 }
 
 int tct_export_chrome(FILE *out, const struct tct_trace *tr, const struct tct_names *names,
                       const struct tct_export_options *o)
 {
-    const struct tcd_welcome *w = names->welcome;
-    char program[sizeof w->program_name + 1] = "";
-    if (w)
-        snprintf(program, sizeof program, "%.*s", (int)sizeof w->program_name, w->program_name);
-    struct chrome c = {out, names, w ? w->pid : 0, 1};
-    fputs("{\"traceEvents\":[", out);
+    const struct tcd_welcome *wel = names->welcome;
+    char program[sizeof wel->program_name + 1] = "";
+    if (wel)
+        snprintf(program, sizeof program, "%.*s", (int)sizeof wel->program_name,
+                 wel->program_name);
+    struct tct_writer w;
+    tct_writer_init(&w, out);
+    struct chrome c = {&w, names, wel ? wel->pid : 0, 1};
+    tct_write_str(&w, "{\"traceEvents\":[");
     metadata(&c, "process_name", 0, program[0] ? program : "tracyc capture");
     threads(&c, tr);
     frames(&c, tr);
     plots(&c, tr);
     gpu(&c, tr);
     other_data(&c, tr, o, program);
-    return ferror(out) ? -1 : 0;
+    return tct_writer_flush(&w) ? -1 : 0;
 }

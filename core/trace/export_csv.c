@@ -6,11 +6,11 @@
  * source-location order (upstream's order is that of a hash map).
  */
 #include "trace/export.h"
+#include "trace/writer.h"
 #include "trace/zone_stats.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,17 +41,32 @@ static int selected(const struct tct_names *names, const struct tct_export_optio
     return contains(tct_srcloc_label(names, e->srcloc), o->filter, o->case_sensitive);
 }
 
-static void header(FILE *out, const char *sep, const char *const *columns, size_t n)
+static void header(struct tct_writer *w, const char *sep, const char *const *columns, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        fprintf(out, "%s%s", i ? sep : "", columns[i]);
-    fputc('\n', out);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            tct_write_str(w, sep);
+        tct_write_str(w, columns[i]);
+    }
+    tct_write_char(w, '\n');
 }
 
-static void stats_row(FILE *out, const char *sep, const struct tct_names *names,
+/* The name, file and line columns, each followed by the separator. */
+static void location(struct tct_writer *w, const char *sep, const struct tct_names *names,
+                     uint32_t srcloc)
+{
+    const struct tcd_srcloc *sl = names->srcloc(names->ctx, srcloc);
+    tct_write_str(w, tct_srcloc_label(names, srcloc));
+    tct_write_str(w, sep);
+    tct_write_str(w, sl && sl->file ? sl->file : "");
+    tct_write_str(w, sep);
+    tct_write_u64(w, sl ? sl->line : 0);
+    tct_write_str(w, sep);
+}
+
+static void stats_row(struct tct_writer *w, const char *sep, const struct tct_names *names,
                       const struct tct_srcloc_stats *e, int self, int64_t last_time)
 {
-    const struct tcd_srcloc *sl = names->srcloc(names->ctx, e->srcloc);
     int64_t time = self ? e->self_total : e->total;
     uint64_t count = e->count;
     /* Upstream divides an int64 by a size_t: unsigned. */
@@ -59,12 +74,20 @@ static void stats_row(FILE *out, const char *sep, const struct tct_names *names,
     /* Upstream's variance uses the total-time sums even for self times; kept for agreement. */
     double ss = e->sum_sq - 2. * (double)e->total * (double)avg + (double)(avg * avg * count);
     double std = count > 1 ? sqrt(ss / (double)(count - 1)) : 0;
-    fprintf(out, "%s%s%s%s%" PRIu32 "%s%" PRId64 "%s%f%s%" PRIu64 "%s%" PRIu64 "%s%" PRId64
-                 "%s%" PRId64 "%s%f\n",
-            tct_srcloc_label(names, e->srcloc), sep, sl && sl->file ? sl->file : "", sep,
-            sl ? sl->line : 0, sep, time, sep, 100. * (double)time / (double)last_time, sep,
-            count, sep, avg, sep, self ? e->self_min : e->min, sep, self ? e->self_max : e->max,
-            sep, std);
+    location(w, sep, names, e->srcloc);
+    tct_write_i64(w, time);
+    tct_write_str(w, sep);
+    tct_write_fmt(w, "%f", 100. * (double)time / (double)last_time);
+    tct_write_str(w, sep);
+    tct_write_u64(w, count);
+    tct_write_str(w, sep);
+    tct_write_u64(w, avg);
+    tct_write_str(w, sep);
+    tct_write_i64(w, self ? e->self_min : e->min);
+    tct_write_str(w, sep);
+    tct_write_i64(w, self ? e->self_max : e->max);
+    tct_write_str(w, sep);
+    tct_write_fmt(w, "%f\n", std);
 }
 
 /* Zone references grouped by source location: thread slot in the top 24 bits, zone
@@ -103,7 +126,7 @@ static uint64_t *group_zones(const struct tct_trace *tr, const struct tct_zone_s
     return refs;
 }
 
-static int unwrap_rows(FILE *out, const char *sep, const struct tct_trace *tr,
+static int unwrap_rows(struct tct_writer *w, const char *sep, const struct tct_trace *tr,
                        const struct tct_names *names, const struct tct_export_options *o,
                        const struct tct_zone_stats *s)
 {
@@ -119,8 +142,6 @@ static int unwrap_rows(FILE *out, const char *sep, const struct tct_trace *tr,
         const struct tct_srcloc_stats *e = &s->entries[i];
         if (!selected(names, o, e))
             continue;
-        const struct tcd_srcloc *sl = names->srcloc(names->ctx, e->srcloc);
-        const char *label = tct_srcloc_label(names, e->srcloc);
         /* Upstream reuses its row between zones of one source location and sets the value
          * column only for zones with text, so a zone without text repeats the text of the
          * previous one. Kept for agreement. */
@@ -134,9 +155,15 @@ static int unwrap_rows(FILE *out, const char *sep, const struct tct_trace *tr,
             const struct tct_zone_extra *x = tct_thread_zone_extra(th, z);
             if (x && x->text)
                 value = x->text;
-            fprintf(out, "%s%s%s%s%" PRIu32 "%s%" PRId64 "%s%" PRId64 "%s%" PRIu32 "%s%s\n",
-                    label, sep, sl && sl->file ? sl->file : "", sep, sl ? sl->line : 0, sep,
-                    zone->begin, sep, span, sep, th->server_index, sep, value);
+            location(w, sep, names, e->srcloc);
+            tct_write_i64(w, zone->begin);
+            tct_write_str(w, sep);
+            tct_write_i64(w, span);
+            tct_write_str(w, sep);
+            tct_write_u64(w, th->server_index);
+            tct_write_str(w, sep);
+            tct_write_str(w, value);
+            tct_write_char(w, '\n');
         }
     }
     if (self)
@@ -147,26 +174,29 @@ static int unwrap_rows(FILE *out, const char *sep, const struct tct_trace *tr,
     return rc;
 }
 
-static int message_rows(FILE *out, const char *sep, const struct tct_trace *tr)
+static int message_rows(struct tct_writer *w, const char *sep, const struct tct_trace *tr)
 {
     if (!tr->messages.count) {
-        fputs("There are currently no messages!\n", out);
+        tct_write_str(w, "There are currently no messages!\n");
         return 0;
     }
     size_t *order = tct_trace_messages_by_time(tr);
     if (!order)
         return -1;
     static const char *const columns[] = {"MessageName", "total_ns"};
-    header(out, sep, columns, 2);
+    header(w, sep, columns, 2);
     for (size_t i = 0; i < tr->messages.count; i++) {
         const struct tct_message *m = tct_trace_message(tr, order[i]);
-        fprintf(out, "%s%s%" PRId64 "\n", m->text, sep, m->time);
+        tct_write_str(w, m->text);
+        tct_write_str(w, sep);
+        tct_write_i64(w, m->time);
+        tct_write_char(w, '\n');
     }
     free(order);
     return 0;
 }
 
-static int zone_rows(FILE *out, const char *sep, const struct tct_trace *tr,
+static int zone_rows(struct tct_writer *w, const char *sep, const struct tct_trace *tr,
                      const struct tct_names *names, const struct tct_export_options *o)
 {
     static const char *const stats_columns[] = {
@@ -181,14 +211,14 @@ static int zone_rows(FILE *out, const char *sep, const struct tct_trace *tr,
         return -1;
     int rc = 0;
     if (o->unwrap) {
-        header(out, sep, unwrap_columns, 7);
-        rc = unwrap_rows(out, sep, tr, names, o, &s);
+        header(w, sep, unwrap_columns, 7);
+        rc = unwrap_rows(w, sep, tr, names, o, &s);
     } else {
-        header(out, sep, stats_columns, 10);
+        header(w, sep, stats_columns, 10);
         int64_t last_time = tct_export_last_time(tr, names);
         for (size_t i = 0; i < s.count; i++)
             if (selected(names, o, &s.entries[i]))
-                stats_row(out, sep, names, &s.entries[i], o->self_time, last_time);
+                stats_row(w, sep, names, &s.entries[i], o->self_time, last_time);
     }
     tct_zone_stats_free(&s);
     return rc;
@@ -198,10 +228,12 @@ int tct_export_csv(FILE *out, const struct tct_trace *tr, const struct tct_names
                    const struct tct_export_options *o)
 {
     const char *sep = o->separator ? o->separator : ",";
-    int rc = o->messages ? message_rows(out, sep, tr) : zone_rows(out, sep, tr, names, o);
-    if (rc != 0) {
-        errno = ENOMEM;
+    struct tct_writer w;
+    tct_writer_init(&w, out);
+    int rc = o->messages ? message_rows(&w, sep, tr) : zone_rows(&w, sep, tr, names, o);
+    if (tct_writer_flush(&w))
         return -1;
-    }
-    return ferror(out) ? -1 : 0;
+    if (rc != 0)
+        errno = ENOMEM;
+    return rc;
 }

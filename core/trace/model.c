@@ -80,12 +80,6 @@ struct tct_thread *tct_model_thread(struct tct_trace *tr, uint32_t id)
     return tr->last_thread = t;
 }
 
-struct tct_thread *tct_model_event_thread(struct tct_trace *tr, uint32_t id)
-{
-    struct tct_thread *t = tct_model_thread(tr, id);
-    return t && t->fiber ? t->fiber : t;
-}
-
 void tct_model_number_thread(struct tct_trace *tr, struct tct_thread *t)
 {
     if (!t->server_index)
@@ -111,7 +105,7 @@ static struct tct_zone *zone_at(struct tct_thread *t, size_t i)
 
 static void zone_begin(struct tct_trace *tr, const struct tcd_event *ev)
 {
-    struct tct_thread *t = tct_model_event_thread(tr, ev->thread);
+    struct tct_thread *t = tct_model_thread(tr, ev->thread);
     if (!t) {
         tr->lost_events++;
         return;
@@ -149,7 +143,7 @@ static void zone_begin(struct tct_trace *tr, const struct tcd_event *ev)
 
 static void zone_end(struct tct_trace *tr, const struct tcd_event *ev)
 {
-    struct tct_thread *t = tct_model_event_thread(tr, ev->thread);
+    struct tct_thread *t = tct_model_thread(tr, ev->thread);
     if (!t) {
         tr->lost_events++;
         return;
@@ -194,7 +188,7 @@ const struct tct_zone_extra *tct_thread_zone_extra(const struct tct_thread *t, s
 /* The side data of the innermost open zone of ev's thread, created when missing. */
 static struct tct_zone_extra *open_zone_extra(struct tct_trace *tr, const struct tcd_event *ev)
 {
-    struct tct_thread *t = tct_model_event_thread(tr, ev->thread);
+    struct tct_thread *t = tct_model_thread(tr, ev->thread);
     if (!t) {
         tr->lost_events++;
         return NULL;
@@ -276,24 +270,15 @@ static void zone_data(struct tct_trace *tr, const struct tcd_event *ev)
     }
 }
 
-static void fiber(struct tct_trace *tr, const struct tcd_event *ev)
+/* Tracy's server numbers the OS thread that enters a fiber, and knows the fiber as a
+ * thread of its own from then on. */
+static void fiber_enter(struct tct_trace *tr, const struct tcd_event *ev)
 {
     struct tct_thread *os = tct_model_thread(tr, ev->thread);
-    if (!os) {
+    if (os)
+        tct_model_number_thread(tr, os);
+    if (!os || !tct_model_thread(tr, ev->id))
         tr->lost_events++;
-        return;
-    }
-    if (ev->kind == TCD_FIBER_LEAVE) {
-        os->fiber = NULL;
-        return;
-    }
-    tct_model_number_thread(tr, os);
-    struct tct_thread *f = tct_model_thread(tr, ev->id);
-    if (!f) {
-        tr->lost_events++;
-        return;
-    }
-    os->fiber = f == os ? NULL : f;
 }
 
 static int64_t event_time(const struct tcd_event *ev)
@@ -378,8 +363,9 @@ void tct_trace_on_event(struct tct_trace *tr, const struct tcd_event *ev)
         tct_model_gpu(tr, ev);
         break;
     case TCD_FIBER_ENTER:
+        fiber_enter(tr, ev);
+        break;
     case TCD_FIBER_LEAVE:
-        fiber(tr, ev);
         break;
     case TCD_CRASH:
         tct_model_crash(tr, ev);
@@ -406,7 +392,6 @@ void tct_trace_finish(struct tct_trace *tr)
             tr->unfinished_zones++;
         }
         t->skipped_open = 0;
-        t->fiber = NULL;
     }
     tct_model_finish_gpu(tr);
     tr->finished = 1;

@@ -60,7 +60,7 @@ struct tct_zone_extra {
 };
 
 struct tct_thread {
-    uint32_t id;             /* as the client reported it (a fiber's virtual id for fibers) */
+    uint32_t id;             /* as the decoder gives it (a fiber's virtual id for fibers) */
     uint32_t server_index;   /* the number Tracy's server gives the thread (csvexport's
                                 "thread" column), 0 until an event assigned it */
     struct tct_chunks zones; /* struct tct_zone */
@@ -72,12 +72,12 @@ struct tct_thread {
     size_t *open;                  /* indices of the open zones, outermost first */
     size_t open_count, open_cap;
     uint32_t skipped_open;         /* begins past TCT_MAX_DEPTH still open */
-    struct tct_thread *fiber;      /* the fiber this OS thread runs now, NULL when none */
 };
 
 struct tct_message {
     int64_t time;
-    const char *text;
+    const char *text; /* "" for a literal message whose text was not known yet: */
+    uint32_t string;  /* its string handle, for tcd_string() (see tct_message_text()) */
     uint32_t thread;
     uint32_t color;   /* 0 = none */
     uint8_t severity; /* 0 trace .. 5 fatal */
@@ -124,8 +124,9 @@ struct tct_lock {
     char *name;             /* from LockName, NULL when none */
     int64_t announced, terminated; /* TCT_TIME_NONE when not seen */
     uint64_t waits, obtains, releases, marks;
-    uint64_t contended;     /* obtains that had to wait (after a wait, later than it) */
-    int64_t wait_total, wait_max;
+    uint64_t contended;     /* waits that began while another holder had the lock */
+    int64_t wait_total, wait_max; /* from each wait to its obtain */
+    uint32_t held;          /* internal: obtains not yet released */
     /* internal: threads waiting now (wait seen, obtain not yet) */
     struct tct_lock_wait { uint32_t thread; int64_t since; } *waiting;
     size_t waiting_count, waiting_cap;
@@ -135,18 +136,18 @@ struct tct_gpu_zone {
     int64_t cpu_begin, cpu_end; /* cpu_end = trace end for a zone never ended */
     int64_t gpu_begin, gpu_end; /* TCT_TIME_NONE until the GPU time arrived */
     uint32_t srcloc;
-    uint32_t thread;
+    uint32_t thread;  /* the context's thread for contexts bound to one */
     uint16_t depth;
 };
 
 struct tct_gpu_context {
     uint32_t id;
-    uint32_t thread;
+    uint32_t thread;          /* 0: not bound to one thread (Vulkan, D3D12, OpenCL) */
     uint8_t type;
     double period;
     char *name;               /* NULL when none */
     struct tct_chunks zones;  /* struct tct_gpu_zone, in begin order */
-    /* internal */
+    /* internal: as the Tracy server keeps them */
     uint32_t *query_zone;     /* query id -> zone index + 1 awaiting its GPU time */
     struct tct_gpu_stack { uint32_t thread; size_t *zones; size_t count, cap; } *stacks;
     size_t stack_count, stack_cap;
@@ -156,7 +157,8 @@ struct tct_crash {
     int happened;
     uint32_t thread;
     int64_t time;
-    char *text;
+    char *text;      /* "" when not known yet: */
+    uint32_t string; /* its string handle, for tcd_string() */
 };
 
 struct tct_trace {

@@ -5,10 +5,9 @@
 
 #include "trace/model.h"
 
-/* The thread with this id, created on first sight; NULL when out of memory. */
+/* The thread with this id, created on first sight; NULL when out of memory. Events of
+ * a thread running a fiber already carry the fiber's id (the decoder sees to it). */
 struct tct_thread *tct_model_thread(struct tct_trace *tr, uint32_t id);
-/* The thread events of OS thread `id` belong to: the fiber it runs, if any. */
-struct tct_thread *tct_model_event_thread(struct tct_trace *tr, uint32_t id);
 /* Gives the thread its server number, as Tracy's server does on first use. */
 void tct_model_number_thread(struct tct_trace *tr, struct tct_thread *t);
 /* A copy of ev's text up to its first NUL, in malloc'd memory (NULL when out of memory). */

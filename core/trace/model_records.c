@@ -120,7 +120,7 @@ static struct tct_gpu_context *gpu_context_for(struct tct_trace *tr, uint32_t id
 
 void tct_model_message(struct tct_trace *tr, const struct tcd_event *ev)
 {
-    struct tct_thread *t = tct_model_event_thread(tr, ev->thread);
+    struct tct_thread *t = tct_model_thread(tr, ev->thread);
     size_t len = ev->text ? strnlen(ev->text, ev->text_len) : 0;
     const char *text = t ? tct_strpool_add(&tr->strings, ev->text, len) : NULL;
     struct tct_message *m = text ? tct_chunks_push(&tr->messages) : NULL;
@@ -131,6 +131,7 @@ void tct_model_message(struct tct_trace *tr, const struct tcd_event *ev)
     tct_model_number_thread(tr, t);
     m->time = ev->time;
     m->text = text;
+    m->string = ev->id;
     m->thread = t->id;
     m->color = ev->color;
     m->severity = ev->severity;
@@ -255,13 +256,13 @@ void tct_model_memory(struct tct_trace *tr, const struct tcd_event *ev)
 static void lock_obtain(struct tct_lock *l, const struct tcd_event *ev)
 {
     l->obtains++;
+    l->held++;
     for (size_t i = 0; i < l->waiting_count; i++) {
         if (l->waiting[i].thread != ev->thread)
             continue;
         int64_t waited = ev->time - l->waiting[i].since;
         l->waiting[i] = l->waiting[--l->waiting_count];
         if (waited > 0) {
-            l->contended++;
             l->wait_total += waited;
             if (waited > l->wait_max)
                 l->wait_max = waited;
@@ -273,6 +274,8 @@ static void lock_obtain(struct tct_lock *l, const struct tcd_event *ev)
 static int lock_wait(struct tct_lock *l, const struct tcd_event *ev)
 {
     l->waits++;
+    if (l->held)
+        l->contended++;
     for (size_t i = 0; i < l->waiting_count; i++) {
         if (l->waiting[i].thread == ev->thread) {
             l->waiting[i].since = ev->time;
@@ -313,6 +316,8 @@ void tct_model_lock(struct tct_trace *tr, const struct tcd_event *ev)
         break;
     case TCD_LOCK_RELEASE:
         l->releases++;
+        if (l->held)
+            l->held--;
         break;
     case TCD_LOCK_MARK:
         l->marks++;
@@ -352,7 +357,10 @@ static void gpu_zone_begin(struct tct_trace *tr, struct tct_gpu_context *c,
 {
     if (!c->query_zone)
         c->query_zone = calloc(GPU_QUERIES, sizeof *c->query_zone);
-    struct tct_gpu_stack *s = c->query_zone ? gpu_stack(c, ev->thread, 1) : NULL;
+    /* As the Tracy server: zones of a context bound to one thread share one stack, keyed
+     * 0 (the client then sends thread 0 with their ends); others nest per thread. */
+    uint32_t key = c->thread ? 0 : ev->thread;
+    struct tct_gpu_stack *s = c->query_zone ? gpu_stack(c, key, 1) : NULL;
     size_t *zones = s ? tct_grow(s->zones, &s->cap, s->count + 1, sizeof *zones) : NULL;
     struct tct_gpu_zone *z = zones ? tct_chunks_push(&c->zones) : NULL;
     if (zones)
@@ -361,7 +369,7 @@ static void gpu_zone_begin(struct tct_trace *tr, struct tct_gpu_context *c,
         tr->lost_events++;
         return;
     }
-    struct tct_thread *t = tct_model_thread(tr, ev->thread);
+    struct tct_thread *t = c->thread ? NULL : tct_model_thread(tr, ev->thread);
     if (t)
         tct_model_number_thread(tr, t);
     *z = (struct tct_gpu_zone){
@@ -370,7 +378,7 @@ static void gpu_zone_begin(struct tct_trace *tr, struct tct_gpu_context *c,
         .gpu_begin = TCT_TIME_NONE,
         .gpu_end = TCT_TIME_NONE,
         .srcloc = ev->srcloc,
-        .thread = ev->thread,
+        .thread = c->thread ? c->thread : ev->thread,
         .depth = s->count > 0xffff ? 0xffff : (uint16_t)s->count,
     };
     size_t index = c->zones.count - 1;
@@ -452,7 +460,7 @@ void tct_model_crash(struct tct_trace *tr, const struct tcd_event *ev)
         return;
     }
     free(tr->crash.text);
-    tr->crash = (struct tct_crash){1, ev->thread, ev->time, text};
+    tr->crash = (struct tct_crash){1, ev->thread, ev->time, text, ev->id};
 }
 
 void tct_model_finish_gpu(struct tct_trace *tr)

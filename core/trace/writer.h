@@ -1,0 +1,57 @@
+/* writer.h - a small output buffer in front of a FILE*, for exporters that write millions
+ * of short fields: memcpy and hand-made integers instead of a printf per field. */
+#ifndef TRACYC_TRACE_WRITER_H
+#define TRACYC_TRACE_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+struct tct_writer {
+    FILE *out;
+    size_t len;
+    char buf[16384];
+};
+
+static inline void tct_writer_init(struct tct_writer *w, FILE *out)
+{
+    w->out = out;
+    w->len = 0;
+}
+
+/* Hands the buffered bytes to the FILE*. Returns ferror() of the stream. */
+int tct_writer_flush(struct tct_writer *w);
+
+static inline void tct_write(struct tct_writer *w, const char *p, size_t n)
+{
+    if (n > sizeof w->buf - w->len) {
+        tct_writer_flush(w);
+        if (n > sizeof w->buf) {
+            fwrite(p, 1, n, w->out);
+            return;
+        }
+    }
+    memcpy(w->buf + w->len, p, n);
+    w->len += n;
+}
+
+static inline void tct_write_str(struct tct_writer *w, const char *s)
+{
+    tct_write(w, s, strlen(s));
+}
+
+static inline void tct_write_char(struct tct_writer *w, char c)
+{
+    if (w->len == sizeof w->buf)
+        tct_writer_flush(w);
+    w->buf[w->len++] = c;
+}
+
+void tct_write_u64(struct tct_writer *w, uint64_t v);
+void tct_write_i64(struct tct_writer *w, int64_t v);
+/* printf into the buffer, for the rare fields that need a format (doubles). */
+void tct_write_fmt(struct tct_writer *w, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif
