@@ -97,6 +97,7 @@ static void read_config(struct tc_config *c)
 static void thread_exit(void *arg)
 {
     struct tc_thread *t = arg;
+    tc_stream_commit(&t->stream); /* a last zone begin may not be published yet */
     atomic_store_explicit(&t->exited, 1, memory_order_release);
 }
 
@@ -263,6 +264,8 @@ void ___tracy_shutdown_profiler(void)
     pthread_mutex_lock(&start_lock);
     int expected = TC_STATE_RUNNING;
     if (atomic_compare_exchange_strong(&tc_prof.state, &expected, TC_STATE_STOPPING)) {
+        if (tc_self)
+            tc_stream_commit(&tc_self->stream);
         tc_worker_stop();
         atomic_store(&tc_prof.state, TC_STATE_STOPPED);
     }

@@ -168,11 +168,6 @@ int fc_has_param(const char *name, const char *param)
     return 0;
 }
 
-void *fc_symbol(const char *name)
-{
-    return find(name)->sym;
-}
-
 size_t fc_report_uncalled(void)
 {
     size_t n = 0;

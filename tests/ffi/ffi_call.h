@@ -27,7 +27,8 @@ union fc_ret {
 int fc_open(const char *library);
 
 /* Calls the manifest function name with args[i] pointing at a value of the i-th
- * parameter's manifest type; ret may be NULL for void. Aborts on an unknown name. */
+ * parameter's manifest type (args may be NULL when there are none). Aborts on an
+ * unknown name. */
 union fc_ret fc_call(const char *name, void **args);
 
 /* The same for a variadic function: nvar extra arguments of the given types follow. */
@@ -36,9 +37,6 @@ union fc_ret fc_call_var(const char *name, void **args, unsigned nvar, ffi_type 
 /* 1 if the manifest gives function name a parameter called param (used where a build
  * option selects between two signatures). */
 int fc_has_param(const char *name, const char *param);
-
-/* The address of a symbol in the library (for checks that need it). */
-void *fc_symbol(const char *name);
 
 /* Prints every manifest function never called and returns how many there are. */
 size_t fc_report_uncalled(void);

@@ -12,7 +12,7 @@ import abi_manifest  # noqa: E402
 
 
 def params(items, key="type"):
-    return ", ".join("{%s, %s}" % (json.dumps(p["name"]), json.dumps(p[key])) for p in items) or "0"
+    return ", ".join("{%s, %s}" % (json.dumps(p["name"]), json.dumps(p[key])) for p in items) or "{0}"
 
 
 def main():

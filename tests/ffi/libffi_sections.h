@@ -24,8 +24,16 @@
 /* The begin and end times of the only zone at the static source location named name
  * (its ZONE_END is the next one on the same thread); 0 if it is missing. */
 int zone_span(const struct tt_capture *c, const char *name, int64_t *begin, int64_t *end);
+/* The n-th event of kind on the thread named thread_name, or NULL. */
+const struct tcd_event *nth_on_thread(const struct tt_capture *c, enum tcd_event_kind kind, const char *thread_name,
+                                      size_t n);
 /* The first event of kind matching id, or NULL. */
 const struct tcd_event *find_id(const struct tt_capture *c, enum tcd_event_kind kind, uint32_t id);
+
+/* The first event of kind whose id resolves to name through name_of (tcd_plot_name,
+ * tcd_frame_name...), or NULL. */
+const struct tcd_event *find_named(const struct tt_capture *c, enum tcd_event_kind kind, const char *name,
+                                   const char *(*name_of)(const struct tcd_decoder *, uint32_t));
 
 /* Calls the lockable and shared-lockable functions. */
 void emit_locks(void);
