@@ -98,7 +98,9 @@ void *tc_stream_reserve_slow(struct tc_stream *s, size_t n, int force)
         if (!c)
             return NULL;
     }
-    /* The old tail's committed size is final: the consumer may move on once it sees next. */
+    /* Publish everything written to the old tail (a zone begin may not be published
+     * yet): once the consumer sees next, it takes the old chunk's size as final. */
+    atomic_store_explicit(&s->tail->committed, s->pos, memory_order_release);
     atomic_store_explicit(&s->tail->next, c, memory_order_release);
     s->tail = c;
     s->pos = n;

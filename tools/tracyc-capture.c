@@ -15,11 +15,11 @@
 #include "server/session.h"
 #include "trace/export.h"
 #include "trace/model.h"
+#include "trace/units.h"
 #include "wire/decode.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,16 +41,13 @@ struct args {
 
 struct capture {
     struct tct_trace *trace;
-    int status_line;      /* stderr is a terminal: keep one status line updated */
-    double start;         /* when the first progress report came (connected) */
-    double last_report;
-    uint64_t last_bytes;
-    double rate;          /* bytes per second, smoothed */
+    int status_line; /* stderr is a terminal: keep one status line updated */
+    double start;    /* when the first progress report came (connected) */
 };
 
-static volatile int stop_requested; /* set by SIGINT */
+static volatile int stop_requested; /* set by SIGINT and SIGTERM */
 
-static void on_sigint(int sig)
+static void on_stop_signal(int sig)
 {
     (void)sig;
     stop_requested = 1;
@@ -93,9 +90,9 @@ static void usage(FILE *out)
 static int parse_args(int argc, char **argv, struct args *a)
 {
     static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},      {"filter", required_argument, NULL, 'F'},
-        {"case", no_argument, NULL, 'C'},      {"sep", required_argument, NULL, 'S'},
-        {"self", no_argument, NULL, 'E'},      {"unwrap", no_argument, NULL, 'U'},
+        {"help", no_argument, NULL, 'h'},     {"filter", required_argument, NULL, 'F'},
+        {"case", no_argument, NULL, 'C'},     {"sep", required_argument, NULL, 'S'},
+        {"self", no_argument, NULL, 'E'},     {"unwrap", no_argument, NULL, 'U'},
         {"messages", no_argument, NULL, 'M'}, {NULL, 0, NULL, 0},
     };
     *a = (struct args){.address = "127.0.0.1", .port = 8086};
@@ -173,68 +170,51 @@ static void on_event(void *user, const struct tcd_event *ev)
     tct_trace_on_event(user, ev);
 }
 
-static const char *human_bytes(char buf[24], double n)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    size_t u = 0;
-    while (n >= 1024 && u + 1 < sizeof units / sizeof *units) {
-        n /= 1024;
-        u++;
-    }
-    snprintf(buf, 24, u ? "%.1f %s" : "%.0f %s", n, units[u]);
-    return buf;
-}
-
 static void on_progress(void *user, const struct tcd_stats *st)
 {
     struct capture *c = user;
-    double now = now_s();
-    if (c->start == 0) {
-        c->start = c->last_report = now;
-        c->last_bytes = st->bytes_in;
-    }
-    double dt = now - c->last_report;
-    if (dt >= 0.5) {
-        double rate = (double)(st->bytes_in - c->last_bytes) / dt;
-        c->rate = c->rate == 0 ? rate : 0.5 * c->rate + 0.5 * rate;
-        c->last_report = now;
-        c->last_bytes = st->bytes_in;
-    }
     if (!c->status_line)
         return;
-    char rate[24], mem[24];
-    fprintf(stderr,
-            "\r\033[K%.1f s | %s/s | %" PRIu64 " events | %" PRIu64 " zones | %s in use | "
-            "%" PRIu64 " dropped",
-            now - c->start, human_bytes(rate, c->rate), st->events, st->zones,
-            human_bytes(mem, (double)(st->memory + tct_trace_memory(c->trace))), st->dropped);
+    double now = now_s();
+    if (c->start == 0)
+        c->start = now;
+    double elapsed = now - c->start;
+    char rate[TCT_UNITS_BUF], mem[TCT_UNITS_BUF], events[TCT_UNITS_BUF], zones[TCT_UNITS_BUF],
+        dropped[TCT_UNITS_BUF];
+    fprintf(stderr, "\r\033[K%.1f s | %s/s | %s events | %s zones | %s in use | %s dropped",
+            elapsed, tct_format_bytes(rate, elapsed > 0 ? (double)st->bytes_in / elapsed : 0),
+            tct_format_count(events, st->events), tct_format_count(zones, st->zones),
+            tct_format_bytes(mem, (double)(st->memory + tct_trace_memory(c->trace))),
+            tct_format_count(dropped, st->dropped));
     fflush(stderr);
 }
 
 static void short_summary(const struct tct_trace *tr, const struct args *a, int result,
                           const char *why)
 {
-    char span[32];
-    snprintf(span, sizeof span, "%.3f s", (double)tr->last_time / 1e9);
-    printf("%s: %" PRIu64 " zones on %zu threads, %zu messages, %s of trace; wrote %s\n",
-           result == TCS_COMPLETE ? "Capture complete" : "Capture incomplete", tr->zones,
-           tr->thread_count, tr->messages.count, span, a->output);
+    char zones[TCT_UNITS_BUF], messages[TCT_UNITS_BUF], span[TCT_UNITS_BUF], n[TCT_UNITS_BUF];
+    printf("%s: %s zones on %zu threads, %s messages, %s of trace; wrote %s\n",
+           result == TCS_COMPLETE ? "Capture complete" : "Capture incomplete",
+           tct_format_count(zones, tr->zones), tr->thread_count,
+           tct_format_count(messages, tr->messages.count), tct_format_duration(span, tr->last_time),
+           a->output);
     if (result != TCS_COMPLETE && why[0])
         printf("  why: %s\n", why);
     if (tr->unfinished_zones)
-        printf("  %" PRIu64 " zones were still open; they end at the trace's last event\n",
-               tr->unfinished_zones);
+        printf("  %s zones were still open; they end at the trace's last event\n",
+               tct_format_count(n, tr->unfinished_zones));
     if (tr->dropped)
-        printf("!! %" PRIu64 " events were DROPPED by the client: the profile is missing them\n",
-               tr->dropped);
+        printf("!! %s events were DROPPED by the client: the profile is missing them\n",
+               tct_format_count(n, tr->dropped));
 }
 
 static void explain_error(const char *err)
 {
     fprintf(stderr, "tracyc-capture: %s\n", err);
+    /* The client refuses with a status byte only: its own version stays unknown. */
     if (strstr(err, "protocol version"))
-        fprintf(stderr, "tracyc-capture: this capture speaks Tracy 0.14.0's protocol 82; connect "
-                        "it to a tracyc client or one built with Tracy 0.14.0\n");
+        fprintf(stderr, "tracyc-capture: it needs a client of Tracy 0.14.0 (protocol 82), such "
+                        "as tracyc; rebuild the client against that version\n");
 }
 
 int main(int argc, char **argv)
@@ -254,9 +234,11 @@ int main(int argc, char **argv)
         return EXIT_ERROR;
     }
 
-    struct sigaction sa = {.sa_handler = on_sigint};
+    /* Stop cleanly and still write everything received. */
+    struct sigaction sa = {.sa_handler = on_stop_signal};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 
     if (c.status_line)
         fprintf(stderr, "Connecting to %s:%u...", a.address, a.port);
@@ -274,15 +256,17 @@ int main(int argc, char **argv)
     if (c.status_line)
         fputs("\r\033[K", stderr);
 
-    int status = result == TCS_COMPLETE ? EXIT_COMPLETE
-                 : result == TCS_INCOMPLETE ? EXIT_INCOMPLETE : EXIT_ERROR;
+    int status = result == TCS_COMPLETE     ? EXIT_COMPLETE
+                 : result == TCS_INCOMPLETE ? EXIT_INCOMPLETE
+                                            : EXIT_ERROR;
     if (result == TCS_ERROR) {
         if (stop_requested && c.trace->events == 0)
             snprintf(why, sizeof why, "stopped before a client connected");
         explain_error(why);
     }
-    /* Whatever arrived is written, even after an error mid-stream. */
-    if (c.trace->events > 0) {
+    /* Whatever arrived is written, even after an error mid-stream; only a capture that
+     * never got anything (no connection, refused handshake) writes nothing. */
+    if (result != TCS_ERROR || c.trace->events > 0) {
         tct_trace_finish(c.trace);
         struct tct_export_options options = a.csv;
         options.incomplete = result == TCS_COMPLETE ? NULL : why;

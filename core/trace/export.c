@@ -25,6 +25,10 @@ static const char *decoder_pool(const void *ctx, uint32_t id)
 {
     return tcd_pool_name(ctx, id);
 }
+static const char *decoder_string(const void *ctx, uint32_t handle)
+{
+    return tcd_string(ctx, handle);
+}
 
 void tct_names_from_decoder(struct tct_names *out, const struct tcd_decoder *dec)
 {
@@ -34,6 +38,7 @@ void tct_names_from_decoder(struct tct_names *out, const struct tcd_decoder *dec
     out->plot = decoder_plot;
     out->frame = decoder_frame;
     out->pool = decoder_pool;
+    out->string = decoder_string;
     out->welcome = NULL;
     /* A decoder that failed during the handshake never had a welcome. */
     const struct tcd_welcome *w = tcd_decoder_welcome(dec);
@@ -49,6 +54,24 @@ const char *tct_srcloc_label(const struct tct_names *names, uint32_t srcloc)
     if (sl->name && sl->name[0])
         return sl->name;
     return sl->function ? sl->function : "";
+}
+
+static const char *text_or_string(const struct tct_names *names, const char *text, uint32_t handle)
+{
+    if (text && text[0])
+        return text;
+    const char *s = handle ? names->string(names->ctx, handle) : NULL;
+    return s ? s : text ? text : "";
+}
+
+const char *tct_message_text(const struct tct_names *names, const struct tct_message *m)
+{
+    return text_or_string(names, m->text, m->string);
+}
+
+const char *tct_crash_text(const struct tct_names *names, const struct tct_crash *crash)
+{
+    return text_or_string(names, crash->text, crash->string);
 }
 
 enum tct_format tct_export_format_for(const char *path)
@@ -82,18 +105,14 @@ int tct_export_to(FILE *out, enum tct_format format, const struct tct_trace *tra
     if (!options)
         options = &defaults;
     switch (format) {
-    case TCT_FORMAT_CHROME:
-        return tct_export_chrome(out, trace, names, options);
-    case TCT_FORMAT_CSV:
-        return tct_export_csv(out, trace, names, options);
-    default:
-        return tct_export_summary(out, trace, names, options);
+    case TCT_FORMAT_CHROME: return tct_export_chrome(out, trace, names, options);
+    case TCT_FORMAT_CSV: return tct_export_csv(out, trace, names, options);
+    default: return tct_export_summary(out, trace, names, options);
     }
 }
 
-int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec,
-                    const char *path, const struct tct_export_options *options, char *err,
-                    size_t errlen)
+int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec, const char *path,
+                    const struct tct_export_options *options, char *err, size_t errlen)
 {
     if (!trace->finished) {
         snprintf(err, errlen, "internal error: the trace was exported before it was finished");

@@ -26,6 +26,7 @@ struct tct_names {
     const char *(*plot)(const void *ctx, uint32_t plot);
     const char *(*frame)(const void *ctx, uint32_t frame_set); /* 0: "Frame" */
     const char *(*pool)(const void *ctx, uint32_t pool);
+    const char *(*string)(const void *ctx, uint32_t handle); /* literal texts, "" unknown */
     const struct tcd_welcome *welcome; /* NULL when the handshake never completed */
 };
 
@@ -36,6 +37,11 @@ void tct_names_from_decoder(struct tct_names *out, const struct tcd_decoder *dec
  * function when it has none. Never NULL. */
 const char *tct_srcloc_label(const struct tct_names *names, uint32_t srcloc);
 
+/* A message's text: its own, or the string its handle names (literal messages whose
+ * text arrived after them). Never NULL. The same for the crash report. */
+const char *tct_message_text(const struct tct_names *names, const struct tct_message *m);
+const char *tct_crash_text(const struct tct_names *names, const struct tct_crash *crash);
+
 struct tct_export_options {
     /* CSV, as tracy-csvexport's flags */
     const char *filter;    /* -f: only zones whose name contains this (NULL or "" = all) */
@@ -45,7 +51,7 @@ struct tct_export_options {
     int unwrap;            /* -u: one row per zone */
     int messages;          /* -m: the messages instead of zones */
     /* summary */
-    size_t top;            /* rows in each top-zones table, 0 = 20 */
+    size_t top; /* rows in each top-zones table, 0 = 20 */
     /* all formats: why the capture is incomplete ("client vanished", "stopped",
      * "time limit"), NULL when it is complete. Unfinished zones are reported anyway. */
     const char *incomplete;
@@ -63,9 +69,8 @@ enum tct_format tct_export_format_for(const char *path);
 /* Writes the trace to path in the format its extension asks for ("-" = summary on
  * stdout). options may be NULL. Returns 0, or -1 with a message in err. The trace must be
  * finished (tct_trace_finish). */
-int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec,
-                    const char *path, const struct tct_export_options *options, char *err,
-                    size_t errlen);
+int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec, const char *path,
+                    const struct tct_export_options *options, char *err, size_t errlen);
 
 /* The same with any names and an open stream; used by tct_export_file. Each returns 0,
  * or -1 when writing failed (errno says why) or memory ran out (errno = ENOMEM). */

@@ -122,8 +122,9 @@ static void json_us(struct tct_writer *w, int64_t ns)
         tct_write_char(w, '-');
     tct_write_u64(w, mag / 1000);
     unsigned frac = (unsigned)(mag % 1000);
-    char tail[6] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10),
-                    (char)('0' + frac % 10), '0', '1'};
+    char tail[6] = {
+        '.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10), (char)('0' + frac % 10), '0',
+        '1'};
     tct_write(w, tail, sizeof tail);
 }
 
@@ -212,11 +213,11 @@ static void threads(struct chrome *c, const struct tct_trace *tr)
     }
     for (size_t i = 0; i < tr->messages.count; i++) {
         const struct tct_message *m = tct_trace_message(tr, i);
-        instant(c, m->text, 't', m->thread, m->time);
+        instant(c, tct_message_text(c->names, m), 't', m->thread, m->time);
     }
     if (tr->crash.happened) {
         char name[4096];
-        snprintf(name, sizeof name, "crash: %s", tr->crash.text);
+        snprintf(name, sizeof name, "crash: %s", tct_crash_text(c->names, &tr->crash));
         instant(c, name, 't', tr->crash.thread, tr->crash.time);
     }
 }
@@ -277,13 +278,13 @@ static void gpu(struct chrome *c, const struct tct_trace *tr)
         const struct tct_gpu_context *ctx = &tr->gpu_contexts[i];
         uint32_t tid = GPU_TID_BASE | (ctx->id & 0xff);
         char name[512];
-        snprintf(name, sizeof name, "GPU context %" PRIu32 "%s%s", ctx->id,
-                 ctx->name ? ": " : "", ctx->name ? ctx->name : "");
+        snprintf(name, sizeof name, "GPU context %" PRIu32 "%s%s", ctx->id, ctx->name ? ": " : "",
+                 ctx->name ? ctx->name : "");
         metadata(c, "thread_name", tid, name);
         for (size_t k = 0; k < ctx->zones.count; k++) {
             const struct tct_gpu_zone *g = tct_gpu_zone_at(ctx, k);
-            if (g->gpu_begin == TCT_TIME_NONE || g->gpu_end == TCT_TIME_NONE
-                || g->gpu_end < g->gpu_begin)
+            if (g->gpu_begin == TCT_TIME_NONE || g->gpu_end == TCT_TIME_NONE ||
+                g->gpu_end < g->gpu_begin)
                 continue; /* the GPU never reported when it ran */
             struct tct_zone z = {.begin = g->gpu_begin, .end = g->gpu_end, .srcloc = g->srcloc};
             zone_event(c, tid, &z, NULL);
@@ -323,8 +324,7 @@ int tct_export_chrome(FILE *out, const struct tct_trace *tr, const struct tct_na
     const struct tcd_welcome *wel = names->welcome;
     char program[sizeof wel->program_name + 1] = "";
     if (wel)
-        snprintf(program, sizeof program, "%.*s", (int)sizeof wel->program_name,
-                 wel->program_name);
+        snprintf(program, sizeof program, "%.*s", (int)sizeof wel->program_name, wel->program_name);
     struct tct_writer w;
     tct_writer_init(&w, out);
     struct chrome c = {&w, names, wel ? wel->pid : 0, 1};

@@ -131,9 +131,8 @@ static int unwrap_rows(struct tct_writer *w, const char *sep, const struct tct_t
                        const struct tct_zone_stats *s)
 {
     uint64_t *refs = group_zones(tr, s);
-    int64_t **self = o->self_time ? calloc(tr->thread_count ? tr->thread_count : 1,
-                                           sizeof *self)
-                                  : NULL;
+    int64_t **self =
+        o->self_time ? calloc(tr->thread_count ? tr->thread_count : 1, sizeof *self) : NULL;
     int rc = refs && (!o->self_time || self) ? 0 : -1;
     for (size_t t = 0; rc == 0 && self && t < tr->thread_count; t++)
         if (tr->threads[t]->zones.count && !(self[t] = tct_thread_self_times(tr->threads[t])))
@@ -174,7 +173,8 @@ static int unwrap_rows(struct tct_writer *w, const char *sep, const struct tct_t
     return rc;
 }
 
-static int message_rows(struct tct_writer *w, const char *sep, const struct tct_trace *tr)
+static int message_rows(struct tct_writer *w, const char *sep, const struct tct_trace *tr,
+                        const struct tct_names *names)
 {
     if (!tr->messages.count) {
         tct_write_str(w, "There are currently no messages!\n");
@@ -187,7 +187,7 @@ static int message_rows(struct tct_writer *w, const char *sep, const struct tct_
     header(w, sep, columns, 2);
     for (size_t i = 0; i < tr->messages.count; i++) {
         const struct tct_message *m = tct_trace_message(tr, order[i]);
-        tct_write_str(w, m->text);
+        tct_write_str(w, tct_message_text(names, m));
         tct_write_str(w, sep);
         tct_write_i64(w, m->time);
         tct_write_char(w, '\n');
@@ -200,8 +200,8 @@ static int zone_rows(struct tct_writer *w, const char *sep, const struct tct_tra
                      const struct tct_names *names, const struct tct_export_options *o)
 {
     static const char *const stats_columns[] = {
-        "name",    "src_file", "src_line", "total_ns", "total_perc",
-        "counts",  "mean_ns",  "min_ns",   "max_ns",   "std_ns",
+        "name",   "src_file", "src_line", "total_ns", "total_perc",
+        "counts", "mean_ns",  "min_ns",   "max_ns",   "std_ns",
     };
     static const char *const unwrap_columns[] = {
         "name", "src_file", "src_line", "ns_since_start", "exec_time_ns", "thread", "value",
@@ -230,7 +230,7 @@ int tct_export_csv(FILE *out, const struct tct_trace *tr, const struct tct_names
     const char *sep = o->separator ? o->separator : ",";
     struct tct_writer w;
     tct_writer_init(&w, out);
-    int rc = o->messages ? message_rows(&w, sep, tr) : zone_rows(&w, sep, tr, names, o);
+    int rc = o->messages ? message_rows(&w, sep, tr, names) : zone_rows(&w, sep, tr, names, o);
     if (tct_writer_flush(&w))
         return -1;
     if (rc != 0)

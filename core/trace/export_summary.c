@@ -1,6 +1,7 @@
 /* export_summary.c - the trace as a text report, 100 columns wide, in the spirit of
  * cProfile's: what ran, how often, for how long, and what is missing from the capture. */
 #include "trace/export.h"
+#include "trace/units.h"
 #include "trace/zone_stats.h"
 
 #include <errno.h>
@@ -17,54 +18,6 @@ struct summary {
     const struct tct_names *names;
     int64_t span; /* the capture's length, for percentages */
 };
-
-/* 1234 ns, 12.35 us, 1.23 ms, 1.235 s */
-static const char *duration(char buf[24], int64_t ns)
-{
-    const char *sign = ns < 0 ? "-" : "";
-    double v = ns < 0 ? -(double)ns : (double)ns;
-    if (v < 1e3)
-        snprintf(buf, 24, "%s%.0f ns", sign, v);
-    else if (v < 1e6)
-        snprintf(buf, 24, "%s%.2f us", sign, v / 1e3);
-    else if (v < 1e9)
-        snprintf(buf, 24, "%s%.2f ms", sign, v / 1e6);
-    else
-        snprintf(buf, 24, "%s%.3f s", sign, v / 1e9);
-    return buf;
-}
-
-/* 12,345,678 */
-static const char *count(char buf[32], uint64_t n)
-{
-    char digits[24];
-    int len = snprintf(digits, sizeof digits, "%" PRIu64, n);
-    char *o = buf;
-    for (int i = 0; i < len; i++) {
-        if (i && (len - i) % 3 == 0)
-            *o++ = ',';
-        *o++ = digits[i];
-    }
-    *o = '\0';
-    return buf;
-}
-
-/* 512 B, 1.50 KiB, 12.00 MiB */
-static const char *bytes(char buf[24], uint64_t n)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = (double)n;
-    size_t u = 0;
-    while (v >= 1024 && u + 1 < sizeof units / sizeof *units) {
-        v /= 1024;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, 24, "%" PRIu64 " B", n);
-    else
-        snprintf(buf, 24, "%.2f %s", v, units[u]);
-    return buf;
-}
 
 static const char *percent(char buf[16], int64_t part, int64_t whole)
 {
@@ -107,18 +60,20 @@ static void header(struct summary *s)
 {
     const struct tcd_welcome *w = s->names->welcome;
     const struct tct_trace *tr = s->tr;
-    char a[32], b[32], c[32], d[32], e[32];
+    char a[TCT_UNITS_BUF], b[TCT_UNITS_BUF], c[TCT_UNITS_BUF], d[TCT_UNITS_BUF], e[TCT_UNITS_BUF];
     if (w)
-        fprintf(s->out, "tracyc capture of %.*s (pid %" PRIu64 ")\n",
-                (int)sizeof w->program_name, w->program_name, w->pid);
+        fprintf(s->out, "tracyc capture of %.*s (pid %" PRIu64 ")\n", (int)sizeof w->program_name,
+                w->program_name, w->pid);
     else
         fputs("tracyc capture (no client connected)\n", s->out);
     size_t points = 0;
     for (size_t i = 0; i < tr->plot_count; i++)
         points += tr->plots[i].points.count;
-    fprintf(s->out, "Captured %s: %s zones on %zu threads, %s messages, %s plot points, %s events\n",
-            duration(a, s->span), count(b, tr->zones), tr->thread_count,
-            count(c, tr->messages.count), count(d, points), count(e, tr->events));
+    fprintf(s->out,
+            "Captured %s: %s zones on %zu threads, %s messages, %s plot points, %s events\n",
+            tct_format_duration(a, s->span), tct_format_count(b, tr->zones), tr->thread_count,
+            tct_format_count(c, tr->messages.count), tct_format_count(d, points),
+            tct_format_count(e, tr->events));
     for (size_t i = 0; i < tr->app_info_count; i++)
         fprintf(s->out, "App info: %s\n", tr->app_info[i]);
 }
@@ -126,27 +81,31 @@ static void header(struct summary *s)
 static void warnings(struct summary *s, const struct tct_export_options *o)
 {
     const struct tct_trace *tr = s->tr;
-    char a[32], b[32];
+    char a[TCT_UNITS_BUF], b[TCT_UNITS_BUF];
     int any = 0;
     if (tr->dropped) {
-        fprintf(s->out, "%s!! %s events were DROPPED by the client (its buffer limit was reached): "
-                        "this profile is missing them.\n", any++ ? "" : "\n", count(a, tr->dropped));
+        fprintf(s->out,
+                "%s!! %s events were DROPPED by the client (its buffer limit was reached): "
+                "this profile is missing them.\n",
+                any++ ? "" : "\n", tct_format_count(a, tr->dropped));
     }
     if (tr->crash.happened)
         fprintf(s->out, "%s!! The program CRASHED (thread %" PRIu32 ", at %s): %s\n",
-                any++ ? "" : "\n", tr->crash.thread, duration(a, tr->crash.time), tr->crash.text);
+                any++ ? "" : "\n", tr->crash.thread, tct_format_duration(a, tr->crash.time),
+                tct_crash_text(s->names, &tr->crash));
     if (o->incomplete || tr->unfinished_zones) {
         fprintf(s->out, "%s!! Capture incomplete", any++ ? "" : "\n");
         if (o->incomplete)
             fprintf(s->out, " (%s)", o->incomplete);
         if (tr->unfinished_zones)
-            fprintf(s->out, ": %s zones were still open, closed at %s", count(a, tr->unfinished_zones),
-                    duration(b, tr->last_time));
+            fprintf(s->out, ": %s zones were still open, closed at %s",
+                    tct_format_count(a, tr->unfinished_zones),
+                    tct_format_duration(b, tr->last_time));
         fputs(".\n", s->out);
     }
     if (tr->lost_events)
         fprintf(s->out, "%s!! %s events were lost: the capture ran out of memory.\n",
-                any++ ? "" : "\n", count(a, tr->lost_events));
+                any++ ? "" : "\n", tct_format_count(a, tr->lost_events));
 }
 
 struct rank {
@@ -180,11 +139,13 @@ static void zone_table(struct summary *s, const struct tct_zone_stats *st, struc
             "min", "max", "%cap", "zone");
     for (size_t r = 0; r < rows; r++) {
         const struct tct_srcloc_stats *e = &st->entries[order[r].entry];
-        char n[32], t[24], self[24], mean[24], mn[24], mx[24], pc[16];
-        fprintf(s->out, "%10s %10s %10s %10s %10s %10s %6s  ", count(n, e->count),
-                duration(t, e->total), duration(self, e->self_total),
-                duration(mean, e->total / (int64_t)e->count), duration(mn, e->min),
-                duration(mx, e->max), percent(pc, by_self ? e->self_total : e->total, s->span));
+        char n[TCT_UNITS_BUF], t[TCT_UNITS_BUF], self[TCT_UNITS_BUF], mean[TCT_UNITS_BUF],
+            mn[TCT_UNITS_BUF], mx[TCT_UNITS_BUF], pc[16];
+        fprintf(s->out, "%10s %10s %10s %10s %10s %10s %6s  ", tct_format_count(n, e->count),
+                tct_format_duration(t, e->total), tct_format_duration(self, e->self_total),
+                tct_format_duration(mean, e->total / (int64_t)e->count),
+                tct_format_duration(mn, e->min), tct_format_duration(mx, e->max),
+                percent(pc, by_self ? e->self_total : e->total, s->span));
         const struct tcd_srcloc *sl = s->names->srcloc(s->names->ctx, e->srcloc);
         char label[1024];
         if (sl && sl->file && sl->file[0])
@@ -213,11 +174,12 @@ static void thread_table(struct summary *s)
                 busy += zone->end - zone->begin;
         }
         const char *name = s->names->thread(s->names->ctx, t->id);
-        char n[32], b[24], pc[16], m[32];
+        char n[TCT_UNITS_BUF], b[TCT_UNITS_BUF], pc[16], m[TCT_UNITS_BUF];
         fputs("  ", s->out);
         column(s->out, name && name[0] ? name : "(unnamed)", 36);
-        fprintf(s->out, " %12" PRIu32 " %12s %12s %8s %12s\n", t->id, count(n, t->zones.count),
-                duration(b, busy), percent(pc, busy, s->span), count(m, t->messages));
+        fprintf(s->out, " %12" PRIu32 " %12s %12s %8s %12s\n", t->id,
+                tct_format_count(n, t->zones.count), tct_format_duration(b, busy),
+                percent(pc, busy, s->span), tct_format_count(m, t->messages));
     }
 }
 
@@ -230,13 +192,13 @@ static void message_line(struct summary *s)
         uint8_t sev = tct_trace_message(tr, i)->severity;
         by_severity[sev < 6 ? sev : 5]++;
     }
-    char n[32];
-    fprintf(s->out, "\nMessages: %s", count(n, tr->messages.count));
+    char n[TCT_UNITS_BUF];
+    fprintf(s->out, "\nMessages: %s", tct_format_count(n, tr->messages.count));
     const char *sep = " (";
     for (int i = 3; i < 6; i++) {
         if (!by_severity[i])
             continue;
-        fprintf(s->out, "%s%s %s", sep, count(n, by_severity[i]), severities[i]);
+        fprintf(s->out, "%s%s %s", sep, tct_format_count(n, by_severity[i]), severities[i]);
         sep = ", ";
     }
     fputs(sep[0] == ',' ? ")\n" : "\n", s->out);
@@ -266,14 +228,17 @@ static void frame_table(struct summary *s)
             if (len > mx)
                 mx = len;
         }
-        char n[32], mean[24], a[24], b[24], fps[16] = "-";
+        char n[TCT_UNITS_BUF], mean[TCT_UNITS_BUF], a[TCT_UNITS_BUF], b[TCT_UNITS_BUF],
+            fps[16] = "-";
         if (timed && total > 0)
             snprintf(fps, sizeof fps, "%.1f", 1e9 * (double)timed / (double)total);
         fputs("  ", s->out);
         const char *name = s->names->frame(s->names->ctx, fs->id);
         fprintf(s->out, "%-30.30s %12s %12s %12s %12s %10s\n", name ? name : "",
-                count(n, fs->frames.count), timed ? duration(mean, total / (int64_t)timed) : "-",
-                timed ? duration(a, mn) : "-", timed ? duration(b, mx) : "-", fps);
+                tct_format_count(n, fs->frames.count),
+                timed ? tct_format_duration(mean, total / (int64_t)timed) : "-",
+                timed ? tct_format_duration(a, mn) : "-", timed ? tct_format_duration(b, mx) : "-",
+                fps);
     }
 }
 
@@ -287,9 +252,9 @@ static void plot_table(struct summary *s)
     for (size_t i = 0; i < tr->plot_count; i++) {
         const struct tct_plot *p = &tr->plots[i];
         const char *name = s->names->plot(s->names->ctx, p->id);
-        char n[32];
+        char n[TCT_UNITS_BUF];
         fprintf(s->out, "  %-36.36s %12s", name && name[0] ? name : "(unnamed)",
-                count(n, p->points.count));
+                tct_format_count(n, p->points.count));
         if (p->points.count)
             fprintf(s->out, " %14.6g %14.6g %14.6g\n", p->min, p->max,
                     tct_plot_point(p, p->points.count - 1)->value);
@@ -304,19 +269,21 @@ static void memory_table(struct summary *s)
     if (!tr->pool_count)
         return;
     heading(s, "Memory");
-    fprintf(s->out, "  %-24s %12s %12s %14s %14s %16s\n", "pool", "allocs", "frees", "live",
-            "peak", "allocated");
+    fprintf(s->out, "  %-24s %12s %12s %14s %14s %16s\n", "pool", "allocs", "frees", "live", "peak",
+            "allocated");
     for (size_t i = 0; i < tr->pool_count; i++) {
         const struct tct_mem_pool *p = &tr->pools[i];
         const char *name = s->names->pool(s->names->ctx, p->id);
-        char a[32], f[32], live[24], peak[24], total[24];
+        char a[TCT_UNITS_BUF], f[TCT_UNITS_BUF], live[TCT_UNITS_BUF], peak[TCT_UNITS_BUF],
+            total[TCT_UNITS_BUF];
         fprintf(s->out, "  %-24.24s %12s %12s %14s %14s %16s\n",
-                name && name[0] ? name : "(default)", count(a, p->allocs), count(f, p->frees),
-                bytes(live, p->live_bytes), bytes(peak, p->peak_bytes),
-                bytes(total, p->total_bytes));
+                name && name[0] ? name : "(default)", tct_format_count(a, p->allocs),
+                tct_format_count(f, p->frees), tct_format_bytes(live, (double)p->live_bytes),
+                tct_format_bytes(peak, (double)p->peak_bytes),
+                tct_format_bytes(total, (double)p->total_bytes));
         if (p->unmatched_frees || p->discards)
             fprintf(s->out, "  %-24s %s frees of unknown addresses, %" PRIu64 " discards\n", "",
-                    count(a, p->unmatched_frees), p->discards);
+                    tct_format_count(a, p->unmatched_frees), p->discards);
     }
 }
 
@@ -326,8 +293,8 @@ static void lock_table(struct summary *s)
     if (!tr->lock_count)
         return;
     heading(s, "Locks");
-    fprintf(s->out, "  %-32s %12s %12s %12s %12s %12s\n", "lock", "obtains", "contended",
-            "waited", "max wait", "%cap");
+    fprintf(s->out, "  %-32s %12s %12s %12s %12s %12s\n", "lock", "obtains", "contended", "waited",
+            "max wait", "%cap");
     for (size_t i = 0; i < tr->lock_count; i++) {
         const struct tct_lock *l = &tr->locks[i];
         const char *name = l->name;
@@ -340,9 +307,10 @@ static void lock_table(struct summary *s)
                 name = fallback;
             }
         }
-        char o[32], c[32], w[24], mx[24], pc[16];
-        fprintf(s->out, "  %-32.32s %12s %12s %12s %12s %12s\n", name, count(o, l->obtains),
-                count(c, l->contended), duration(w, l->wait_total), duration(mx, l->wait_max),
+        char o[TCT_UNITS_BUF], c[TCT_UNITS_BUF], w[TCT_UNITS_BUF], mx[TCT_UNITS_BUF], pc[16];
+        fprintf(s->out, "  %-32.32s %12s %12s %12s %12s %12s\n", name,
+                tct_format_count(o, l->obtains), tct_format_count(c, l->contended),
+                tct_format_duration(w, l->wait_total), tct_format_duration(mx, l->wait_max),
                 percent(pc, l->wait_total, s->span));
     }
 }
@@ -366,11 +334,11 @@ static void gpu_table(struct summary *s)
             if (g->depth == 0)
                 busy += g->gpu_end - g->gpu_begin;
         }
-        char name[64], z[32], t[32], b[24];
+        char name[64], z[TCT_UNITS_BUF], t[TCT_UNITS_BUF], b[TCT_UNITS_BUF];
         snprintf(name, sizeof name, "%" PRIu32 "%s%s", c->id, c->name ? " " : "",
                  c->name ? c->name : "");
-        fprintf(s->out, "  %-40.40s %12s %12s %12s\n", name, count(z, c->zones.count),
-                count(t, timed), duration(b, busy));
+        fprintf(s->out, "  %-40.40s %12s %12s %12s\n", name, tct_format_count(z, c->zones.count),
+                tct_format_count(t, timed), tct_format_duration(b, busy));
     }
 }
 

@@ -18,7 +18,7 @@ struct tct_map_slot {
 struct tct_map {
     struct tct_map_slot *slots;
     uint8_t *used;
-    size_t mask;  /* capacity - 1; capacity is a power of two */
+    size_t mask; /* capacity - 1; capacity is a power of two */
     size_t count;
 };
 

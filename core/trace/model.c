@@ -62,8 +62,8 @@ struct tct_thread *tct_model_thread(struct tct_trace *tr, uint32_t id)
     uint64_t *slot = tct_map_get(&tr->thread_by_id, id);
     if (slot)
         return tr->last_thread = tr->threads[*slot];
-    struct tct_thread **grown = tct_grow(tr->threads, &tr->thread_cap, tr->thread_count + 1,
-                                         sizeof *grown);
+    struct tct_thread **grown =
+        tct_grow(tr->threads, &tr->thread_cap, tr->thread_count + 1, sizeof *grown);
     if (!grown)
         return NULL;
     tr->threads = grown;
@@ -202,8 +202,8 @@ static struct tct_zone_extra *open_zone_extra(struct tct_trace *tr, const struct
     if (pos < t->extra_count && t->extras[pos].zone == zone)
         return &t->extras[pos];
     /* Usually an append; a parent's text set after its children's lands mid-array. */
-    struct tct_zone_extra *grown = tct_grow(t->extras, &t->extra_cap, t->extra_count + 1,
-                                            sizeof *grown);
+    struct tct_zone_extra *grown =
+        tct_grow(t->extras, &t->extra_cap, t->extra_count + 1, sizeof *grown);
     if (!grown) {
         tr->lost_events++;
         return NULL;
@@ -241,7 +241,8 @@ static void zone_data(struct tct_trace *tr, const struct tcd_event *ev)
         return;
     switch (ev->kind) {
     case TCD_ZONE_TEXT:
-        append_text(tr, x, ev->text ? ev->text : "", ev->text ? strnlen(ev->text, ev->text_len) : 0);
+        append_text(tr, x, ev->text ? ev->text : "",
+                    ev->text ? strnlen(ev->text, ev->text_len) : 0);
         break;
     case TCD_ZONE_NAME: {
         char *name = tct_model_strdup_text(ev);
@@ -265,8 +266,7 @@ static void zone_data(struct tct_trace *tr, const struct tcd_event *ev)
         x->has_value = 1;
         break;
     }
-    default:
-        break;
+    default: break;
     }
 }
 
@@ -281,101 +281,98 @@ static void fiber_enter(struct tct_trace *tr, const struct tcd_event *ev)
         tr->lost_events++;
 }
 
+/* The time an event moves the trace's end to: Tracy's server counts zones, messages,
+ * frames, plots, memory, lock waits/obtains/releases, GPU zones and times, fibers; not
+ * lock announcements, terminations or marks, GPU contexts or crashes. */
 static int64_t event_time(const struct tcd_event *ev)
 {
     switch (ev->kind) {
-    case TCD_ZONE_TEXT:
-    case TCD_ZONE_NAME:
-    case TCD_ZONE_COLOR:
-    case TCD_ZONE_VALUE:
-    case TCD_FRAME_IMAGE:
-    case TCD_PLOT_CONFIG:
-    case TCD_LOCK_MARK:
-    case TCD_LOCK_NAME:
-    case TCD_GPU_CONTEXT_NAME:
-    case TCD_DROPPED:
-    case TCD_EVENT_KIND_COUNT:
-        return TCT_TIME_NONE;
-    case TCD_GPU_TIME:
-        return ev->time2;
-    default:
-        return ev->time;
+    case TCD_ZONE_BEGIN:
+    case TCD_ZONE_END:
+    case TCD_MESSAGE:
+    case TCD_APP_INFO:
+    case TCD_FRAME_MARK:
+    case TCD_FRAME_START:
+    case TCD_FRAME_END:
+    case TCD_PLOT:
+    case TCD_MEM_ALLOC:
+    case TCD_MEM_FREE:
+    case TCD_MEM_DISCARD:
+    case TCD_LOCK_WAIT:
+    case TCD_LOCK_OBTAIN:
+    case TCD_LOCK_RELEASE:
+    case TCD_GPU_ZONE_BEGIN:
+    case TCD_GPU_ZONE_END:
+    case TCD_FIBER_ENTER:
+    case TCD_FIBER_LEAVE: return ev->time;
+    case TCD_GPU_TIME: return ev->time2;
+    default: return TCT_TIME_NONE;
     }
+}
+
+/* Times a capture can hold: about 104 days either side of the trace origin. A hostile
+ * stream's times are pulled into this range, so that the difference of two times (a
+ * zone's span, a wait) never overflows. */
+#define TIME_LIMIT ((int64_t)1 << 53)
+
+static int time_out_of_range(int64_t t)
+{
+    return t < -TIME_LIMIT || t > TIME_LIMIT;
+}
+
+static int64_t clamp_time(int64_t t)
+{
+    return t < -TIME_LIMIT ? -TIME_LIMIT : t > TIME_LIMIT ? TIME_LIMIT : t;
 }
 
 void tct_trace_on_event(struct tct_trace *tr, const struct tcd_event *ev)
 {
+    struct tcd_event clamped;
+    if (time_out_of_range(ev->time) || time_out_of_range(ev->time2)) {
+        clamped = *ev;
+        clamped.time = clamp_time(ev->time);
+        clamped.time2 = clamp_time(ev->time2);
+        ev = &clamped;
+    }
     tr->events++;
     int64_t time = event_time(ev);
     if (time != TCT_TIME_NONE && time > tr->last_time)
         tr->last_time = time;
     switch (ev->kind) {
-    case TCD_ZONE_BEGIN:
-        zone_begin(tr, ev);
-        break;
-    case TCD_ZONE_END:
-        zone_end(tr, ev);
-        break;
+    case TCD_ZONE_BEGIN: zone_begin(tr, ev); break;
+    case TCD_ZONE_END: zone_end(tr, ev); break;
     case TCD_ZONE_TEXT:
     case TCD_ZONE_NAME:
     case TCD_ZONE_COLOR:
-    case TCD_ZONE_VALUE:
-        zone_data(tr, ev);
-        break;
-    case TCD_MESSAGE:
-        tct_model_message(tr, ev);
-        break;
-    case TCD_APP_INFO:
-        tct_model_app_info(tr, ev);
-        break;
+    case TCD_ZONE_VALUE: zone_data(tr, ev); break;
+    case TCD_MESSAGE: tct_model_message(tr, ev); break;
+    case TCD_APP_INFO: tct_model_app_info(tr, ev); break;
     case TCD_FRAME_MARK:
     case TCD_FRAME_START:
-    case TCD_FRAME_END:
-        tct_model_frame(tr, ev);
-        break;
-    case TCD_FRAME_IMAGE:
-        break; /* images are not part of any export */
-    case TCD_PLOT:
-        tct_model_plot(tr, ev);
-        break;
-    case TCD_PLOT_CONFIG:
-        tct_model_plot_config(tr, ev);
-        break;
+    case TCD_FRAME_END: tct_model_frame(tr, ev); break;
+    case TCD_FRAME_IMAGE: break; /* images are not part of any export */
+    case TCD_PLOT: tct_model_plot(tr, ev); break;
+    case TCD_PLOT_CONFIG: tct_model_plot_config(tr, ev); break;
     case TCD_MEM_ALLOC:
     case TCD_MEM_FREE:
-    case TCD_MEM_DISCARD:
-        tct_model_memory(tr, ev);
-        break;
+    case TCD_MEM_DISCARD: tct_model_memory(tr, ev); break;
     case TCD_LOCK_ANNOUNCE:
     case TCD_LOCK_TERMINATE:
     case TCD_LOCK_WAIT:
     case TCD_LOCK_OBTAIN:
     case TCD_LOCK_RELEASE:
     case TCD_LOCK_MARK:
-    case TCD_LOCK_NAME:
-        tct_model_lock(tr, ev);
-        break;
+    case TCD_LOCK_NAME: tct_model_lock(tr, ev); break;
     case TCD_GPU_CONTEXT:
     case TCD_GPU_CONTEXT_NAME:
     case TCD_GPU_ZONE_BEGIN:
     case TCD_GPU_ZONE_END:
-    case TCD_GPU_TIME:
-        tct_model_gpu(tr, ev);
-        break;
-    case TCD_FIBER_ENTER:
-        fiber_enter(tr, ev);
-        break;
-    case TCD_FIBER_LEAVE:
-        break;
-    case TCD_CRASH:
-        tct_model_crash(tr, ev);
-        break;
-    case TCD_DROPPED:
-        tr->dropped += ev->value;
-        break;
-    case TCD_EVENT_KIND_COUNT:
-        tr->ignored_events++;
-        break;
+    case TCD_GPU_TIME: tct_model_gpu(tr, ev); break;
+    case TCD_FIBER_ENTER: fiber_enter(tr, ev); break;
+    case TCD_FIBER_LEAVE: break;
+    case TCD_CRASH: tct_model_crash(tr, ev); break;
+    case TCD_DROPPED: tr->dropped += ev->value; break;
+    case TCD_EVENT_KIND_COUNT: tr->ignored_events++; break;
     }
 }
 
@@ -399,13 +396,13 @@ void tct_trace_finish(struct tct_trace *tr)
 
 size_t tct_trace_memory(const struct tct_trace *tr)
 {
-    size_t bytes = sizeof *tr + tr->thread_cap * sizeof *tr->threads
-                   + tct_chunks_memory(&tr->messages) + tr->strings.memory
-                   + tct_map_memory(&tr->thread_by_id) + tct_model_records_memory(tr);
+    size_t bytes = sizeof *tr + tr->thread_cap * sizeof *tr->threads +
+                   tct_chunks_memory(&tr->messages) + tr->strings.memory +
+                   tct_map_memory(&tr->thread_by_id) + tct_model_records_memory(tr);
     for (size_t i = 0; i < tr->thread_count; i++) {
         const struct tct_thread *t = tr->threads[i];
-        bytes += sizeof *t + tct_chunks_memory(&t->zones) + t->open_cap * sizeof *t->open
-                 + t->extra_cap * sizeof *t->extras;
+        bytes += sizeof *t + tct_chunks_memory(&t->zones) + t->open_cap * sizeof *t->open +
+                 t->extra_cap * sizeof *t->extras;
     }
     return bytes;
 }

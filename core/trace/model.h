@@ -49,12 +49,12 @@ struct tct_zone {
 };
 
 struct tct_zone_extra {
-    size_t zone;      /* index in the thread's zones */
-    char *text;       /* NULL when none. As the Tracy server stores it: ZoneText calls
-                         joined by '\n', each ZoneValue appended as "value [0xhex]" */
-    char *name;       /* dynamic ZoneName, NULL when none */
-    uint64_t value;   /* the last ZoneValue, when has_value */
-    uint32_t color;   /* 0x00RRGGBB, when has_color */
+    size_t zone;    /* index in the thread's zones */
+    char *text;     /* NULL when none. As the Tracy server stores it: ZoneText calls
+                       joined by '\n', each ZoneValue appended as "value [0xhex]" */
+    char *name;     /* dynamic ZoneName, NULL when none */
+    uint64_t value; /* the last ZoneValue, when has_value */
+    uint32_t color; /* 0x00RRGGBB, when has_color */
     uint8_t has_color;
     uint8_t has_value;
 };
@@ -65,13 +65,13 @@ struct tct_thread {
                                 "thread" column), 0 until an event assigned it */
     struct tct_chunks zones; /* struct tct_zone */
     uint64_t messages;
-    uint16_t max_depth;      /* deepest zone recorded */
+    uint16_t max_depth; /* deepest zone recorded */
     /* internal */
     struct tct_zone_extra *extras; /* sorted by zone index */
     size_t extra_count, extra_cap;
-    size_t *open;                  /* indices of the open zones, outermost first */
+    size_t *open; /* indices of the open zones, outermost first */
     size_t open_count, open_cap;
-    uint32_t skipped_open;         /* begins past TCT_MAX_DEPTH still open */
+    uint32_t skipped_open; /* begins past TCT_MAX_DEPTH still open */
 };
 
 struct tct_message {
@@ -89,10 +89,10 @@ struct tct_plot_point {
 };
 
 struct tct_plot {
-    uint32_t id;             /* for tcd_plot_name() */
-    uint8_t format;          /* as TCD_PLOT_CONFIG says: 0 number, 1 memory, 2 percentage, 3 watt */
-    uint8_t flags;           /* bit 0 step, bit 1 fill */
-    uint8_t is_int;          /* every point came as an integer */
+    uint32_t id;    /* for tcd_plot_name() */
+    uint8_t format; /* as TCD_PLOT_CONFIG says: 0 number, 1 memory, 2 percentage, 3 watt */
+    uint8_t flags;  /* bit 0 step, bit 1 fill */
+    uint8_t is_int; /* every point came as an integer */
     uint32_t color;
     struct tct_chunks points; /* struct tct_plot_point, in arrival order */
     double min, max;
@@ -110,25 +110,28 @@ struct tct_frame_set {
 };
 
 struct tct_mem_pool {
-    uint32_t id;              /* for tcd_pool_name(); 0 = the default pool */
+    uint32_t id; /* for tcd_pool_name(); 0 = the default pool */
     uint64_t allocs, frees, discards;
     uint64_t unmatched_frees; /* frees of addresses not known as live */
     uint64_t live_bytes, peak_bytes, total_bytes;
-    struct tct_map live;      /* internal: address -> size */
+    struct tct_map live; /* internal: address -> size */
 };
 
 struct tct_lock {
     uint32_t id;
-    uint32_t srcloc;        /* where it was announced */
-    uint8_t shared;         /* a shared (read/write) lock */
-    char *name;             /* from LockName, NULL when none */
+    uint32_t srcloc;               /* where it was announced */
+    uint8_t shared;                /* a shared (read/write) lock */
+    char *name;                    /* from LockName, NULL when none */
     int64_t announced, terminated; /* TCT_TIME_NONE when not seen */
     uint64_t waits, obtains, releases, marks;
-    uint64_t contended;     /* waits that began while another holder had the lock */
+    uint64_t contended;           /* waits that began while another holder had the lock */
     int64_t wait_total, wait_max; /* from each wait to its obtain */
-    uint32_t held;          /* internal: obtains not yet released */
+    uint32_t held;                /* internal: obtains not yet released */
     /* internal: threads waiting now (wait seen, obtain not yet) */
-    struct tct_lock_wait { uint32_t thread; int64_t since; } *waiting;
+    struct tct_lock_wait {
+        uint32_t thread;
+        int64_t since;
+    } * waiting;
     size_t waiting_count, waiting_cap;
 };
 
@@ -136,20 +139,25 @@ struct tct_gpu_zone {
     int64_t cpu_begin, cpu_end; /* cpu_end = trace end for a zone never ended */
     int64_t gpu_begin, gpu_end; /* TCT_TIME_NONE until the GPU time arrived */
     uint32_t srcloc;
-    uint32_t thread;  /* the context's thread for contexts bound to one */
+    uint32_t thread; /* the context's thread for contexts bound to one */
     uint16_t depth;
 };
 
 struct tct_gpu_context {
     uint32_t id;
-    uint32_t thread;          /* 0: not bound to one thread (Vulkan, D3D12, OpenCL) */
+    uint32_t thread; /* 0: not bound to one thread (Vulkan, D3D12, OpenCL) */
     uint8_t type;
     double period;
-    char *name;               /* NULL when none */
-    struct tct_chunks zones;  /* struct tct_gpu_zone, in begin order */
+    char *name;              /* NULL when none */
+    struct tct_chunks zones; /* struct tct_gpu_zone, in begin order */
     /* internal: as the Tracy server keeps them */
-    uint32_t *query_zone;     /* query id -> zone index + 1 awaiting its GPU time */
-    struct tct_gpu_stack { uint32_t thread; size_t *zones; size_t count, cap; } *stacks;
+    uint32_t *query_zone; /* query id -> (zone index + 1) << 1 | is_end, awaiting
+                             its GPU time */
+    struct tct_gpu_stack {
+        uint32_t thread;
+        size_t *zones;
+        size_t count, cap;
+    } * stacks;
     size_t stack_count, stack_cap;
 };
 
@@ -164,7 +172,7 @@ struct tct_crash {
 struct tct_trace {
     struct tct_thread **threads; /* in the order they first appeared */
     size_t thread_count;
-    struct tct_chunks messages;  /* struct tct_message, in arrival order */
+    struct tct_chunks messages; /* struct tct_message, in arrival order */
     struct tct_plot *plots;
     size_t plot_count;
     struct tct_frame_set *frame_sets;
@@ -179,21 +187,20 @@ struct tct_trace {
     size_t app_info_count;
     struct tct_crash crash;
 
-    int64_t last_time;          /* latest time any event carried */
-    uint64_t events;            /* events received */
-    uint64_t zones;             /* zones recorded (CPU) */
+    int64_t last_time; /* latest event time, counted as Tracy's server does */
+    uint64_t events;   /* events received */
+    uint64_t zones;    /* zones recorded (CPU) */
     uint64_t gpu_zones;
-    uint64_t dropped;           /* events the client reported dropping (TCD_DROPPED) */
-    uint64_t unfinished_zones;  /* open when the capture ended, closed at last_time */
-    uint64_t ignored_events;    /* ends without a begin, zone data outside any zone, ... */
-    uint64_t lost_events;       /* events lost because memory ran out */
-    int finished;               /* tct_trace_finish() has run */
+    uint64_t dropped;          /* events the client reported dropping (TCD_DROPPED) */
+    uint64_t unfinished_zones; /* open when the capture ended, closed at last_time */
+    uint64_t ignored_events;   /* ends without a begin, zone data outside any zone, ... */
+    uint64_t lost_events;      /* events lost because memory ran out */
+    int finished;              /* tct_trace_finish() has run */
 
     /* internal */
     struct tct_map thread_by_id, plot_by_id, frame_set_by_id, pool_by_id, lock_by_id,
         gpu_context_by_id;
-    size_t thread_cap, plot_cap, frame_set_cap, pool_cap, lock_cap, gpu_context_cap,
-        app_info_cap;
+    size_t thread_cap, plot_cap, frame_set_cap, pool_cap, lock_cap, gpu_context_cap, app_info_cap;
     uint32_t next_server_index;
     struct tct_thread *last_thread; /* the thread the previous event went to */
     struct tct_strpool strings;
@@ -233,8 +240,7 @@ static inline const struct tct_frame *tct_frame_at(const struct tct_frame_set *f
 {
     return (const struct tct_frame *)tct_chunks_at(&fs->frames, i);
 }
-static inline const struct tct_gpu_zone *tct_gpu_zone_at(const struct tct_gpu_context *c,
-                                                         size_t i)
+static inline const struct tct_gpu_zone *tct_gpu_zone_at(const struct tct_gpu_context *c, size_t i)
 {
     return (const struct tct_gpu_zone *)tct_chunks_at(&c->zones, i);
 }

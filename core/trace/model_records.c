@@ -140,8 +140,7 @@ void tct_model_message(struct tct_trace *tr, const struct tcd_event *ev)
 
 void tct_model_app_info(struct tct_trace *tr, const struct tcd_event *ev)
 {
-    char **grown = tct_grow(tr->app_info, &tr->app_info_cap, tr->app_info_count + 1,
-                            sizeof *grown);
+    char **grown = tct_grow(tr->app_info, &tr->app_info_cap, tr->app_info_count + 1, sizeof *grown);
     char *text = grown ? tct_model_strdup_text(ev) : NULL;
     if (grown)
         tr->app_info = grown;
@@ -189,8 +188,8 @@ void tct_model_frame(struct tct_trace *tr, const struct tcd_event *ev)
         tr->lost_events++;
         return;
     }
-    struct tct_frame *last = fs->frames.count ? tct_chunks_at(&fs->frames, fs->frames.count - 1)
-                                              : NULL;
+    struct tct_frame *last =
+        fs->frames.count ? tct_chunks_at(&fs->frames, fs->frames.count - 1) : NULL;
     if (ev->kind == TCD_FRAME_END) {
         if (last && last->end == TCT_TIME_NONE)
             last->end = ev->time;
@@ -282,8 +281,8 @@ static int lock_wait(struct tct_lock *l, const struct tcd_event *ev)
             return 0;
         }
     }
-    struct tct_lock_wait *grown = tct_grow(l->waiting, &l->waiting_cap, l->waiting_count + 1,
-                                           sizeof *grown);
+    struct tct_lock_wait *grown =
+        tct_grow(l->waiting, &l->waiting_cap, l->waiting_count + 1, sizeof *grown);
     if (!grown)
         return -1;
     l->waiting = grown;
@@ -304,24 +303,18 @@ void tct_model_lock(struct tct_trace *tr, const struct tcd_event *ev)
         l->shared = ev->format == 1;
         l->announced = ev->time;
         break;
-    case TCD_LOCK_TERMINATE:
-        l->terminated = ev->time;
-        break;
+    case TCD_LOCK_TERMINATE: l->terminated = ev->time; break;
     case TCD_LOCK_WAIT:
         if (lock_wait(l, ev) != 0)
             tr->lost_events++;
         break;
-    case TCD_LOCK_OBTAIN:
-        lock_obtain(l, ev);
-        break;
+    case TCD_LOCK_OBTAIN: lock_obtain(l, ev); break;
     case TCD_LOCK_RELEASE:
         l->releases++;
         if (l->held)
             l->held--;
         break;
-    case TCD_LOCK_MARK:
-        l->marks++;
-        break;
+    case TCD_LOCK_MARK: l->marks++; break;
     default: { /* TCD_LOCK_NAME */
         char *name = tct_model_strdup_text(ev);
         if (!name) {
@@ -335,6 +328,12 @@ void tct_model_lock(struct tct_trace *tr, const struct tcd_event *ev)
     }
 }
 
+/* A query_zone entry: the zone's index + 1, and whether the query times its end. */
+static uint32_t pending_query(size_t index, int is_end)
+{
+    return (uint32_t)((index + 1) << 1 | (size_t)is_end);
+}
+
 /* The open-zone stack of `thread` in the context, created when missing. */
 static struct tct_gpu_stack *gpu_stack(struct tct_gpu_context *c, uint32_t thread, int create)
 {
@@ -343,8 +342,8 @@ static struct tct_gpu_stack *gpu_stack(struct tct_gpu_context *c, uint32_t threa
             return &c->stacks[i];
     if (!create)
         return NULL;
-    struct tct_gpu_stack *grown = tct_grow(c->stacks, &c->stack_cap, c->stack_count + 1,
-                                           sizeof *grown);
+    struct tct_gpu_stack *grown =
+        tct_grow(c->stacks, &c->stack_cap, c->stack_count + 1, sizeof *grown);
     if (!grown)
         return NULL;
     c->stacks = grown;
@@ -383,7 +382,7 @@ static void gpu_zone_begin(struct tct_trace *tr, struct tct_gpu_context *c,
     };
     size_t index = c->zones.count - 1;
     s->zones[s->count++] = index;
-    c->query_zone[ev->query] = (uint32_t)(index + 1);
+    c->query_zone[ev->query] = pending_query(index, 0);
     tr->gpu_zones++;
 }
 
@@ -398,10 +397,12 @@ static void gpu_zone_end(struct tct_trace *tr, struct tct_gpu_context *c,
     size_t index = s->zones[--s->count];
     struct tct_gpu_zone *z = tct_chunks_at(&c->zones, index);
     z->cpu_end = ev->time > z->cpu_begin ? ev->time : z->cpu_begin;
-    c->query_zone[ev->query] = (uint32_t)(index + 1);
+    c->query_zone[ev->query] = pending_query(index, 1);
 }
 
-/* A GPU timestamp answers the query a zone's begin or end left pending. */
+/* A GPU timestamp answers the query a zone's begin or end left pending. Unlike the
+ * Tracy server, which takes the first answer as the start, the query remembers which end
+ * it is for, so answers may come in any order. */
 static void gpu_time(struct tct_trace *tr, struct tct_gpu_context *c, const struct tcd_event *ev)
 {
     uint32_t pending = c->query_zone ? c->query_zone[ev->query] : 0;
@@ -410,11 +411,11 @@ static void gpu_time(struct tct_trace *tr, struct tct_gpu_context *c, const stru
         return;
     }
     c->query_zone[ev->query] = 0;
-    struct tct_gpu_zone *z = tct_chunks_at(&c->zones, pending - 1);
-    if (z->gpu_begin == TCT_TIME_NONE)
-        z->gpu_begin = ev->time2;
-    else
+    struct tct_gpu_zone *z = tct_chunks_at(&c->zones, (pending >> 1) - 1);
+    if (pending & 1)
         z->gpu_end = ev->time2;
+    else
+        z->gpu_begin = ev->time2;
 }
 
 void tct_model_gpu(struct tct_trace *tr, const struct tcd_event *ev)
@@ -440,15 +441,9 @@ void tct_model_gpu(struct tct_trace *tr, const struct tcd_event *ev)
         c->name = name;
         break;
     }
-    case TCD_GPU_ZONE_BEGIN:
-        gpu_zone_begin(tr, c, ev);
-        break;
-    case TCD_GPU_ZONE_END:
-        gpu_zone_end(tr, c, ev);
-        break;
-    default: /* TCD_GPU_TIME */
-        gpu_time(tr, c, ev);
-        break;
+    case TCD_GPU_ZONE_BEGIN: gpu_zone_begin(tr, c, ev); break;
+    case TCD_GPU_ZONE_END: gpu_zone_end(tr, c, ev); break;
+    default: /* TCD_GPU_TIME */ gpu_time(tr, c, ev); break;
     }
 }
 
@@ -512,9 +507,9 @@ void tct_model_free_records(struct tct_trace *tr)
 
 size_t tct_model_records_memory(const struct tct_trace *tr)
 {
-    size_t bytes = tr->plot_cap * sizeof *tr->plots + tr->frame_set_cap * sizeof *tr->frame_sets
-                   + tr->pool_cap * sizeof *tr->pools + tr->lock_cap * sizeof *tr->locks
-                   + tr->gpu_context_cap * sizeof *tr->gpu_contexts;
+    size_t bytes = tr->plot_cap * sizeof *tr->plots + tr->frame_set_cap * sizeof *tr->frame_sets +
+                   tr->pool_cap * sizeof *tr->pools + tr->lock_cap * sizeof *tr->locks +
+                   tr->gpu_context_cap * sizeof *tr->gpu_contexts;
     for (size_t i = 0; i < tr->plot_count; i++)
         bytes += tct_chunks_memory(&tr->plots[i].points);
     for (size_t i = 0; i < tr->frame_set_count; i++)

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct tct_srcloc_stats *entry_for(struct tct_zone_stats *s, uint32_t srcloc,
-                                          size_t *cap)
+static struct tct_srcloc_stats *entry_for(struct tct_zone_stats *s, uint32_t srcloc, size_t *cap)
 {
     uint64_t *slot = tct_map_get(&s->by_srcloc, srcloc);
     if (slot)
@@ -83,7 +82,8 @@ int tct_zone_stats_compute(struct tct_zone_stats *s, const struct tct_trace *tr,
             e->sum_sq += (double)span * span;
         }
     }
-    qsort(s->entries, s->count, sizeof *s->entries, by_srcloc);
+    if (s->count) /* entries is NULL when no zone counts: qsort must not see it */
+        qsort(s->entries, s->count, sizeof *s->entries, by_srcloc);
     for (size_t i = 0; i < s->count; i++)
         if (tct_map_put(&s->by_srcloc, s->entries[i].srcloc, i) != 0)
             goto fail;

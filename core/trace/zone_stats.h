@@ -25,7 +25,7 @@ struct tct_srcloc_stats {
 struct tct_zone_stats {
     struct tct_srcloc_stats *entries; /* ordered by source location index */
     size_t count;
-    struct tct_map by_srcloc;         /* srcloc -> index in entries */
+    struct tct_map by_srcloc; /* srcloc -> index in entries */
 };
 
 /* Returns 0, or -1 when out of memory. */

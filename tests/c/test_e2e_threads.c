@@ -11,6 +11,7 @@
 
 #define THREADS 8
 #define ZONES 100000
+#define SINGLES (ZONES / 2 / 5) /* the extra single-level zones per thread */
 
 static const struct ___tracy_source_location_data outer_loc = {"outer", "worker", "threads.c", 1, 0};
 static const struct ___tracy_source_location_data inner_loc = {"inner", "worker", "threads.c", 2, 0};
@@ -23,8 +24,16 @@ static void *worker(void *arg)
     for (int i = 0; i < ZONES / 2; i++) {
         TracyCZoneCtx outer = ___tracy_emit_zone_begin(&outer_loc, 1);
         TracyCZoneCtx inner = ___tracy_emit_zone_begin(&inner_loc, 1);
+        /* Texts of varying length move the records across buffer chunk boundaries at
+         * every possible offset, including right after an unpublished zone begin. */
+        if (i % 7 == 0)
+            ___tracy_emit_zone_text(inner, "0123456789abcdef", (size_t)(i % 17));
         ___tracy_emit_zone_end(inner);
         ___tracy_emit_zone_end(outer);
+        if (i % 5 == 0) {
+            TracyCZoneCtx single = ___tracy_emit_zone_begin(&outer_loc, 1);
+            ___tracy_emit_zone_end(single);
+        }
     }
     return NULL;
 }
@@ -52,8 +61,8 @@ int main(void)
     if (cap->result)
         fprintf(stderr, "capture: %s\n", cap->err);
 
-    CHECK_EQ_INT(tt_count(cap, TCD_ZONE_BEGIN), 2 * THREADS * ZONES);
-    CHECK_EQ_INT(tt_count(cap, TCD_ZONE_END), 2 * THREADS * ZONES);
+    CHECK_EQ_INT(tt_count(cap, TCD_ZONE_BEGIN), 2 * THREADS * (ZONES + SINGLES));
+    CHECK_EQ_INT(tt_count(cap, TCD_ZONE_END), 2 * THREADS * (ZONES + SINGLES));
     /* Per thread: begins and ends alternate as outer, inner, end, end. */
     struct { uint32_t tid; int depth, bad, named; size_t zones; } seen[2 * THREADS];
     size_t nseen = 0;
@@ -81,7 +90,7 @@ int main(void)
     }
     CHECK_EQ_INT(nseen, 2 * THREADS);
     for (size_t k = 0; k < nseen; k++) {
-        CHECK_EQ_INT(seen[k].zones, ZONES);
+        CHECK_EQ_INT(seen[k].zones, ZONES + SINGLES);
         CHECK_EQ_INT(seen[k].bad, 0);
         CHECK_EQ_INT(seen[k].depth, 0);
         CHECK(strncmp(tcd_thread_name(cap->dec, seen[k].tid), "worker ", 7) == 0);

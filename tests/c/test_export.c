@@ -55,6 +55,12 @@ static const char *fake_pool(const void *ctx, uint32_t id)
     return id == 0 ? "" : "arena";
 }
 
+static const char *fake_string(const void *ctx, uint32_t handle)
+{
+    (void)ctx;
+    return handle == 9 ? "literal text" : "";
+}
+
 static struct tcd_welcome fake_welcome;
 
 static struct tct_names fake_names(void)
@@ -63,8 +69,8 @@ static struct tct_names fake_names(void)
     fake_welcome.timer_mul = 1.0;
     fake_welcome.pid = 4242;
     strcpy(fake_welcome.program_name, "testprog");
-    struct tct_names n = {NULL, fake_srcloc, fake_thread, fake_plot, fake_frame, fake_pool,
-                          &fake_welcome};
+    struct tct_names n = {NULL,       fake_srcloc, fake_thread, fake_plot,
+                          fake_frame, fake_pool,   fake_string, &fake_welcome};
     return n;
 }
 
@@ -92,8 +98,7 @@ static void ev_text(struct tct_trace *tr, enum tcd_event_kind kind, uint32_t thr
     size_t len = strlen(text);
     memcpy(buf, text, len);
     buf[len] = 'X';
-    struct tcd_event ev = {.kind = kind, .thread = thread, .time = t, .text = buf,
-                           .text_len = len};
+    struct tcd_event ev = {.kind = kind, .thread = thread, .time = t, .text = buf, .text_len = len};
     tct_trace_on_event(tr, &ev);
 }
 static void ev(struct tct_trace *tr, struct tcd_event e)
@@ -109,7 +114,7 @@ static void ev(struct tct_trace *tr, struct tcd_event e)
  *       leaf  2500..3000  "hello"  leaf 11500..    (open at the end)
  *       leaf  3500..4500  value 42
  *     work    6000..6000  named "dyn" (zero span)
- *     message 7000
+ *     message 7000, literal message 8000
  * last event: 12000 (a worker message) */
 static struct tct_trace *build_trace(void)
 {
@@ -128,6 +133,9 @@ static struct tct_trace *build_trace(void)
     ev_text(tr, TCD_ZONE_NAME, MAIN_TID, 0, "dyn");
     end(tr, MAIN_TID, 6000);
     ev_text(tr, TCD_MESSAGE, MAIN_TID, 7000, "hello message");
+    /* a literal message whose text the decoder learnt only later */
+    ev(tr, (struct tcd_event){
+               .kind = TCD_MESSAGE, .thread = MAIN_TID, .time = 8000, .id = 9, .text = ""});
     end(tr, MAIN_TID, 10000);
 
     begin(tr, WORKER_TID, 1500, SL_LEAF);
@@ -145,29 +153,51 @@ static struct tct_trace *build_trace(void)
     ev(tr, (struct tcd_event){.kind = TCD_PLOT, .id = 1, .time = 1000, .dvalue = 1.5});
     ev(tr, (struct tcd_event){.kind = TCD_PLOT, .id = 1, .time = 2000, .dvalue = -2.5});
     ev(tr, (struct tcd_event){.kind = TCD_PLOT, .id = 1, .time = 3000, .dvalue = NAN});
-    ev(tr, (struct tcd_event){.kind = TCD_PLOT, .id = 2, .time = 1000, .is_int = 1,
-                              .value = (uint64_t)-7});
-    ev(tr, (struct tcd_event){.kind = TCD_MEM_ALLOC, .thread = MAIN_TID, .time = 1100,
-                              .address = 0x10, .value = 100});
-    ev(tr, (struct tcd_event){.kind = TCD_MEM_ALLOC, .thread = MAIN_TID, .time = 1200,
-                              .address = 0x20, .value = 50});
-    ev(tr, (struct tcd_event){.kind = TCD_MEM_FREE, .thread = MAIN_TID, .time = 1300,
-                              .address = 0x10});
-    ev(tr, (struct tcd_event){.kind = TCD_MEM_FREE, .thread = MAIN_TID, .time = 1400,
-                              .address = 0x99});
+    ev(tr, (struct tcd_event){
+               .kind = TCD_PLOT, .id = 2, .time = 1000, .is_int = 1, .value = (uint64_t)-7});
+    ev(tr,
+       (struct tcd_event){
+           .kind = TCD_MEM_ALLOC, .thread = MAIN_TID, .time = 1100, .address = 0x10, .value = 100});
+    ev(tr,
+       (struct tcd_event){
+           .kind = TCD_MEM_ALLOC, .thread = MAIN_TID, .time = 1200, .address = 0x20, .value = 50});
+    ev(tr,
+       (struct tcd_event){.kind = TCD_MEM_FREE, .thread = MAIN_TID, .time = 1300, .address = 0x10});
+    ev(tr,
+       (struct tcd_event){.kind = TCD_MEM_FREE, .thread = MAIN_TID, .time = 1400, .address = 0x99});
+    /* the worker holds the lock while main waits 300 ns for it */
     ev(tr, (struct tcd_event){.kind = TCD_LOCK_ANNOUNCE, .id = 3, .time = 500, .srcloc = SL_LOCK});
-    ev(tr, (struct tcd_event){.kind = TCD_LOCK_WAIT, .id = 3, .thread = WORKER_TID, .time = 1000});
-    ev(tr, (struct tcd_event){.kind = TCD_LOCK_OBTAIN, .id = 3, .thread = WORKER_TID, .time = 1300});
-    ev(tr, (struct tcd_event){.kind = TCD_LOCK_RELEASE, .id = 3, .thread = WORKER_TID, .time = 1400});
-    ev(tr, (struct tcd_event){.kind = TCD_LOCK_OBTAIN, .id = 3, .thread = MAIN_TID, .time = 1500});
-    ev(tr, (struct tcd_event){.kind = TCD_GPU_CONTEXT, .id = 0, .thread = MAIN_TID, .time = 100,
-                              .dvalue = 1.0});
-    ev(tr, (struct tcd_event){.kind = TCD_GPU_ZONE_BEGIN, .id = 0, .query = 1, .thread = MAIN_TID,
-                              .time = 1000, .srcloc = SL_WORK});
-    ev(tr, (struct tcd_event){.kind = TCD_GPU_ZONE_END, .id = 0, .query = 2, .thread = MAIN_TID,
-                              .time = 2000});
+    ev(tr, (struct tcd_event){.kind = TCD_LOCK_OBTAIN, .id = 3, .thread = WORKER_TID, .time = 900});
+    ev(tr, (struct tcd_event){.kind = TCD_LOCK_WAIT, .id = 3, .thread = MAIN_TID, .time = 1000});
+    ev(tr,
+       (struct tcd_event){.kind = TCD_LOCK_RELEASE, .id = 3, .thread = WORKER_TID, .time = 1250});
+    ev(tr, (struct tcd_event){.kind = TCD_LOCK_OBTAIN, .id = 3, .thread = MAIN_TID, .time = 1300});
+    ev(tr, (struct tcd_event){.kind = TCD_LOCK_RELEASE, .id = 3, .thread = MAIN_TID, .time = 1400});
+    /* context 0 is bound to the main thread (OpenGL-like: ends carry thread 0); context 1
+     * is not (Vulkan-like: zones nest per thread) */
+    ev(tr, (struct tcd_event){
+               .kind = TCD_GPU_CONTEXT, .id = 0, .thread = MAIN_TID, .time = 100, .dvalue = 1.0});
+    ev(tr, (struct tcd_event){.kind = TCD_GPU_ZONE_BEGIN,
+                              .id = 0,
+                              .query = 1,
+                              .thread = MAIN_TID,
+                              .time = 1000,
+                              .srcloc = SL_WORK});
+    ev(tr, (struct tcd_event){
+               .kind = TCD_GPU_ZONE_END, .id = 0, .query = 2, .thread = 0, .time = 2000});
     ev(tr, (struct tcd_event){.kind = TCD_GPU_TIME, .id = 0, .query = 1, .time2 = 5000});
     ev(tr, (struct tcd_event){.kind = TCD_GPU_TIME, .id = 0, .query = 2, .time2 = 6000});
+    ev(tr, (struct tcd_event){.kind = TCD_GPU_CONTEXT, .id = 1, .thread = 0, .time = 100});
+    ev(tr, (struct tcd_event){.kind = TCD_GPU_ZONE_BEGIN,
+                              .id = 1,
+                              .query = 7,
+                              .thread = WORKER_TID,
+                              .time = 1000,
+                              .srcloc = SL_LEAF});
+    ev(tr, (struct tcd_event){
+               .kind = TCD_GPU_ZONE_END, .id = 1, .query = 8, .thread = WORKER_TID, .time = 1100});
+    ev(tr, (struct tcd_event){.kind = TCD_GPU_TIME, .id = 1, .query = 8, .time2 = 3000});
+    ev(tr, (struct tcd_event){.kind = TCD_GPU_TIME, .id = 1, .query = 7, .time2 = 2000});
     ev(tr, (struct tcd_event){.kind = TCD_DROPPED, .value = 5});
     ev_text(tr, TCD_APP_INFO, 0, 100, "build 1.2.3");
     tct_trace_finish(tr);
@@ -249,8 +279,8 @@ static void test_model(void)
     CHECK_EQ_INT(self[4], 0);
     free(self);
 
-    CHECK_EQ_INT(tr->messages.count, 3);
-    CHECK_EQ_INT(m->messages, 1);
+    CHECK_EQ_INT(tr->messages.count, 4);
+    CHECK_EQ_INT(m->messages, 2);
     size_t *order = tct_trace_messages_by_time(tr);
     CHECK_STR(tct_trace_message(tr, order[0])->text, "early");
     CHECK_STR(tct_trace_message(tr, order[1])->text, "hello message");
@@ -275,10 +305,16 @@ static void test_model(void)
     CHECK_EQ_INT(tr->lock_count, 1);
     const struct tct_lock *l = &tr->locks[0];
     CHECK(l->obtains == 2 && l->waits == 1 && l->contended == 1 && l->wait_total == 300);
+    CHECK(l->releases == 2 && l->held == 0);
 
-    CHECK_EQ_INT(tr->gpu_context_count, 1);
+    CHECK_EQ_INT(tr->gpu_context_count, 2);
     const struct tct_gpu_zone *g = tct_gpu_zone_at(&tr->gpu_contexts[0], 0);
     CHECK(g->cpu_begin == 1000 && g->cpu_end == 2000 && g->gpu_begin == 5000 && g->gpu_end == 6000);
+    CHECK_EQ_INT(g->thread, MAIN_TID);
+    /* GPU times may come in any order: each answers its own query */
+    g = tct_gpu_zone_at(&tr->gpu_contexts[1], 0);
+    CHECK(g->cpu_end == 1100 && g->gpu_begin == 2000 && g->gpu_end == 3000);
+    CHECK_EQ_INT(g->thread, WORKER_TID);
 
     CHECK_EQ_INT(tr->dropped, 5);
     CHECK_EQ_INT(tr->app_info_count, 1);
@@ -292,10 +328,11 @@ static void test_csv(void)
     struct tct_trace *tr = build_trace();
     struct tct_export_options o = {0};
     char *csv = export_to_string(tct_export_csv, tr, &o);
-    CHECK_STR(csv, "name,src_file,src_line,total_ns,total_perc,counts,mean_ns,min_ns,max_ns,std_ns\n"
-                   "main,app.c,10,9000,75.000000,1,9000,9000,9000,0.000000\n"
-                   "work,/src/work.c,20,3000,25.000000,1,3000,3000,3000,0.000000\n"
-                   "leaf,work.c,30,2500,20.833333,3,833,500,1000,288.675423\n");
+    CHECK_STR(csv,
+              "name,src_file,src_line,total_ns,total_perc,counts,mean_ns,min_ns,max_ns,std_ns\n"
+              "main,app.c,10,9000,75.000000,1,9000,9000,9000,0.000000\n"
+              "work,/src/work.c,20,3000,25.000000,1,3000,3000,3000,0.000000\n"
+              "leaf,work.c,30,2500,20.833333,3,833,500,1000,288.675423\n");
     free(csv);
 
     o.self_time = 1;
@@ -340,7 +377,8 @@ static void test_csv(void)
 
     o = (struct tct_export_options){.messages = 1};
     csv = export_to_string(tct_export_csv, tr, &o);
-    const char *expected = "MessageName,total_ns\nearly,1200\nhello message,7000\nbad ";
+    const char *expected = "MessageName,total_ns\nearly,1200\nhello message,7000\n"
+                           "literal text,8000\nbad ";
     CHECK(strncmp(csv, expected, strlen(expected)) == 0);
     free(csv);
     tct_trace_free(tr);
@@ -377,12 +415,13 @@ static const char *json_check =
     "        while stack and stack[-1] <= s: stack.pop()\n"
     "        assert not stack or f <= stack[-1], (e, stack)\n"
     "        stack.append(f)\n"
-    "M = {e['tid']: e['args']['name'] for e in ev if e['ph'] == 'M' and e['name'] == 'thread_name'}\n"
+    "M = {e['tid']: e['args']['name'] for e in ev if e['ph'] == 'M' and e['name'] == "
+    "'thread_name'}\n"
     "assert M[100] == 'Main thread' and M[200] == 'Worker \"w1\"', M\n"
     "P = [e for e in ev if e['ph'] == 'M' and e['name'] == 'process_name']\n"
     "assert P[0]['args']['name'] == 'testprog'\n"
     "I = [e for e in ev if e['ph'] == 'i' and e['s'] == 't']\n"
-    "assert sorted(e['name'] for e in I) == sorted(['hello message', 'early',\n"
+    "assert sorted(e['name'] for e in I) == sorted(['hello message', 'early', 'literal text',\n"
     "    'bad \\ufffd\\ufffd utf8\\x01 \"q\" \\u00e9']), I\n"
     "F = [e for e in ev if e['ph'] == 'i' and e['s'] == 'g']\n"
     "assert [e['name'] for e in F] == ['Frame'] * 3 + ['Render frame'], F\n"
@@ -391,7 +430,8 @@ static const char *json_check =
     "assert [(e['name'], e['args']) for e in C] == [('temperature', {'temperature': 1.5}),\n"
     "    ('temperature', {'temperature': -2.5}), ('queue_bytes', {'queue_bytes': -7})], C\n"
     "G = [e for e in ev if e['ph'] == 'X' and e['tid'] >= 0xffffff00]\n"
-    "assert len(G) == 1 and int(G[0]['ts'] * 1000.) == 5000 and int(G[0]['dur'] * 1000.) == 1000\n"
+    "assert [(int(g['ts'] * 1000.), int(g['dur'] * 1000.)) for g in G] == [(5000, 1000), (2000, "
+    "1000)]\n"
     "assert d['otherData']['dropped_events'] == 5 and d['otherData']['unfinished_zones'] == 2\n";
 
 static int have_python(void)
@@ -437,7 +477,7 @@ static void test_summary(void)
     struct tct_export_options o = {.incomplete = "client vanished"};
     char *text = export_to_string(tct_export_summary, tr, &o);
     CHECK(strstr(text, "tracyc capture of testprog (pid 4242)\n") != NULL);
-    CHECK(strstr(text, "Captured 12.00 us: 8 zones on 2 threads, 3 messages") != NULL);
+    CHECK(strstr(text, "Captured 12.00 us: 8 zones on 2 threads, 4 messages") != NULL);
     CHECK(strstr(text, "!! 5 events were DROPPED") != NULL);
     CHECK(strstr(text, "!! Capture incomplete (client vanished): 2 zones were still open") != NULL);
     CHECK(strstr(text, "Top 3 zones by total time") != NULL);
@@ -450,7 +490,7 @@ static void test_summary(void)
                        "leaf  work.c:30\n") != NULL);
     CHECK(strstr(text, "Main thread") != NULL);
     CHECK(strstr(text, "Worker \"w1\"") != NULL);
-    CHECK(strstr(text, "Messages: 3\n") != NULL);
+    CHECK(strstr(text, "Messages: 4\n") != NULL);
     CHECK(strstr(text, "Render") != NULL);
     CHECK(strstr(text, "temperature") != NULL);
     CHECK(strstr(text, "queue lock") != NULL);
@@ -493,11 +533,10 @@ static void test_scale(void)
             end(tr, MAIN_TID, t++);
     }
     for (uint64_t i = 0; i < 20000; i++) {
-        ev(tr, (struct tcd_event){.kind = TCD_MEM_ALLOC, .thread = MAIN_TID, .address = (i + 1) * 16,
-                                  .value = 1});
+        ev(tr, (struct tcd_event){
+                   .kind = TCD_MEM_ALLOC, .thread = MAIN_TID, .address = (i + 1) * 16, .value = 1});
         if (i % 2)
-            ev(tr, (struct tcd_event){.kind = TCD_MEM_FREE, .thread = MAIN_TID,
-                                      .address = i * 16});
+            ev(tr, (struct tcd_event){.kind = TCD_MEM_FREE, .thread = MAIN_TID, .address = i * 16});
     }
     end(tr, MAIN_TID, t); /* an end without a begin is ignored */
     tct_trace_finish(tr);
@@ -547,7 +586,8 @@ static void test_export_file(void)
     FILE *f = fopen(path, "r");
     char line[256] = "";
     CHECK(f && fgets(line, sizeof line, f));
-    CHECK_STR(line, "name,src_file,src_line,total_ns,total_perc,counts,mean_ns,min_ns,max_ns,std_ns\n");
+    CHECK_STR(line,
+              "name,src_file,src_line,total_ns,total_perc,counts,mean_ns,min_ns,max_ns,std_ns\n");
     CHECK(fgets(line, sizeof line, f) != NULL); /* one row, whatever the empty names */
     CHECK(fgets(line, sizeof line, f) == NULL);
     fclose(f);
