@@ -85,18 +85,26 @@ void tc_conn_close(struct tc_conn *c)
     c->alive = 0;
 }
 
+/* Remembers what id means on this connection. Most events reuse a handful of ids, so a
+ * small cache in front of the map keeps the worker's cost per event low. */
+static uint64_t remember_id(struct tc_conn *c, uint64_t id, int kind)
+{
+    uint64_t *slot = &c->recent_ids[(id >> 3) & 255];
+    if (*slot != id) {
+        tc_idmap_put(&c->ids, id, ID_VALUE(kind, id));
+        *slot = id;
+    }
+    return id;
+}
+
 static uint64_t string_id(struct tc_conn *c, const char *s)
 {
-    if (!s)
-        return 0;
-    tc_idmap_put(&c->ids, (uint64_t)(uintptr_t)s, ID_VALUE(ID_STRING, s));
-    return (uint64_t)(uintptr_t)s;
+    return s ? remember_id(c, (uint64_t)(uintptr_t)s, ID_STRING) : 0;
 }
 
 static uint64_t srcloc_id(struct tc_conn *c, uint64_t srcloc)
 {
-    tc_idmap_put(&c->ids, srcloc, ID_VALUE(ID_SRCLOC, srcloc));
-    return srcloc;
+    return remember_id(c, srcloc, ID_SRCLOC);
 }
 
 /* Thread-bound records: zones, messages, plots, frames, fibers, non-serial GPU items. */

@@ -30,6 +30,7 @@ struct tc_conn {
     int slot; /* index of this connection in the per-thread connection state */
     struct tc_encoder enc;
     struct tc_idmap ids;
+    uint64_t recent_ids[256]; /* direct-mapped cache of ids already in `ids` */
     struct tc_idmap pools;
     uint8_t query[13];
     size_t query_len;
