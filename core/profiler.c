@@ -158,9 +158,10 @@ struct tc_thread *tc_thread_attach(void)
     static _Atomic uint32_t next_key = 1;
     if (tc_profiler_ensure() != 0)
         return NULL;
-    struct tc_thread *t = calloc(1, sizeof *t);
+    struct tc_thread *t = aligned_alloc(64, sizeof *t);
     if (!t)
         return NULL;
+    memset(t, 0, sizeof *t);
     if (tc_stream_init(&t->stream) != 0) {
         free(t);
         return NULL;

@@ -23,13 +23,14 @@ enum tc_state {
  * the worker reads the stream and owns the per-connection fields. */
 struct tc_thread {
     struct tc_stream stream;
-    uint32_t tid;
+    /* owning thread */
+    _Alignas(64) uint32_t tid;
     uint32_t zone_key;    /* high bits of zone ids issued on this thread */
     uint32_t depth;       /* zones begun here and not yet ended */
     _Atomic int exited;
     struct tc_thread *next;
     /* worker side */
-    uint32_t conn_depth[TC_MAX_CONNS]; /* zones open on each connection */
+    _Alignas(64) uint32_t conn_depth[TC_MAX_CONNS]; /* zones open on each connection */
     uint64_t conn_fiber[TC_MAX_CONNS]; /* fiber entered, as sent on each connection */
     struct tc_stream_mark mark;        /* drain limit of the current worker pass */
 };

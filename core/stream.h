@@ -23,16 +23,18 @@ struct tc_chunk {
     _Alignas(8) uint8_t data[];
 };
 
+/* Producer, consumer and shared fields sit on separate cache lines: both sides write
+ * theirs on every record, and sharing a line would bounce it between cores. */
 struct tc_stream {
     /* producer side */
-    struct tc_chunk *tail;
+    _Alignas(64) struct tc_chunk *tail;
     size_t pos;
     struct tc_chunk *spare;
     /* consumer side */
-    struct tc_chunk *head;
+    _Alignas(64) struct tc_chunk *head;
     size_t read;
     /* drained chunks on their way back to the producer */
-    _Atomic(struct tc_chunk *) recycled;
+    _Alignas(64) _Atomic(struct tc_chunk *) recycled;
     _Atomic int recycled_count;
 };
 
