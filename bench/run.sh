@@ -50,6 +50,9 @@ echo "== sustained throughput into a connected capture"
 run_with_capture tp "$build/bench/bench_throughput" tracyc
 [ -n "${UPSTREAM_TRACY_LIB:-}" ] && run_with_capture tp "$up/throughput" upstream
 
+echo "== memory with no server connected"
+"$build/bench/bench_memory"
+
 echo "== capture decode speed"
 "$build/bench/bench_capture"
 
