@@ -1,0 +1,109 @@
+/* api_zones.c - tracy.ZoneBegin* and the functions that act on the innermost zone.
+ *
+ * Zones belong to the Lua thread (main thread or coroutine) that began them: ZoneEnd
+ * ends the innermost zone of the calling thread and raises an error when there is none,
+ * where upstream would end whatever zone the OS thread had open. */
+#include "binding.h"
+
+static int begin(lua_State *L, const char *name, size_t len, int depth)
+{
+    struct tl_state *S = tl_upstate(L);
+    struct tl_co *co = tl_co_self(S, L);
+    tl_zone_reserve(L, co);
+    /* Inert library: an unrecorded zone, so ZoneEnd still pairs as with profiling on. */
+    struct tl_where w = S->off ? (struct tl_where){0} : tl_srcloc_callsite(S, L, name, len);
+    tl_zone_begin(co, w, NULL, depth);
+    return 0;
+}
+
+static int check_depth(lua_State *L, int arg)
+{
+    lua_Integer depth = luaL_checkinteger(L, arg);
+    luaL_argcheck(L, depth >= 1 && depth <= 64, arg, "callstack depth must be 1 to 64");
+    return (int)depth;
+}
+
+static int zone_begin(lua_State *L)
+{
+    return begin(L, NULL, 0, 0);
+}
+
+static int zone_begin_n(lua_State *L)
+{
+    size_t len;
+    const char *name = luaL_checklstring(L, 1, &len);
+    return begin(L, name, len, 0);
+}
+
+static int zone_begin_s(lua_State *L)
+{
+    return begin(L, NULL, 0, check_depth(L, 1));
+}
+
+static int zone_begin_ns(lua_State *L)
+{
+    size_t len;
+    const char *name = luaL_checklstring(L, 1, &len);
+    return begin(L, name, len, check_depth(L, 2));
+}
+
+/* The calling thread's record, with an open zone, or a Lua error naming `fn`. */
+static struct tl_co *open_zone(lua_State *L, const char *fn)
+{
+    struct tl_co *co = tl_co_self(tl_upstate(L), L);
+    if (!co->nzones)
+        luaL_error(L, "tracy.%s: no open zone", fn);
+    return co;
+}
+
+static int zone_end(lua_State *L)
+{
+    struct tl_co *co = open_zone(L, "ZoneEnd");
+    if (co->zones[co->nzones - 1].func)
+        return luaL_error(L, "tracy.ZoneEnd: the innermost zone is the hook's zone of a function call "
+                             "(end a zone in the function that began it)");
+    tl_zone_end(co);
+    return 0;
+}
+
+static int zone_text(lua_State *L)
+{
+    size_t len;
+    const char *text = luaL_checklstring(L, 1, &len);
+    ___tracy_emit_zone_text(tl_zone_ctx(open_zone(L, "ZoneText")), text, len);
+    return 0;
+}
+
+static int zone_name(lua_State *L)
+{
+    size_t len;
+    const char *text = luaL_checklstring(L, 1, &len);
+    ___tracy_emit_zone_name(tl_zone_ctx(open_zone(L, "ZoneName")), text, len);
+    return 0;
+}
+
+static int zone_color(lua_State *L)
+{
+    uint32_t color = (uint32_t)luaL_checkinteger(L, 1) & 0xffffff;
+    ___tracy_emit_zone_color(tl_zone_ctx(open_zone(L, "ZoneColor")), color);
+    return 0;
+}
+
+static int zone_value(lua_State *L)
+{
+    uint64_t value = (uint64_t)luaL_checkinteger(L, 1);
+    ___tracy_emit_zone_value(tl_zone_ctx(open_zone(L, "ZoneValue")), value);
+    return 0;
+}
+
+void tl_open_zones(lua_State *L)
+{
+    static const luaL_Reg fns[] = {
+        {"ZoneBegin", zone_begin}, {"ZoneBeginN", zone_begin_n}, {"ZoneBeginS", zone_begin_s},
+        {"ZoneBeginNS", zone_begin_ns}, {"ZoneEnd", zone_end}, {"ZoneText", zone_text},
+        {"ZoneName", zone_name}, {"ZoneColor", zone_color}, {"ZoneValue", zone_value},
+        {NULL, NULL},
+    };
+    tl_push_state(L);
+    luaL_setfuncs(L, fns, 1);
+}

@@ -1,0 +1,262 @@
+/* srclocs.c - zone source locations, interned so a hot Lua zone allocates nothing.
+ *
+ * Upstream allocates and sends a source location on every ZoneBegin. Here each distinct
+ * (source, line, enclosing function, zone name) gets one static
+ * ___tracy_source_location_data, made on first sight and kept for the process lifetime
+ * (the server asks for its strings lazily, by address). A process-wide table keyed by
+ * content holds them; in front of it, each Lua state has a small direct-mapped cache keyed
+ * by the addresses Lua hands out (the chunk's source string, the name string), so the
+ * steady state is a few compares. Those addresses can be reused after a collection, so a
+ * hit is confirmed by content.
+ *
+ * The enclosing function is identified by where it is defined (source and first line):
+ * its display name is the one Lua reports the first time, as a call site has one
+ * enclosing function however it was called. Past LOC_LIMIT locations (a script naming
+ * zones after changing data), zones fall back to upstream's per-zone allocation, so
+ * memory stays bounded. */
+#include "binding.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SRC_MAX 255        /* bytes of a source kept, as upstream: a string chunk's source is its text */
+#define KEY_MAX 1024       /* longer zone names are not interned */
+#define LOC_LIMIT 32768    /* interned locations at most */
+#define CACHE_SLOTS 1024   /* per state, a power of two */
+
+/* Call-site zones (ZoneBegin*) and function zones (hook mode) never share a location. */
+enum tl_loc_kind { TL_LOC_CALLSITE, TL_LOC_FUNCTION };
+
+struct tl_loc {
+    struct ___tracy_source_location_data data;
+    uint64_t hash;
+    uint8_t kind;
+    int line, linedefined;
+    char *src;             /* key: the first SRC_MAX bytes of lua_Debug.source */
+    size_t srclen;
+    char *key;             /* key: the zone name (call sites) or function name (hook), or NULL */
+    size_t keylen;
+};
+
+struct tl_loc_slot {
+    const char *src, *key; /* the addresses Lua gave */
+    int line, linedefined;
+    uint8_t kind;
+    const struct tl_loc *loc;
+};
+
+/* What a location is made of, before interning. */
+struct site {
+    uint8_t kind;
+    const char *src;
+    size_t srclen;
+    int line, linedefined;
+    const char *key;
+    size_t keylen;
+};
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tl_loc **table;
+static size_t table_len, table_cap; /* cap: a power of two, kept at most half full */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t site_hash(const struct site *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    int nums[3] = {s->kind, s->line, s->linedefined};
+    h = fnv(h, nums, sizeof nums);
+    h = fnv(h, s->src, s->srclen);
+    return s->key ? fnv(h ^ 1, s->key, s->keylen) : h;
+}
+
+static int site_is(const struct tl_loc *l, const struct site *s)
+{
+    return l->kind == s->kind && l->line == s->line && l->linedefined == s->linedefined &&
+           l->srclen == s->srclen && memcmp(l->src, s->src, s->srclen) == 0 && !l->key == !s->key &&
+           (!s->key || (l->keylen == s->keylen && memcmp(l->key, s->key, s->keylen) == 0));
+}
+
+static char *dup(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+/* The file shown for a source: a path without Lua's '@' (or '=' for names), else (code
+ * given as a string) Lua's short form of it. */
+static const char *display_file(const lua_Debug *ar, const struct site *s, size_t *len)
+{
+    if (s->srclen && (s->src[0] == '@' || s->src[0] == '=')) {
+        *len = s->srclen - 1;
+        return s->src + 1;
+    }
+    *len = strlen(ar->short_src);
+    return ar->short_src;
+}
+
+/* The function shown: its name, or as Lua's tracebacks call it. */
+static const char *display_function(const lua_Debug *ar, char *buf, size_t size)
+{
+    if (ar->name)
+        return ar->name;
+    if (*ar->what == 'm')
+        return "main chunk";
+    if (*ar->what == 'C')
+        return "?";
+    snprintf(buf, size, "function <%s:%d>", ar->short_src, ar->linedefined);
+    return buf;
+}
+
+static struct tl_loc *make(const lua_Debug *ar, const struct site *s, const char *zone_name, uint64_t hash)
+{
+    char fbuf[LUA_IDSIZE + 32];
+    size_t filelen;
+    const char *file = display_file(ar, s, &filelen);
+    const char *function = display_function(ar, fbuf, sizeof fbuf);
+    struct tl_loc *l = calloc(1, sizeof *l);
+    if (!l)
+        return NULL;
+    l->hash = hash;
+    l->kind = s->kind;
+    l->line = s->line;
+    l->linedefined = s->linedefined;
+    l->srclen = s->srclen;
+    l->keylen = s->keylen;
+    l->src = dup(s->src, s->srclen);
+    l->key = s->key ? dup(s->key, s->keylen) : NULL;
+    char *f = dup(file, filelen), *fn = dup(function, strlen(function));
+    char *zn = zone_name ? dup(zone_name, s->keylen) : NULL;
+    if (!l->src || (s->key && !l->key) || !f || !fn || (zone_name && !zn)) {
+        free(l->src), free(l->key), free(f), free(fn), free(zn), free(l);
+        return NULL;
+    }
+    l->data = (struct ___tracy_source_location_data){zn, fn, f, (uint32_t)(s->line > 0 ? s->line : 0), 0};
+    return l;
+}
+
+static int table_grow(void)
+{
+    size_t cap = table_cap ? table_cap * 2 : 256;
+    struct tl_loc **t = calloc(cap, sizeof *t);
+    if (!t)
+        return -1;
+    for (size_t i = 0; i < table_cap; i++) {
+        if (!table[i])
+            continue;
+        size_t j = table[i]->hash & (cap - 1);
+        while (t[j])
+            j = (j + 1) & (cap - 1);
+        t[j] = table[i];
+    }
+    free(table);
+    table = t;
+    table_cap = cap;
+    return 0;
+}
+
+/* The interned location of a site, made if new; NULL past the limit or out of memory. */
+static const struct tl_loc *intern(const lua_Debug *ar, const struct site *s, const char *zone_name)
+{
+    uint64_t h = site_hash(s);
+    const struct tl_loc *found = NULL;
+    pthread_mutex_lock(&table_lock);
+    if (table_cap) {
+        for (size_t j = h & (table_cap - 1); table[j]; j = (j + 1) & (table_cap - 1)) {
+            if (table[j]->hash == h && site_is(table[j], s)) {
+                found = table[j];
+                break;
+            }
+        }
+    }
+    if (!found && table_len < LOC_LIMIT && (2 * (table_len + 1) <= table_cap || table_grow() == 0)) {
+        struct tl_loc *l = make(ar, s, zone_name, h);
+        if (l) {
+            size_t j = h & (table_cap - 1);
+            while (table[j])
+                j = (j + 1) & (table_cap - 1);
+            table[j] = l;
+            table_len++;
+            found = l;
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+    return found;
+}
+
+/* Upstream's way, for zones past the limit: a location allocated for one zone. */
+static uint64_t allocate(const lua_Debug *ar, const struct site *s, const char *zone_name)
+{
+    char fbuf[LUA_IDSIZE + 32];
+    size_t filelen;
+    const char *file = display_file(ar, s, &filelen);
+    const char *function = display_function(ar, fbuf, sizeof fbuf);
+    uint32_t line = (uint32_t)(s->line > 0 ? s->line : 0);
+    if (zone_name)
+        return ___tracy_alloc_srcloc_name(line, file, filelen, function, strlen(function), zone_name, s->keylen, 0);
+    return ___tracy_alloc_srcloc(line, file, filelen, function, strlen(function), 0);
+}
+
+static struct tl_where lookup(struct tl_state *S, lua_State *L, lua_Debug *ar, struct site *s,
+                              const char *zone_name)
+{
+    uintptr_t k = (uintptr_t)s->src ^ ((uintptr_t)s->key >> 4) ^ (uintptr_t)s->line * 0x9e3779b1u;
+    struct tl_loc_slot *slot = NULL;
+    if (!S->locs)
+        S->locs = calloc(CACHE_SLOTS, sizeof *S->locs);
+    if (S->locs) {
+        slot = &S->locs[(k ^ (k >> 13)) & (CACHE_SLOTS - 1)];
+        if (slot->loc && slot->src == s->src && slot->key == s->key && slot->line == s->line &&
+            slot->linedefined == s->linedefined && slot->kind == s->kind && site_is(slot->loc, s))
+            return (struct tl_where){&slot->loc->data, 0};
+    }
+    if (s->kind == TL_LOC_CALLSITE && L)
+        lua_getinfo(L, "n", ar); /* only now: naming the enclosing function costs */
+    const struct tl_loc *loc = s->keylen <= KEY_MAX ? intern(ar, s, zone_name) : NULL;
+    if (!loc)
+        return (struct tl_where){NULL, allocate(ar, s, zone_name)};
+    if (slot)
+        *slot = (struct tl_loc_slot){s->src, s->key, s->line, s->linedefined, s->kind, loc};
+    return (struct tl_where){&loc->data, 0};
+}
+
+struct tl_where tl_srcloc_callsite(struct tl_state *S, lua_State *L, const char *name, size_t namelen)
+{
+    lua_Debug ar;
+    int has_caller = lua_getstack(L, 1, &ar);
+    if (has_caller) {
+        lua_getinfo(L, "Sl", &ar);
+    } else { /* called from C with no Lua function below */
+        ar = (lua_Debug){.source = "=[C]", .srclen = 4, .currentline = 0, .what = "C"};
+        strcpy(ar.short_src, "[C]");
+    }
+    struct site s = {TL_LOC_CALLSITE, ar.source, ar.srclen < SRC_MAX ? ar.srclen : SRC_MAX,
+                     ar.currentline, ar.linedefined, name, namelen};
+    return lookup(S, has_caller ? L : NULL, &ar, &s, name);
+}
+
+struct tl_where tl_srcloc_function(struct tl_state *S, lua_Debug *ar)
+{
+    int line = ar->linedefined > 0 ? ar->linedefined : 0;
+    struct site s = {TL_LOC_FUNCTION, ar->source, ar->srclen < SRC_MAX ? ar->srclen : SRC_MAX,
+                     line, ar->linedefined, ar->name, ar->name ? strlen(ar->name) : 0};
+    return lookup(S, NULL, ar, &s, NULL);
+}
+
+void tl_srcloc_cache_free(struct tl_state *S)
+{
+    free(S->locs);
+    S->locs = NULL;
+}

@@ -1,0 +1,53 @@
+/* tracyc_lua.h - the `tracy` Lua 5.4 module of tracyc, for programs that embed Lua.
+ *
+ * A script loads the module with `local tracy = require "tracy"` (tracy.so, entry point
+ * luaopen_tracy). A host program that embeds Lua links the static library tracyc_lua
+ * (and tracyc) and calls tracyc_lua_register(L), which sets the global `tracy` as
+ * upstream Tracy's tracy::LuaRegister does. docs/lua.md lists the functions.
+ *
+ * Both entry points also replace coroutine.resume, coroutine.wrap and coroutine.close of
+ * the state by versions that make each coroutine a Tracy fiber.
+ *
+ * A lua_State must stay on one OS thread while it has open zones: Tracy requires a zone
+ * to end on the thread that began it.
+ */
+#ifndef TRACYC_LUA_H
+#define TRACYC_LUA_H
+
+#include <stddef.h>
+
+#include <lua.h>
+
+#if defined(__GNUC__)
+#  define TRACYC_LUA_API __attribute__((visibility("default")))
+#else
+#  define TRACYC_LUA_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Pushes the `tracy` module table (the same table on every call for one state). */
+TRACYC_LUA_API int luaopen_tracy(lua_State *L);
+
+/* Sets the global `tracy` (and package.loaded.tracy) to the module table. Leaves the
+ * stack as it was. */
+TRACYC_LUA_API void tracyc_lua_register(lua_State *L);
+
+/* Removes every instrumentation call `tracy.<Name>(...)` from a Lua script in place,
+ * so that an instrumented script costs nothing when profiling is off (upstream's
+ * tracy::LuaRemove, made safe). It follows Lua's lexical rules: calls inside strings and
+ * comments stay, `x.tracy.Name()` and `mytracy.Name()` stay, arguments may hold strings,
+ * comments and nested parentheses and span lines. Every newline is kept, so line numbers
+ * do not move. A call used as a statement becomes `;` and spaces; a call used as a value
+ * becomes a value (`0` for SectionEnter, `false` for IsConnected, otherwise `nil`). A
+ * call whose result is indexed or called again (`tracy.X().y`) is left as is. Reads and
+ * writes only script[0 .. len-1]; the script need not be NUL-terminated. */
+TRACYC_LUA_API void tracyc_lua_remove(char *script, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

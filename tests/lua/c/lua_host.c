@@ -1,0 +1,151 @@
+/* lua_host.c - see lua_host.h. */
+#include "lua_host.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct tt_capture *lh_capture_start(void)
+{
+    uint16_t port = tt_use_free_port();
+    setenv("TRACY_NO_EXIT", "1", 1);
+    return tt_capture_start(port);
+}
+
+void lh_capture_finish(struct tt_capture *cap)
+{
+    ___tracy_shutdown_profiler();
+    int rc = tt_capture_join(cap);
+    CHECK_EQ_INT(rc, 0);
+    if (rc)
+        fprintf(stderr, "capture: %s\n", cap->err);
+}
+
+lua_State *lh_state(void)
+{
+    lua_State *L = luaL_newstate();
+    luaL_openlibs(L);
+    tracyc_lua_register(L);
+    return L;
+}
+
+int lh_run(lua_State *L, const char *chunkname, const char *code)
+{
+    if (luaL_loadbuffer(L, code, strlen(code), chunkname) || lua_pcall(L, 0, 0, 0)) {
+        fprintf(stderr, "lua error: %s\n", luaL_tolstring(L, -1, NULL));
+        lua_pop(L, 1);
+        lua_pop(L, 1);
+        return 0;
+    }
+    return 1;
+}
+
+struct open_stack {
+    uint32_t thread;
+    long *v;
+    size_t n, cap;
+};
+
+static struct open_stack *stack_of(struct open_stack **stacks, size_t *len, uint32_t thread)
+{
+    for (size_t i = 0; i < *len; i++)
+        if ((*stacks)[i].thread == thread)
+            return &(*stacks)[i];
+    *stacks = realloc(*stacks, (*len + 1) * sizeof **stacks);
+    (*stacks)[*len] = (struct open_stack){thread, NULL, 0, 0};
+    return &(*stacks)[(*len)++];
+}
+
+void lh_build(const struct tt_capture *cap, struct lh_trace *t)
+{
+    struct open_stack *stacks = NULL;
+    size_t nstacks = 0, cap_zones = 0;
+    *t = (struct lh_trace){0};
+    for (size_t i = 0; i < cap->len; i++) {
+        const struct tcd_event *ev = &cap->events[i].ev;
+        struct open_stack *s;
+        switch (ev->kind) {
+        case TCD_ZONE_BEGIN:
+            s = stack_of(&stacks, &nstacks, ev->thread);
+            if (t->n == cap_zones) {
+                cap_zones = cap_zones ? cap_zones * 2 : 64;
+                t->zones = realloc(t->zones, cap_zones * sizeof *t->zones);
+            }
+            if (s->n == s->cap) {
+                s->cap = s->cap ? s->cap * 2 : 16;
+                s->v = realloc(s->v, s->cap * sizeof *s->v);
+            }
+            const struct tcd_srcloc *loc = tcd_srcloc(cap->dec, ev->srcloc);
+            t->zones[t->n] = (struct lh_zone){ev->thread, loc, loc->name[0] ? loc->name : loc->function, NULL, 0, 0,
+                                              (int)s->n, s->n ? s->v[s->n - 1] : -1, ev->time, -1};
+            s->v[s->n++] = (long)t->n++;
+            break;
+        case TCD_ZONE_END:
+            s = stack_of(&stacks, &nstacks, ev->thread);
+            if (s->n)
+                t->zones[s->v[--s->n]].end = ev->time;
+            else
+                t->stray_ends++;
+            break;
+        case TCD_ZONE_TEXT:
+        case TCD_ZONE_NAME:
+        case TCD_ZONE_COLOR:
+        case TCD_ZONE_VALUE:
+            s = stack_of(&stacks, &nstacks, ev->thread);
+            if (!s->n)
+                break;
+            struct lh_zone *z = &t->zones[s->v[s->n - 1]];
+            if (ev->kind == TCD_ZONE_TEXT)
+                z->text = ev->text;
+            else if (ev->kind == TCD_ZONE_NAME)
+                z->name = ev->text;
+            else if (ev->kind == TCD_ZONE_COLOR)
+                z->color = ev->color;
+            else
+                z->value = ev->value;
+            break;
+        default:
+            break;
+        }
+    }
+    for (size_t i = 0; i < nstacks; i++)
+        free(stacks[i].v);
+    free(stacks);
+}
+
+void lh_trace_free(struct lh_trace *t)
+{
+    free(t->zones);
+}
+
+const struct lh_zone *lh_find(const struct lh_trace *t, const char *name)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(t->zones[i].name, name) == 0)
+            return &t->zones[i];
+    return NULL;
+}
+
+size_t lh_count(const struct lh_trace *t, const char *name)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += strcmp(t->zones[i].name, name) == 0;
+    return n;
+}
+
+void lh_check_balanced(const struct lh_trace *t)
+{
+    size_t open = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->zones[i].end < 0) {
+            open++;
+            fprintf(stderr, "unended zone: %s (thread %u)\n", t->zones[i].name, t->zones[i].thread);
+        }
+    CHECK_EQ_INT(open, 0);
+    CHECK_EQ_INT(t->stray_ends, 0);
+}
+
+int lh_is_fiber(uint32_t thread)
+{
+    return (thread & 0x80000000u) != 0;
+}

@@ -1,0 +1,182 @@
+/* tracyc_lua_remove: Lua's lexical rules, newlines kept, values where values are needed,
+ * never a byte read past len, and cleaned scripts compute what the originals did. */
+#include "lua_host.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Removes in a buffer of exactly strlen(in) bytes (no NUL: ASan sees any over-read). */
+static char *cleaned(const char *in)
+{
+    size_t n = strlen(in);
+    char *buf = malloc(n ? n : 1);
+    memcpy(buf, in, n);
+    tracyc_lua_remove(buf, n);
+    char *out = malloc(n + 1);
+    memcpy(out, buf, n);
+    out[n] = 0;
+    free(buf);
+    return out;
+}
+
+/* s with every run of spaces made one space. */
+static char *squeezed(const char *s)
+{
+    char *out = malloc(strlen(s) + 1), *o = out;
+    for (; *s; s++)
+        if (*s != ' ' || o == out || o[-1] != ' ')
+            *o++ = *s;
+    *o = 0;
+    return out;
+}
+
+/* The cleaned text reads as want (up to the width of blanks), is as long as the input,
+ * and has its newlines at the same places. */
+static void expect(const char *in, const char *want)
+{
+    char *got = cleaned(in), *a = squeezed(got), *b = squeezed(want);
+    CHECK_STR(a, b);
+    size_t moved = 0;
+    for (size_t i = 0; in[i]; i++)
+        moved += (in[i] == '\n') != (got[i] == '\n');
+    CHECK_EQ_INT(moved, 0);
+    free(got), free(a), free(b);
+}
+
+static void unchanged(const char *in)
+{
+    expect(in, in);
+}
+
+static void cases(void)
+{
+    expect("tracy.ZoneBegin()", ";                ");
+    expect("tracy.ZoneEnd()\ntracy.ZoneEnd()", ";              \n;              ");
+    expect("local id = tracy.SectionEnter('x')", "local id = 0                      ");
+    expect("tracy.SectionLeave(id)", ";                     ");
+    expect("if tracy.IsConnected() then end", "if false              then end");
+    expect("return tracy.ZoneBeginN('x')", "return nil                   ");
+    expect("a = b tracy.ZoneEnd() c = 1", "a = b ;              c = 1");
+    expect("f(tracy.ZoneBegin(), 2)", "f(nil              , 2)");
+    expect("t = {tracy.IsConnected()}", "t = {false            }");
+    /* strings and comments are not code */
+    unchanged("print(\"tracy.ZoneEnd()\")");
+    unchanged("print('tracy.ZoneEnd()')");
+    unchanged("x = [==[ tracy.ZoneEnd() ]] ]==]");
+    unchanged("-- tracy.ZoneEnd()\nx = 1");
+    unchanged("--[[ tracy.ZoneEnd()\n ]] x = 1");
+    unchanged("--[=[ ]] tracy.ZoneEnd() ]=] x = 1");
+    unchanged("s = 'it\\'s tracy.ZoneEnd()'");
+    unchanged("s = \"a\\z\n   tracy.ZoneEnd()\"");
+    /* arguments: strings with parentheses, nested calls, comments, several lines */
+    expect("tracy.Message((\"a)b\"):rep(2) .. f(g(1)))", ";                                        ");
+    expect("tracy.Message(\"a\\\")b\") x = 1", ";                      x = 1");
+    expect("tracy.ZoneText(\n  'a',\n  'b'\n)\nx = 1", ";              \n      \n     \n \nx = 1");
+    expect("tracy.Message('x' -- )\n)", ";                     \n ");
+    expect("tracy.Message([[)\n]])", ";                \n   ");
+    expect("tracy.Message(--[[ ) ]] 'x')", ";                           ");
+    /* other call forms and spacing */
+    expect("tracy.Message \"hi\"", ";                 ");
+    expect("tracy.Message [[hi]]", ";                   ");
+    expect("tracy.Message{1, 2}", ";                  ");
+    expect("tracy . ZoneEnd ( )", ";                  ");
+    expect("tracy\n.ZoneEnd()", ";    \n          ");
+    /* not references to the tracy module, or not removable */
+    unchanged("mytracy.ZoneBegin()");
+    unchanged("x.tracy.ZoneBegin()");
+    unchanged("x . tracy.ZoneBegin()");
+    unchanged("obj:tracy()");
+    unchanged("function tracy.ZoneBegin() end");
+    unchanged("local tracy = require 'tracy'");
+    unchanged("tracy.ZoneBegin().x = 1");
+    unchanged("tracy.ZoneBegin():m()");
+    unchanged("tracy.ZoneBegin()\n(f)()");
+    unchanged("tracy.Unknown()");
+    unchanged("tracy.loadfile('x')");
+    unchanged("tracy..x");
+    /* unterminated input is left alone */
+    unchanged("tracy.Message(\"abc");
+    unchanged("tracy.Message(");
+    unchanged("tracy.Message([[abc)");
+    unchanged("tracy.Message");
+    /* a #! line is skipped; a number is a value */
+    expect("#!/usr/bin/env lua tracy.ZoneEnd()\ntracy.ZoneEnd()", "#!/usr/bin/env lua tracy.ZoneEnd()\n;              ");
+    expect("x = 1e+5 tracy.ZoneEnd()", "x = 1e+5 ;              ");
+    expect("x = ... tracy.ZoneEnd()", "x = ... ;              ");
+    expect("::top:: tracy.ZoneEnd()", "::top:: ;              ");
+    expect("x = 1 .. tracy.ZoneBeginN('a')", "x = 1 .. nil                   ");
+}
+
+static const char *program =
+    "local tracy = tracy\n"
+    "local out = {}\n"
+    "local function add(v) out[#out + 1] = tostring(v) end\n"
+    "tracy.ZoneBeginN('setup')\n"
+    "local id = tracy.SectionEnter('section')\n"
+    "add(type(id))\n"
+    "tracy.Message([[multi\nline]])\n"
+    "for i = 1, 3 do\n"
+    "  tracy.ZoneBegin() tracy.ZoneText(('i=%d'):format(i))\n"
+    "  add(i * i) tracy.ZoneEnd()\n"
+    "end\n"
+    "tracy.SectionLeave(id)\n"
+    "add('tracy.ZoneEnd() in a string') -- tracy.ZoneEnd() in a comment\n"
+    "tracy.ZoneEnd()\n"
+    "local connected = tracy.IsConnected()\n"
+    "add(type(connected))\n"
+    "add(debug.getinfo(1, 'l').currentline)\n"
+    "return table.concat(out, ',')\n";
+
+/* Runs code as a chunk and returns its string result (or the error), malloc'd. */
+static char *run(const char *code)
+{
+    lua_State *L = lh_state();
+    const char *r = (luaL_loadbuffer(L, code, strlen(code), "=program") || lua_pcall(L, 0, 1, 0))
+                        ? lua_tostring(L, -1) : luaL_tolstring(L, -1, NULL);
+    char *copy = strdup(r ? r : "(none)");
+    lua_close(L);
+    return copy;
+}
+
+static void same_results(void)
+{
+    char *clean = cleaned(program);
+    CHECK(strstr(clean, "tracy.ZoneBegin()") == NULL);
+    char *a = run(program), *b = run(clean);
+    CHECK_STR(b, a);
+    CHECK_STR(a, "number,1,4,9,tracy.ZoneEnd() in a string,boolean,18");
+    free(a), free(b), free(clean);
+
+    /* An error reports the same line after cleaning. */
+    const char *failing = "tracy.Message(\n'x'\n)\nlocal t = nil\nreturn t.field\n";
+    char *clean2 = cleaned(failing);
+    char *e1 = run(failing), *e2 = run(clean2);
+    CHECK_STR(e2, e1);
+    CHECK(strstr(e1, "program:5:") != NULL);
+    free(e1), free(e2), free(clean2);
+}
+
+/* Every prefix of a tricky text, each in a buffer of exactly its size. */
+static void every_prefix(void)
+{
+    const char *tricky = "tracy.Message(\"a\\\"\\\n)\" .. [==[)]=]]==] --[[ ) ]]\n"
+                         "--[=[\n]=] tracy.ZoneText [[x]] tracy.ZoneBeginN{'a'} tracy.ZoneEnd(\n)";
+    size_t n = strlen(tricky), bad = 0;
+    for (size_t len = 0; len <= n; len++) {
+        char *buf = malloc(len ? len : 1);
+        memcpy(buf, tricky, len);
+        tracyc_lua_remove(buf, len);
+        for (size_t i = 0; i < len; i++)
+            bad += (tricky[i] == '\n') != (buf[i] == '\n');
+        free(buf);
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+int main(void)
+{
+    cases();
+    same_results();
+    every_prefix();
+    return tt_finish("test_lua_remove");
+}

@@ -1,0 +1,105 @@
+-- The module from the lua5.4 interpreter: its functions, argument errors, ZoneEnd misuse,
+-- coroutine library behaviour kept, LuaRemove and loadfile.
+local tracy = require "tracy"
+assert(require "tracy" == tracy, "one table per state")
+
+local names = {
+  "ZoneBegin", "ZoneBeginN", "ZoneBeginS", "ZoneBeginNS", "ZoneEnd", "ZoneText", "ZoneName",
+  "ZoneColor", "ZoneValue", "Message", "MessageC", "SectionEnter", "SectionLeave", "Plot",
+  "PlotConfig", "FrameMark", "FrameMarkStart", "FrameMarkEnd", "SetThreadName", "IsConnected",
+  "AppInfo", "HookEnable", "HookDisable", "LuaRemove", "loadfile",
+}
+for _, name in ipairs(names) do
+  assert(type(tracy[name]) == "function", name)
+end
+
+local function fails(pattern, f, ...)
+  local ok, err = pcall(f, ...)
+  assert(not ok, "expected an error: " .. pattern)
+  assert(tostring(err):find(pattern, 1, true), tostring(err))
+end
+
+-- ZoneEnd misuse, with the caller's position
+local ok, err = pcall(function() tracy.ZoneEnd() end)
+assert(not ok and err:match("^test_api.lua:%d+: tracy.ZoneEnd: no open zone$"), err)
+fails("tracy.ZoneName: no open zone", tracy.ZoneName, "x")
+fails("bad argument #1", tracy.ZoneBeginN, nil)
+fails("bad argument #2", tracy.ZoneBeginNS, "x", "deep")
+fails("bad argument #1", tracy.ZoneColor, "red")
+fails("bad argument #1", tracy.Message, {})
+fails("bad argument #1", tracy.FrameMarkStart)
+fails("bad argument #2", tracy.SectionEnter, "s", 70000)
+
+-- balanced use, every function
+tracy.SetThreadName("lua main")
+tracy.AppInfo("test_api")
+tracy.PlotConfig("mem", "memory", false, true)
+tracy.ZoneBeginN("outer")
+tracy.ZoneName("renamed")
+tracy.ZoneColor(0x00ff00)
+tracy.ZoneValue(7)
+tracy.ZoneBeginS(3)
+tracy.ZoneBeginNS("ns", 3)
+tracy.Plot("mem", 1024)
+tracy.Plot("mem", 1024.5)
+tracy.MessageC("colored", 0x0000ff)
+tracy.ZoneEnd()
+tracy.ZoneEnd()
+tracy.ZoneEnd()
+tracy.FrameMark()
+tracy.FrameMark("named")
+tracy.FrameMarkStart("f")
+tracy.FrameMarkEnd("f")
+local id = tracy.SectionEnter("s")
+assert(math.type(id) == "integer" and id > 0)
+tracy.SectionLeave(id)
+assert(type(tracy.IsConnected()) == "boolean")
+
+-- the coroutine library behaves as the standard one
+local co = coroutine.create(function(a, b)
+  local c = coroutine.yield(a + b)
+  assert(coroutine.isyieldable())
+  local ok2, v = pcall(coroutine.yield, c * 2) -- yield across pcall
+  return v, "end"
+end)
+local r = table.pack(coroutine.resume(co, 1, 2))
+assert(r[1] == true and r[2] == 3 and r.n == 2)
+assert(select(2, coroutine.resume(co, 5)) == 10)
+r = table.pack(coroutine.resume(co, "v"))
+assert(r[1] == true and r[2] == "v" and r[3] == "end")
+assert(coroutine.status(co) == "dead")
+ok, err = coroutine.resume(co)
+assert(not ok and err == "cannot resume dead coroutine", err)
+ok, err = coroutine.resume(coroutine.running())
+assert(not ok and err == "cannot resume non-suspended coroutine", err)
+fails("(coroutine expected, got number)", coroutine.resume, 42)
+local gen = coroutine.wrap(function() error("inside") end)
+ok, err = pcall(gen)
+assert(not ok and err:find("test_api.lua:%d+: inside"), err)
+local gen2 = coroutine.wrap(function() error({ code = 1 }) end)
+ok, err = pcall(gen2)
+assert(not ok and type(err) == "table" and err.code == 1)
+local c3 = coroutine.create(function() local x <close> = setmetatable({}, { __close = function() _G.closed = true end }) coroutine.yield() end)
+coroutine.resume(c3)
+assert(coroutine.close(c3) == true and _G.closed == true and coroutine.status(c3) == "dead")
+ok, err = pcall(coroutine.close, coroutine.running())
+assert(not ok and err:find("cannot close a running coroutine"), err)
+
+-- LuaRemove keeps results and line numbers; loadfile (profiling on) keeps the calls
+local path = "fixtures/instrumented.lua"
+local f = assert(io.open(path))
+local text = f:read("a")
+f:close()
+local stripped = tracy.LuaRemove(text)
+assert(#stripped == #text and not stripped:find("tracy%.Zone"))
+assert(select(2, stripped:gsub("\n", "")) == select(2, text:gsub("\n", "")))
+_G.tracy = tracy
+local expected = assert(load(text, "=orig"))()
+assert(assert(load(stripped, "=stripped"))() == expected)
+assert(expected:match("boolean 22$"), expected)
+assert(tracy.loadfile(path)() == expected)
+local env = setmetatable({ tracy = tracy }, { __index = _G })
+assert(tracy.loadfile(path, "t", env)() == expected)
+local nothing, msg = tracy.loadfile("no/such/file.lua")
+assert(nothing == nil and msg:find("cannot open"), msg)
+print("test_api: ok")
