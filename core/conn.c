@@ -201,6 +201,12 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const s
                               (uint16_t)r->w[2], (uint8_t)(r->w[2] >> 16), alloc ? 0 : srcloc_id(c, r->w[1]), 0);
         break;
     }
+    case TC_REC_SECTION_ENTER:
+        tc_enc_section_enter(e, (int64_t)r->w[0], r->u32, (uint16_t)r->w[1], tc_rec_text(r), r->len);
+        break;
+    case TC_REC_SECTION_LEAVE:
+        tc_enc_section_leave(e, (int64_t)r->w[0], r->u32);
+        break;
     case TC_REC_GPU_ZONE_END:
         tc_enc_gpu_zone_end(e, TCW_GpuZoneEnd, (int64_t)r->w[0], r->u32, (uint16_t)r->w[1],
                             (uint8_t)(r->w[1] >> 16), 0);
@@ -258,6 +264,9 @@ static void encode_serial_record(struct tc_conn *c, const struct tc_rec *r)
         break;
     case TC_REC_APP_INFO:
         tc_enc_app_info(e, (int64_t)r->w[0], tc_rec_text(r), r->len);
+        break;
+    case TC_REC_SECTION_SETUP:
+        tc_enc_section_setup(e, (uint16_t)r->u32, tc_rec_text(r), r->len);
         break;
     case TC_REC_PLOT_CONFIG:
         tc_enc_plot_config(e, string_id(c, (const char *)(uintptr_t)r->w[0]), r->u8 & 0x0f, (r->u8 >> 4) & 1,

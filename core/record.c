@@ -14,5 +14,6 @@ const uint8_t tc_rec_words[TC_REC_TYPE_COUNT] = {
     [TC_REC_MEM_ALLOC] = 4,       [TC_REC_MEM_FREE] = 3,         [TC_REC_MEM_DISCARD] = 2,
     [TC_REC_LOCK_ANNOUNCE] = 2,   [TC_REC_LOCK_TERMINATE] = 1,   [TC_REC_LOCK_WAIT] = 2,
     [TC_REC_LOCK_OBTAIN] = 2,     [TC_REC_LOCK_RELEASE] = 2,     [TC_REC_LOCK_MARK] = 2,
-    [TC_REC_LOCK_NAME] = 0,
+    [TC_REC_LOCK_NAME] = 0,       [TC_REC_SECTION_ENTER] = 2,    [TC_REC_SECTION_LEAVE] = 1,
+    [TC_REC_SECTION_SETUP] = 0,
 };

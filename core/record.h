@@ -50,6 +50,9 @@ enum tc_rec_type {
     TC_REC_LOCK_RELEASE,     /* u8 shared, u32 lock, w0 time, w1 thread */
     TC_REC_LOCK_MARK,        /* u32 lock, w0 thread, w1 srcloc */
     TC_REC_LOCK_NAME,        /* u32 lock, text */
+    TC_REC_SECTION_ENTER,    /* u32 id, w0 time, w1 category, text */
+    TC_REC_SECTION_LEAVE,    /* u32 id, w0 time */
+    TC_REC_SECTION_SETUP,    /* u32 category, text (serial) */
     TC_REC_TYPE_COUNT
 };
 

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 
 #define CHUNK_BYTES (128 * 1024)
-#define FORCED_CHUNK_BYTES 4096
 #define MAX_RECYCLED 4
 
 _Atomic size_t tc_buffer_bytes;
@@ -93,8 +92,11 @@ void *tc_stream_reserve_slow(struct tc_stream *s, size_t n, int force)
     if (!c) {
         size_t want = CHUNK_BYTES - sizeof(struct tc_chunk);
         c = chunk_new(want >= n ? want : n, 0);
+        /* Past the limit, a forced record gets a chunk of its own size: records that
+         * are not forced must not fill spare room in it, or memory would grow without
+         * bound by a chunk per forced record. */
         if (!c && force)
-            c = chunk_new(n > FORCED_CHUNK_BYTES ? n : FORCED_CHUNK_BYTES, 1);
+            c = chunk_new(n, 1);
         if (!c)
             return NULL;
     }

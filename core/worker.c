@@ -78,7 +78,8 @@ static int any_live(void)
 static int is_deferred(unsigned type)
 {
     return type == TC_REC_LOCK_ANNOUNCE || type == TC_REC_LOCK_NAME || type == TC_REC_PLOT_CONFIG ||
-           type == TC_REC_APP_INFO || type == TC_REC_GPU_NEW_CONTEXT || type == TC_REC_GPU_CONTEXT_NAME;
+           type == TC_REC_APP_INFO || type == TC_REC_GPU_NEW_CONTEXT || type == TC_REC_GPU_CONTEXT_NAME ||
+           type == TC_REC_SECTION_SETUP;
 }
 
 static void remember(const struct tc_rec *r)

@@ -533,6 +533,13 @@ TRACYC_API void ___tracy_init_thread(void);
  * not writable, capture already running, library disabled). */
 TRACYC_API int tracyc_capture_start(const char *path);
 
+/* Sections (Tracy 0.14): a named span of a category that may cross zone boundaries.
+ * enter returns the id to pass to leave (never 0); setup describes a category. Text is
+ * copied. Upstream has these in its C++ and Lua APIs only. */
+TRACYC_API uint32_t tracyc_section_enter(uint16_t category, const char *text, size_t len);
+TRACYC_API void tracyc_section_leave(uint32_t id);
+TRACYC_API void tracyc_section_setup(uint16_t category, const char *text, size_t len);
+
 /* Number of events dropped because the buffer limit was reached. */
 TRACYC_API uint64_t tracyc_dropped_events(void);
 

@@ -1,7 +1,6 @@
 /* api_events.c - messages, plots, frames, sections, thread name, connection, app info. */
 #include "binding.h"
 
-#include <stdatomic.h>
 
 /* Thread-bound events go to the calling coroutine's fiber, as its zones do. */
 static void enter_self(lua_State *L)
@@ -69,22 +68,22 @@ static int frame_mark_end(lua_State *L)
     return 0;
 }
 
-/* Sections are new in Tracy 0.14 and tracyc's core has no function to record them yet:
- * these check their arguments and hand out ids as upstream, so scripts using them run,
- * but nothing reaches the trace. */
+/* Sections (Tracy 0.14): SectionEnter(text [, category]) returns the id SectionLeave takes. */
 static int section_enter(lua_State *L)
 {
-    static atomic_uint next_id;
-    luaL_checkstring(L, 1);
+    size_t len;
+    const char *text = luaL_checklstring(L, 1, &len);
     lua_Integer category = luaL_optinteger(L, 2, 0);
     luaL_argcheck(L, category >= 0 && category <= UINT16_MAX, 2, "category must be 0 to 65535");
-    lua_pushinteger(L, (lua_Integer)(atomic_fetch_add(&next_id, 1) + 1));
+    lua_pushinteger(L, (lua_Integer)tracyc_section_enter((uint16_t)category, text, len));
     return 1;
 }
 
 static int section_leave(lua_State *L)
 {
-    luaL_checkinteger(L, 1);
+    lua_Integer id = luaL_checkinteger(L, 1);
+    luaL_argcheck(L, id >= 0 && id <= UINT32_MAX, 1, "not a section id");
+    tracyc_section_leave((uint32_t)id);
     return 0;
 }
 

@@ -371,7 +371,11 @@ void tct_trace_on_event(struct tct_trace *tr, const struct tcd_event *ev)
     case TCD_FIBER_ENTER: fiber_enter(tr, ev); break;
     case TCD_FIBER_LEAVE: break;
     case TCD_CRASH: tct_model_crash(tr, ev); break;
-    case TCD_DROPPED: tr->dropped += ev->value; break;
+    /* The client reports its running total: keep the largest. */
+    case TCD_DROPPED: tr->dropped = ev->value > tr->dropped ? ev->value : tr->dropped; break;
+    case TCD_SECTION_ENTER:
+    case TCD_SECTION_LEAVE:
+    case TCD_SECTION_SETUP: break; /* sections are not part of any export yet */
     case TCD_EVENT_KIND_COUNT: tr->ignored_events++; break;
     }
 }

@@ -64,8 +64,11 @@ enum tcd_event_kind {
                           * until TCD_FIBER_LEAVE, that os thread's events carry the fiber's id */
     TCD_FIBER_LEAVE,     /* thread = os thread, time */
     TCD_CRASH,           /* thread, time (0 when unknown), text, id = string handle of the text */
-    TCD_DROPPED,         /* thread, time, value = events the client dropped: follows the TCD_MESSAGE
+    TCD_DROPPED,         /* thread, time, value = the running total of events the client dropped: follows the TCD_MESSAGE
                           * "tracyc: dropped <count>..." (source Tracy) of a tracyc client */
+    TCD_SECTION_ENTER,   /* thread, time, id = section, query = category, text */
+    TCD_SECTION_LEAVE,   /* thread, time, id = section */
+    TCD_SECTION_SETUP,   /* query = category, text = its description */
     TCD_EVENT_KIND_COUNT
 };
 

@@ -182,6 +182,21 @@ static void message_literal(struct tcd_decoder *dec, uint64_t time, uint32_t col
                                    .format = meta & 0x0f, .text = text, .text_len = strlen(text) });
 }
 
+/* ---- sections --------------------------------------------------------------------------- */
+
+static void section_enter(struct tcd_decoder *dec, const uint8_t *it)
+{
+    struct tcd_thread *td = current_thread(dec);
+    const uint8_t *s;
+    size_t len;
+    int64_t time = thread_time(dec, rd64(it + 1));
+    if (!tcd_take_single(dec, &s, &len))
+        return;
+    emit(dec, &(struct tcd_event){ .kind = TCD_SECTION_ENTER, .thread = td->id, .time = time,
+                                   .id = rd32(it + 9), .query = rd16(it + 13),
+                                   .text = (const char *)s, .text_len = len });
+}
+
 /* ---- plots and frames ------------------------------------------------------------------- */
 
 static void plot(struct tcd_decoder *dec, const uint8_t *it, double value, int is_int)
@@ -503,18 +518,20 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
 
         case TCW_FiberEnter: fiber_enter(dec, it); break;
         case TCW_FiberLeave: fiber_leave(dec, it); break;
-        case TCW_SectionEnter: {
-            const uint8_t *s;
-            size_t len;
-            thread_time(dec, rd64(it + 1));
-            tcd_take_single(dec, &s, &len);
+        case TCW_SectionEnter: section_enter(dec, it); break;
+        case TCW_SectionLeave: {
+            struct tcd_thread *td = current_thread(dec);
+            emit(dec, &(struct tcd_event){ .kind = TCD_SECTION_LEAVE, .thread = td->id,
+                                           .time = thread_time(dec, rd64(it + 1)), .id = rd32(it + 9) });
             break;
         }
-        case TCW_SectionLeave: thread_time(dec, rd64(it + 1)); break;
         case TCW_SectionSetup: {
             const uint8_t *s;
             size_t len;
-            tcd_take_single(dec, &s, &len);
+            if (!tcd_take_single(dec, &s, &len))
+                break;
+            emit(dec, &(struct tcd_event){ .kind = TCD_SECTION_SETUP, .query = rd16(it + 1),
+                                           .text = (const char *)s, .text_len = len });
             break;
         }
 

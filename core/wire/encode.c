@@ -478,6 +478,33 @@ void tc_enc_lock_name(struct tc_encoder *e, uint32_t id, const char *name, size_
     wr32(p + 1, id);
 }
 
+void tc_enc_section_enter(struct tc_encoder *e, int64_t time, uint32_t id, uint16_t category, const char *text,
+                         size_t len)
+{
+    tc_enc_single_string(e, text, len);
+    uint8_t *p = tc_enc_item(e, 15);
+    p[0] = TCW_SectionEnter;
+    wr64(p + 1, (uint64_t)thread_delta(e, time));
+    wr32(p + 9, id);
+    wr16(p + 13, category);
+}
+
+void tc_enc_section_leave(struct tc_encoder *e, int64_t time, uint32_t id)
+{
+    uint8_t *p = tc_enc_item(e, 13);
+    p[0] = TCW_SectionLeave;
+    wr64(p + 1, (uint64_t)thread_delta(e, time));
+    wr32(p + 9, id);
+}
+
+void tc_enc_section_setup(struct tc_encoder *e, uint16_t category, const char *text, size_t len)
+{
+    tc_enc_single_string(e, text, len);
+    uint8_t *p = tc_enc_item(e, 3);
+    p[0] = TCW_SectionSetup;
+    wr16(p + 1, category);
+}
+
 void tc_enc_string_reply(struct tc_encoder *e, uint8_t type, uint64_t id, const char *text, size_t len)
 {
     if (len > TCW_MAX_STRING)

@@ -74,6 +74,10 @@ void tc_enc_lock_terminate(struct tc_encoder *e, uint32_t id, int64_t time);
 void tc_enc_lock_event(struct tc_encoder *e, uint8_t type, uint32_t id, int64_t time, uint32_t tid);
 void tc_enc_lock_mark(struct tc_encoder *e, uint32_t id, uint32_t tid, uint64_t srcloc);
 void tc_enc_lock_name(struct tc_encoder *e, uint32_t id, const char *name, size_t len);
+void tc_enc_section_enter(struct tc_encoder *e, int64_t time, uint32_t id, uint16_t category, const char *text,
+                         size_t len);
+void tc_enc_section_leave(struct tc_encoder *e, int64_t time, uint32_t id);
+void tc_enc_section_setup(struct tc_encoder *e, uint16_t category, const char *text, size_t len);
 /* Replies to server queries. */
 void tc_enc_string_reply(struct tc_encoder *e, uint8_t type, uint64_t id, const char *text, size_t len);
 void tc_enc_srcloc_reply(struct tc_encoder *e, uint64_t name, uint64_t function, uint64_t file,

@@ -139,6 +139,10 @@ static void emit_messages(void)
     CALL("___tracy_emit_messageC", A_STR("compat-color"), A_SIZE(12), A_U32(0x0000ff), A_I32(0));
     CALL("___tracy_emit_messageLC", A_STR("compat-literal-color"), A_U32(0x00ffff), A_I32(0));
     CALL("___tracy_emit_message_appinfo", A_STR("app-info"), A_SIZE(8));
+    CALL("tracyc_section_setup", A_U16(3), A_STR("io category"), A_SIZE(11));
+    uint32_t section = (uint32_t)CALL("tracyc_section_enter", A_U16(3), A_STR("loading level"), A_SIZE(13)).word; /* ffi widens small returns to ffi_arg */
+    CHECK(section != 0);
+    CALL("tracyc_section_leave", A_U32(section));
 }
 
 static void check_message(const struct tt_capture *c, const char *text, int severity, uint32_t color)
@@ -162,6 +166,12 @@ static void check_messages(const struct tt_capture *c)
     check_message(c, "compat-color", TracyMessageSeverityInfo, 0x0000ff);
     check_message(c, "compat-literal-color", TracyMessageSeverityInfo, 0x00ffff);
     CHECK(tt_find_text(c, TCD_APP_INFO, "app-info") != NULL);
+    const struct tcd_event *setup = tt_find_text(c, TCD_SECTION_SETUP, "io category");
+    const struct tcd_event *enter = tt_find_text(c, TCD_SECTION_ENTER, "loading level");
+    CHECK(setup && setup->query == 3);
+    CHECK(enter && enter->query == 3);
+    const struct tcd_event *leave = enter ? find_id(c, TCD_SECTION_LEAVE, enter->id) : NULL;
+    CHECK(leave && leave->time >= enter->time);
 }
 
 static void emit_frames_plots(void)

@@ -42,7 +42,9 @@ static const char *errors =
     "assert(not ok and err:find('invalid option', 1, true), err)\n"
     "ok, err = pcall(tracy.MessageC, 'm')\n"
     "assert(not ok and err:find('bad argument #2', 1, true), err)\n"
-    "assert(type(tracy.SectionEnter('s', 3)) == 'number')\n"
+    "local section = tracy.SectionEnter('loading', 3)\n"
+    "assert(math.type(section) == 'integer' and section > 0)\n"
+    "tracy.SectionLeave(section)\n"
     "assert(type(tracy.IsConnected()) == 'boolean')\n"
     "assert(require 'tracy' == tracy)\n";
 
@@ -112,6 +114,8 @@ int main(void)
     const struct tcd_event *red = tt_find_text(cap, TCD_MESSAGE, "red");
     CHECK(red && red->color == 0xff0000);
     CHECK(tt_find_text(cap, TCD_APP_INFO, "lua host test") != NULL);
+    const struct tcd_event *enter = tt_find_text(cap, TCD_SECTION_ENTER, "loading");
+    CHECK(enter && enter->query == 3 && tt_count(cap, TCD_SECTION_LEAVE) == 1);
     CHECK_EQ_INT(tt_count(cap, TCD_PLOT), 2);
     const struct tcd_event *cfg = tt_nth(cap, TCD_PLOT_CONFIG, 0);
     CHECK(cfg != NULL);
