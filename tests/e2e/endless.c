@@ -1,0 +1,27 @@
+/* endless.c - a client that records zones and messages until it is killed; used to
+ * stop captures mid-stream. Prints "ready" once it has recorded its first frame. */
+#define _DEFAULT_SOURCE
+#include <tracy/TracyC.h>
+
+#include <stdio.h>
+#include <unistd.h>
+
+int main(void)
+{
+    for (long frame = 0;; frame++) {
+        TracyCZoneN(outer, "endless frame", 1);
+        for (int i = 0; i < 50; i++) {
+            TracyCZoneN(inner, "endless work", 1);
+            TracyCZoneEnd(inner);
+        }
+        if (frame % 10 == 0)
+            TracyCMessageL("tick");
+        usleep(1000);
+        TracyCZoneEnd(outer);
+        TracyCFrameMark;
+        if (frame == 0) {
+            puts("ready");
+            fflush(stdout);
+        }
+    }
+}

@@ -1,0 +1,189 @@
+"""End to end: examples/c profiled through the in-process capture and through
+tracyc-capture, with each exporter's output checked for real content, and the capture
+tool's handling of Ctrl-C, a client killed mid-stream, a protocol mismatch and bad
+output paths. Run by ctest with TRACYC_BUILD_DIR set."""
+import csv
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+BUILD = os.environ.get("TRACYC_BUILD_DIR", "build/test")
+CAPTURE = os.path.join(BUILD, "tools", "tracyc-capture")
+
+
+def example(name):
+    return os.path.join(BUILD, "examples", "c", "example_" + name)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_inprocess(name, output):
+    env = dict(os.environ, TRACYC_OUTPUT=str(output))
+    subprocess.run([example(name)], env=env, check=True, stdout=subprocess.DEVNULL, timeout=60)
+
+
+def csv_rows(path):
+    with open(path, newline="") as f:
+        return {row["name"]: row for row in csv.DictReader(f)}
+
+
+def test_game_loop_csv_counts_exact_and_times_bounded_by_sleeps(tmp_path):
+    out = tmp_path / "stats.csv"
+    start = time.monotonic()
+    run_inprocess("game_loop", out)
+    wall_ns = (time.monotonic() - start) * 1e9
+    rows = csv_rows(out)
+    assert set(rows) == {"update", "render", "physics"}
+    assert [int(rows[n]["counts"]) for n in ("update", "render", "physics")] == [60, 60, 30]
+    # Each zone sleeps at least: physics 300 us, update 200 us (+ physics every other
+    # frame), render 500 us. Nothing can last longer than the whole run.
+    assert int(rows["physics"]["min_ns"]) >= 300_000
+    assert int(rows["update"]["min_ns"]) >= 200_000
+    assert int(rows["render"]["min_ns"]) >= 500_000
+    for row in rows.values():
+        assert int(row["min_ns"]) <= int(row["mean_ns"]) <= int(row["max_ns"])
+        assert int(row["total_ns"]) < wall_ns
+        assert row["src_file"].endswith("game_loop.c")
+    assert int(rows["update"]["total_ns"]) >= int(rows["physics"]["total_ns"]) + 60 * 200_000
+
+
+def load_trace(path):
+    with open(path) as f:
+        doc = json.load(f)
+    return doc["traceEvents"] if isinstance(doc, dict) else doc
+
+
+def test_game_loop_json_nesting_messages_counters(tmp_path):
+    out = tmp_path / "trace.json"
+    run_inprocess("game_loop", out)
+    events = load_trace(out)
+    zones = [e for e in events if e.get("ph") == "X"]
+    by_name = {}
+    for z in zones:
+        by_name.setdefault(z["name"], []).append(z)
+    assert len(by_name["update"]) == 60 and len(by_name["render"]) == 60 and len(by_name["physics"]) == 30
+    # physics nests inside an update of the same thread.
+    for p in by_name["physics"]:
+        assert any(u["tid"] == p["tid"] and u["ts"] <= p["ts"] and p["ts"] + p["dur"] <= u["ts"] + u["dur"]
+                   for u in by_name["update"])
+    render = by_name["render"][5]
+    assert render["args"]["text"] == "frame 5"
+    assert render["args"]["file"].endswith("game_loop.c") and render["loc"].endswith("game_loop.c:39")
+    assert by_name["physics"][0]["args"]["value"] in (0, "0")
+    names = {e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    assert "game main" in names
+    messages = [e["name"] for e in events if e.get("ph") == "i" and e.get("s") == "t"]
+    assert messages.count("checkpoint") == 3 and "starting" in messages and "done" in messages
+    counters = [e for e in events if e.get("ph") == "C" and e["name"] == "triangles"]
+    assert len(counters) == 60
+    assert sorted(c["args"]["triangles"] for c in counters)[-1] == 1590
+
+
+def test_multithreaded_program_in_process(tmp_path):
+    out = tmp_path / "trace.json"
+    run_inprocess("workers", out)
+    events = load_trace(out)
+    names = {e["tid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    jobs = [e for e in events if e.get("ph") == "X" and e["name"] == "job"]
+    per_thread = {}
+    for j in jobs:
+        per_thread[names.get(j["tid"])] = per_thread.get(names.get(j["tid"]), 0) + 1
+    assert per_thread == {"worker 0": 100, "worker 1": 100, "worker 2": 100, "worker 3": 100}
+    summary = tmp_path / "summary.txt"
+    run_inprocess("workers", summary)
+    text = summary.read_text()
+    assert "job queue" in text and "scratch" in text and "worker 3" in text
+
+
+def start_client(program, port, **env):
+    env = dict(os.environ, TRACY_PORT=str(port), TRACY_NO_EXIT="1", **env)
+    return subprocess.Popen([program], env=env, stdout=subprocess.PIPE, text=True)
+
+
+def test_capture_tool_records_an_example(tmp_path):
+    port = free_port()
+    client = start_client(example("game_loop"), port)
+    out = tmp_path / "live.csv"
+    capture = subprocess.run([CAPTURE, "-p", str(port), "-o", str(out)], capture_output=True, text=True, timeout=60)
+    client.wait(timeout=60)
+    assert capture.returncode == 0, capture.stdout + capture.stderr
+    assert [int(csv_rows(out)[n]["counts"]) for n in ("update", "render", "physics")] == [60, 60, 30]
+
+
+def endless_client(port):
+    client = start_client(os.path.join(BUILD, "tests", "e2e", "endless"), port)
+    assert client.stdout.readline().strip() == "ready"
+    return client
+
+
+def test_ctrl_c_stops_cleanly_and_writes_everything(tmp_path):
+    port = free_port()
+    client = endless_client(port)
+    out = tmp_path / "stopped.json"
+    try:
+        capture = subprocess.Popen([CAPTURE, "-p", str(port), "-o", str(out)], stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)
+        time.sleep(1.0)
+        capture.send_signal(signal.SIGINT)
+        output, _ = capture.communicate(timeout=30)
+    finally:
+        client.kill()
+        client.wait()
+    assert capture.returncode == 1, output
+    zones = [e for e in load_trace(out) if e.get("ph") == "X" and e["name"] == "endless work"]
+    assert len(zones) >= 50
+
+
+def test_client_killed_mid_stream(tmp_path):
+    port = free_port()
+    client = endless_client(port)
+    out = tmp_path / "killed.txt"
+    capture = subprocess.Popen([CAPTURE, "-p", str(port), "-o", str(out)], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    time.sleep(1.0)
+    client.kill()
+    client.wait()
+    output, _ = capture.communicate(timeout=30)
+    assert capture.returncode == 1, output
+    text = out.read_text()
+    assert "endless work" in text and "incomplete" in text.lower()
+
+
+def test_protocol_mismatch_names_both_versions(tmp_path):
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+        capture = subprocess.Popen([CAPTURE, "-p", str(port), "-o", str(tmp_path / "x.json")],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        conn, _ = listener.accept()
+        with conn:
+            hello = conn.recv(12)
+            assert hello[:8] == b"TracyPrf"
+            conn.sendall(b"\x02")  # ProtocolMismatch, as an older or newer client answers
+        output, _ = capture.communicate(timeout=30)
+    assert capture.returncode == 2
+    assert "82" in output and "0.14.0" in output
+
+
+def test_unwritable_output_fails_before_capturing(tmp_path):
+    result = subprocess.run([CAPTURE, "-p", str(free_port()), "-o", str(tmp_path / "missing" / "x.json")],
+                            capture_output=True, text=True, timeout=10)
+    assert result.returncode == 2 and "x.json" in result.stderr + result.stdout
+
+
+def test_existing_output_needs_f(tmp_path):
+    out = tmp_path / "exists.json"
+    out.write_text("keep me")
+    result = subprocess.run([CAPTURE, "-p", str(free_port()), "-o", str(out)], capture_output=True, text=True,
+                            timeout=10)
+    assert result.returncode == 2 and out.read_text() == "keep me"
