@@ -7,13 +7,13 @@
 
 static const TracyCZoneCtx inactive_zone = {0, 0};
 
-static inline TracyCZoneCtx zone_begin(unsigned type, uint64_t srcloc)
+static inline TracyCZoneCtx zone_begin_at(unsigned type, uint64_t srcloc, int64_t time)
 {
     struct tc_thread *t;
     struct tc_rec *r = tc_thread_reserve(&t, type, 0, 0);
     if (__builtin_expect(!r, 0))
         return inactive_zone;
-    r->w[0] = (uint64_t)tc_clock_now();
+    r->w[0] = (uint64_t)time;
     r->w[1] = srcloc;
     /* Not published yet: the next record of this thread (at the latest the zone's end)
      * publishes it. That saves one cache-line transfer to the worker per zone, and the
@@ -22,11 +22,23 @@ static inline TracyCZoneCtx zone_begin(unsigned type, uint64_t srcloc)
     return ctx;
 }
 
+static inline TracyCZoneCtx zone_begin(unsigned type, uint64_t srcloc)
+{
+    return zone_begin_at(type, srcloc, tc_clock_now());
+}
+
 TracyCZoneCtx ___tracy_emit_zone_begin(const struct ___tracy_source_location_data *srcloc, int32_t active)
 {
     if (!active || !srcloc)
         return inactive_zone;
     return zone_begin(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc);
+}
+
+TracyCZoneCtx tracyc_zone_begin_at(const struct ___tracy_source_location_data *srcloc, int64_t time)
+{
+    if (!srcloc)
+        return inactive_zone;
+    return zone_begin_at(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc, time);
 }
 
 TracyCZoneCtx ___tracy_emit_zone_begin_callstack(const struct ___tracy_source_location_data *srcloc, int32_t depth,
@@ -68,10 +80,8 @@ static inline struct tc_thread *innermost(TracyCZoneCtx ctx)
     return NULL;
 }
 
-void ___tracy_emit_zone_end(TracyCZoneCtx ctx)
+static inline void zone_end_at(TracyCZoneCtx ctx, int64_t time)
 {
-    if (!ctx.active)
-        return;
     struct tc_thread *t = innermost(ctx);
     if (!t)
         return;
@@ -86,8 +96,20 @@ void ___tracy_emit_zone_end(TracyCZoneCtx ctx)
     r->u8 = 0;
     r->len = 0;
     r->u32 = 0;
-    r->w[0] = (uint64_t)tc_clock_now();
+    r->w[0] = (uint64_t)time;
     tc_thread_commit(t);
+}
+
+void ___tracy_emit_zone_end(TracyCZoneCtx ctx)
+{
+    if (ctx.active)
+        zone_end_at(ctx, tc_clock_now());
+}
+
+void tracyc_zone_end_at(TracyCZoneCtx ctx, int64_t time)
+{
+    if (ctx.active)
+        zone_end_at(ctx, time);
 }
 
 static void zone_text(TracyCZoneCtx ctx, unsigned type, const char *txt, size_t size)

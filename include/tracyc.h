@@ -533,6 +533,14 @@ TRACYC_API void ___tracy_init_thread(void);
  * not writable, capture already running, library disabled). */
 TRACYC_API int tracyc_capture_start(const char *path);
 
+/* Zones with timestamps the caller took earlier with ___tracy_get_time(), for tools that
+ * decide after the fact whether to record a zone (e.g. only zones longer than a minimum).
+ * Nesting rules are those of ___tracy_emit_zone_begin/end; times must not go backwards
+ * within a thread. */
+TRACYC_API struct ___tracy_c_zone_context tracyc_zone_begin_at(const struct ___tracy_source_location_data *srcloc,
+                                                               int64_t time);
+TRACYC_API void tracyc_zone_end_at(struct ___tracy_c_zone_context ctx, int64_t time);
+
 /* Sections (Tracy 0.14): a named span of a category that may cross zone boundaries.
  * enter returns the id to pass to leave (never 0); setup describes a category. Text is
  * copied. Upstream has these in its C++ and Lua APIs only. */

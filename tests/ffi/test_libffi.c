@@ -24,6 +24,7 @@ static const struct ___tracy_source_location_data zone_loc = {"ffi static zone",
                                                               0x112233};
 static const struct ___tracy_source_location_data callstack_loc = {"ffi callstack zone", "callstack_fn",
                                                                    "ffi_file.c", 12, 0};
+static const struct ___tracy_source_location_data timed_loc = {"ffi timed zone", "timed_fn", "ffi_file.c", 14, 0};
 static const struct ___tracy_source_location_data fiber_loc = {"ffi fiber zone", "fiber_fn", "ffi_file.c", 13, 0};
 static const uint8_t pixels[8 * 8 * 4] = {0};
 
@@ -82,6 +83,10 @@ static void emit_zones(void)
     CALL("___tracy_emit_zone_end", &z);
 
     inactive_zone = CALL("___tracy_emit_zone_begin", A_PTR(&zone_loc), A_I32(0)).zone;
+
+    int64_t t0 = CALL0("___tracy_get_time").i64;
+    z = CALL("tracyc_zone_begin_at", A_PTR(&timed_loc), A_I64(t0)).zone;
+    CALL("tracyc_zone_end_at", &z, A_I64(t0 + 100000));
 }
 
 static const struct tcd_srcloc *begin_loc(const struct tt_capture *c, size_t n)
@@ -126,6 +131,11 @@ static void check_zones(const struct tt_capture *c)
     }
     CHECK(first_zone.active == 1 && first_zone.id != 0);
     CHECK(inactive_zone.active == 0 && inactive_zone.id == 0);
+    /* The timed zone lasts exactly the 100000 ticks it was given. */
+    int64_t begin = 0, end = 0;
+    CHECK(zone_span(c, "ffi timed zone", &begin, &end));
+    double expected = 100000 * tcd_decoder_welcome(c->dec)->timer_mul;
+    CHECK(end - begin >= (int64_t)expected - 1 && end - begin <= (int64_t)expected + 1);
 }
 
 static void emit_messages(void)

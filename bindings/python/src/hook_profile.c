@@ -1,0 +1,165 @@
+/* hook_profile.c - automatic tracing on CPython 3.11: a C profile function on every
+ * thread (PyEval_SetProfile), plus a C trace function for line zones.
+ *
+ * Threads running when tracing starts get the hooks directly (_PyEval_SetProfile on each
+ * thread state, as 3.12's PyEval_SetProfileAllThreads does); threads started later get
+ * them from a trampoline installed with threading.setprofile, which swaps itself for the
+ * C hooks on its first call. When tracing stops, every other thread closes its zones and
+ * removes its hooks at its next event: a zone is only ever ended by its own thread.
+ */
+#include "tracer.h"
+
+#if PY_VERSION_HEX < 0x030C0000
+
+int tp_tracing;
+static PyObject *trampoline; /* the function given to threading.setprofile */
+
+static int line_hook(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg);
+
+/* Tracing has stopped: this thread closes its zones and takes its hooks off. */
+static void drain(struct tp_thread *t)
+{
+    tp_close_auto(t);
+    t->epoch = tp_epoch;
+    PyThreadState *ts = PyThreadState_Get();
+    PyEval_SetProfile(NULL, NULL);
+    if (ts->c_tracefunc == line_hook)
+        PyEval_SetTrace(NULL, NULL);
+}
+
+static int profile_hook(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
+{
+    struct tp_thread *t = tp_thread_get();
+    if (!t)
+        return 0;
+    if (!tp_tracing) {
+        drain(t);
+        return 0;
+    }
+    tp_thread_sync(t);
+    PyCodeObject *co = PyFrame_GetCode(frame);
+    if (what == PyTrace_RETURN && tp_auto_end_top(t, TP_PY, co)) {
+        Py_DECREF(co);
+        return 0;
+    }
+    struct tp_code *info = tp_code_if_traced(co);
+    if (info) {
+        switch (what) {
+        case PyTrace_CALL:
+            tp_auto_begin(t, TP_PY, co, info->loc);
+            break;
+        case PyTrace_RETURN: /* also on unwinding by an exception, and on yield */
+            tp_auto_end(t, TP_PY, co);
+            break;
+        case PyTrace_C_CALL:
+            if (tp_cfg.c_calls) {
+                const tp_srcloc *loc = tp_cfunc_srcloc(arg);
+                if (loc)
+                    tp_auto_begin(t, TP_C, arg, loc);
+            }
+            break;
+        case PyTrace_C_RETURN:
+        case PyTrace_C_EXCEPTION:
+            tp_auto_end(t, TP_C, arg);
+            break;
+        }
+    }
+    Py_DECREF(co);
+    return 0;
+}
+
+static int line_hook(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
+{
+    if (what != PyTrace_LINE)
+        return 0;
+    struct tp_thread *t = tp_thread_get();
+    if (!t || !tp_tracing)
+        return 0; /* the profile hook drains */
+    tp_thread_sync(t);
+    PyCodeObject *co = PyFrame_GetCode(frame);
+    if (tp_code_if_traced(co)) {
+        const tp_srcloc *loc = tp_line_srcloc(co, PyFrame_GetLineNumber(frame));
+        if (loc)
+            tp_line(t, co, loc);
+    }
+    Py_DECREF(co);
+    return 0;
+}
+
+/* threading.setprofile's hook, called once at the start of each new thread (for the
+ * c_return of the sys.setprofile call that installed it, which matches no zone). */
+static PyObject *thread_trampoline(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (tp_tracing) {
+        PyEval_SetProfile(profile_hook, NULL);
+        if (tp_cfg.lines)
+            PyEval_SetTrace(line_hook, NULL);
+    } else {
+        PyEval_SetProfile(NULL, NULL);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef trampoline_def = {"_thread_trampoline", (PyCFunction)(void (*)(void))thread_trampoline,
+                                     METH_FASTCALL, NULL};
+
+int tp_hook_init(PyObject *module)
+{
+    trampoline = PyCFunction_NewEx(&trampoline_def, NULL, NULL);
+    return trampoline ? 0 : -1;
+}
+
+/* threading.setprofile(func); with func NULL, clears the hook if it is still ours. */
+static int threading_setprofile(PyObject *func)
+{
+    PyObject *threading = PyImport_ImportModule("threading");
+    if (!threading)
+        return -1;
+    PyObject *r = NULL;
+    if (!func) {
+        PyObject *current = PyObject_GetAttrString(threading, "_profile_hook");
+        if (current && current != trampoline)
+            r = Py_NewRef(Py_None); /* someone else's hook: leave it */
+        else if (current)
+            func = Py_None;
+        Py_XDECREF(current);
+    }
+    if (func)
+        r = PyObject_CallMethod(threading, "setprofile", "O", func);
+    Py_DECREF(threading);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+int tp_hook_start(void)
+{
+    if (tp_tracing)
+        return 0;
+    if (threading_setprofile(trampoline) != 0)
+        return -1;
+    tp_tracing = 1;
+    tp_epoch++;
+    PyInterpreterState *interp = PyInterpreterState_Get();
+    for (PyThreadState *ts = PyInterpreterState_ThreadHead(interp); ts; ts = PyThreadState_Next(ts)) {
+        _PyEval_SetProfile(ts, profile_hook, NULL);
+        if (tp_cfg.lines)
+            _PyEval_SetTrace(ts, line_hook, NULL);
+    }
+    return 0;
+}
+
+int tp_hook_stop(void)
+{
+    if (!tp_tracing)
+        return 0;
+    tp_tracing = 0;
+    tp_epoch++;
+    struct tp_thread *t = tp_thread_get();
+    if (t)
+        drain(t);
+    else
+        PyEval_SetProfile(NULL, NULL);
+    return threading_setprofile(NULL);
+}
+
+#endif

@@ -1,0 +1,12 @@
+"""tracer - Tracy profiling for Python, in C.
+
+    python -m tracer script.py             every Python call becomes a Tracy zone
+    from tracer import zone, signpost       manual zones and tt-metal-style signposts
+
+See docs/python.md.
+"""
+from tracer._profiler import Profiler
+from tracer._signpost import signpost
+from tracer._tracer import frame_mark, is_connected, message, plot, set_thread_name, zone
+
+__all__ = ["Profiler", "frame_mark", "is_connected", "message", "plot", "set_thread_name", "signpost", "zone"]

@@ -1,0 +1,69 @@
+"""python -m tracer [options] (script.py | -m module) [args ...]"""
+import atexit
+import os
+import sys
+
+from tracer import _cli, _run, _session, _tracer
+
+
+def _start_profiler(options):
+    """Starts the profiler with the CLI's settings, leaving the program's environment as it was."""
+    settings = {"TRACY_PORT": str(options.port) if options.port is not None else None,
+                "TRACY_NO_EXIT": "1" if options.wait else None}
+    saved = {name: os.environ.get(name) for name in settings}
+    for name, value in settings.items():
+        if value is not None:
+            os.environ[name] = value
+    _tracer.startup()  # reads the environment once, now
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    if options.output:
+        try:
+            _tracer.capture_start(options.output)
+        except RuntimeError as exc:
+            sys.exit(f"python -m tracer: {exc}")
+
+
+def _finish(options, pid):
+    """At exit: stop tracing, and with nowhere else for the profile to go, print a summary."""
+    if os.getpid() != pid:
+        return  # a forked child: the profile belongs to the parent
+    _tracer.stop()
+    if not options.output and not options.wait and not _tracer.is_connected():
+        try:
+            _tracer.capture_start("-")
+        except RuntimeError:
+            pass  # a capture is running already (TRACYC_OUTPUT), or the profiler is disabled
+    sys.stdout.flush()
+    _tracer.shutdown()
+
+
+def main(argv):
+    options, module, script, args = _cli.parse(argv)
+    _start_profiler(options)
+    _session.configure(c_calls=not options.no_c_calls, lines=options.lines, max_depth=options.max_depth,
+                       min_duration_ns=options.min_duration, include=options.include, exclude=options.exclude)
+    _session.cli_active = True
+    if module == "pytest":
+        plugins = os.environ.get("PYTEST_PLUGINS")
+        os.environ["PYTEST_PLUGINS"] = f"{plugins},tracer.pytest_plugin" if plugins else "tracer.pytest_plugin"
+    atexit.register(_finish, options, os.getpid())
+    if not options.partial:
+        _session.start()
+    try:
+        if module:
+            _run.run_module(module, args)
+        else:
+            _run.run_script(script, args)
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as exc:
+        _run.report_uncaught(exc)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

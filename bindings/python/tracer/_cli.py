@@ -1,0 +1,66 @@
+"""The command line of `python -m tracer`: options first, then the program."""
+import argparse
+import re
+
+USAGE = "python -m tracer [options] (script.py | -m module) [args ...]"
+# Options that take a value, so the program's own arguments can be told apart.
+_VALUED = {"-o", "--output", "--port", "--include", "--exclude", "--max-depth", "--min-duration"}
+_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+
+
+def duration_ns(text):
+    """'250us', '1.5ms', '2s', '800ns'; a bare number is microseconds."""
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(ns|us|µs|ms|s)?\s*", text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (try 100us, 2ms, 1s)")
+    return int(float(match.group(1)) * _UNITS[match.group(2) or "us"])
+
+
+def _parser():
+    p = argparse.ArgumentParser(
+        prog="python -m tracer", usage=USAGE,
+        description="Run a Python program with every call recorded as a Tracy zone. With no -o and no "
+                    "Tracy server connected, a summary of the top zones is printed at exit.")
+    p.add_argument("-p", "--partial", action="store_true",
+                   help="trace only between Profiler().enable() and disable()")
+    p.add_argument("-l", "--lines", action="store_true", help="line-level zones (needs --partial)")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="profile in-process, no server: write FILE at exit (.json Chrome trace, "
+                        ".csv zone statistics, anything else a text summary)")
+    p.add_argument("--port", type=int, metavar="N", help="listen for the Tracy server on port N (default 8086)")
+    p.add_argument("--wait", action="store_true",
+                   help="at exit, wait until a Tracy server has connected and received everything")
+    p.add_argument("--include", action="append", default=[], metavar="GLOB",
+                   help="trace only files whose absolute path matches GLOB (repeatable); "
+                        "overrides the default of leaving out the standard library and site-packages")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="never trace files whose absolute path matches GLOB (repeatable)")
+    p.add_argument("--max-depth", type=int, default=0, metavar="N", help="record at most N nested calls")
+    p.add_argument("--min-duration", type=duration_ns, default=0, metavar="TIME",
+                   help="drop zones shorter than TIME (e.g. 50us, 1ms; a bare number is µs)")
+    p.add_argument("--no-c-calls", action="store_true", help="no zones for calls of C functions")
+    return p
+
+
+def parse(argv):
+    """Returns (options, module, script, args): one of module and script is set."""
+    i = 0
+    while i < len(argv) and argv[i] != "-m" and argv[i].startswith("-") and argv[i] != "-":
+        if argv[i] == "--":
+            break
+        i += 2 if argv[i] in _VALUED else 1
+    parser = _parser()
+    options = parser.parse_args(argv[:i])
+    rest = argv[i + 1:] if i < len(argv) and argv[i] == "--" else argv[i:]
+    if options.lines and not options.partial:
+        parser.error("--lines needs --partial (line zones are only recorded between Profiler().enable() and "
+                     "disable())")
+    if options.max_depth < 0:
+        parser.error("--max-depth must not be negative")
+    if rest[:1] == ["-m"]:
+        if len(rest) < 2:
+            parser.error("-m needs a module name")
+        return options, rest[1], None, rest[2:]
+    if not rest:
+        parser.error("no script or module to run")
+    return options, None, rest[0], rest[1:]

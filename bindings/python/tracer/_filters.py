@@ -1,0 +1,25 @@
+"""Which files automatic tracing leaves out by default: the standard library and
+site-packages (users of every Python profiler ask for that), and tracer itself."""
+import os
+import site
+import sysconfig
+
+
+def _as_dir(path):
+    return os.path.join(os.path.abspath(path), "")
+
+
+def skip_dirs():
+    """The standard library and site-packages directories, as given and resolved."""
+    paths = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    paths.update(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        paths.add(site.getusersitepackages())
+    dirs = {_as_dir(p) for p in paths} | {_as_dir(os.path.realpath(p)) for p in paths}
+    return sorted(dirs)
+
+
+def own_dirs():
+    """tracer's own package: its frames are machinery, never part of the program."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return sorted({_as_dir(here), _as_dir(os.path.realpath(here))})

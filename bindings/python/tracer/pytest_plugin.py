@@ -1,0 +1,73 @@
+"""pytest plugin: a profiled test suite reads in Tracy like the run itself.
+
+    pytest -p tracer.pytest_plugin --tracer [--tracer-output trace.json]
+    python -m tracer -m pytest ...            (loads this plugin itself)
+
+Each test phase is a zone named by the test's node id ("[setup]" and "[teardown]"
+appended for those phases); signposts mark the session's start and end and every
+failure.
+"""
+import pytest
+
+from tracer import _session, _tracer, signpost, zone
+
+_PHASES = {"setup": zone("pytest setup"), "call": zone("pytest call"), "teardown": zone("pytest teardown")}
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("tracer", "Tracy profiling (tracer)")
+    group.addoption("--tracer", action="store_true", help="trace every Python call of the run into Tracy")
+    group.addoption("--tracer-output", metavar="FILE",
+                    help="with --tracer: profile in-process and write FILE at exit (.json, .csv, else a summary)")
+
+
+def pytest_configure(config):
+    enabled = config.getoption("tracer")
+    if not (enabled or _session.cli_active):
+        return
+    if enabled:
+        output = config.getoption("tracer_output")
+        if output:
+            _tracer.capture_start(output)
+        if not _tracer.is_tracing():
+            _session.start()
+    config.pluginmanager.register(_TracedRun(stop_at_end=enabled), "tracer-run")
+
+
+class _TracedRun:
+    def __init__(self, stop_at_end):
+        self._stop_at_end = stop_at_end
+
+    def pytest_sessionstart(self, session):
+        signpost("pytest session start", " ".join(session.config.invocation_params.args))
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        signpost("pytest session end", f"exit status {int(exitstatus)}, {session.testsfailed} failed")
+
+    def pytest_unconfigure(self, config):
+        if self._stop_at_end:
+            _tracer.stop()
+
+    def pytest_runtest_logreport(self, report):
+        if report.failed:
+            crash = getattr(report.longrepr, "reprcrash", None)
+            reason = crash.message if crash else str(report.longrepr).splitlines()[-1:]
+            signpost(f"test failed: {report.nodeid}", f"{report.when}: {reason}")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_setup(self, item):
+        yield from _phase("setup", f"{item.nodeid} [setup]")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item):
+        yield from _phase("call", item.nodeid)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_teardown(self, item):
+        yield from _phase("teardown", f"{item.nodeid} [teardown]")
+
+
+def _phase(phase, name):
+    with _PHASES[phase] as z:
+        z.set_name(name)
+        yield

@@ -1,0 +1,42 @@
+"""Builds the `tracer` package: bindings/python/tracer plus the C extension tracer._tracer,
+compiled from bindings/python/src and the tracyc core sources (no separate libtracyc).
+
+    python3 setup.py build_ext --inplace          # importable from bindings/python
+    pip install --no-build-isolation .             # installed
+"""
+import glob
+import os
+
+from setuptools import Extension, setup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def sources(*patterns):
+    found = []
+    for pattern in patterns:
+        found += sorted(glob.glob(os.path.join(HERE, pattern)))
+    # setuptools wants paths relative to setup.py
+    return [os.path.relpath(path, HERE) for path in found]
+
+
+extension = Extension(
+    "tracer._tracer",
+    sources=sources("bindings/python/src/*.c", "core/*.c", "core/wire/*.c", "core/trace/*.c", "core/server/*.c"),
+    include_dirs=[os.path.join(HERE, d) for d in ("include", "core", "bindings/python/src")],
+    define_macros=[("TRACY_ENABLE", None), ("_GNU_SOURCE", None)],
+    libraries=["lz4", "pthread", "m"],
+    extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden", "-Wno-unused-parameter"],
+    extra_link_args=["-Wl,--version-script=" + os.path.join(HERE, "bindings/python/src/exports.map")],
+    depends=sources("bindings/python/src/*.h", "include/*.h", "core/*.h", "core/*/*.h"),
+)
+
+setup(
+    name="tracer",
+    version="0.1.0",
+    description="Tracy profiling for Python in C: automatic call tracing on every thread, zones, signposts",
+    python_requires=">=3.11",
+    packages=["tracer"],
+    package_dir={"tracer": "bindings/python/tracer"},
+    ext_modules=[extension],
+)

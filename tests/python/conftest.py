@@ -1,0 +1,129 @@
+"""Helpers for the tracer tests: run Python code or `python -m tracer` in a child process
+(the profiler is per process and writes its capture at exit) and read the capture."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The interpreter the traced programs run on; TRACER_TEST_PYTHON=python3.12 runs the
+# end-to-end tests on another CPython (the extension built in place for it).
+PYTHON = os.environ.get("TRACER_TEST_PYTHON", sys.executable)
+PACKAGE_DIR = os.path.join(REPO, "bindings", "python")
+sys.path.insert(0, PACKAGE_DIR)  # the in-place build (setup.py build_ext --inplace)
+
+
+def child_env(**extra):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [PACKAGE_DIR, env.get("PYTHONPATH")]))
+    for name in ("TRACYC_OUTPUT", "TRACY_NO_EXIT", "TRACYC_DISABLE", "PYTEST_PLUGINS"):
+        env.pop(name, None)
+    env.update(extra)
+    return env
+
+
+class Trace:
+    """A Chrome JSON capture: zones ("X"), messages ("i"), plots ("C"), thread names."""
+
+    def __init__(self, path):
+        with open(path) as f:
+            data = json.load(f)
+        events = data["traceEvents"] if isinstance(data, dict) else data
+        self.zones = [e for e in events if e["ph"] == "X"]
+        self.messages = [e for e in events if e["ph"] == "i" and e.get("s") == "t"]
+        self.instants = [e for e in events if e["ph"] == "i"]
+        self.counters = [e for e in events if e["ph"] == "C"]
+        self.thread_names = {e["tid"]: e["args"]["name"] for e in events
+                             if e["ph"] == "M" and e["name"] == "thread_name"}
+
+    def named(self, name):
+        return [z for z in self.zones if z["name"] == name]
+
+    def names(self):
+        return {z["name"] for z in self.zones}
+
+    def parent(self, zone):
+        """The innermost zone of the same thread that contains zone."""
+        best = None
+        for z in self.zones:
+            if z is zone or z["tid"] != zone["tid"]:
+                continue
+            if z["ts"] <= zone["ts"] and zone["ts"] + zone["dur"] <= z["ts"] + z["dur"] + 1e-3:
+                if best is None or z["dur"] < best["dur"]:
+                    best = z
+        return best
+
+    def assert_nested(self):
+        """Zones of a thread nest properly and none is left unfinished."""
+        by_thread = {}
+        for z in self.zones:
+            assert not z["args"].get("unfinished"), f"unfinished zone {z}"
+            by_thread.setdefault(z["tid"], []).append(z)
+        for zones in by_thread.values():
+            zones.sort(key=lambda z: (z["ts"], -z["dur"]))
+            stack = []
+            for z in zones:
+                while stack and stack[-1]["ts"] + stack[-1]["dur"] <= z["ts"] + 1e-3:
+                    stack.pop()
+                if stack:
+                    outer = stack[-1]
+                    assert z["ts"] + z["dur"] <= outer["ts"] + outer["dur"] + 1e-3, f"{z} overlaps {outer}"
+                stack.append(z)
+
+
+class Run:
+    def __init__(self, proc, out_path):
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.out_path = out_path
+
+    @property
+    def trace(self):
+        return Trace(self.out_path)
+
+    def csv_rows(self):
+        with open(self.out_path, newline="") as f:
+            return list(csv.DictReader(f))
+
+
+@pytest.fixture
+def write(tmp_path):
+    """write(name, source) -> path of a dedented file in the test's directory."""
+    def write_file(name, source):
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source))
+        return str(path)
+    return write_file
+
+
+@pytest.fixture
+def tracer_run(tmp_path):
+    """tracer_run(*cli_args, output="trace.json", env={}) runs `python -m tracer -o <output>
+    *cli_args` in tmp_path; output=None runs without -o."""
+    def run(*args, output="trace.json", env=None, cwd=None, timeout=120):
+        out_path = str(tmp_path / output) if output else None
+        cmd = [PYTHON, "-m", "tracer"] + (["-o", out_path] if output else []) + list(args)
+        proc = subprocess.run(cmd, cwd=cwd or tmp_path, env=child_env(**(env or {})), capture_output=True,
+                              text=True, timeout=timeout)
+        return Run(proc, out_path)
+    return run
+
+
+@pytest.fixture
+def python_run(tmp_path):
+    """python_run(source, output="trace.json") runs dedented source with TRACYC_OUTPUT set."""
+    def run(source, output="trace.json", args=(), env=None, timeout=120):
+        script = tmp_path / "prog.py"
+        script.write_text(textwrap.dedent(source))
+        out_path = str(tmp_path / output)
+        proc = subprocess.run([PYTHON, str(script), *args], cwd=tmp_path,
+                              env=child_env(TRACYC_OUTPUT=out_path, **(env or {})), capture_output=True,
+                              text=True, timeout=timeout)
+        return Run(proc, out_path)
+    return run
