@@ -203,6 +203,12 @@ static void open_connection(int slot, struct tc_transport *t)
     forget_connection_state(slot);
     if (tc_conn_open(&w.conns[slot], t, slot) != 0)
         return;
+    /* A server that hung up right after its hello must not swallow the buffered events:
+     * its close is already waiting to be read. */
+    if (tc_conn_serve_queries(&w.conns[slot], 0) < 0) {
+        tc_conn_close(&w.conns[slot]);
+        return;
+    }
     replay_deferred(&w.conns[slot]);
     if (slot == SLOT_TCP)
         atomic_store(&tc_prof.connected, 1);
@@ -303,12 +309,13 @@ int tc_worker_capture_start(const char *path)
 }
 
 /* Sends Terminate and answers queries until the server says it has everything, the
- * connection ends, or it has been quiet for FINAL_QUERY_WAIT_MS. */
-static void finish_connection(int slot)
+ * connection ends, or it has been quiet for FINAL_QUERY_WAIT_MS. Returns 0 when the
+ * connection was lost first. */
+static int finish_connection(int slot)
 {
     struct tc_conn *c = &w.conns[slot];
     if (!c->alive)
-        return;
+        return 0;
     tc_conn_report_drops(c, atomic_load(&tc_prof.dropped));
     tc_enc_byte(&c->enc, TCW_Terminate);
     tc_enc_flush(&c->enc);
@@ -317,7 +324,9 @@ static void finish_connection(int slot)
         int answered = tc_conn_serve_queries(c, 10);
         quiet_ms = answered > 0 ? 0 : quiet_ms + 10;
     }
+    int delivered = c->terminated || c->alive;
     close_connection(slot);
+    return delivered;
 }
 
 void tc_worker_stop(void)
@@ -328,18 +337,24 @@ void tc_worker_stop(void)
     pthread_join(w.thread, NULL);
     w.started = 0;
     start_requested_capture();
-    /* TRACY_NO_EXIT: keep the data until a server has come for it. */
-    while (tc_prof.config.no_exit && w.listen_fd >= 0 && !conn_live(SLOT_TCP)) {
-        accept_server();
-        if (!conn_live(SLOT_TCP))
-            sleep_ms(10);
-    }
-    if (any_live()) {
-        /* Threads may still be recording; a few passes catch up with them. */
-        for (int pass = 0; pass < 64 && drain_all() > 0; pass++)
-            service_connections(0);
-        finish_connection(SLOT_TCP);
-        finish_connection(SLOT_INPROC);
+    for (;;) {
+        /* TRACY_NO_EXIT: keep the data until a server has come for it... */
+        while (tc_prof.config.no_exit && w.listen_fd >= 0 && !conn_live(SLOT_TCP)) {
+            accept_server();
+            if (!conn_live(SLOT_TCP))
+                sleep_ms(10);
+        }
+        int delivered = 1;
+        if (any_live()) {
+            /* Threads may still be recording; a few passes catch up with them. */
+            for (int pass = 0; pass < 64 && drain_all() > 0; pass++)
+                service_connections(0);
+            delivered = finish_connection(SLOT_TCP);
+            finish_connection(SLOT_INPROC);
+        }
+        /* ...and when that server went away before it had everything, for the next one. */
+        if (delivered || !tc_prof.config.no_exit || w.listen_fd < 0)
+            break;
     }
     if (w.inproc) {
         tc_inproc_finish(w.inproc);

@@ -37,5 +37,12 @@ run_suite "C tests under ASan+UBSan" build/asan \
 run_suite "threaded tests under TSan" build/tsan \
   "-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACYC_SANITIZE=thread -DTRACYC_BUILD_BENCH=OFF -DTRACYC_BUILD_LUA=OFF" "-L threaded"
 
+echo "=== fuzz targets (libFuzzer, ASan+UBSan): replay the corpus, then bounded runs"
+fuzz_log=$(tests/fuzz/run.sh --quick build/fuzz 2>&1)
+echo "$fuzz_log" | sed 's/^/  /'
+fp=$(echo "$fuzz_log" | tail -1 | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+ff=$(echo "$fuzz_log" | tail -1 | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+passed=$((passed + ${fp:-0})); failed=$((failed + ${ff:-1}))
+
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

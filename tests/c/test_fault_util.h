@@ -1,0 +1,75 @@
+/* test_fault_util.h - processes for the fault tests: start tracyc-capture, run a piece of
+ * the test in a forked child, wait for an exit status, read a file back. The capture's
+ * path comes from TRACYC_CAPTURE, which CMake sets for these tests. */
+#ifndef TRACYC_TEST_FAULT_UTIL_H
+#define TRACYC_TEST_FAULT_UTIL_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Starts tracyc-capture -p port -o output -f; returns its pid. */
+static inline pid_t tf_spawn_capture(uint16_t port, const char *output)
+{
+    const char *capture = getenv("TRACYC_CAPTURE");
+    if (!capture) {
+        fprintf(stderr, "TRACYC_CAPTURE is not set\n");
+        exit(2);
+    }
+    char port_arg[16];
+    snprintf(port_arg, sizeof port_arg, "%u", port);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl(capture, capture, "-p", port_arg, "-o", output, "-f", (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Runs fn in a forked child, which exits with fn's return value. */
+static inline pid_t tf_fork(int (*fn)(void *), void *arg)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(fn(arg));
+    return pid;
+}
+
+/* The exit status of pid, or 128 + the signal that ended it. */
+static inline int tf_wait(pid_t pid)
+{
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        ;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The whole file as a NUL-terminated string (free it), or NULL. */
+static inline char *tf_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *text = NULL;
+    size_t len = 0, cap = 0, n;
+    char chunk[4096];
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
+            text = realloc(text, cap);
+        }
+        memcpy(text + len, chunk, n);
+        len += n;
+    }
+    fclose(f);
+    if (text)
+        text[len] = 0;
+    return text;
+}
+
+#endif

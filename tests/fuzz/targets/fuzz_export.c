@@ -1,0 +1,87 @@
+/* fuzz_export - the exporters on any model the decoder can build: item-frame input (see
+ * fuzz_util.h) is decoded into a trace model, finished as a capture finishes it (also
+ * when the stream was cut off or rejected mid-way), and written as Chrome JSON, CSV
+ * (tracy-csvexport's options picked from the input's last byte) and the summary. The
+ * JSON must parse, whatever names and texts the stream carried. */
+#include "fuzz_util.h"
+#include "json_check.h"
+
+#include "trace/export.h"
+#include "trace/model.h"
+#include "wire/protocol.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void on_model_event(void *user, const struct tcd_event *ev)
+{
+    tct_trace_on_event(user, ev);
+}
+
+/* The CSV options of tracy-csvexport, chosen from a byte of the input. */
+static struct tct_export_options options_from(uint8_t bits)
+{
+    static const char *const filters[] = {NULL, "", "a", "Zone"};
+    struct tct_export_options o = {0};
+    o.filter = filters[bits & 3];
+    o.case_sensitive = (bits >> 2) & 1;
+    o.self_time = (bits >> 3) & 1;
+    o.unwrap = (bits >> 4) & 1;
+    o.messages = (bits >> 5) & 1;
+    o.separator = (bits >> 6) & 1 ? ";" : NULL;
+    o.top = (bits >> 7) & 1 ? 1 : 0;
+    o.incomplete = (bits >> 7) & 1 ? "fuzz input ended" : NULL;
+    return o;
+}
+
+static void check_chrome(const struct tct_trace *trace, const struct tct_names *names,
+                         const struct tct_export_options *o)
+{
+    char *json = NULL;
+    size_t json_len = 0, where;
+    FILE *f = open_memstream(&json, &json_len);
+    if (!f)
+        abort();
+    int rc = tct_export_to(f, TCT_FORMAT_CHROME, trace, names, o);
+    fclose(f);
+    const char *bad = rc == 0 ? json_check(json, json_len, &where) : NULL;
+    if (bad) {
+        fprintf(stderr, "Chrome export is not valid JSON: %s at byte %zu of %zu: \"%.*s\"\n", bad, where,
+                json_len, (int)(json_len - where < 80 ? json_len - where : 80), json + where);
+        abort();
+    }
+    free(json);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+    static FILE *devnull;
+    if (!devnull && !(devnull = fopen("/dev/null", "w")))
+        abort();
+    size_t frames_len;
+    uint8_t *frames = fz_items_to_stream(data, len, &frames_len);
+    uint8_t *stream = malloc(1 + TCW_WELCOME_SIZE + frames_len);
+    size_t hs = fz_handshake(stream, 1 + TCW_WELCOME_SIZE);
+    if (frames_len)
+        memcpy(stream + hs, frames, frames_len);
+
+    struct tct_trace *trace = tct_trace_new();
+    struct fz_run run = {.forward = on_model_event, .forward_user = trace};
+    struct tcd_decoder *dec = fz_decoder_new(&run);
+    fz_feed(dec, stream, hs + frames_len, 0);
+    tct_trace_finish(trace);
+
+    struct tct_names names;
+    tct_names_from_decoder(&names, dec);
+    struct tct_export_options o = options_from(len ? data[len - 1] : 0);
+    check_chrome(trace, &names, &o);
+    tct_export_to(devnull, TCT_FORMAT_CSV, trace, &names, &o);
+    tct_export_to(devnull, TCT_FORMAT_SUMMARY, trace, &names, &o);
+
+    tcd_decoder_free(dec);
+    tct_trace_free(trace);
+    free(stream);
+    free(frames);
+    return 0;
+}
