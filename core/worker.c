@@ -308,6 +308,23 @@ int tc_worker_capture_start(const char *path)
     return busy ? -1 : 0;
 }
 
+/* The program is ending: zones still open (a thread blocked forever, exit() called inside
+ * a zone) end now, marked so, or the server would wait for them and never finish. */
+static void end_open_zones(struct tc_conn *c)
+{
+    static const char mark[] = "still open at exit";
+    int64_t now = tc_clock_now();
+    for (struct tc_thread *t = threads_head(); t; t = t->next) {
+        if (!t->conn_depth[c->slot])
+            continue;
+        tc_enc_thread(&c->enc, t->tid);
+        for (; t->conn_depth[c->slot]; t->conn_depth[c->slot]--) {
+            tc_enc_zone_text(&c->enc, TCW_ZoneText, mark, sizeof mark - 1);
+            tc_enc_zone_end(&c->enc, now);
+        }
+    }
+}
+
 /* Sends Terminate and answers queries until the server says it has everything, the
  * connection ends, or it has been quiet for FINAL_QUERY_WAIT_MS. Returns 0 when the
  * connection was lost first. */
@@ -317,6 +334,7 @@ static int finish_connection(int slot)
     if (!c->alive)
         return 0;
     tc_conn_report_drops(c, atomic_load(&tc_prof.dropped));
+    end_open_zones(c);
     tc_enc_byte(&c->enc, TCW_Terminate);
     tc_enc_flush(&c->enc);
     int quiet_ms = 0;
