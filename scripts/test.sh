@@ -15,6 +15,7 @@ passed=0 failed=0
 run_suite() {
   local name=$1 dir=$2 cmake_args=$3 ctest_args=$4 log
   echo "=== $name"
+  mkdir -p "$(dirname "$dir")"
   if ! cmake -S . -B "$dir" $cmake_args >"$dir.configure.log" 2>&1 ||
      ! cmake --build "$dir" -j"$jobs" >"$dir.build.log" 2>&1; then
     echo "build failed: see $dir.build.log"; tail -30 "$dir.build.log" "$dir.configure.log" 2>/dev/null
