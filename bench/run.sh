@@ -21,6 +21,7 @@ free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("12
 # run_with_capture LABEL PROGRAM ARGS... : the program and a tracyc-capture draining it.
 run_with_capture() {
   local port out pid rc
+  shift # the label only names the run
   port=$(free_port)
   out=$(mktemp --suffix=.txt)
   TRACY_PORT=$port "$@" &
@@ -56,7 +57,30 @@ echo "== memory with no server connected"
 echo "== capture decode speed"
 "$build/bench/bench_capture"
 
-for extra in "$build"/bench/lua/bench_lua "$build"/bench/python_overhead/run.sh; do
+lua_bench="$build/bench/lua/bench_lua_zones"
+if [ -x "$lua_bench" ]; then
+  echo "== Lua zone pair cost (in-process capture)"
+  "$lua_bench"
+  if [ -n "${UPSTREAM_TRACY_LIB:-}" ] && command -v g++ >/dev/null && pkg-config --exists lua5.4; then
+    # Upstream's TracyLua.hpp in a host of ours, the same Lua loops, both with a capture
+    # connected; best of a few alternating rounds, as the machine may be busy.
+    g++ -O2 -DTRACY_ENABLE -DTRACY_MANUAL_LIFETIME -DTRACY_DELAYED_INIT -I"$UPSTREAM_TRACY_INCLUDE" -Ibench/lua \
+      $(pkg-config --cflags lua5.4) bench/lua/upstream_lua_host.cpp -o "$up/lua_host" \
+      -L"$UPSTREAM_TRACY_LIB" -lTracyClient $(pkg-config --libs lua5.4) -lpthread -Wl,-rpath,"$UPSTREAM_TRACY_LIB"
+    echo "== Lua zone pair cost against upstream TracyLua (server connected and draining, both)"
+    pair_ns() { awk '/tracy.ZoneBeginN \+ ZoneEnd/ {print $(NF-1)}'; }
+    lua_t=1e30 lua_u=1e30
+    for round in 1 2 3; do
+      t=$(run_with_capture lua "$lua_bench" --server | pair_ns)
+      u=$(run_with_capture lua "$up/lua_host" | pair_ns)
+      lua_t=$(awk -v a="$lua_t" -v b="${t:-1e30}" 'BEGIN{print (b < a ? b : a)}')
+      lua_u=$(awk -v a="$lua_u" -v b="${u:-1e30}" 'BEGIN{print (b < a ? b : a)}')
+    done
+    awk -v t="$lua_t" -v u="$lua_u" 'BEGIN{printf "tracyc   tracy.ZoneBeginN + ZoneEnd %7.1f ns\nupstream tracy.ZoneBeginN + ZoneEnd %7.1f ns (TracyLua.hpp)\nratio tracyc / upstream TracyLua     %6.2f   (target <= 0.3)\n", t, u, t / u}'
+  fi
+fi
+
+for extra in "$build"/bench/python_overhead/run.sh; do
   [ -x "$extra" ] && "$extra"
 done
 exit 0

@@ -2,9 +2,11 @@
  * an empty Lua function-call pair and against upstream TracyLua's way of beginning a zone
  * (lua_getinfo "Snl" and a source location allocated on every call), emulated on the same
  * core, all in one run. Events are drained by the in-process capture, as a connected
- * server would; the trace it writes is thrown away.
+ * server would; the trace it writes is thrown away. With --server, a server (for example
+ * tracyc-capture, as bench/run.sh does) must connect instead: the conditions under which
+ * bench/run.sh measures upstream TracyLua itself with upstream_lua_host.cpp.
  *
- *   bench_lua_zones [pairs]
+ *   bench_lua_zones [--server] [pairs]
  *
  * Design target (docs/DESIGN.md): a pair <= 0.3 x upstream TracyLua; aim <= 3 x an empty
  * Lua call pair. Nothing here is a pass/fail check. */
@@ -20,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "bench_lua_loops.h"
 
 static TracyCZoneCtx upstream_ctx[64];
 static int upstream_depth;
@@ -57,58 +61,27 @@ static int empty_c(lua_State *L)
     return 0;
 }
 
-static const char *loops =
-    "local tracy = tracy\n"
-    "local function empty() end\n"
-    "local up_begin, up_end, empty_c = upstream_begin_n, upstream_end, empty_c\n"
-    "return {\n"
-    "  tracy = function(n) local b, e = tracy.ZoneBeginN, tracy.ZoneEnd\n"
-    "    for i = 1, n do b('zone') e() end end,\n"
-    "  empty_lua = function(n) local b, e = empty, empty\n"
-    "    for i = 1, n do b('zone') e() end end,\n"
-    "  empty_c = function(n) local b, e = empty_c, empty_c\n"
-    "    for i = 1, n do b('zone') e() end end,\n"
-    "  upstream = function(n) local b, e = up_begin, up_end\n"
-    "    for i = 1, n do b('zone') e() end end,\n"
-    "}\n";
-
-/* CPU time of the measuring thread: the cost of the calls themselves, steady on a shared
- * machine where wall time also counts whoever else runs. */
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* Best of 5 runs of loops[name](pairs), in ns per pair. */
-static double measure(lua_State *L, const char *name, long pairs)
-{
-    double best = 1e30;
-    for (int run = 0; run < 5; run++) {
-        lua_getfield(L, -1, name);
-        lua_pushinteger(L, pairs);
-        double start = now_s();
-        if (lua_pcall(L, 1, 0, 0)) {
-            fprintf(stderr, "%s: %s\n", name, lua_tostring(L, -1));
-            exit(1);
-        }
-        double ns = (now_s() - start) * 1e9 / (double)pairs;
-        best = ns < best ? ns : best;
-    }
-    return best;
-}
-
 int main(int argc, char **argv)
 {
-    long pairs = argc > 1 ? atol(argv[1]) : 1000000;
+    int server = argc > 1 && strcmp(argv[1], "--server") == 0;
+    long pairs = argc > 1 + server ? atol(argv[1 + server]) : 1000000;
     char out[] = "/tmp/bench_lua_zones_XXXXXX.txt";
-    int fd = mkstemps(out, 4);
-    if (fd < 0 || tracyc_capture_start(out) != 0) {
-        fprintf(stderr, "bench_lua_zones: cannot start the capture: %s\n", tracyc_last_error());
-        return 1;
+    if (server) {
+        ___tracy_startup_profiler();
+        for (int i = 0; i < 30000 && !___tracy_connected(); i++)
+            usleep(1000);
+        if (!___tracy_connected()) {
+            fprintf(stderr, "bench_lua_zones: no server connected\n");
+            return 2;
+        }
+    } else {
+        int fd = mkstemps(out, 4);
+        if (fd < 0 || tracyc_capture_start(out) != 0) {
+            fprintf(stderr, "bench_lua_zones: cannot start the capture: %s\n", tracyc_last_error());
+            return 1;
+        }
+        close(fd);
     }
-    close(fd);
 
     lua_State *L = luaL_newstate();
     luaL_openlibs(L);
@@ -116,20 +89,22 @@ int main(int argc, char **argv)
     lua_register(L, "upstream_begin_n", upstream_begin_n);
     lua_register(L, "upstream_end", upstream_end);
     lua_register(L, "empty_c", empty_c);
-    if (luaL_dostring(L, loops)) {
+    if (luaL_dostring(L, bench_lua_loops)) {
         fprintf(stderr, "%s\n", lua_tostring(L, -1));
         return 1;
     }
-    measure(L, "tracy", pairs / 10); /* warm up: interning, buffers */
-    double tracy = measure(L, "tracy", pairs);
-    double empty_lua = measure(L, "empty_lua", pairs);
-    double empty_c_pair = measure(L, "empty_c", pairs);
-    double upstream = measure(L, "upstream", pairs);
+    bench_lua_measure(L, "tracy", pairs / 10); /* warm up: interning, buffers */
+    double tracy = bench_lua_measure(L, "tracy", pairs);
+    double empty_lua = bench_lua_measure(L, "empty_lua", pairs);
+    double empty_c_pair = bench_lua_measure(L, "empty_c", pairs);
+    double upstream = bench_lua_measure(L, "upstream", pairs);
     lua_close(L);
     ___tracy_shutdown_profiler();
-    unlink(out);
+    if (!server)
+        unlink(out);
 
-    printf("Lua zone pair cost, %ld pairs, best of 5, thread CPU time (loop overhead included in all)\n", pairs);
+    printf("Lua zone pair cost (tracyc), %ld pairs, best of %d, thread CPU time, %s (loop overhead included in all)\n",
+           pairs, BENCH_LUA_RUNS, server ? "server connected" : "in-process capture");
     printf("  tracy.ZoneBeginN + ZoneEnd        %7.1f ns\n", tracy);
     printf("  empty Lua function pair           %7.1f ns\n", empty_lua);
     printf("  empty C function pair             %7.1f ns\n", empty_c_pair);

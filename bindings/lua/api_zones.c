@@ -7,8 +7,8 @@
 
 static int begin(lua_State *L, const char *name, size_t len, int depth)
 {
-    struct tl_state *S = tl_upstate(L);
-    struct tl_co *co = tl_co_self(S, L);
+    struct tl_co *co = tl_self(L);
+    struct tl_state *S = co->S;
     tl_zone_reserve(L, co);
     /* Inert library: an unrecorded zone, so ZoneEnd still pairs as with profiling on. */
     struct tl_where w = S->off ? (struct tl_where){0} : tl_srcloc_callsite(S, L, name, len);
@@ -28,10 +28,17 @@ static int zone_begin(lua_State *L)
     return begin(L, NULL, 0, 0);
 }
 
+/* luaL_checklstring, one call shorter when the argument is a string (the hot path). */
+static const char *check_name(lua_State *L, size_t *len)
+{
+    const char *name = lua_tolstring(L, 1, len);
+    return name ? name : luaL_checklstring(L, 1, len);
+}
+
 static int zone_begin_n(lua_State *L)
 {
     size_t len;
-    const char *name = luaL_checklstring(L, 1, &len);
+    const char *name = check_name(L, &len);
     return begin(L, name, len, 0);
 }
 
@@ -43,14 +50,14 @@ static int zone_begin_s(lua_State *L)
 static int zone_begin_ns(lua_State *L)
 {
     size_t len;
-    const char *name = luaL_checklstring(L, 1, &len);
+    const char *name = check_name(L, &len);
     return begin(L, name, len, check_depth(L, 2));
 }
 
 /* The calling thread's record, with an open zone, or a Lua error naming `fn`. */
 static struct tl_co *open_zone(lua_State *L, const char *fn)
 {
-    struct tl_co *co = tl_co_self(tl_upstate(L), L);
+    struct tl_co *co = tl_self(L);
     if (!co->nzones)
         luaL_error(L, "tracy.%s: no open zone", fn);
     return co;

@@ -17,6 +17,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,7 @@ struct tl_co {
 };
 
 struct tl_loc_slot; /* srclocs.c */
+struct tl_site_slot; /* srclocs.c */
 struct tl_name_slot; /* interned.c */
 
 /* Per Lua state; a full userdata in the registry, upvalue 1 of every tracy.* function. */
@@ -47,8 +49,18 @@ struct tl_state {
     int off;             /* the library is inert (TRACYC_DISABLE=1): record nothing */
     int hook_on;         /* HookEnable is in effect */
     struct tl_loc_slot *locs;
+    struct tl_site_slot *sites; /* call sites, keyed by calling function */
+    unsigned epoch;             /* bumped when a function of the call-site cache is collected */
     struct tl_name_slot *names;
 };
+
+/* Thread-locals read on every zone: the initial-exec model makes them one load even in
+ * the dlopen'ed module (a few bytes of glibc's static TLS surplus). */
+#if defined(__GNUC__)
+#  define TL_FAST_TLS __attribute__((tls_model("initial-exec")))
+#else
+#  define TL_FAST_TLS
+#endif
 
 /* state.c */
 struct tl_state *tl_state_new(lua_State *L);      /* pushes it */
@@ -66,13 +78,24 @@ struct tl_co *tl_co_find(struct tl_state *S, lua_State *L, lua_State *T);
 /* The thread is dead or being closed: ends its zones in its fiber, gives the fiber back. */
 void tl_co_finish(struct tl_co *co);
 
-/* Thread-locals read on every zone: the initial-exec model makes them one load even in
- * the dlopen'ed module (a few bytes of glibc's static TLS surplus). */
-#if defined(__GNUC__)
-#  define TL_FAST_TLS __attribute__((tls_model("initial-exec")))
-#else
-#  define TL_FAST_TLS
-#endif
+/* The record of the Lua thread that called a tracy.* function last on this OS thread, so
+ * the hot path needs neither the upvalue nor the state: valid while tl_co_epoch has not
+ * moved since (every record freed, and every state closed, moves it). */
+struct tl_co_cache {
+    lua_State *L;
+    struct tl_co *co;
+    unsigned epoch;
+};
+extern _Thread_local struct tl_co_cache tl_co_last TL_FAST_TLS;
+extern _Atomic unsigned tl_co_epoch;
+struct tl_co *tl_self_slow(lua_State *L);
+/* The calling thread's record, from a tracy.* function (its upvalue 1 is the state). */
+static inline struct tl_co *tl_self(lua_State *L)
+{
+    if (tl_co_last.L == L && tl_co_last.epoch == atomic_load_explicit(&tl_co_epoch, memory_order_relaxed))
+        return tl_co_last.co;
+    return tl_self_slow(L);
+}
 
 /* fibers.c */
 extern _Thread_local const char *tl_fiber_now TL_FAST_TLS; /* current fiber of this OS thread, NULL none */
@@ -95,12 +118,44 @@ struct tl_where {
     const struct ___tracy_source_location_data *loc;
     uint64_t alloc;
 };
+/* The active contexts of this OS thread, newest last (see zones.c). */
+struct tl_ctx_stack {
+    TracyCZoneCtx *v;
+    size_t n, cap;
+};
+extern _Thread_local struct tl_ctx_stack tl_ctxs TL_FAST_TLS;
+void tl_zone_grow(lua_State *L, struct tl_co *co);
 /* Makes room for one more zone in co and on this OS thread; raises a Lua error if out of
  * memory. Call before computing the source location, which may allocate. */
-void tl_zone_reserve(lua_State *L, struct tl_co *co);
+static inline void tl_zone_reserve(lua_State *L, struct tl_co *co)
+{
+    if (co->nzones == co->cap || tl_ctxs.n == tl_ctxs.cap)
+        tl_zone_grow(L, co);
+}
 /* Begins a zone in co's fiber; func marks a hook zone; depth > 0 asks for a callstack. */
-void tl_zone_begin(struct tl_co *co, struct tl_where w, const void *func, int depth);
-void tl_zone_end(struct tl_co *co);
+void tl_zone_begin_any(struct tl_co *co, struct tl_where w, const void *func, int depth);
+static inline void tl_zone_begin(struct tl_co *co, struct tl_where w, const void *func, int depth)
+{
+    if (!w.loc || depth) {
+        tl_zone_begin_any(co, w, func, depth);
+        return;
+    }
+    tl_enter(co);
+    TracyCZoneCtx ctx = ___tracy_emit_zone_begin(w.loc, 1);
+    co->zones[co->nzones++] = (struct tl_zone){func, ctx.active != 0};
+    co->nhook += func != NULL;
+    if (ctx.active)
+        tl_ctxs.v[tl_ctxs.n++] = ctx;
+}
+/* Ends co's innermost zone. */
+static inline void tl_zone_end(struct tl_co *co)
+{
+    tl_enter(co);
+    struct tl_zone z = co->zones[--co->nzones];
+    co->nhook -= z.func != NULL;
+    if (z.active && tl_ctxs.n)
+        ___tracy_emit_zone_end(tl_ctxs.v[--tl_ctxs.n]);
+}
 void tl_zones_end_to(struct tl_co *co, size_t n); /* ends zones until n remain */
 /* The context of co's innermost zone for text, name, colour, value, with co's fiber
  * made current; inactive if the begin was not recorded. */
@@ -108,7 +163,8 @@ TracyCZoneCtx tl_zone_ctx(struct tl_co *co);
 
 /* srclocs.c */
 /* The zone location of the call site of the running tracy function: the calling Lua
- * function's source, current line and name, the zone named `name` (may be NULL). */
+ * function's source, current line and name, the zone named `name` (may be NULL). May leave
+ * one value on L's stack (popping costs a call; a tracy function's return drops it). */
 struct tl_where tl_srcloc_callsite(struct tl_state *S, lua_State *L, const char *name, size_t namelen);
 /* The zone location of the function described by ar (after lua_getinfo "Sn"). */
 struct tl_where tl_srcloc_function(struct tl_state *S, lua_Debug *ar);

@@ -49,6 +49,7 @@ static int resume(lua_State *L, lua_State *co, int narg)
         if (status_of(L, co) == CO_DEAD)
             tl_co_finish(target);
         tl_enter(self);
+        S->last = self; /* the resumer runs next: no lookup for its next event */
     }
     if (status == LUA_OK || status == LUA_YIELD) {
         if (!lua_checkstack(L, nres + 1)) {

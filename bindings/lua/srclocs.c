@@ -13,7 +13,21 @@
  * its display name is the one Lua reports the first time, as a call site has one
  * enclosing function however it was called. Past LOC_LIMIT locations (a script naming
  * zones after changing data), zones fall back to upstream's per-zone allocation, so
- * memory stays bounded. */
+ * memory stays bounded.
+ *
+ * Call sites have a faster cache in front of all that, as ZoneBegin* is the hot path: it
+ * is keyed by the calling function itself (lua_getinfo "fl": the function value and the
+ * current line, without "S", which formats the short source on every call), the line
+ * and the name string's address, and a hit needs no source compare. That is exact
+ * because a hit needs a guarded function: an ephemeron entry guards[function] = a
+ * userdata whose finalizer bumps the state's epoch, and which refers back to the
+ * function. When the function becomes garbage the guard is finalized first, resurrecting
+ * the function until the finalizer has run (Lua frees it only in a later cycle), so its
+ * address cannot be reused before every slot stamped with the old epoch has become a
+ * miss. A miss takes the way above, and guards the function once it has filled the slot a
+ * few times in a row (a guard costs an allocation and a finalizer: code that makes a new
+ * closure for every call should not pay it). Only the name is confirmed by content
+ * (names are not guarded; they are short). */
 #include "binding.h"
 
 #include <pthread.h>
@@ -25,6 +39,7 @@
 #define KEY_MAX 1024       /* longer zone names are not interned */
 #define LOC_LIMIT 32768    /* interned locations at most */
 #define CACHE_SLOTS 1024   /* per state, a power of two */
+#define SITE_SLOTS 512     /* per state, a power of two */
 
 /* Call-site zones (ZoneBegin*) and function zones (hook mode) never share a location. */
 enum tl_loc_kind { TL_LOC_CALLSITE, TL_LOC_FUNCTION };
@@ -46,6 +61,29 @@ struct tl_loc_slot {
     uint8_t kind;
     const struct tl_loc *loc;
 };
+
+/* The call-site cache: the calling function (guarded), its current line, the name. */
+struct tl_site_slot {
+    const void *func;
+    const char *name;
+    int line;
+    unsigned epoch;     /* guarded: S->epoch when filled */
+    const struct tl_loc *loc;
+    uint8_t guarded;    /* func had a guard when filled; else the slot only remembers it */
+    uint8_t sightings;  /* confirmed lookups of this function in a row */
+    uint8_t strikes;    /* guards made for this location here that died */
+};
+#define GUARD_AFTER 4   /* sightings in a row before a guard, doubled by each strike */
+#define STRIKES_MAX 3   /* then no more guards for that location in that slot */
+
+/* A guard: its function is the user value. */
+struct guard {
+    struct tl_state *S;
+    size_t slot;        /* where it was made */
+};
+
+static const char guards_key = 0; /* registry[&guards_key] = { [function] = guard } (weak keys) */
+#define GUARD_META "tracyc.guard"
 
 /* What a location is made of, before interning. */
 struct site {
@@ -210,7 +248,7 @@ static uint64_t allocate(const lua_Debug *ar, const struct site *s, const char *
 }
 
 static struct tl_where lookup(struct tl_state *S, lua_State *L, lua_Debug *ar, struct site *s,
-                              const char *zone_name)
+                              const char *zone_name, const struct tl_loc **interned)
 {
     uintptr_t k = (uintptr_t)s->src ^ ((uintptr_t)s->key >> 4) ^ (uintptr_t)s->line * 0x9e3779b1u;
     struct tl_loc_slot *slot = NULL;
@@ -219,12 +257,15 @@ static struct tl_where lookup(struct tl_state *S, lua_State *L, lua_Debug *ar, s
     if (S->locs) {
         slot = &S->locs[(k ^ (k >> 13)) & (CACHE_SLOTS - 1)];
         if (slot->loc && slot->src == s->src && slot->key == s->key && slot->line == s->line &&
-            slot->linedefined == s->linedefined && slot->kind == s->kind && site_is(slot->loc, s))
+            slot->linedefined == s->linedefined && slot->kind == s->kind && site_is(slot->loc, s)) {
+            *interned = slot->loc;
             return (struct tl_where){&slot->loc->data, 0};
+        }
     }
     if (s->kind == TL_LOC_CALLSITE && L)
         lua_getinfo(L, "n", ar); /* only now: naming the enclosing function costs */
     const struct tl_loc *loc = s->keylen <= KEY_MAX ? intern(ar, s, zone_name) : NULL;
+    *interned = loc;
     if (!loc)
         return (struct tl_where){NULL, allocate(ar, s, zone_name)};
     if (slot)
@@ -232,19 +273,126 @@ static struct tl_where lookup(struct tl_state *S, lua_State *L, lua_Debug *ar, s
     return (struct tl_where){&loc->data, 0};
 }
 
+/* memcmp(a, b, n) == 0, inline for the short names zones have. */
+static inline int same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n > 32)
+        return memcmp(a, b, n) == 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
+}
+
+static int guard_gc(lua_State *L)
+{
+    struct guard *g = lua_touserdata(L, 1);
+    g->S->epoch++;
+    if (g->S->sites && g->S->sites[g->slot].strikes < STRIKES_MAX) /* sites: NULL once the state closes */
+        g->S->sites[g->slot].strikes++;
+    return 0;
+}
+
+/* Does the function on the top of L's stack have a guard? If not and make is set, gives
+ * it one (0 if there is no stack space for it; a Lua error when out of memory). */
+static int guard(struct tl_state *S, lua_State *L, int make, size_t slot)
+{
+    if (!lua_checkstack(L, 4))
+        return 0;
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &guards_key) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 8);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &guards_key);
+    }
+    lua_pushvalue(L, -2);
+    if (lua_rawget(L, -2) == LUA_TNIL) {             /* func, guards, nil */
+        if (!make) {
+            lua_pop(L, 2);
+            return 0;
+        }
+        lua_pop(L, 1);
+        struct guard *g = lua_newuserdatauv(L, sizeof *g, 1);
+        *g = (struct guard){S, slot};
+        if (luaL_newmetatable(L, GUARD_META)) {
+            lua_pushcfunction(L, guard_gc);
+            lua_setfield(L, -2, "__gc");
+        }
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -3);
+        lua_setiuservalue(L, -2, 1);                 /* finalizing the guard resurrects func */
+        lua_pushvalue(L, -3);
+        lua_insert(L, -2);                           /* func, guards, func, guard */
+        lua_rawset(L, -3);
+    }
+    lua_pop(L, 1);
+    return 1;
+}
+
+/* The location of a call site missing from the call-site cache; the calling function is
+ * on the top of the stack, ar has its "l"; seen: the slot holds this function's address,
+ * line and name already, but unguarded or stamped with an older epoch. The function is
+ * guarded after a few confirmed lookups in a row, more where guards for that location
+ * died before, and never after STRIKES_MAX of them: a closure made anew for every call
+ * (which Lua often gives the address of the one before) stays on this way rather than
+ * pay for a guard each time. */
+static struct tl_where callsite_slow(struct tl_state *S, lua_State *L, lua_Debug *ar, struct tl_site_slot *slot,
+                                     const char *name, size_t namelen, int seen)
+{
+    const void *func = lua_topointer(L, -1);
+    lua_getinfo(L, "S", ar);
+    struct site s = {TL_LOC_CALLSITE, ar->source, ar->srclen < SRC_MAX ? ar->srclen : SRC_MAX,
+                     ar->currentline, ar->linedefined, name, namelen};
+    const struct tl_loc *loc;
+    struct tl_where w = lookup(S, L, ar, &s, name, &loc);
+    if (loc && slot) {
+        size_t index = (size_t)(slot - S->sites);
+        int same = seen && slot->loc == loc;
+        if (slot->loc != loc)
+            slot->strikes = 0;
+        int enough = GUARD_AFTER << slot->strikes;
+        int sightings = same ? slot->sightings + (slot->sightings < enough) : 1;
+        /* still the function guarded before (an epoch change is mostly someone else's)? */
+        int guarded = same && slot->guarded && guard(S, L, 0, index);
+        if (!guarded && sightings >= enough && slot->strikes < STRIKES_MAX)
+            guarded = guard(S, L, 1, index);
+        /* making a guard may have run finalizers: read the epoch (and strikes) after */
+        *slot = (struct tl_site_slot){func, name, ar->currentline, S->epoch, loc, (uint8_t)guarded,
+                                      (uint8_t)sightings, slot->strikes};
+    }
+    return w;
+}
+
 struct tl_where tl_srcloc_callsite(struct tl_state *S, lua_State *L, const char *name, size_t namelen)
 {
     lua_Debug ar;
-    int has_caller = lua_getstack(L, 1, &ar);
-    if (has_caller) {
-        lua_getinfo(L, "Sl", &ar);
-    } else { /* called from C with no Lua function below */
-        ar = (lua_Debug){.source = "=[C]", .srclen = 4, .currentline = 0, .what = "C"};
+    if (!lua_getstack(L, 1, &ar)) { /* called from C with no Lua function below */
+        ar = (lua_Debug){.source = "=[C]", .srclen = 4, .currentline = 0, .linedefined = 0, .what = "C"};
         strcpy(ar.short_src, "[C]");
+        struct site s = {TL_LOC_CALLSITE, ar.source, ar.srclen, 0, 0, name, namelen};
+        const struct tl_loc *loc;
+        return lookup(S, NULL, &ar, &s, name, &loc);
     }
-    struct site s = {TL_LOC_CALLSITE, ar.source, ar.srclen < SRC_MAX ? ar.srclen : SRC_MAX,
-                     ar.currentline, ar.linedefined, name, namelen};
-    return lookup(S, has_caller ? L : NULL, &ar, &s, name);
+    lua_getinfo(L, "fl", &ar);
+    const void *func = lua_topointer(L, -1);
+    if (!S->sites)
+        S->sites = calloc(SITE_SLOTS, sizeof *S->sites);
+    struct tl_site_slot *slot = NULL;
+    int seen = 0;
+    if (S->sites) {
+        uintptr_t k = ((uintptr_t)func >> 4) ^ ((uintptr_t)name >> 3) ^ (uintptr_t)ar.currentline * 0x9e3779b1u;
+        slot = &S->sites[(k ^ (k >> 11)) & (SITE_SLOTS - 1)];
+        const struct tl_loc *loc = slot->loc;
+        seen = slot->func == func && slot->name == name && slot->line == ar.currentline &&
+               (!name || (loc->keylen == namelen && same_bytes(loc->key, name, namelen)));
+        if (seen && slot->guarded && slot->epoch == S->epoch)
+            return (struct tl_where){&loc->data, 0};
+    }
+    return callsite_slow(S, L, &ar, slot, name, namelen, seen);
 }
 
 struct tl_where tl_srcloc_function(struct tl_state *S, lua_Debug *ar)
@@ -252,11 +400,14 @@ struct tl_where tl_srcloc_function(struct tl_state *S, lua_Debug *ar)
     int line = ar->linedefined > 0 ? ar->linedefined : 0;
     struct site s = {TL_LOC_FUNCTION, ar->source, ar->srclen < SRC_MAX ? ar->srclen : SRC_MAX,
                      line, ar->linedefined, ar->name, ar->name ? strlen(ar->name) : 0};
-    return lookup(S, NULL, ar, &s, NULL);
+    const struct tl_loc *loc;
+    return lookup(S, NULL, ar, &s, NULL, &loc);
 }
 
 void tl_srcloc_cache_free(struct tl_state *S)
 {
     free(S->locs);
     S->locs = NULL;
+    free(S->sites);
+    S->sites = NULL;
 }

@@ -12,12 +12,31 @@ static const char state_key = 0;  /* registry[&state_key] = the tl_state userdat
 static const char coros_key = 0;  /* registry[&coros_key] = { [thread] = record } (weak keys) */
 #define CO_META "tracyc.coroutine"
 
+_Thread_local struct tl_co_cache tl_co_last TL_FAST_TLS;
+_Atomic unsigned tl_co_epoch;
+
+/* A record is going away: no cached pointer to it may be used from now on. */
+static void forget_records(void)
+{
+    atomic_fetch_add_explicit(&tl_co_epoch, 1, memory_order_relaxed);
+}
+
+struct tl_co *tl_self_slow(lua_State *L)
+{
+    unsigned epoch = atomic_load_explicit(&tl_co_epoch, memory_order_relaxed);
+    struct tl_co *co = tl_co_self(tl_upstate(L), L);
+    tl_co_last = (struct tl_co_cache){L, co, epoch};
+    return co;
+}
+
 static int state_gc(lua_State *L)
 {
     struct tl_state *S = lua_touserdata(L, 1);
+    forget_records();
     tl_co_finish(&S->main);
     free(S->main.zones);
     S->main.zones = NULL;
+    S->main.cap = 0; /* a finalizer that runs after this one may still begin a zone */
     tl_srcloc_cache_free(S);
     tl_intern_cache_free(S);
     return 0;
@@ -26,6 +45,7 @@ static int state_gc(lua_State *L)
 static int co_gc(lua_State *L)
 {
     struct tl_co *co = lua_touserdata(L, 1);
+    forget_records();
     if (co->S->last == co)
         co->S->last = &co->S->main;
     const char *before = tl_fiber_now;

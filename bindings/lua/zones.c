@@ -13,20 +13,15 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-struct ctx_stack {
-    TracyCZoneCtx *v;
-    size_t n, cap;
-};
-
-static _Thread_local struct ctx_stack ctxs TL_FAST_TLS; /* active contexts of this OS thread, newest last */
+_Thread_local struct tl_ctx_stack tl_ctxs TL_FAST_TLS;
 static pthread_key_t ctxs_key;
 static pthread_once_t ctxs_once = PTHREAD_ONCE_INIT;
 
 static void ctxs_free(void *p)
 {
-    struct ctx_stack *s = p;
+    struct tl_ctx_stack *s = p;
     free(s->v);
-    *s = (struct ctx_stack){0};
+    *s = (struct tl_ctx_stack){0};
 }
 
 static void ctxs_init(void)
@@ -45,21 +40,21 @@ static int grow(void **v, size_t *cap, size_t size)
     return 0;
 }
 
-void tl_zone_reserve(lua_State *L, struct tl_co *co)
+void tl_zone_grow(lua_State *L, struct tl_co *co)
 {
     if (co->nzones == co->cap && grow((void **)&co->zones, &co->cap, sizeof *co->zones))
         luaL_error(L, "tracy: not enough memory for another zone");
-    if (ctxs.n == ctxs.cap) {
-        if (!ctxs.v) { /* first zone of this OS thread: free the stack when it exits */
+    if (tl_ctxs.n == tl_ctxs.cap) {
+        if (!tl_ctxs.v) { /* first zone of this OS thread: free the stack when it exits */
             pthread_once(&ctxs_once, ctxs_init);
-            pthread_setspecific(ctxs_key, &ctxs);
+            pthread_setspecific(ctxs_key, &tl_ctxs);
         }
-        if (grow((void **)&ctxs.v, &ctxs.cap, sizeof *ctxs.v))
+        if (grow((void **)&tl_ctxs.v, &tl_ctxs.cap, sizeof *tl_ctxs.v))
             luaL_error(L, "tracy: not enough memory for another zone");
     }
 }
 
-void tl_zone_begin(struct tl_co *co, struct tl_where w, const void *func, int depth)
+void tl_zone_begin_any(struct tl_co *co, struct tl_where w, const void *func, int depth)
 {
     tl_enter(co);
     TracyCZoneCtx ctx;
@@ -71,21 +66,15 @@ void tl_zone_begin(struct tl_co *co, struct tl_where w, const void *func, int de
     co->zones[co->nzones++] = (struct tl_zone){func, ctx.active != 0};
     co->nhook += func != NULL;
     if (ctx.active)
-        ctxs.v[ctxs.n++] = ctx;
+        tl_ctxs.v[tl_ctxs.n++] = ctx;
 }
 
 static void end_innermost(struct tl_co *co)
 {
     struct tl_zone z = co->zones[--co->nzones];
     co->nhook -= z.func != NULL;
-    if (z.active && ctxs.n)
-        ___tracy_emit_zone_end(ctxs.v[--ctxs.n]);
-}
-
-void tl_zone_end(struct tl_co *co)
-{
-    tl_enter(co);
-    end_innermost(co);
+    if (z.active && tl_ctxs.n)
+        ___tracy_emit_zone_end(tl_ctxs.v[--tl_ctxs.n]);
 }
 
 void tl_zones_end_to(struct tl_co *co, size_t n)
@@ -97,9 +86,9 @@ void tl_zones_end_to(struct tl_co *co, size_t n)
 
 TracyCZoneCtx tl_zone_ctx(struct tl_co *co)
 {
-    if (co->nzones && co->zones[co->nzones - 1].active && ctxs.n) {
+    if (co->nzones && co->zones[co->nzones - 1].active && tl_ctxs.n) {
         tl_enter(co);
-        return ctxs.v[ctxs.n - 1];
+        return tl_ctxs.v[tl_ctxs.n - 1];
     }
     return (TracyCZoneCtx){0, 0};
 }
