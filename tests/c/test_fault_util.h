@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,13 +31,17 @@ static inline pid_t tf_spawn_capture(uint16_t port, const char *output)
     return pid;
 }
 
-/* Runs fn in a forked child, which exits with fn's return value. */
+/* Runs fn in a forked child, which exits with fn's return value. The child dies with
+ * the test, so a test that stops early leaves no program behind (one waiting for a
+ * server with TRACY_NO_EXIT would wait forever). */
 static inline pid_t tf_fork(int (*fn)(void *), void *arg)
 {
     fflush(NULL);
     pid_t pid = fork();
-    if (pid == 0)
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         _exit(fn(arg));
+    }
     return pid;
 }
 
