@@ -49,6 +49,8 @@ run_with_capture zone "$build/bench/bench_zone_cost" tracyc
 
 echo "== sustained throughput into a connected capture"
 run_with_capture tp "$build/bench/bench_throughput" tracyc
+# Upstream buffers without bound; the same run with a limit too large to be reached:
+TRACYC_BUFFER_LIMIT=4G run_with_capture tp "$build/bench/bench_throughput" tracyc-4G
 [ -n "${UPSTREAM_TRACY_LIB:-}" ] && run_with_capture tp "$up/throughput" upstream
 
 echo "== memory with no server connected"

@@ -48,7 +48,6 @@ static int read_exact(struct tc_transport *t, uint8_t *buf, size_t len, int time
 int tc_conn_open(struct tc_conn *c, struct tc_transport *t, int slot)
 {
     memset(c, 0, sizeof *c);
-    c->transport = t;
     c->slot = slot;
     uint8_t hello[12];
     if (read_exact(t, hello, sizeof hello, 2000) != 0 || memcmp(hello, TCW_SHIBBOLETH, 8) != 0) {
@@ -70,6 +69,7 @@ int tc_conn_open(struct tc_conn *c, struct tc_transport *t, int slot)
         t->close(t);
         return -1;
     }
+    c->transport = t;
     c->alive = 1;
     return 0;
 }
@@ -327,6 +327,20 @@ void tc_conn_record(struct tc_conn *c, struct tc_thread *t, const struct tc_rec 
         encode_thread_record(c, t, r);
     else
         encode_serial_record(c, r);
+}
+
+void tc_conn_records(struct tc_conn *c, struct tc_thread *t, const uint8_t *begin, const uint8_t *end)
+{
+    if (!c->alive)
+        return;
+    while (begin < end) {
+        const struct tc_rec *r = (const struct tc_rec *)begin;
+        if (t)
+            encode_thread_record(c, t, r);
+        else
+            encode_serial_record(c, r);
+        begin += tc_rec_size(r->type, r->len);
+    }
 }
 
 static void reply_string(struct tc_conn *c, uint8_t type, uint64_t id)

@@ -45,6 +45,8 @@ void tc_conn_close(struct tc_conn *c);
 
 /* Encodes one record. `t` is the thread that wrote it, NULL for serial records. */
 void tc_conn_record(struct tc_conn *c, struct tc_thread *t, const struct tc_rec *r);
+/* Encodes the records in [begin, end), all written by t (NULL: the serial stream). */
+void tc_conn_records(struct tc_conn *c, struct tc_thread *t, const uint8_t *begin, const uint8_t *end);
 
 /* Reads and answers every query that has arrived (waiting up to timeout_ms for the
  * first byte), then flushes. Returns the number of queries answered, -1 when gone. */

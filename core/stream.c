@@ -1,8 +1,6 @@
 /* stream.c - chunk allocation, recycling and draining of a tc_stream. */
 #include "stream.h"
 
-#include "record.h"
-
 #include <stdlib.h>
 
 #define CHUNK_BYTES (128 * 1024)
@@ -133,24 +131,23 @@ static void recycle(struct tc_stream *s, struct tc_chunk *c)
                                                     memory_order_relaxed));
 }
 
-size_t tc_stream_drain(struct tc_stream *s, const struct tc_stream_mark *m, tc_record_fn fn, void *user)
+size_t tc_stream_drain(struct tc_stream *s, const struct tc_stream_mark *m, tc_range_fn fn, void *user)
 {
-    size_t count = 0;
+    size_t bytes = 0;
     for (;;) {
         struct tc_chunk *c = s->head;
         size_t end = (m && m->chunk == c) ? m->end
                                           : atomic_load_explicit(&c->committed, memory_order_acquire);
-        while (s->read < end) {
-            const struct tc_rec *r = (const struct tc_rec *)(c->data + s->read);
-            fn(user, r);
-            s->read += tc_rec_size(r->type, r->len);
-            count++;
+        if (s->read < end) {
+            fn(user, c->data + s->read, c->data + end);
+            bytes += end - s->read;
+            s->read = end;
         }
         if (m && m->chunk == c)
-            return count;
+            return bytes;
         struct tc_chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
         if (!next)
-            return count;
+            return bytes;
         /* Committed may have grown before next was linked. */
         if (atomic_load_explicit(&c->committed, memory_order_acquire) > s->read)
             continue;

@@ -58,11 +58,11 @@ static void sleep_ms(int ms)
     sleep_us(ms * 1000L);
 }
 
-/* Records per pass below which the worker pauses before the next pass. Reading a
+/* Bytes per pass below which the worker pauses before the next pass. Reading a
  * thread's published position pulls its cache line away from the producing thread, so
  * short passes in a tight loop would slow the program down; a pause lets records pile up
  * and be drained in bulk. */
-#define SMALL_PASS 4096
+#define SMALL_PASS (64 * 1024)
 
 static int conn_live(int slot)
 {
@@ -126,23 +126,30 @@ static void release(const struct tc_rec *r)
         free((void *)(uintptr_t)r->w[0]);
 }
 
-static void on_thread_record(void *user, const void *rec)
+static void release_all(const uint8_t *begin, const uint8_t *end, int serial)
 {
-    struct tc_thread *t = user;
-    const struct tc_rec *r = rec;
-    for (int i = 0; i < TC_MAX_CONNS; i++)
-        tc_conn_record(&w.conns[i], t, r);
-    release(r);
+    while (begin < end) {
+        const struct tc_rec *r = (const struct tc_rec *)begin;
+        if (serial)
+            remember(r);
+        release(r);
+        begin += tc_rec_size(r->type, r->len);
+    }
 }
 
-static void on_serial_record(void *user, const void *rec)
+static void on_thread_records(void *user, const uint8_t *begin, const uint8_t *end)
 {
-    const struct tc_rec *r = rec;
+    for (int i = 0; i < TC_MAX_CONNS; i++)
+        tc_conn_records(&w.conns[i], user, begin, end);
+    release_all(begin, end, 0);
+}
+
+static void on_serial_records(void *user, const uint8_t *begin, const uint8_t *end)
+{
     (void)user;
     for (int i = 0; i < TC_MAX_CONNS; i++)
-        tc_conn_record(&w.conns[i], NULL, r);
-    remember(r);
-    release(r);
+        tc_conn_records(&w.conns[i], NULL, begin, end);
+    release_all(begin, end, 1);
 }
 
 static struct tc_thread *threads_head(void)
@@ -171,15 +178,15 @@ static void free_exited_threads(void)
 
 /* One pass: serial records first, then each thread's records up to a mark taken before
  * the serial drain, so an item never precedes a serial item (a GPU context, a lock
- * announcement) that the program recorded before it. Returns the records drained. */
+ * announcement) that the program recorded before it. Returns the bytes drained. */
 static size_t drain_all(void)
 {
     struct tc_thread *head = threads_head();
     for (struct tc_thread *t = head; t; t = t->next)
         tc_stream_mark(&t->stream, &t->mark);
-    size_t n = tc_stream_drain(&tc_prof.serial, NULL, on_serial_record, NULL);
+    size_t n = tc_stream_drain(&tc_prof.serial, NULL, on_serial_records, NULL);
     for (struct tc_thread *t = head; t; t = t->next)
-        n += tc_stream_drain(&t->stream, &t->mark, on_thread_record, t);
+        n += tc_stream_drain(&t->stream, &t->mark, on_thread_records, t);
     free_exited_threads();
     return n;
 }
@@ -260,12 +267,13 @@ static void service_connections(int timeout_ms)
     uint64_t dropped = atomic_load_explicit(&tc_prof.dropped, memory_order_relaxed);
     for (int i = 0; i < TC_MAX_CONNS; i++) {
         struct tc_conn *c = &w.conns[i];
-        if (!c->alive)
-            continue;
-        tc_conn_report_drops(c, dropped);
-        tc_enc_flush(&c->enc);
-        tc_conn_serve_queries(c, timeout_ms);
-        if (!c->alive || c->terminated)
+        if (c->alive) {
+            tc_conn_report_drops(c, dropped);
+            tc_enc_flush(&c->enc);
+            tc_conn_serve_queries(c, timeout_ms);
+        }
+        /* A send may also have failed while records were being encoded. */
+        if (c->transport && (!c->alive || c->terminated))
             close_connection(i);
     }
 }

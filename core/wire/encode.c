@@ -8,6 +8,9 @@
 #include <string.h>
 
 #define RING_SIZE (3 * TCW_TARGET_FRAME_SIZE)
+/* The item stream is very repetitive: a faster LZ4 setting still compresses it well and
+ * keeps the worker ahead of the threads it drains. */
+#define LZ4_ACCELERATION 8
 
 static inline void wr16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
 static inline void wr32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
@@ -50,7 +53,7 @@ int tc_enc_flush(struct tc_encoder *e)
     if (n == 0)
         return 0;
     int c = LZ4_compress_fast_continue(e->lz4, (const char *)e->ring + e->start, (char *)e->out + 4, (int)n,
-                                       TCW_LZ4_SIZE, 1);
+                                       TCW_LZ4_SIZE, LZ4_ACCELERATION);
     if (e->pos > 2 * TCW_TARGET_FRAME_SIZE)
         e->pos = 0;
     e->start = e->pos;
