@@ -33,8 +33,8 @@ run_suite() {
 }
 
 run_suite "all tests" build/test "-DCMAKE_BUILD_TYPE=RelWithDebInfo" ""
-run_suite "C tests under ASan+UBSan" build/asan \
-  "-DCMAKE_BUILD_TYPE=Debug -DTRACYC_SANITIZE=address,undefined -DTRACYC_BUILD_BENCH=OFF -DTRACYC_BUILD_LUA=OFF" "-L ^c$"
+run_suite "C, Lua and FFI tests under ASan+UBSan" build/asan \
+  "-DCMAKE_BUILD_TYPE=Debug -DTRACYC_SANITIZE=address,undefined -DTRACYC_BUILD_BENCH=OFF" "-L ^c$|^lua$|^ffi$"
 run_suite "threaded tests under TSan" build/tsan \
   "-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACYC_SANITIZE=thread -DTRACYC_BUILD_BENCH=OFF -DTRACYC_BUILD_LUA=OFF" "-L threaded"
 
