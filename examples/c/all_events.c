@@ -6,7 +6,6 @@
 #include <tracy/TracyC.h>
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char *const fiber_name = "fiber A";
