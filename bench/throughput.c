@@ -4,11 +4,12 @@
 #define _DEFAULT_SOURCE
 #include <tracy/TracyC.h>
 
+#include "bench_server.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 
 #define THREADS 2
 static long pairs = 10000000;
@@ -35,13 +36,8 @@ int main(int argc, char **argv)
     const char *label = argc > 1 ? argv[1] : "tracyc";
     if (argc > 2)
         pairs = atol(argv[2]);
-    ___tracy_startup_profiler();
-    for (int i = 0; i < 30000 && !___tracy_connected(); i++)
-        usleep(1000);
-    if (!___tracy_connected()) {
-        fprintf(stderr, "throughput: no server connected\n");
+    if (bench_wait_for_server("throughput") != 0)
         return 2;
-    }
     double start = now_s();
     pthread_t t[THREADS];
     for (int i = 0; i < THREADS; i++)

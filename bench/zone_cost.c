@@ -10,11 +10,12 @@
 #define _DEFAULT_SOURCE
 #include <tracy/TracyC.h>
 
+#include "bench_server.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 
 static long pairs = 5000000;
 
@@ -80,13 +81,8 @@ int main(int argc, char **argv)
     const char *label = argc > 1 ? argv[1] : "tracyc";
     if (argc > 2)
         pairs = atol(argv[2]);
-    ___tracy_startup_profiler();
-    for (int i = 0; i < 30000 && !___tracy_connected(); i++)
-        usleep(1000);
-    if (!___tracy_connected()) {
-        fprintf(stderr, "zone_cost: no server connected\n");
+    if (bench_wait_for_server("zone_cost") != 0)
         return 2;
-    }
     zone_loop(); /* warm up: buffers, source location query */
     double base = measure(baseline_loop, 1);
     double zone1 = measure(zone_loop, 1), zone2 = measure(zone_loop, 2);

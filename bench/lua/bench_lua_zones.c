@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "bench_lua_loops.h"
+#include "../bench_server.h"
 
 static TracyCZoneCtx upstream_ctx[64];
 static int upstream_depth;
@@ -67,13 +68,8 @@ int main(int argc, char **argv)
     long pairs = argc > 1 + server ? atol(argv[1 + server]) : 1000000;
     char out[] = "/tmp/bench_lua_zones_XXXXXX.txt";
     if (server) {
-        ___tracy_startup_profiler();
-        for (int i = 0; i < 30000 && !___tracy_connected(); i++)
-            usleep(1000);
-        if (!___tracy_connected()) {
-            fprintf(stderr, "bench_lua_zones: no server connected\n");
+        if (bench_wait_for_server("bench_lua_zones") != 0)
             return 2;
-        }
     } else {
         int fd = mkstemps(out, 4);
         if (fd < 0 || tracyc_capture_start(out) != 0) {

@@ -37,24 +37,14 @@ static uint64_t hash_of(const char *s, size_t n)
     return h;
 }
 
+static uint64_t entry_hash(const void *entry)
+{
+    return ((const struct name *)entry)->hash;
+}
+
 static int table_grow(void)
 {
-    size_t cap = table_cap ? table_cap * 2 : 64;
-    struct name **t = calloc(cap, sizeof *t);
-    if (!t)
-        return -1;
-    for (size_t i = 0; i < table_cap; i++) {
-        if (!table[i])
-            continue;
-        size_t j = table[i]->hash & (cap - 1);
-        while (t[j])
-            j = (j + 1) & (cap - 1);
-        t[j] = table[i];
-    }
-    free(table);
-    table = t;
-    table_cap = cap;
-    return 0;
+    return tl_table_grow((void ***)&table, &table_cap, 64, entry_hash);
 }
 
 static const struct name *intern(const char *s, size_t n)

@@ -185,24 +185,14 @@ static struct tl_loc *make(const lua_Debug *ar, const struct site *s, const char
     return l;
 }
 
+static uint64_t entry_hash(const void *entry)
+{
+    return ((const struct tl_loc *)entry)->hash;
+}
+
 static int table_grow(void)
 {
-    size_t cap = table_cap ? table_cap * 2 : 256;
-    struct tl_loc **t = calloc(cap, sizeof *t);
-    if (!t)
-        return -1;
-    for (size_t i = 0; i < table_cap; i++) {
-        if (!table[i])
-            continue;
-        size_t j = table[i]->hash & (cap - 1);
-        while (t[j])
-            j = (j + 1) & (cap - 1);
-        t[j] = table[i];
-    }
-    free(table);
-    table = t;
-    table_cap = cap;
-    return 0;
+    return tl_table_grow((void ***)&table, &table_cap, 256, entry_hash);
 }
 
 /* The interned location of a site, made if new; NULL past the limit or out of memory. */
