@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Records the C examples with the real Tracy 0.14.0 tracy-capture and compares
-# tracy-csvexport's statistics with tracyc's own CSV for the same recording: same rows,
+# tracy-csvexport's statistics with tracyc's own CSV for the same program: same rows,
 # same counts. Needs UPSTREAM_TRACY_CAPTURE and UPSTREAM_TRACY_CSVEXPORT (paths to
 # upstream binaries built outside this repository); skipped (exit 77) without them.
 set -euo pipefail
@@ -16,8 +16,11 @@ port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0
 rows() { awk -F, 'NR > 1 { print $1 "," $2 "," $3 "," $6 }' "$1" | sort; }
 for example in game_loop workers all_events; do
   p=$(port)
-  TRACY_NO_EXIT=1 TRACY_PORT=$p TRACYC_OUTPUT="$work/$example.ours.csv" \
-    "$build_dir/examples/c/example_$example" >/dev/null &
+  # Two runs of the same deterministic program: one recorded by upstream's tracy-capture,
+  # one by our in-process capture (which, when on, would keep the backlog from a server
+  # that connects late).
+  TRACYC_OUTPUT="$work/$example.ours.csv" "$build_dir/examples/c/example_$example" >/dev/null
+  TRACY_NO_EXIT=1 TRACY_PORT=$p "$build_dir/examples/c/example_$example" >/dev/null &
   pid=$!
   timeout 60 "$UPSTREAM_TRACY_CAPTURE" -a 127.0.0.1 -p "$p" -o "$work/$example.tracy" -f >"$work/$example.log" 2>&1
   wait "$pid"
