@@ -118,14 +118,10 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const s
         tc_enc_zone_begin(e, (int64_t)r->w[0], srcloc_id(c, r->w[1]));
         ++*depth;
         break;
-    case TC_REC_ZONE_BEGIN_ALLOC: {
-        const uint8_t *payload = (const uint8_t *)(uintptr_t)r->w[1];
-        uint16_t size;
-        memcpy(&size, payload, 2);
-        tc_enc_zone_begin_alloc(e, (int64_t)r->w[0], payload + 2, size - 2u);
+    case TC_REC_ZONE_BEGIN_ALLOC:
+        tc_enc_zone_begin_alloc(e, (int64_t)r->w[0], (const uint8_t *)(uintptr_t)r->w[1]);
         ++*depth;
         break;
-    }
     case TC_REC_ZONE_END:
         /* A zone begun before this connection existed is not open on it. */
         if (*depth) {
@@ -186,17 +182,8 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const s
         break;
     case TC_REC_GPU_ZONE_BEGIN: {
         int alloc = r->u8 & 1;
-        if (alloc) {
-            const uint8_t *payload = (const uint8_t *)(uintptr_t)r->w[1];
-            uint16_t size;
-            memcpy(&size, payload, 2);
-            uint8_t *p = tc_enc_item(e, 11 + size - 2u);
-            p[0] = TCW_SourceLocationPayload;
-            memcpy(p + 1, &r->w[1], 8);
-            uint16_t len = (uint16_t)(size - 2u);
-            memcpy(p + 9, &len, 2);
-            memcpy(p + 11, payload + 2, len);
-        }
+        if (alloc)
+            tc_enc_srcloc_payload(e, (const uint8_t *)(uintptr_t)r->w[1]);
         tc_enc_gpu_zone_begin(e, alloc ? TCW_GpuZoneBeginAllocSrcLoc : TCW_GpuZoneBegin, (int64_t)r->w[0], r->u32,
                               (uint16_t)r->w[2], (uint8_t)(r->w[2] >> 16), alloc ? 0 : srcloc_id(c, r->w[1]), 0);
         break;
@@ -294,17 +281,8 @@ static void encode_serial_record(struct tc_conn *c, const struct tc_rec *r)
         break;
     case TC_REC_GPU_ZONE_BEGIN: {
         int alloc = r->u8 & 1;
-        if (alloc) {
-            const uint8_t *payload = (const uint8_t *)(uintptr_t)r->w[1];
-            uint16_t size, len;
-            memcpy(&size, payload, 2);
-            len = (uint16_t)(size - 2u);
-            uint8_t *p = tc_enc_item(e, 11 + (size_t)len);
-            p[0] = TCW_SourceLocationPayload;
-            memcpy(p + 1, &r->w[1], 8);
-            memcpy(p + 9, &len, 2);
-            memcpy(p + 11, payload + 2, len);
-        }
+        if (alloc)
+            tc_enc_srcloc_payload(e, (const uint8_t *)(uintptr_t)r->w[1]);
         tc_enc_gpu_zone_begin(e, alloc ? TCW_GpuZoneBeginAllocSrcLocSerial : TCW_GpuZoneBeginSerial,
                               (int64_t)r->w[0], r->u32, (uint16_t)r->w[2], (uint8_t)(r->w[2] >> 16),
                               alloc ? 0 : srcloc_id(c, r->w[1]), 1);

@@ -132,14 +132,22 @@ void tc_enc_zone_begin(struct tc_encoder *e, int64_t time, uint64_t srcloc)
     wr64(compact_time(e, TCW_ZoneBegin, thread_delta(e, time), 8), srcloc);
 }
 
-void tc_enc_zone_begin_alloc(struct tc_encoder *e, int64_t time, const uint8_t *payload, size_t len)
+void tc_enc_srcloc_payload(struct tc_encoder *e, const uint8_t *blob)
 {
+    uint16_t size;
+    memcpy(&size, blob, 2);
+    size_t len = size - 2u; /* the wire length leaves out the size itself */
     uint8_t *p = tc_enc_item(e, 11 + len);
     p[0] = TCW_SourceLocationPayload;
-    wr64(p + 1, (uint64_t)(uintptr_t)payload);
+    wr64(p + 1, (uint64_t)(uintptr_t)blob);
     wr16(p + 9, (uint16_t)len);
-    memcpy(p + 11, payload, len);
-    p = tc_enc_item(e, 9);
+    memcpy(p + 11, blob + 2, len);
+}
+
+void tc_enc_zone_begin_alloc(struct tc_encoder *e, int64_t time, const uint8_t *blob)
+{
+    tc_enc_srcloc_payload(e, blob);
+    uint8_t *p = tc_enc_item(e, 9);
     p[0] = TCW_ZoneBeginAllocSrcLoc;
     wr64(p + 1, (uint64_t)thread_delta(e, time));
 }

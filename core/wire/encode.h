@@ -40,7 +40,10 @@ uint8_t *tc_enc_item(struct tc_encoder *e, size_t n);
 /* Item writers. Times are raw clock ticks; the encoder applies the delta chains. */
 void tc_enc_thread(struct tc_encoder *e, uint32_t tid);
 void tc_enc_zone_begin(struct tc_encoder *e, int64_t time, uint64_t srcloc);
-void tc_enc_zone_begin_alloc(struct tc_encoder *e, int64_t time, const uint8_t *payload, size_t len);
+/* An allocated source location in upstream's layout ([u16 size][color][line][strings],
+ * size counting itself), sent as a SourceLocationPayload for the next zone begin. */
+void tc_enc_srcloc_payload(struct tc_encoder *e, const uint8_t *blob);
+void tc_enc_zone_begin_alloc(struct tc_encoder *e, int64_t time, const uint8_t *blob);
 void tc_enc_zone_end(struct tc_encoder *e, int64_t time);
 void tc_enc_zone_text(struct tc_encoder *e, uint8_t type, const char *text, size_t len);
 void tc_enc_zone_color(struct tc_encoder *e, uint32_t color);
