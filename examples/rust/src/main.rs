@@ -26,14 +26,14 @@ fn worker(index: u64) -> u64 {
         let primes = (start..start + CHUNK_SIZE).filter(|&n| is_prime(n)).count() as u64;
         zone.value(primes);
         found += primes;
-        tracy::plot(c"rust primes", found as i64);
+        tracy::plot(cstr!("rust primes"), found as i64);
     }
     total.value(found);
     found
 }
 
 fn main() {
-    tracy::set_thread_name(c"rust main");
+    tracy::set_thread_name(cstr!("rust main"));
     let found: u64 = {
         let _zone = zone!("rust main");
         let workers: Vec<_> = (0..THREADS).map(|i| thread::spawn(move || worker(i))).collect();

@@ -1,6 +1,7 @@
 //! Hand-written declarations of the part of tracyc's C ABI (include/tracyc.h, Tracy
 //! 0.14.0's TracyC.h) this example uses, and a zone guard on top of them.
-use std::ffi::{c_char, CStr};
+use std::ffi::CStr;
+use std::os::raw::c_char;
 use std::marker::PhantomData;
 
 /// `struct ___tracy_source_location_data`: must live as long as the process, as the
@@ -84,6 +85,15 @@ impl Drop for Zone {
     fn drop(&mut self) {
         unsafe { ___tracy_emit_zone_end(self.ctx) }
     }
+}
+
+/// `cstr!("text")`: a `&'static CStr` from a literal (also on compilers older than `c"..."`,
+/// such as Debian's).
+#[macro_export]
+macro_rules! cstr {
+    ($text:literal) => {
+        std::ffi::CStr::from_bytes_with_nul(concat!($text, "\0").as_bytes()).unwrap()
+    };
 }
 
 /// `zone!("name")` opens a zone at a static source location for the rest of the scope.
