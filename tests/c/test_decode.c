@@ -2,7 +2,6 @@
  * hand-built streams: every item kind, the time encodings, framing, and hostile input. */
 #include <inttypes.h>
 #include <lz4.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,18 +9,8 @@
 #include "wire/decode.h"
 #include "wire/protocol.h"
 
-static int failures;
+#include "test_util.h"
 
-static void check(int ok, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("%s ", ok ? "ok  " : "FAIL");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    if (!ok) failures++;
-}
 
 /* ---- byte buffers and a test-only item writer ------------------------------------------ */
 
@@ -247,7 +236,7 @@ static void answer_queries(struct recorder *r, size_t *answered)
             u8(&items, 0x22); /* g */
             u8(&items, 0x11); /* r */
             break;
-        default: check(0, "unexpected query type %u", q[0]); break;
+        default: tt_check(0, "unexpected query type %u", q[0]); break;
         }
     }
     if (items.len) {
@@ -284,7 +273,7 @@ static void expect_failure(const char *what, const struct buf *wire, const char 
     enum tcd_state st = feed(&r, wire);
     if (st != TCD_STATE_FAILED) st = tcd_decoder_close(r.dec);
     const char *err = tcd_decoder_error(r.dec);
-    check(st == TCD_STATE_FAILED && strstr(err, needle) != NULL, "%s -> FAILED \"%s\"", what, err);
+    tt_check(st == TCD_STATE_FAILED && strstr(err, needle) != NULL, "%s -> FAILED \"%s\"", what, err);
     rec_free(&r);
 }
 
@@ -327,14 +316,14 @@ static void worked_example(size_t chunk)
     struct buf hs = { 0 }, items = { 0 }, wire = { 0 }, expect = { 0 }, tmp = { 0 };
     uint8_t req[12];
     tcd_handshake_request(req);
-    check(!memcmp(req, "TracyPrf\x52\0\0\0", 12), "handshake request is TracyPrf + 82");
+    tt_check(!memcmp(req, "TracyPrf\x52\0\0\0", 12), "handshake request is TracyPrf + 82");
 
     welcome(&hs, 1.0, INIT_BEGIN, 0);
     hex(&items, frame_a);
-    check(items.len == 55, "frame A is 55 bytes");
+    tt_check(items.len == 55, "frame A is 55 bytes");
     frame(&wire, &items);
     hex(&expect, frame_a_wire);
-    check(wire.len == expect.len && !memcmp(wire.p, expect.p, wire.len),
+    tt_check(wire.len == expect.len && !memcmp(wire.p, expect.p, wire.len),
           "frame A compressed with LZ4_compress_default equals the spec's bytes");
     hex(&wire, frame_b_wire);
 
@@ -346,55 +335,55 @@ static void worked_example(size_t chunk)
     enum tcd_state st = TCD_STATE_HANDSHAKE;
     for (size_t off = 0; off < all.len; off += chunk)
         st = tcd_decoder_feed(r.dec, all.p + off, all.len - off < chunk ? all.len - off : chunk);
-    check(st == TCD_STATE_RUNNING, "[chunk %zu] running after frames A and B (waits for its queries)", chunk);
+    tt_check(st == TCD_STATE_RUNNING, "[chunk %zu] running after frames A and B (waits for its queries)", chunk);
     clear(&expect);
     hex(&expect, burst1);
-    check(r.nq == 3 && !memcmp(r.queries, expect.p, 39), "[chunk %zu] first query burst is byte-identical to 11.4", chunk);
+    tt_check(r.nq == 3 && !memcmp(r.queries, expect.p, 39), "[chunk %zu] first query burst is byte-identical to 11.4", chunk);
 
     const struct tcd_welcome *w = tcd_decoder_welcome(r.dec);
-    check(w->timer_mul == 1.0 && w->init_begin == INIT_BEGIN && w->resolution == 20 && w->pid == 1234 &&
+    tt_check(w->timer_mul == 1.0 && w->init_begin == INIT_BEGIN && w->resolution == 20 && w->pid == 1234 &&
           !strcmp(w->program_name, "example") && !strcmp(w->host_info, "OS: Linux\n"), "welcome fields");
 
-    check(r.count == 4, "4 events from frame A (got %zu)", r.count);
+    tt_check(r.count == 4, "4 events from frame A (got %zu)", r.count);
     const struct tcd_event *zb = &r.events[0].ev, *ze = &r.events[1].ev, *msg = &r.events[2].ev, *fm = &r.events[3].ev;
-    check(zb->kind == TCD_ZONE_BEGIN && zb->thread == 4242 && zb->time == 200000 && zb->srcloc == 0,
+    tt_check(zb->kind == TCD_ZONE_BEGIN && zb->thread == 4242 && zb->time == 200000 && zb->srcloc == 0,
           "zone begin: thread 4242, 200000 ns");
-    check(ze->kind == TCD_ZONE_END && ze->thread == 4242 && ze->time == 250000, "zone end at 250000 ns");
-    check(msg->kind == TCD_MESSAGE && msg->thread == 4242 && msg->time == 260000 && msg->severity == 2 &&
+    tt_check(ze->kind == TCD_ZONE_END && ze->thread == 4242 && ze->time == 250000, "zone end at 250000 ns");
+    tt_check(msg->kind == TCD_MESSAGE && msg->thread == 4242 && msg->time == 260000 && msg->severity == 2 &&
           msg->format == 0 && msg->id != 0, "literal message at 260000 ns, severity Info");
-    check(fm->kind == TCD_FRAME_MARK && fm->id == 0 && fm->time == 300000, "main frame mark at 300000 ns");
+    tt_check(fm->kind == TCD_FRAME_MARK && fm->id == 0 && fm->time == 300000, "main frame mark at 300000 ns");
 
     clear(&tmp);
     clear(&items);
     hex(&items, frame_c);
-    check(items.len == 63, "frame C is 63 bytes");
+    tt_check(items.len == 63, "frame C is 63 bytes");
     frame(&tmp, &items);
     for (size_t off = 0; off < tmp.len; off += chunk)
         st = tcd_decoder_feed(r.dec, tmp.p + off, tmp.len - off < chunk ? tmp.len - off : chunk);
     clear(&expect);
     hex(&expect, burst2);
-    check(st == TCD_STATE_RUNNING && r.nq == 5 && !memcmp(r.queries[3], expect.p, 26),
+    tt_check(st == TCD_STATE_RUNNING && r.nq == 5 && !memcmp(r.queries[3], expect.p, 26),
           "[chunk %zu] second query burst is byte-identical to 11.6", chunk);
 
     clear(&tmp);
     clear(&items);
     hex(&items, frame_d);
-    check(items.len == 35, "frame D is 35 bytes");
+    tt_check(items.len == 35, "frame D is 35 bytes");
     frame(&tmp, &items);
     for (size_t off = 0; off < tmp.len; off += chunk)
         st = tcd_decoder_feed(r.dec, tmp.p + off, tmp.len - off < chunk ? tmp.len - off : chunk);
-    check(st == TCD_STATE_DONE, "[chunk %zu] DONE once every query is answered", chunk);
+    tt_check(st == TCD_STATE_DONE, "[chunk %zu] DONE once every query is answered", chunk);
 
     const struct tcd_srcloc *sl = tcd_srcloc(r.dec, 0);
-    check(tcd_srcloc_count(r.dec) == 1 && !strcmp(sl->name, "") && !strcmp(sl->function, "main") &&
+    tt_check(tcd_srcloc_count(r.dec) == 1 && !strcmp(sl->name, "") && !strcmp(sl->function, "main") &&
           !strcmp(sl->file, "example.c") && sl->line == 10 && sl->color == 0, "source location main, example.c:10");
-    check(!strcmp(tcd_thread_name(r.dec, 4242), "main"), "thread 4242 is named \"main\"");
-    check(!strcmp(tcd_string(r.dec, msg->id), "Hello"), "message text resolves to \"Hello\"");
-    check(!strcmp(tcd_frame_name(r.dec, 0), "Frame"), "frame set 0 is \"Frame\"");
+    tt_check(!strcmp(tcd_thread_name(r.dec, 4242), "main"), "thread 4242 is named \"main\"");
+    tt_check(!strcmp(tcd_string(r.dec, msg->id), "Hello"), "message text resolves to \"Hello\"");
+    tt_check(!strcmp(tcd_frame_name(r.dec, 0), "Frame"), "frame set 0 is \"Frame\"");
 
     struct tcd_stats stats;
     tcd_decoder_stats(r.dec, &stats);
-    check(stats.zones == 1 && stats.events == 4 && stats.queries_sent == 5 && stats.bytes_decoded == 55 + 1 + 63 + 35,
+    tt_check(stats.zones == 1 && stats.events == 4 && stats.queries_sent == 5 && stats.bytes_decoded == 55 + 1 + 63 + 35,
           "stats: 1 zone, 4 events, 5 queries, 154 bytes decoded");
     rec_free(&r);
     free(hs.p); free(items.p); free(wire.p); free(expect.p); free(tmp.p); free(all.p);
@@ -502,113 +491,113 @@ static void every_item_kind(void)
 
     struct recorder r;
     enum tcd_state st = run_stream(&r, &b, NULL);
-    check(st == TCD_STATE_DONE, "every item kind: DONE (%s)", tcd_decoder_error(r.dec));
+    tt_check(st == TCD_STATE_DONE, "every item kind: DONE (%s)", tcd_decoder_error(r.dec));
     const struct rec_event *e;
 
     e = find_event(&r, TCD_ZONE_BEGIN, 0);
-    check(e && e->ev.thread == 7 && e->ev.time == 1000, "validated zone begins at 1000");
+    tt_check(e && e->ev.thread == 7 && e->ev.time == 1000, "validated zone begins at 1000");
     e = find_event(&r, TCD_ZONE_TEXT, 0);
-    check(e && !strcmp(e->text, "some text") && e->ev.thread == 7, "zone text");
+    tt_check(e && !strcmp(e->text, "some text") && e->ev.thread == 7, "zone text");
     e = find_event(&r, TCD_ZONE_NAME, 0);
-    check(e && !strcmp(e->text, "renamed"), "zone name");
+    tt_check(e && !strcmp(e->text, "renamed"), "zone name");
     e = find_event(&r, TCD_ZONE_COLOR, 0);
-    check(e && e->ev.color == 0x010203, "zone colour 0x010203 from b,g,r bytes");
+    tt_check(e && e->ev.color == 0x010203, "zone colour 0x010203 from b,g,r bytes");
     e = find_event(&r, TCD_ZONE_VALUE, 0);
-    check(e && e->ev.value == 42, "zone value 42");
+    tt_check(e && e->ev.value == 42, "zone value 42");
     e = find_event(&r, TCD_ZONE_BEGIN, 1);
     const struct tcd_srcloc *sl = e ? tcd_srcloc(r.dec, e->ev.srcloc) : NULL;
-    check(e && e->ev.time == 1010 && sl && !strcmp(sl->name, "inline zone") && !strcmp(sl->function, "fn") &&
+    tt_check(e && e->ev.time == 1010 && sl && !strcmp(sl->name, "inline zone") && !strcmp(sl->function, "fn") &&
           !strcmp(sl->file, "file.c") && sl->line == 99 && sl->color == 0xaabbcc, "inline source location zone");
     e = find_event(&r, TCD_ZONE_TEXT, 1);
-    check(e && strlen(e->text) == 127 && e->ev.text_len == 299, "299-byte zone text via SingleStringData");
+    tt_check(e && strlen(e->text) == 127 && e->ev.text_len == 299, "299-byte zone text via SingleStringData");
     e = find_event(&r, TCD_ZONE_END, 1);
-    check(e && e->ev.time == 1060, "outer zone ends at 1060");
+    tt_check(e && e->ev.time == 1060, "outer zone ends at 1060");
     sl = tcd_srcloc(r.dec, find_event(&r, TCD_ZONE_BEGIN, 0)->ev.srcloc);
-    check(!strcmp(sl->name, "s5001") && !strcmp(sl->function, "s5002") && !strcmp(sl->file, "s5003") &&
+    tt_check(!strcmp(sl->name, "s5001") && !strcmp(sl->function, "s5002") && !strcmp(sl->file, "s5003") &&
           sl->line == 7 && sl->color == 0x112233, "static source location resolved through queries");
 
     e = find_event(&r, TCD_MESSAGE, 0);
-    check(e && !strcmp(e->text, "plain") && e->ev.time == 5000 && e->ev.severity == 3 && e->ev.color == 0, "message");
+    tt_check(e && !strcmp(e->text, "plain") && e->ev.time == 5000 && e->ev.severity == 3 && e->ev.color == 0, "message");
     e = find_event(&r, TCD_MESSAGE, 1);
-    check(e && !strcmp(e->text, "coloured") && e->ev.color == 0x102030 && e->ev.severity == 4, "coloured message");
+    tt_check(e && !strcmp(e->text, "coloured") && e->ev.color == 0x102030 && e->ev.severity == 4, "coloured message");
     e = find_event(&r, TCD_MESSAGE, 2);
-    check(e && e->ev.color == 0x030201 && e->ev.severity == 5 && !strcmp(tcd_string(r.dec, e->ev.id), "s7000"),
+    tt_check(e && e->ev.color == 0x030201 && e->ev.severity == 5 && !strcmp(tcd_string(r.dec, e->ev.id), "s7000"),
           "literal coloured message");
     e = find_event(&r, TCD_DROPPED, 0);
-    check(e && e->ev.value == 1234 && count_events(&r, TCD_MESSAGE) == 4, "tracyc drop report -> TCD_DROPPED 1234");
+    tt_check(e && e->ev.value == 1234 && count_events(&r, TCD_MESSAGE) == 4, "tracyc drop report -> TCD_DROPPED 1234");
     e = find_event(&r, TCD_APP_INFO, 0);
-    check(e && !strcmp(e->text, "app info") && e->ev.time == 5004, "app info");
+    tt_check(e && !strcmp(e->text, "app info") && e->ev.time == 5004, "app info");
 
     e = find_event(&r, TCD_PLOT, 0);
-    check(e && e->ev.is_int && (int64_t)e->ev.value == -5 && e->ev.dvalue == -5.0 && e->ev.time == 1160 &&
+    tt_check(e && e->ev.is_int && (int64_t)e->ev.value == -5 && e->ev.dvalue == -5.0 && e->ev.time == 1160 &&
           !strcmp(tcd_plot_name(r.dec, e->ev.id), "p8000"), "int plot at 1160 (thread-delta chain)");
     e = find_event(&r, TCD_PLOT, 1);
-    check(e && e->ev.dvalue == 1.5 && e->ev.time == 1260, "float plot");
+    tt_check(e && e->ev.dvalue == 1.5 && e->ev.time == 1260, "float plot");
     e = find_event(&r, TCD_PLOT, 2);
-    check(e && e->ev.dvalue == 2.25 && e->ev.time == 1360 && count_events(&r, TCD_PLOT) == 3, "double plot, NaN dropped");
+    tt_check(e && e->ev.dvalue == 2.25 && e->ev.time == 1360 && count_events(&r, TCD_PLOT) == 3, "double plot, NaN dropped");
     e = find_event(&r, TCD_PLOT_CONFIG, 0);
-    check(e && e->ev.format == 1 && e->ev.flags == 1 && e->ev.color == 0x123456, "plot config");
+    tt_check(e && e->ev.format == 1 && e->ev.flags == 1 && e->ev.color == 0x123456, "plot config");
 
     e = find_event(&r, TCD_FRAME_MARK, 0);
-    check(e && e->ev.id == 0 && e->ev.time == 6000, "frame mark");
+    tt_check(e && e->ev.id == 0 && e->ev.time == 6000, "frame mark");
     e = find_event(&r, TCD_FRAME_START, 0);
-    check(e && e->ev.id == 1 && !strcmp(tcd_frame_name(r.dec, 1), "f9000"), "frame start of a named set");
+    tt_check(e && e->ev.id == 1 && !strcmp(tcd_frame_name(r.dec, 1), "f9000"), "frame start of a named set");
     e = find_event(&r, TCD_FRAME_END, 0);
-    check(e && e->ev.id == 1 && e->ev.time == 6002, "frame end");
+    tt_check(e && e->ev.id == 1 && e->ev.time == 6002, "frame end");
     e = find_event(&r, TCD_FRAME_IMAGE, 0);
-    check(e && e->ev.id == 3 && e->ev.value == (4u << 16 | 4) && e->ev.flags == 1 && !strcmp(e->text, "DXT1DATA"),
+    tt_check(e && e->ev.id == 3 && e->ev.value == (4u << 16 | 4) && e->ev.flags == 1 && !strcmp(e->text, "DXT1DATA"),
           "frame image");
 
     e = find_event(&r, TCD_MEM_ALLOC, 0);
-    check(e && e->ev.time == 7000 && e->ev.thread == 7 && e->ev.address == 0xabc0 &&
+    tt_check(e && e->ev.time == 7000 && e->ev.thread == 7 && e->ev.address == 0xabc0 &&
           e->ev.value == ((1ull << 32) | 64) && e->ev.id == 0, "mem alloc, 48-bit size");
     e = find_event(&r, TCD_MEM_FREE, 0);
-    check(e && e->ev.time == 7010 && e->ev.thread == 8, "mem free");
+    tt_check(e && e->ev.time == 7010 && e->ev.thread == 8, "mem free");
     e = find_event(&r, TCD_MEM_ALLOC, 1);
-    check(e && e->ev.id == 1 && e->ev.time == 7020 && !strcmp(tcd_pool_name(r.dec, 1), "sa000"), "named mem alloc");
+    tt_check(e && e->ev.id == 1 && e->ev.time == 7020 && !strcmp(tcd_pool_name(r.dec, 1), "sa000"), "named mem alloc");
     e = find_event(&r, TCD_MEM_DISCARD, 0);
-    check(e && e->ev.id == 1 && e->ev.time == 7030 && count_events(&r, TCD_MEM_DISCARD) == 1,
+    tt_check(e && e->ev.id == 1 && e->ev.time == 7030 && count_events(&r, TCD_MEM_DISCARD) == 1,
           "mem discard; unknown pool ignored");
 
     e = find_event(&r, TCD_LOCK_ANNOUNCE, 0);
-    check(e && e->ev.id == 5 && e->ev.format == 1 && e->ev.time == 7100, "lock announce");
+    tt_check(e && e->ev.id == 5 && e->ev.format == 1 && e->ev.time == 7100, "lock announce");
     e = find_event(&r, TCD_LOCK_WAIT, 0);
-    check(e && e->ev.time == 7100 && e->ev.thread == 7, "lock wait on the serial chain");
+    tt_check(e && e->ev.time == 7100 && e->ev.thread == 7, "lock wait on the serial chain");
     e = find_event(&r, TCD_LOCK_RELEASE, 0);
-    check(e && e->ev.thread == 7 && e->ev.time == 7120 && e->ev.format == 0, "lock release names the last obtainer");
+    tt_check(e && e->ev.thread == 7 && e->ev.time == 7120 && e->ev.format == 0, "lock release names the last obtainer");
     e = find_event(&r, TCD_LOCK_MARK, 0);
-    check(e && e->ev.thread == 7 && e->ev.srcloc != find_event(&r, TCD_LOCK_ANNOUNCE, 0)->ev.srcloc, "lock mark");
+    tt_check(e && e->ev.thread == 7 && e->ev.srcloc != find_event(&r, TCD_LOCK_ANNOUNCE, 0)->ev.srcloc, "lock mark");
     e = find_event(&r, TCD_LOCK_RELEASE, 1);
-    check(e && e->ev.thread == 9 && e->ev.format == 1 && e->ev.time == 7150, "shared lock release");
+    tt_check(e && e->ev.thread == 9 && e->ev.format == 1 && e->ev.time == 7150, "shared lock release");
     e = find_event(&r, TCD_LOCK_NAME, 0);
-    check(e && !strcmp(e->text, "mutex"), "lock name");
-    check(find_event(&r, TCD_LOCK_TERMINATE, 0) != NULL, "lock terminate");
+    tt_check(e && !strcmp(e->text, "mutex"), "lock name");
+    tt_check(find_event(&r, TCD_LOCK_TERMINATE, 0) != NULL, "lock terminate");
 
     e = find_event(&r, TCD_GPU_CONTEXT, 0);
-    check(e && e->ev.id == 2 && e->ev.dvalue == 2.0 && e->ev.format == 2 && e->ev.time == 9000, "gpu context");
+    tt_check(e && e->ev.id == 2 && e->ev.dvalue == 2.0 && e->ev.format == 2 && e->ev.time == 9000, "gpu context");
     e = find_event(&r, TCD_GPU_CONTEXT_NAME, 0);
-    check(e && !strcmp(e->text, "gpu ctx"), "gpu context name");
+    tt_check(e && !strcmp(e->text, "gpu ctx"), "gpu context name");
     e = find_event(&r, TCD_GPU_ZONE_BEGIN, 0);
-    check(e && e->ev.query == 11 && e->ev.time == 9150 && e->ev.thread == 7, "gpu zone begin (serial chain)");
+    tt_check(e && e->ev.query == 11 && e->ev.time == 9150 && e->ev.thread == 7, "gpu zone begin (serial chain)");
     e = find_event(&r, TCD_GPU_ZONE_END, 0);
-    check(e && e->ev.query == 12 && e->ev.time == 9250, "gpu zone end");
+    tt_check(e && e->ev.query == 12 && e->ev.time == 9250, "gpu zone end");
     e = find_event(&r, TCD_GPU_TIME, 0);
-    check(e && e->ev.query == 11 && e->ev.time2 == 9000 + 20, "gpu time: (1010 - 1000) ticks * 2 ns after the context's start");
+    tt_check(e && e->ev.query == 11 && e->ev.time2 == 9000 + 20, "gpu time: (1010 - 1000) ticks * 2 ns after the context's start");
     e = find_event(&r, TCD_GPU_TIME, 1);
-    check(e && e->ev.time2 == 9000 + 30, "gpu time on the gpu-delta chain");
+    tt_check(e && e->ev.time2 == 9000 + 30, "gpu time on the gpu-delta chain");
 
     e = find_event(&r, TCD_FIBER_ENTER, 0);
-    check(e && e->ev.thread == 7 && e->ev.id == 0x80000000u && e->ev.time == 10000, "fiber enter");
+    tt_check(e && e->ev.thread == 7 && e->ev.id == 0x80000000u && e->ev.time == 10000, "fiber enter");
     e = find_event(&r, TCD_ZONE_BEGIN, 2);
-    check(e && e->ev.thread == 0x80000000u && e->ev.time == 10010 &&
+    tt_check(e && e->ev.thread == 0x80000000u && e->ev.time == 10010 &&
           !strcmp(tcd_thread_name(r.dec, 0x80000000u), "fiberf1be"), "fiber zone on the virtual thread, named by FiberName");
     e = find_event(&r, TCD_FIBER_LEAVE, 0);
-    check(e && e->ev.thread == 7 && e->ev.time == 10030, "fiber leave");
+    tt_check(e && e->ev.thread == 7 && e->ev.time == 10030, "fiber leave");
 
     e = find_event(&r, TCD_CRASH, 0);
-    check(e && e->ev.thread == 7 && e->ev.time == 20000 && !strcmp(tcd_string(r.dec, e->ev.id), "s7100") &&
+    tt_check(e && e->ev.thread == 7 && e->ev.time == 20000 && !strcmp(tcd_string(r.dec, e->ev.id), "s7100") &&
           count_events(&r, TCD_CRASH) == 1, "crash report");
-    check(!strcmp(tcd_thread_name(r.dec, 7), "t7") && !strcmp(tcd_thread_name(r.dec, 8), "t8") &&
+    tt_check(!strcmp(tcd_thread_name(r.dec, 7), "t7") && !strcmp(tcd_thread_name(r.dec, 8), "t8") &&
           !strcmp(tcd_thread_name(r.dec, 12345), "12345"), "thread names; unknown thread gives its decimal id");
     rec_free(&r);
     free(b.p);
@@ -632,14 +621,14 @@ static void compact_times(void)
     }
     struct recorder r;
     enum tcd_state st = run_stream(&r, &b, NULL);
-    check(st == TCD_STATE_DONE, "compact times: DONE (%s)", tcd_decoder_error(r.dec));
+    tt_check(st == TCD_STATE_DONE, "compact times: DONE (%s)", tcd_decoder_error(r.dec));
     int ok = r.count == n;
     t = 0;
     for (size_t i = 0; ok && i < n; i++) {
         t += deltas[i];
         ok = r.events[i].ev.time == t - INIT_BEGIN;
     }
-    check(ok, "16/32/64-bit zone times incl. boundaries and negative deltas");
+    tt_check(ok, "16/32/64-bit zone times incl. boundaries and negative deltas");
     rec_free(&r);
 
     /* ThreadContext resets R_thread even for the same thread; timerMul scales. */
@@ -653,7 +642,7 @@ static void compact_times(void)
     welcome(&wire, 0.5, INIT_BEGIN, 0);
     frame(&wire, &b);
     feed(&r, &wire);
-    check(r.count == 2 && r.events[0].ev.time == 50 && r.events[1].ev.time == 150,
+    tt_check(r.count == 2 && r.events[0].ev.time == 50 && r.events[1].ev.time == 150,
           "ThreadContext resets R_thread; times scale by timerMul");
     rec_free(&r);
     free(wire.p);
@@ -836,21 +825,21 @@ static void done_conditions(void)
     it_thread(&items, 1);
     it_zone_begin(&items, 10, 0x100);
     enum tcd_state st = run_stream(&r, &items, NULL);
-    check(st == TCD_STATE_RUNNING, "Terminate with an open zone: still RUNNING after all replies");
+    tt_check(st == TCD_STATE_RUNNING, "Terminate with an open zone: still RUNNING after all replies");
     clear(&wire);
     clear(&items);
     u8(&items, TCW_Crash);
     frame(&wire, &items);
-    check(feed(&r, &wire) == TCD_STATE_DONE, "Crash ends it: DONE with the zone open");
-    check(count_events(&r, TCD_CRASH) == 1, "Crash without CrashReport gives one TCD_CRASH");
+    tt_check(feed(&r, &wire) == TCD_STATE_DONE, "Crash ends it: DONE with the zone open");
+    tt_check(count_events(&r, TCD_CRASH) == 1, "Crash without CrashReport gives one TCD_CRASH");
     rec_free(&r);
 
     /* A pending single string keeps it going too. */
     clear(&items);
     it_single(&items, "dangling");
     st = run_stream(&r, &items, NULL);
-    check(st == TCD_STATE_RUNNING, "Terminate with a pending single string: RUNNING");
-    check(tcd_decoder_close(r.dec) == TCD_STATE_DONE, "close after Terminate between frames: DONE");
+    tt_check(st == TCD_STATE_RUNNING, "Terminate with a pending single string: RUNNING");
+    tt_check(tcd_decoder_close(r.dec) == TCD_STATE_DONE, "close after Terminate between frames: DONE");
     rec_free(&r);
 
     /* Unanswered queries: Terminate alone is not enough; each reply counts. */
@@ -863,20 +852,20 @@ static void done_conditions(void)
     u8(&items, TCW_Terminate);
     frame(&wire, &items);
     st = feed(&r, &wire);
-    check(st == TCD_STATE_RUNNING && r.nq == 2, "Terminate with 2 queries unanswered: RUNNING");
+    tt_check(st == TCD_STATE_RUNNING && r.nq == 2, "Terminate with 2 queries unanswered: RUNNING");
     clear(&items);
     clear(&wire);
     it_string(&items, TCW_ThreadName, 3, "three");
     frame(&wire, &items);
-    check(feed(&r, &wire) == TCD_STATE_RUNNING, "one reply left: RUNNING");
+    tt_check(feed(&r, &wire) == TCD_STATE_RUNNING, "one reply left: RUNNING");
     clear(&items);
     clear(&wire);
     it_string(&items, TCW_StringData, 0x4400, "literal");
     frame(&wire, &items);
-    check(feed(&r, &wire) == TCD_STATE_DONE, "last reply: DONE");
+    tt_check(feed(&r, &wire) == TCD_STATE_DONE, "last reply: DONE");
     clear(&wire);
     u8(&wire, 0xee);
-    check(feed(&r, &wire) == TCD_STATE_DONE, "bytes after DONE are ignored");
+    tt_check(feed(&r, &wire) == TCD_STATE_DONE, "bytes after DONE are ignored");
     rec_free(&r);
 
     /* At most max_queries are outstanding; the rest follow the replies. */
@@ -894,10 +883,10 @@ static void done_conditions(void)
     u8(&items, TCW_Terminate);
     frame(&wire, &items);
     feed(&r, &wire);
-    check(r.nq == 2, "max_queries 2: 2 of 6 queries sent");
+    tt_check(r.nq == 2, "max_queries 2: 2 of 6 queries sent");
     size_t answered = 0;
     for (int i = 0; i < 6 && tcd_decoder_state(r.dec) == TCD_STATE_RUNNING; i++) answer_queries(&r, &answered);
-    check(tcd_decoder_state(r.dec) == TCD_STATE_DONE && r.nq == 6, "the rest follow the replies; DONE");
+    tt_check(tcd_decoder_state(r.dec) == TCD_STATE_DONE && r.nq == 6, "the rest follow the replies; DONE");
     rec_free(&r);
 
     free(items.p);
@@ -922,10 +911,10 @@ static void srcloc_dedupe_and_limits(void)
     enum tcd_state st = run_stream(&r, &items, NULL);
     const struct rec_event *z[5];
     for (int i = 0; i < 5; i++) z[i] = find_event(&r, TCD_ZONE_BEGIN, (size_t)i);
-    check(st == TCD_STATE_DONE && z[4] && z[0]->ev.srcloc == z[1]->ev.srcloc && z[2]->ev.srcloc != z[0]->ev.srcloc &&
+    tt_check(st == TCD_STATE_DONE && z[4] && z[0]->ev.srcloc == z[1]->ev.srcloc && z[2]->ev.srcloc != z[0]->ev.srcloc &&
           z[3]->ev.srcloc == z[4]->ev.srcloc && z[3]->ev.srcloc != z[2]->ev.srcloc && tcd_srcloc_count(r.dec) == 3,
           "inline source locations deduplicated by content, one index space with static ones");
-    check(!strcmp(tcd_srcloc(r.dec, z[2]->ev.srcloc)->name, ""), "inline source location without a name");
+    tt_check(!strcmp(tcd_srcloc(r.dec, z[2]->ev.srcloc)->name, ""), "inline source location without a name");
     rec_free(&r);
 
     /* Memory bound: endless new string ids. */
@@ -940,7 +929,7 @@ static void srcloc_dedupe_and_limits(void)
     st = run_stream(&r, &items, &limits);
     struct tcd_stats stats;
     tcd_decoder_stats(r.dec, &stats);
-    check(st == TCD_STATE_FAILED && strstr(tcd_decoder_error(r.dec), "decoder memory limit reached") &&
+    tt_check(st == TCD_STATE_FAILED && strstr(tcd_decoder_error(r.dec), "decoder memory limit reached") &&
           stats.memory <= limits.max_memory, "max_memory bounds the tables (%s)", tcd_decoder_error(r.dec));
     rec_free(&r);
     free(items.p);
@@ -990,7 +979,7 @@ static void hostile_streams(void)
         survived &= tcd_decoder_state(r.dec) == TCD_STATE_DONE || tcd_decoder_state(r.dec) == TCD_STATE_FAILED;
         rec_free(&r);
     }
-    check(survived, "3000 mutated and random streams end DONE or FAILED");
+    tt_check(survived, "3000 mutated and random streams end DONE or FAILED");
     free(valid.p);
     free(items.p);
     free(wire.p);
@@ -1007,6 +996,5 @@ int main(void)
     done_conditions();
     srcloc_dedupe_and_limits();
     hostile_streams();
-    printf("%s\n", failures ? "FAILED" : "all passed");
-    return failures != 0;
+    return tt_finish("test_decode");
 }

@@ -3,7 +3,6 @@
 #include <lz4.h>
 #include <netinet/in.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,18 +12,8 @@
 #include "server/session.h"
 #include "wire/protocol.h"
 
-static int failures;
+#include "test_util.h"
 
-static void check(int ok, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("%s ", ok ? "ok  " : "FAIL");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    if (!ok) failures++;
-}
 
 enum script {
     SCRIPT_FULL,          /* events, Terminate, answer every query */
@@ -181,7 +170,7 @@ static int capture(enum script script, double time_limit, struct sink *sink, cha
                                .time_limit_s = time_limit };
     int rc = tcs_capture(&opt, dec, err, errlen);
     client_join(&c);
-    if (script == SCRIPT_FULL) check(c.got_terminate_query, "the client received the Terminate query");
+    if (script == SCRIPT_FULL) tt_check(c.got_terminate_query, "the client received the Terminate query");
     *out = dec;
     return rc;
 }
@@ -193,23 +182,23 @@ int main(void)
     struct tcd_decoder *dec;
 
     int rc = capture(SCRIPT_FULL, 0, &sink, err, sizeof err, &dec);
-    check(rc == TCS_COMPLETE && err[0] == 0, "full capture: complete (%s)", err);
-    check(sink.zones == 1 && sink.ends == 1 && sink.begin_time == -1, "one zone decoded, 64-bit negative delta");
+    tt_check(rc == TCS_COMPLETE && err[0] == 0, "full capture: complete (%s)", err);
+    tt_check(sink.zones == 1 && sink.ends == 1 && sink.begin_time == -1, "one zone decoded, 64-bit negative delta");
     const struct tcd_srcloc *sl = tcd_srcloc(dec, 0);
-    check(!strcmp(tcd_thread_name(dec, 77), "work") && !strcmp(sl->function, "func") && !strcmp(sl->file, "file"),
+    tt_check(!strcmp(tcd_thread_name(dec, 77), "work") && !strcmp(sl->function, "func") && !strcmp(sl->file, "file"),
           "names resolved through queries over TCP");
     tcd_decoder_free(dec);
 
     rc = capture(SCRIPT_MISMATCH, 0, &sink, err, sizeof err, &dec);
-    check(rc == TCS_ERROR && strstr(err, "another protocol version"), "status 2: error (%s)", err);
+    tt_check(rc == TCS_ERROR && strstr(err, "another protocol version"), "status 2: error (%s)", err);
     tcd_decoder_free(dec);
 
     rc = capture(SCRIPT_HANG_UP, 0, &sink, err, sizeof err, &dec);
-    check(rc == TCS_INCOMPLETE && strstr(err, "before the client sent Terminate"), "hang-up: incomplete (%s)", err);
+    tt_check(rc == TCS_INCOMPLETE && strstr(err, "before the client sent Terminate"), "hang-up: incomplete (%s)", err);
     tcd_decoder_free(dec);
 
     rc = capture(SCRIPT_SILENT, 0.3, &sink, err, sizeof err, &dec);
-    check(rc == TCS_INCOMPLETE && strstr(err, "time limit"), "silent client: time limit (%s)", err);
+    tt_check(rc == TCS_INCOMPLETE && strstr(err, "time limit"), "silent client: time limit (%s)", err);
     tcd_decoder_free(dec);
 
     /* Nobody listens on a port we just closed. */
@@ -222,9 +211,8 @@ int main(void)
     dec = tcd_decoder_new(&(struct tcd_callbacks){ 0 }, NULL, NULL);
     struct tcs_options opt = { .port = ntohs(sa.sin_port), .connect_timeout_s = 0.1 };
     rc = tcs_capture(&opt, dec, err, sizeof err);
-    check(rc == TCS_ERROR && strstr(err, "cannot connect"), "nobody listening: error (%s)", err);
+    tt_check(rc == TCS_ERROR && strstr(err, "cannot connect"), "nobody listening: error (%s)", err);
     tcd_decoder_free(dec);
 
-    printf("%s\n", failures ? "FAILED" : "all passed");
-    return failures != 0;
+    return tt_finish("test_session");
 }

@@ -42,8 +42,11 @@ for t in $targets; do
   bin=$build/$t
   log=$build/$t.log
   mkdir -p "$corpus/$t" "$build/crashes/$t"
+  # The project's own Lua scripts seed LuaRemove, read where they live rather than copied.
+  seeds=("$corpus/$t")
+  [ $t = fuzz_lua_remove ] && seeds+=("$root/examples/lua" "$root/tests/lua/fixtures")
   # 1. Replay: every committed input (seeds and the reproducers of past findings) once.
-  inputs=$(find "$corpus/$t" -type f | sort)
+  inputs=$(find "${seeds[@]}" -type f | sort)
   : >"$log.replay"
   if [ -n "$inputs" ] && ! echo "$inputs" | xargs "$bin" >"$log.replay" 2>&1; then
     echo "$t: replay of $corpus/$t FAILED"; tail -30 "$log.replay"
@@ -54,7 +57,7 @@ for t in $targets; do
   mkdir -p "$work"
   if [ $mode = quick ]; then limit=(-runs="$runs"); else limit=(-max_total_time="$seconds"); fi
   "$bin" "${limit[@]}" -seed="$seed" -timeout=30 -print_final_stats=1 \
-    -artifact_prefix="$build/crashes/$t/" "$work" "$corpus/$t" >"$log" 2>&1
+    -artifact_prefix="$build/crashes/$t/" "$work" "${seeds[@]}" >"$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   crashes=$(find "$build/crashes/$t" -type f -newer "$log.replay" | wc -l)

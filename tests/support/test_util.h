@@ -42,6 +42,9 @@ extern int tt_passed, tt_failed;
         }                                                                                           \
     } while (0)
 
+/* A check with a message: prints "ok" or "FAIL" and the message, and counts it. */
+void tt_check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Prints the tally and returns the process exit status. */
 int tt_finish(const char *name);
 
