@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #define CHUNK_BYTES (128 * 1024)
+#define FORCED_CHUNK_BYTES 4096
 #define MAX_RECYCLED 4
 
 _Atomic size_t tc_buffer_bytes;
@@ -24,7 +25,7 @@ static struct tc_chunk *chunk_new(size_t data_size, int force)
     }
     atomic_init(&c->next, NULL);
     atomic_init(&c->committed, 0);
-    c->size = data_size;
+    c->size = c->open_size = data_size;
     c->spare_next = NULL;
     return c;
 }
@@ -90,11 +91,13 @@ void *tc_stream_reserve_slow(struct tc_stream *s, size_t n, int force)
     if (!c) {
         size_t want = CHUNK_BYTES - sizeof(struct tc_chunk);
         c = chunk_new(want >= n ? want : n, 0);
-        /* Past the limit, a forced record gets a chunk of its own size: records that
-         * are not forced must not fill spare room in it, or memory would grow without
-         * bound by a chunk per forced record. */
-        if (!c && force)
-            c = chunk_new(n, 1);
+        /* Past the limit, forced records (ends of recorded zones) get a small chunk that
+         * other records may not use, so it holds many of them and memory stays bounded. */
+        if (!c && force) {
+            c = chunk_new(n > FORCED_CHUNK_BYTES ? n : FORCED_CHUNK_BYTES, 1);
+            if (c)
+                c->open_size = 0;
+        }
         if (!c)
             return NULL;
     }

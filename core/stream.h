@@ -18,7 +18,9 @@
 struct tc_chunk {
     _Atomic(struct tc_chunk *) next;
     _Atomic size_t committed;
-    size_t size;
+    size_t size;      /* bytes of data */
+    size_t open_size; /* bytes any record may use; a chunk taken past the limit is for
+                       * forced records only and has 0 here */
     struct tc_chunk *spare_next;
     _Alignas(8) uint8_t data[];
 };
@@ -54,7 +56,7 @@ void *tc_stream_reserve_slow(struct tc_stream *s, size_t n, int force);
 static inline void *tc_stream_reserve(struct tc_stream *s, size_t n, int force)
 {
     struct tc_chunk *c = s->tail;
-    if (__builtin_expect(s->pos + n <= c->size, 1)) {
+    if (__builtin_expect(s->pos + n <= (force ? c->size : c->open_size), 1)) {
         void *p = c->data + s->pos;
         s->pos += n;
         return p;
