@@ -297,15 +297,6 @@ static void encode_serial_record(struct tc_conn *c, const struct tc_rec *r)
     }
 }
 
-void tc_conn_record(struct tc_conn *c, struct tc_thread *t, const struct tc_rec *r)
-{
-    if (!c->alive)
-        return;
-    if (t)
-        encode_thread_record(c, t, r);
-    else
-        encode_serial_record(c, r);
-}
 
 void tc_conn_records(struct tc_conn *c, struct tc_thread *t, const uint8_t *begin, const uint8_t *end)
 {
@@ -319,6 +310,12 @@ void tc_conn_records(struct tc_conn *c, struct tc_thread *t, const uint8_t *begi
             encode_serial_record(c, r);
         begin += tc_rec_size(r->type, r->len);
     }
+}
+
+void tc_conn_record(struct tc_conn *c, struct tc_thread *t, const struct tc_rec *r)
+{
+    const uint8_t *begin = (const uint8_t *)r;
+    tc_conn_records(c, t, begin, begin + tc_rec_size(r->type, r->len));
 }
 
 static void reply_string(struct tc_conn *c, uint8_t type, uint64_t id)

@@ -124,11 +124,6 @@ struct tc_transport *tc_inproc_transport(struct tc_inproc *ip)
     return &ip->base;
 }
 
-int tc_inproc_done(const struct tc_inproc *ip)
-{
-    return tcd_decoder_state(ip->dec) == TCD_STATE_DONE;
-}
-
 int tc_inproc_finish(struct tc_inproc *ip)
 {
     int rc = 0;

@@ -13,8 +13,6 @@ struct tc_inproc;
  * (message in err). */
 struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen);
 struct tc_transport *tc_inproc_transport(struct tc_inproc *ip);
-/* 1 once the decoder has everything (it asked the client to terminate). */
-int tc_inproc_done(const struct tc_inproc *ip);
 /* Writes the output file and frees everything. 0 or -1 (message on stderr). */
 int tc_inproc_finish(struct tc_inproc *ip);
 

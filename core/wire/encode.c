@@ -40,11 +40,6 @@ void tc_enc_free(struct tc_encoder *e)
     memset(e, 0, sizeof *e);
 }
 
-int tc_enc_pending(const struct tc_encoder *e)
-{
-    return e->pos > e->start;
-}
-
 int tc_enc_flush(struct tc_encoder *e)
 {
     if (e->failed)

@@ -32,7 +32,6 @@ int tc_enc_init(struct tc_encoder *e, tc_write_fn write, void *user);
 void tc_enc_free(struct tc_encoder *e);
 /* Flush pending items as one frame. 0, or -1 when the transport failed. */
 int tc_enc_flush(struct tc_encoder *e);
-int tc_enc_pending(const struct tc_encoder *e);
 
 /* Room for an n-byte item (n <= 256 KiB), flushing first when the frame is full. */
 uint8_t *tc_enc_item(struct tc_encoder *e, size_t n);
