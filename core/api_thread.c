@@ -2,12 +2,11 @@
  * in-process capture entry point. */
 #include "api.h"
 
+#include "inproc.h"
 #include "worker.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <string.h>
 
 void ___tracy_set_thread_name(const char *name)
 {
@@ -87,13 +86,11 @@ int tracyc_capture_start(const char *path)
         tc_set_error("tracyc_capture_start: the profiler is disabled or shut down");
         return -1;
     }
-    FILE *probe = strcmp(path, "-") ? fopen(path, "a") : stdout;
-    if (!probe) {
-        tc_set_error("tracyc_capture_start: cannot write %s: %s", path, strerror(errno));
+    char err[256];
+    if (tc_inproc_check_path(path, err, sizeof err) != 0) {
+        tc_set_error("tracyc_capture_start: %s", err);
         return -1;
     }
-    if (probe != stdout)
-        fclose(probe);
     if (tc_worker_capture_start(path) != 0) {
         tc_set_error("tracyc_capture_start: a capture is already running");
         return -1;

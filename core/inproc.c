@@ -90,15 +90,22 @@ static void ip_close(struct tc_transport *t)
     (void)t; /* the capture outlives the connection: tc_inproc_finish writes it */
 }
 
-struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen)
+int tc_inproc_check_path(const char *path, char *err, size_t errlen)
 {
     FILE *probe = strcmp(path, "-") ? fopen(path, "a") : stdout;
     if (!probe) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        return NULL;
+        return -1;
     }
     if (probe != stdout)
         fclose(probe);
+    return 0;
+}
+
+struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen)
+{
+    if (tc_inproc_check_path(path, err, errlen) != 0)
+        return NULL;
     struct tc_inproc *ip = calloc(1, sizeof *ip);
     if (!ip) {
         snprintf(err, errlen, "out of memory");

@@ -9,6 +9,9 @@
 
 struct tc_inproc;
 
+/* 0 when path ("-": stdout) can be written, else -1 with the reason in err. */
+int tc_inproc_check_path(const char *path, char *err, size_t errlen);
+
 /* Checks that path can be written, then prepares decoder and model. NULL on error
  * (message in err). */
 struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen);
