@@ -47,8 +47,8 @@ int main(int argc, char **argv)
     double produced = now_s() - start;
     ___tracy_shutdown_profiler(); /* returns once the server has everything */
     double total = now_s() - start;
-    printf("%-10s %ld zone pairs from %d threads: produced in %.2f s, delivered in %.2f s = %.2f M pairs/s",
-           label, pairs * THREADS, THREADS, produced, total, pairs * THREADS / total / 1e6);
+    printf("%-10s %ld zone pairs from %d threads: produced in %.2f s, delivered in %.2f s = %.2f M pairs/s", label,
+           pairs * THREADS, THREADS, produced, total, pairs * THREADS / total / 1e6);
 #ifdef TRACYC_VERSION_MAJOR
     printf(", dropped %llu", (unsigned long long)tracyc_dropped_events());
 #endif

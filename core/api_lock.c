@@ -144,8 +144,8 @@ void ___tracy_custom_name_lockable_ctx(struct __tracy_lockable_context_data *l, 
         custom_name(l->id, name, len);
 }
 
-struct __tracy_shared_lockable_context_data *___tracy_announce_shared_lockable_ctx(
-    const struct ___tracy_source_location_data *srcloc)
+struct __tracy_shared_lockable_context_data *
+___tracy_announce_shared_lockable_ctx(const struct ___tracy_source_location_data *srcloc)
 {
     struct __tracy_shared_lockable_context_data *l = malloc(sizeof *l);
     if (l)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
-#  include <cpuid.h>
+#include <cpuid.h>
 #endif
 
 int tc_clock_uses_tsc;

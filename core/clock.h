@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
-#  include <x86intrin.h>
+#include <x86intrin.h>
 #endif
 
 extern int tc_clock_uses_tsc;

@@ -17,7 +17,7 @@
 enum { ID_STRING = 1, ID_SRCLOC = 2 };
 #define ID_VALUE(kind, ptr) (((uint64_t)(kind) << 56) | (uint64_t)(uintptr_t)(ptr))
 #define ID_KIND(v) ((int)((v) >> 56))
-#define ID_PTR(v) ((const void *)(uintptr_t)((v) & 0x00ffffffffffffffULL))
+#define ID_PTR(v) ((const void *)(uintptr_t)((v)&0x00ffffffffffffffULL))
 
 static const char unknown_text[] = "?";
 
@@ -195,8 +195,8 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const s
         tc_enc_section_leave(e, (int64_t)r->w[0], r->u32);
         break;
     case TC_REC_GPU_ZONE_END:
-        tc_enc_gpu_zone_end(e, TCW_GpuZoneEnd, (int64_t)r->w[0], r->u32, (uint16_t)r->w[1],
-                            (uint8_t)(r->w[1] >> 16), 0);
+        tc_enc_gpu_zone_end(e, TCW_GpuZoneEnd, (int64_t)r->w[0], r->u32, (uint16_t)r->w[1], (uint8_t)(r->w[1] >> 16),
+                            0);
         break;
     default:
         break;
@@ -263,8 +263,8 @@ static void encode_serial_record(struct tc_conn *c, const struct tc_rec *r)
         float period;
         uint32_t bits = (uint32_t)r->w[2];
         memcpy(&period, &bits, 4);
-        tc_enc_gpu_new_context(e, (int64_t)r->w[0], (int64_t)r->w[1], r->u32, period, r->u8,
-                               (uint8_t)(r->w[2] >> 32), (uint8_t)(r->w[2] >> 40));
+        tc_enc_gpu_new_context(e, (int64_t)r->w[0], (int64_t)r->w[1], r->u32, period, r->u8, (uint8_t)(r->w[2] >> 32),
+                               (uint8_t)(r->w[2] >> 40));
         break;
     }
     case TC_REC_GPU_CONTEXT_NAME:
@@ -283,9 +283,9 @@ static void encode_serial_record(struct tc_conn *c, const struct tc_rec *r)
         int alloc = r->u8 & 1;
         if (alloc)
             tc_enc_srcloc_payload(e, (const uint8_t *)(uintptr_t)r->w[1]);
-        tc_enc_gpu_zone_begin(e, alloc ? TCW_GpuZoneBeginAllocSrcLocSerial : TCW_GpuZoneBeginSerial,
-                              (int64_t)r->w[0], r->u32, (uint16_t)r->w[2], (uint8_t)(r->w[2] >> 16),
-                              alloc ? 0 : srcloc_id(c, r->w[1]), 1);
+        tc_enc_gpu_zone_begin(e, alloc ? TCW_GpuZoneBeginAllocSrcLocSerial : TCW_GpuZoneBeginSerial, (int64_t)r->w[0],
+                              r->u32, (uint16_t)r->w[2], (uint8_t)(r->w[2] >> 16), alloc ? 0 : srcloc_id(c, r->w[1]),
+                              1);
         break;
     }
     case TC_REC_GPU_ZONE_END:
@@ -296,7 +296,6 @@ static void encode_serial_record(struct tc_conn *c, const struct tc_rec *r)
         break;
     }
 }
-
 
 void tc_conn_records(struct tc_conn *c, struct tc_thread *t, const uint8_t *begin, const uint8_t *end)
 {
@@ -451,8 +450,9 @@ void tc_conn_report_drops(struct tc_conn *c, uint64_t dropped)
     if (!c->alive || dropped <= c->dropped_reported)
         return;
     char text[160];
-    int n = snprintf(text, sizeof text, "tracyc: dropped %" PRIu64 " events in total: buffer limit of %zu bytes reached",
-                     dropped, tc_buffer_limit);
+    int n =
+        snprintf(text, sizeof text, "tracyc: dropped %" PRIu64 " events in total: buffer limit of %zu bytes reached",
+                 dropped, tc_buffer_limit);
     tc_enc_thread(&c->enc, tc_prof.main_tid);
     tc_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
                    (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));

@@ -73,10 +73,20 @@ static size_t parse_size(const char *s, size_t fallback)
     if (end == s)
         return fallback;
     switch (*end) {
-    case 'k': case 'K': v <<= 10; break;
-    case 'm': case 'M': v <<= 20; break;
-    case 'g': case 'G': v <<= 30; break;
-    default: break;
+    case 'k':
+    case 'K':
+        v <<= 10;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        break;
+    default:
+        break;
     }
     return v ? (size_t)v : fallback;
 }

@@ -12,7 +12,7 @@
 #define TC_MAX_CONNS 2 /* the in-process capture and one TCP server */
 
 enum tc_state {
-    TC_STATE_OFF,      /* not started yet */
+    TC_STATE_OFF, /* not started yet */
     TC_STATE_RUNNING,
     TC_STATE_STOPPING, /* shutdown in progress: the worker flushes */
     TC_STATE_STOPPED,  /* shut down; calls are ignored */
@@ -25,23 +25,23 @@ struct tc_thread {
     struct tc_stream stream;
     /* owning thread */
     _Alignas(64) uint32_t tid;
-    uint32_t zone_key;    /* high bits of zone ids issued on this thread */
-    uint32_t depth;       /* zones begun here and not yet ended */
+    uint32_t zone_key; /* high bits of zone ids issued on this thread */
+    uint32_t depth;    /* zones begun here and not yet ended */
     _Atomic int exited;
     struct tc_thread *next;
     /* worker side */
     _Alignas(64) uint32_t conn_depth[TC_MAX_CONNS]; /* zones open on each connection */
-    uint64_t conn_fiber[TC_MAX_CONNS]; /* fiber entered, as sent on each connection */
-    struct tc_stream_mark mark;        /* drain limit of the current worker pass */
+    uint64_t conn_fiber[TC_MAX_CONNS];              /* fiber entered, as sent on each connection */
+    struct tc_stream_mark mark;                     /* drain limit of the current worker pass */
 };
 
 struct tc_config {
-    uint16_t port;         /* 0: search from 8086 */
+    uint16_t port; /* 0: search from 8086 */
     int listen_any;
     int broadcast;
     int no_exit;
     size_t buffer_limit;
-    char *output;          /* TRACYC_OUTPUT */
+    char *output; /* TRACYC_OUTPUT */
 };
 
 struct tc_profiler {
@@ -55,7 +55,7 @@ struct tc_profiler {
     uint64_t epoch;
     uint32_t main_tid;
     _Atomic uint64_t dropped;
-    _Atomic int connected;  /* a TCP server is connected */
+    _Atomic int connected; /* a TCP server is connected */
     _Atomic uint32_t next_lock_id;
 };
 

@@ -130,8 +130,7 @@ static void recycle(struct tc_stream *s, struct tc_chunk *c)
     struct tc_chunk *top = atomic_load_explicit(&s->recycled, memory_order_relaxed);
     do {
         c->spare_next = top;
-    } while (!atomic_compare_exchange_weak_explicit(&s->recycled, &top, c, memory_order_release,
-                                                    memory_order_relaxed));
+    } while (!atomic_compare_exchange_weak_explicit(&s->recycled, &top, c, memory_order_release, memory_order_relaxed));
 }
 
 size_t tc_stream_drain(struct tc_stream *s, const struct tc_stream_mark *m, tc_range_fn fn, void *user)
@@ -139,8 +138,7 @@ size_t tc_stream_drain(struct tc_stream *s, const struct tc_stream_mark *m, tc_r
     size_t bytes = 0;
     for (;;) {
         struct tc_chunk *c = s->head;
-        size_t end = (m && m->chunk == c) ? m->end
-                                          : atomic_load_explicit(&c->committed, memory_order_acquire);
+        size_t end = (m && m->chunk == c) ? m->end : atomic_load_explicit(&c->committed, memory_order_acquire);
         if (s->read < end) {
             fn(user, c->data + s->read, c->data + end);
             bytes += end - s->read;

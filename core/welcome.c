@@ -11,16 +11,16 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
-#  include <cpuid.h>
+#include <cpuid.h>
 #endif
 
 /* The executable's name (/proc/self/comm would cut it at 15 bytes). */
 static void program_name(char *buf, size_t cap)
 {
     extern char *program_invocation_short_name;
-    snprintf(buf, cap, "%s", program_invocation_short_name && *program_invocation_short_name
-                                 ? program_invocation_short_name
-                                 : "program");
+    snprintf(buf, cap, "%s",
+             program_invocation_short_name && *program_invocation_short_name ? program_invocation_short_name
+                                                                             : "program");
 }
 
 static void cpu_identity(uint8_t *manufacturer, uint32_t *id, char *brand, size_t cap)
@@ -54,8 +54,7 @@ static void host_info(char *buf, size_t cap, const char *cpu)
     uname(&u);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     const char *user = getenv("USER");
-    snprintf(buf, cap,
-             "OS: %s %s\nCompiler: tracyc (C11)\nUser: %s\nArch: %s\nCPU: %s\nCPU cores: %ld\nRAM: %lld MB\n",
+    snprintf(buf, cap, "OS: %s %s\nCompiler: tracyc (C11)\nUser: %s\nArch: %s\nCPU: %s\nCPU cores: %ld\nRAM: %lld MB\n",
              u.sysname, u.release, user ? user : "?", u.machine, cpu, sysconf(_SC_NPROCESSORS_ONLN),
              (long long)pages * page / (1024 * 1024));
 }

@@ -40,17 +40,17 @@
 #include <stdint.h>
 
 #if defined(_WIN32)
-#  define TRACYC_API __declspec(dllexport)
+#define TRACYC_API __declspec(dllexport)
 #elif defined(__GNUC__)
-#  define TRACYC_API __attribute__((visibility("default")))
+#define TRACYC_API __attribute__((visibility("default")))
 #else
-#  define TRACYC_API
+#define TRACYC_API
 #endif
 
 #if defined(__GNUC__)
-#  define TRACYC_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#define TRACYC_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
-#  define TRACYC_PRINTF(fmt, args)
+#define TRACYC_PRINTF(fmt, args)
 #endif
 
 #define TRACYC_VERSION_MAJOR 0
@@ -89,13 +89,13 @@ TRACYC_API void ___tracy_set_thread_name(const char *name);
 #define TracyCSetThreadName(name) ___tracy_set_thread_name(name);
 
 #ifndef TracyFunction
-#  define TracyFunction __func__
+#define TracyFunction __func__
 #endif
 #ifndef TracyFile
-#  define TracyFile __FILE__
+#define TracyFile __FILE__
 #endif
 #ifndef TracyLine
-#  define TracyLine __LINE__
+#define TracyLine __LINE__
 #endif
 
 #ifndef TRACY_ENABLE
@@ -188,15 +188,15 @@ TRACYC_API int32_t ___tracy_profiler_started(void);
 /* Allocated source locations: returns an opaque handle to a heap copy, consumed by the
  * next ___tracy_emit_zone_begin_alloc* or ___tracy_emit_gpu_zone_begin_alloc* call.
  * Strings longer than the protocol allows are truncated. */
-TRACYC_API uint64_t ___tracy_alloc_srcloc(uint32_t line, const char *source, size_t sourceSz,
-                                          const char *function, size_t functionSz, uint32_t color);
-TRACYC_API uint64_t ___tracy_alloc_srcloc_name(uint32_t line, const char *source, size_t sourceSz,
-                                               const char *function, size_t functionSz,
-                                               const char *name, size_t nameSz, uint32_t color);
+TRACYC_API uint64_t ___tracy_alloc_srcloc(uint32_t line, const char *source, size_t sourceSz, const char *function,
+                                          size_t functionSz, uint32_t color);
+TRACYC_API uint64_t ___tracy_alloc_srcloc_name(uint32_t line, const char *source, size_t sourceSz, const char *function,
+                                               size_t functionSz, const char *name, size_t nameSz, uint32_t color);
 
 /* Zones. active = 0 makes the zone and every call on its context do nothing. */
 TRACYC_API TracyCZoneCtx ___tracy_emit_zone_begin(const struct ___tracy_source_location_data *srcloc, int32_t active);
-TRACYC_API TracyCZoneCtx ___tracy_emit_zone_begin_callstack(const struct ___tracy_source_location_data *srcloc, int32_t depth, int32_t active);
+TRACYC_API TracyCZoneCtx ___tracy_emit_zone_begin_callstack(const struct ___tracy_source_location_data *srcloc,
+                                                            int32_t depth, int32_t active);
 TRACYC_API TracyCZoneCtx ___tracy_emit_zone_begin_alloc(uint64_t srcloc, int32_t active);
 TRACYC_API TracyCZoneCtx ___tracy_emit_zone_begin_alloc_callstack(uint64_t srcloc, int32_t depth, int32_t active);
 TRACYC_API void ___tracy_emit_zone_end(TracyCZoneCtx ctx);
@@ -222,7 +222,8 @@ TRACYC_API void ___tracy_emit_gpu_time_sync(const struct ___tracy_gpu_time_sync_
 TRACYC_API void ___tracy_emit_gpu_zone_begin_serial(const struct ___tracy_gpu_zone_begin_data);
 TRACYC_API void ___tracy_emit_gpu_zone_begin_callstack_serial(const struct ___tracy_gpu_zone_begin_callstack_data);
 TRACYC_API void ___tracy_emit_gpu_zone_begin_alloc_serial(const struct ___tracy_gpu_zone_begin_data);
-TRACYC_API void ___tracy_emit_gpu_zone_begin_alloc_callstack_serial(const struct ___tracy_gpu_zone_begin_callstack_data);
+TRACYC_API void
+___tracy_emit_gpu_zone_begin_alloc_callstack_serial(const struct ___tracy_gpu_zone_begin_callstack_data);
 TRACYC_API void ___tracy_emit_gpu_zone_end_serial(const struct ___tracy_gpu_zone_end_data data);
 TRACYC_API void ___tracy_emit_gpu_time_serial(const struct ___tracy_gpu_time_data);
 TRACYC_API void ___tracy_emit_gpu_new_context_serial(const struct ___tracy_gpu_new_context_data);
@@ -243,14 +244,17 @@ TRACYC_API void ___tracy_emit_memory_free(const void *ptr);
 TRACYC_API void ___tracy_emit_memory_free_callstack(const void *ptr, int32_t depth);
 #ifdef TRACYC_MEMORY_ABI_0_13
 TRACYC_API void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, int32_t secure, const char *name);
-TRACYC_API void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, int32_t secure, const char *name);
+TRACYC_API void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, int32_t secure,
+                                                           const char *name);
 TRACYC_API void ___tracy_emit_memory_free_named(const void *ptr, int32_t secure, const char *name);
-TRACYC_API void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, int32_t secure, const char *name);
+TRACYC_API void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, int32_t secure,
+                                                          const char *name);
 TRACYC_API void ___tracy_emit_memory_discard(const char *name, int32_t secure);
 TRACYC_API void ___tracy_emit_memory_discard_callstack(const char *name, int32_t secure, int32_t depth);
 #else
 TRACYC_API void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, const char *name);
-TRACYC_API void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, const char *name);
+TRACYC_API void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth,
+                                                           const char *name);
 TRACYC_API void ___tracy_emit_memory_free_named(const void *ptr, const char *name);
 TRACYC_API void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, const char *name);
 TRACYC_API void ___tracy_emit_memory_discard(const char *name);
@@ -259,7 +263,8 @@ TRACYC_API void ___tracy_emit_memory_discard_callstack(const char *name, int32_t
 
 /* Messages. color 0 = default colour. logString copies txt (size bytes, truncated to
  * 65534); logStringL takes a string literal that must stay valid for the process. */
-TRACYC_API void ___tracy_emit_logString(int8_t severity, int32_t color, int32_t callstack_depth, size_t size, const char *txt);
+TRACYC_API void ___tracy_emit_logString(int8_t severity, int32_t color, int32_t callstack_depth, size_t size,
+                                        const char *txt);
 TRACYC_API void ___tracy_emit_logStringL(int8_t severity, int32_t color, int32_t callstack_depth, const char *txt);
 
 /* Frames. name NULL = the main frame set; a non-NULL name must stay valid. */
@@ -278,27 +283,37 @@ TRACYC_API void ___tracy_emit_plot_config(const char *name, int32_t type, int32_
 TRACYC_API void ___tracy_emit_message_appinfo(const char *txt, size_t size);
 
 /* Locks. The announce functions allocate a context that terminate frees. */
-TRACYC_API struct __tracy_lockable_context_data *___tracy_announce_lockable_ctx(const struct ___tracy_source_location_data *srcloc);
+TRACYC_API struct __tracy_lockable_context_data *
+___tracy_announce_lockable_ctx(const struct ___tracy_source_location_data *srcloc);
 TRACYC_API void ___tracy_terminate_lockable_ctx(struct __tracy_lockable_context_data *lockdata);
 TRACYC_API int32_t ___tracy_before_lock_lockable_ctx(struct __tracy_lockable_context_data *lockdata);
 TRACYC_API void ___tracy_after_lock_lockable_ctx(struct __tracy_lockable_context_data *lockdata);
 TRACYC_API void ___tracy_after_unlock_lockable_ctx(struct __tracy_lockable_context_data *lockdata);
 TRACYC_API void ___tracy_after_try_lock_lockable_ctx(struct __tracy_lockable_context_data *lockdata, int32_t acquired);
-TRACYC_API void ___tracy_mark_lockable_ctx(struct __tracy_lockable_context_data *lockdata, const struct ___tracy_source_location_data *srcloc);
-TRACYC_API void ___tracy_custom_name_lockable_ctx(struct __tracy_lockable_context_data *lockdata, const char *name, size_t nameSz);
+TRACYC_API void ___tracy_mark_lockable_ctx(struct __tracy_lockable_context_data *lockdata,
+                                           const struct ___tracy_source_location_data *srcloc);
+TRACYC_API void ___tracy_custom_name_lockable_ctx(struct __tracy_lockable_context_data *lockdata, const char *name,
+                                                  size_t nameSz);
 
-TRACYC_API struct __tracy_shared_lockable_context_data *___tracy_announce_shared_lockable_ctx(const struct ___tracy_source_location_data *srcloc);
+TRACYC_API struct __tracy_shared_lockable_context_data *
+___tracy_announce_shared_lockable_ctx(const struct ___tracy_source_location_data *srcloc);
 TRACYC_API void ___tracy_terminate_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata);
 TRACYC_API int32_t ___tracy_before_lock_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata);
 TRACYC_API void ___tracy_after_lock_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata);
 TRACYC_API void ___tracy_after_unlock_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata);
-TRACYC_API void ___tracy_after_try_lock_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata, int32_t acquired);
-TRACYC_API int32_t ___tracy_before_lock_shared_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata);
+TRACYC_API void ___tracy_after_try_lock_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata,
+                                                            int32_t acquired);
+TRACYC_API int32_t
+___tracy_before_lock_shared_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata);
 TRACYC_API void ___tracy_after_lock_shared_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata);
 TRACYC_API void ___tracy_after_unlock_shared_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata);
-TRACYC_API void ___tracy_after_try_lock_shared_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata, int32_t acquired);
-TRACYC_API void ___tracy_mark_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata, const struct ___tracy_source_location_data *srcloc);
-TRACYC_API void ___tracy_custom_name_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata, const char *name, size_t nameSz);
+TRACYC_API void
+___tracy_after_try_lock_shared_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata,
+                                                   int32_t acquired);
+TRACYC_API void ___tracy_mark_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata,
+                                                  const struct ___tracy_source_location_data *srcloc);
+TRACYC_API void ___tracy_custom_name_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata,
+                                                         const char *name, size_t nameSz);
 
 /* Sampling is not supported: begin returns 0, end does nothing. */
 TRACYC_API int ___tracy_begin_sampling_profiling(void);
@@ -327,25 +342,26 @@ TRACYC_API void ___tracy_init_thread(void);
 /* Macros                                                                             */
 /* -------------------------------------------------------------------------------- */
 #ifdef TRACY_MANUAL_LIFETIME
-#  define TracyCIsStarted ___tracy_profiler_started()
+#define TracyCIsStarted ___tracy_profiler_started()
 #else
-#  define TracyCIsStarted 1
+#define TracyCIsStarted 1
 #endif
 
 #ifndef TracyConcat
-#  define TracyConcat(x, y) TracyConcatIndirect(x, y)
+#define TracyConcat(x, y) TracyConcatIndirect(x, y)
 #endif
 #ifndef TracyConcatIndirect
-#  define TracyConcatIndirect(x, y) x##y
+#define TracyConcatIndirect(x, y) x##y
 #endif
 #ifndef TRACY_CALLSTACK
-#  define TRACY_CALLSTACK 0
+#define TRACY_CALLSTACK 0
 #endif
 
-#define TracyCZoneNCS(ctx, name, color, depth, active)                                                     \
-    static const struct ___tracy_source_location_data TracyConcat(__tracy_source_location, TracyLine) = { \
-        name, __func__, TracyFile, (uint32_t)TracyLine, color};                                          \
-    TracyCZoneCtx ctx = ___tracy_emit_zone_begin_callstack(&TracyConcat(__tracy_source_location, TracyLine), depth, active);
+#define TracyCZoneNCS(ctx, name, color, depth, active)                                                                 \
+    static const struct ___tracy_source_location_data TracyConcat(__tracy_source_location, TracyLine) = {              \
+        name, __func__, TracyFile, (uint32_t)TracyLine, color};                                                        \
+    TracyCZoneCtx ctx =                                                                                                \
+        ___tracy_emit_zone_begin_callstack(&TracyConcat(__tracy_source_location, TracyLine), depth, active);
 #define TracyCZone(ctx, active) TracyCZoneNCS(ctx, NULL, 0, TRACY_CALLSTACK, active)
 #define TracyCZoneN(ctx, name, active) TracyCZoneNCS(ctx, name, 0, TRACY_CALLSTACK, active)
 #define TracyCZoneC(ctx, color, active) TracyCZoneNCS(ctx, NULL, color, TRACY_CALLSTACK, active)
@@ -363,41 +379,44 @@ TRACYC_API void ___tracy_init_thread(void);
 #define TracyCZoneValue(ctx, value) ___tracy_emit_zone_value(ctx, value);
 
 #ifdef TRACYC_MEMORY_ABI_0_13
-#  define TracyCAlloc(ptr, size) ___tracy_emit_memory_alloc_callstack(ptr, size, TRACY_CALLSTACK)
-#  define TracyCFree(ptr) ___tracy_emit_memory_free_callstack(ptr, TRACY_CALLSTACK)
-#  define TracyCMemoryDiscard(name) ___tracy_emit_memory_discard_callstack(name, 0, TRACY_CALLSTACK);
-#  define TracyCAllocN(ptr, size, name) ___tracy_emit_memory_alloc_callstack_named(ptr, size, TRACY_CALLSTACK, 0, name)
-#  define TracyCFreeN(ptr, name) ___tracy_emit_memory_free_callstack_named(ptr, TRACY_CALLSTACK, 0, name)
-#  define TracyCMemoryDiscardS(name, depth) ___tracy_emit_memory_discard_callstack(name, 0, depth)
-#  define TracyCAllocNS(ptr, size, depth, name) ___tracy_emit_memory_alloc_callstack_named(ptr, size, depth, 0, name)
-#  define TracyCFreeNS(ptr, depth, name) ___tracy_emit_memory_free_callstack_named(ptr, depth, 0, name)
+#define TracyCAlloc(ptr, size) ___tracy_emit_memory_alloc_callstack(ptr, size, TRACY_CALLSTACK)
+#define TracyCFree(ptr) ___tracy_emit_memory_free_callstack(ptr, TRACY_CALLSTACK)
+#define TracyCMemoryDiscard(name) ___tracy_emit_memory_discard_callstack(name, 0, TRACY_CALLSTACK);
+#define TracyCAllocN(ptr, size, name) ___tracy_emit_memory_alloc_callstack_named(ptr, size, TRACY_CALLSTACK, 0, name)
+#define TracyCFreeN(ptr, name) ___tracy_emit_memory_free_callstack_named(ptr, TRACY_CALLSTACK, 0, name)
+#define TracyCMemoryDiscardS(name, depth) ___tracy_emit_memory_discard_callstack(name, 0, depth)
+#define TracyCAllocNS(ptr, size, depth, name) ___tracy_emit_memory_alloc_callstack_named(ptr, size, depth, 0, name)
+#define TracyCFreeNS(ptr, depth, name) ___tracy_emit_memory_free_callstack_named(ptr, depth, 0, name)
 #else
-#  define TracyCAlloc(ptr, size) ___tracy_emit_memory_alloc_callstack(ptr, size, TRACY_CALLSTACK)
-#  define TracyCFree(ptr) ___tracy_emit_memory_free_callstack(ptr, TRACY_CALLSTACK)
-#  define TracyCMemoryDiscard(name) ___tracy_emit_memory_discard_callstack(name, TRACY_CALLSTACK);
-#  define TracyCAllocN(ptr, size, name) ___tracy_emit_memory_alloc_callstack_named(ptr, size, TRACY_CALLSTACK, name)
-#  define TracyCFreeN(ptr, name) ___tracy_emit_memory_free_callstack_named(ptr, TRACY_CALLSTACK, name)
-#  define TracyCMemoryDiscardS(name, depth) ___tracy_emit_memory_discard_callstack(name, depth)
-#  define TracyCAllocNS(ptr, size, depth, name) ___tracy_emit_memory_alloc_callstack_named(ptr, size, depth, name)
-#  define TracyCFreeNS(ptr, depth, name) ___tracy_emit_memory_free_callstack_named(ptr, depth, name)
+#define TracyCAlloc(ptr, size) ___tracy_emit_memory_alloc_callstack(ptr, size, TRACY_CALLSTACK)
+#define TracyCFree(ptr) ___tracy_emit_memory_free_callstack(ptr, TRACY_CALLSTACK)
+#define TracyCMemoryDiscard(name) ___tracy_emit_memory_discard_callstack(name, TRACY_CALLSTACK);
+#define TracyCAllocN(ptr, size, name) ___tracy_emit_memory_alloc_callstack_named(ptr, size, TRACY_CALLSTACK, name)
+#define TracyCFreeN(ptr, name) ___tracy_emit_memory_free_callstack_named(ptr, TRACY_CALLSTACK, name)
+#define TracyCMemoryDiscardS(name, depth) ___tracy_emit_memory_discard_callstack(name, depth)
+#define TracyCAllocNS(ptr, size, depth, name) ___tracy_emit_memory_alloc_callstack_named(ptr, size, depth, name)
+#define TracyCFreeNS(ptr, depth, name) ___tracy_emit_memory_free_callstack_named(ptr, depth, name)
 #endif
 #define TracyCAllocS(ptr, size, depth) ___tracy_emit_memory_alloc_callstack(ptr, size, depth)
 #define TracyCFreeS(ptr, depth) ___tracy_emit_memory_free_callstack(ptr, depth)
 
 #define TracyCMessage(txt, size) ___tracy_emit_logString(TracyMessageSeverityInfo, 0, TRACY_CALLSTACK, size, txt)
 #define TracyCMessageL(txt) ___tracy_emit_logStringL(TracyMessageSeverityInfo, 0, TRACY_CALLSTACK, txt)
-#define TracyCMessageC(txt, size, color) ___tracy_emit_logString(TracyMessageSeverityInfo, color, TRACY_CALLSTACK, size, txt)
+#define TracyCMessageC(txt, size, color)                                                                               \
+    ___tracy_emit_logString(TracyMessageSeverityInfo, color, TRACY_CALLSTACK, size, txt)
 #define TracyCMessageLC(txt, color) ___tracy_emit_logStringL(TracyMessageSeverityInfo, color, TRACY_CALLSTACK, txt)
 #define TracyCMessageS(txt, size, depth) ___tracy_emit_logString(TracyMessageSeverityInfo, 0, depth, size, txt)
 #define TracyCMessageLS(txt, depth) ___tracy_emit_logStringL(TracyMessageSeverityInfo, 0, depth, txt)
-#define TracyCMessageCS(txt, size, color, depth) ___tracy_emit_logString(TracyMessageSeverityInfo, color, depth, size, txt)
+#define TracyCMessageCS(txt, size, color, depth)                                                                       \
+    ___tracy_emit_logString(TracyMessageSeverityInfo, color, depth, size, txt)
 #define TracyCMessageLCS(txt, color, depth) ___tracy_emit_logStringL(TracyMessageSeverityInfo, color, depth, txt)
 
 #define TracyCFrameMark ___tracy_emit_frame_mark(0);
 #define TracyCFrameMarkNamed(name) ___tracy_emit_frame_mark(name);
 #define TracyCFrameMarkStart(name) ___tracy_emit_frame_mark_start(name);
 #define TracyCFrameMarkEnd(name) ___tracy_emit_frame_mark_end(name);
-#define TracyCFrameImage(image, width, height, offset, flip) ___tracy_emit_frame_image(image, width, height, offset, flip);
+#define TracyCFrameImage(image, width, height, offset, flip)                                                           \
+    ___tracy_emit_frame_image(image, width, height, offset, flip);
 
 #define TracyCPlot(name, val) ___tracy_emit_plot(name, val);
 #define TracyCPlotF(name, val) ___tracy_emit_plot_float(name, val);
@@ -405,24 +424,24 @@ TRACYC_API void ___tracy_init_thread(void);
 #define TracyCPlotConfig(name, type, step, fill, color) ___tracy_emit_plot_config(name, type, step, fill, color);
 #define TracyCAppInfo(txt, size) ___tracy_emit_message_appinfo(txt, size);
 
-#define TracyCLockAnnounce(lock)                                                                           \
-    static const struct ___tracy_source_location_data TracyConcat(__tracy_source_location, TracyLine) = { \
-        NULL, __func__, TracyFile, (uint32_t)TracyLine, 0};                                               \
+#define TracyCLockAnnounce(lock)                                                                                       \
+    static const struct ___tracy_source_location_data TracyConcat(__tracy_source_location, TracyLine) = {              \
+        NULL, __func__, TracyFile, (uint32_t)TracyLine, 0};                                                            \
     lock = ___tracy_announce_lockable_ctx(&TracyConcat(__tracy_source_location, TracyLine));
 #define TracyCLockTerminate(lock) ___tracy_terminate_lockable_ctx(lock);
 #define TracyCLockBeforeLock(lock) ___tracy_before_lock_lockable_ctx(lock);
 #define TracyCLockAfterLock(lock) ___tracy_after_lock_lockable_ctx(lock);
 #define TracyCLockAfterUnlock(lock) ___tracy_after_unlock_lockable_ctx(lock);
 #define TracyCLockAfterTryLock(lock, acquired) ___tracy_after_try_lock_lockable_ctx(lock, acquired);
-#define TracyCLockMark(lock)                                                                               \
-    static const struct ___tracy_source_location_data TracyConcat(__tracy_source_location, TracyLine) = { \
-        NULL, __func__, TracyFile, (uint32_t)TracyLine, 0};                                               \
+#define TracyCLockMark(lock)                                                                                           \
+    static const struct ___tracy_source_location_data TracyConcat(__tracy_source_location, TracyLine) = {              \
+        NULL, __func__, TracyFile, (uint32_t)TracyLine, 0};                                                            \
     ___tracy_mark_lockable_ctx(lock, &TracyConcat(__tracy_source_location, TracyLine));
 #define TracyCLockCustomName(lock, name, nameSz) ___tracy_custom_name_lockable_ctx(lock, name, nameSz);
 
-#define TracyCSharedLockAnnounce(lock)                                                                     \
-    static const struct ___tracy_source_location_data TracyConcat(__tracy_source_location, TracyLine) = { \
-        NULL, __func__, TracyFile, (uint32_t)TracyLine, 0};                                               \
+#define TracyCSharedLockAnnounce(lock)                                                                                 \
+    static const struct ___tracy_source_location_data TracyConcat(__tracy_source_location, TracyLine) = {              \
+        NULL, __func__, TracyFile, (uint32_t)TracyLine, 0};                                                            \
     lock = ___tracy_announce_shared_lockable_ctx(&TracyConcat(__tracy_source_location, TracyLine));
 #define TracyCSharedLockTerminate(lock) ___tracy_terminate_shared_lockable_ctx(lock);
 #define TracyCSharedLockBeforeLock(lock) ___tracy_before_lock_shared_lockable_ctx(lock);
@@ -432,10 +451,11 @@ TRACYC_API void ___tracy_init_thread(void);
 #define TracyCSharedLockBeforeSharedLock(lock) ___tracy_before_lock_shared_shared_lockable_ctx(lock);
 #define TracyCSharedLockAfterSharedLock(lock) ___tracy_after_lock_shared_shared_lockable_ctx(lock);
 #define TracyCSharedLockAfterSharedUnlock(lock) ___tracy_after_unlock_shared_shared_lockable_ctx(lock);
-#define TracyCSharedLockAfterTrySharedLock(lock, acquired) ___tracy_after_try_lock_shared_shared_lockable_ctx(lock, acquired);
-#define TracyCSharedLockMark(lock)                                                                         \
-    static const struct ___tracy_source_location_data TracyConcat(__tracy_source_location, TracyLine) = { \
-        NULL, __func__, TracyFile, (uint32_t)TracyLine, 0};                                               \
+#define TracyCSharedLockAfterTrySharedLock(lock, acquired)                                                             \
+    ___tracy_after_try_lock_shared_shared_lockable_ctx(lock, acquired);
+#define TracyCSharedLockMark(lock)                                                                                     \
+    static const struct ___tracy_source_location_data TracyConcat(__tracy_source_location, TracyLine) = {              \
+        NULL, __func__, TracyFile, (uint32_t)TracyLine, 0};                                                            \
     ___tracy_mark_shared_lockable_ctx(lock, &TracyConcat(__tracy_source_location, TracyLine));
 #define TracyCSharedLockCustomName(lock, name, nameSz) ___tracy_custom_name_shared_lockable_ctx(lock, name, nameSz);
 

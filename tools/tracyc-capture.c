@@ -62,29 +62,28 @@ static double now_s(void)
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: tracyc-capture [-a ADDR] [-p PORT] [-o FILE] [-f] [-s SECONDS] [CSV options]\n"
-            "\n"
-            "Connects to a Tracy client (tracyc or Tracy 0.14.0, protocol 82), records until it\n"
-            "ends, then writes the capture. Without -o, prints the summary on stdout.\n"
-            "\n"
-            "  -a ADDR          client address (default 127.0.0.1)\n"
-            "  -p PORT          client port (default 8086)\n"
-            "  -o FILE          output: .json Chrome/Perfetto trace, .csv zone statistics,\n"
-            "                   anything else the text summary (\"-\" = stdout)\n"
-            "  -f               overwrite FILE if it exists\n"
-            "  -s SECONDS       stop capturing after this long\n"
-            "  -h, --help       this help\n"
-            "\n"
-            "CSV options (as tracy-csvexport's):\n"
-            "  --filter TEXT    only zones whose name contains TEXT\n"
-            "  --case           the filter is case sensitive\n"
-            "  --sep SEP        column separator (default ,)\n"
-            "  --self           self times instead of total times\n"
-            "  --unwrap         one row per zone\n"
-            "  --messages       the messages instead of zones\n"
-            "\n"
-            "Exit status: 0 complete, 1 incomplete (output still written), 2 error.\n");
+    fprintf(out, "usage: tracyc-capture [-a ADDR] [-p PORT] [-o FILE] [-f] [-s SECONDS] [CSV options]\n"
+                 "\n"
+                 "Connects to a Tracy client (tracyc or Tracy 0.14.0, protocol 82), records until it\n"
+                 "ends, then writes the capture. Without -o, prints the summary on stdout.\n"
+                 "\n"
+                 "  -a ADDR          client address (default 127.0.0.1)\n"
+                 "  -p PORT          client port (default 8086)\n"
+                 "  -o FILE          output: .json Chrome/Perfetto trace, .csv zone statistics,\n"
+                 "                   anything else the text summary (\"-\" = stdout)\n"
+                 "  -f               overwrite FILE if it exists\n"
+                 "  -s SECONDS       stop capturing after this long\n"
+                 "  -h, --help       this help\n"
+                 "\n"
+                 "CSV options (as tracy-csvexport's):\n"
+                 "  --filter TEXT    only zones whose name contains TEXT\n"
+                 "  --case           the filter is case sensitive\n"
+                 "  --sep SEP        column separator (default ,)\n"
+                 "  --self           self times instead of total times\n"
+                 "  --unwrap         one row per zone\n"
+                 "  --messages       the messages instead of zones\n"
+                 "\n"
+                 "Exit status: 0 complete, 1 incomplete (output still written), 2 error.\n");
 }
 
 static int parse_args(int argc, char **argv, struct args *a)
@@ -100,9 +99,15 @@ static int parse_args(int argc, char **argv, struct args *a)
     while ((c = getopt_long(argc, argv, "a:p:o:fs:h", longopts, NULL)) != -1) {
         char *end;
         switch (c) {
-        case 'a': a->address = optarg; break;
-        case 'o': a->output = optarg; break;
-        case 'f': a->overwrite = 1; break;
+        case 'a':
+            a->address = optarg;
+            break;
+        case 'o':
+            a->output = optarg;
+            break;
+        case 'f':
+            a->overwrite = 1;
+            break;
         case 'p': {
             long port = strtol(optarg, &end, 10);
             if (*end || port < 1 || port > 65535) {
@@ -115,19 +120,34 @@ static int parse_args(int argc, char **argv, struct args *a)
         case 's':
             a->seconds = strtod(optarg, &end);
             if (*end || !(a->seconds > 0)) {
-                fprintf(stderr, "tracyc-capture: -s %s: not a positive number of seconds\n",
-                        optarg);
+                fprintf(stderr, "tracyc-capture: -s %s: not a positive number of seconds\n", optarg);
                 return -1;
             }
             break;
-        case 'F': a->csv.filter = optarg; break;
-        case 'C': a->csv.case_sensitive = 1; break;
-        case 'S': a->csv.separator = optarg; break;
-        case 'E': a->csv.self_time = 1; break;
-        case 'U': a->csv.unwrap = 1; break;
-        case 'M': a->csv.messages = 1; break;
-        case 'h': usage(stdout); exit(EXIT_COMPLETE);
-        default: usage(stderr); return -1;
+        case 'F':
+            a->csv.filter = optarg;
+            break;
+        case 'C':
+            a->csv.case_sensitive = 1;
+            break;
+        case 'S':
+            a->csv.separator = optarg;
+            break;
+        case 'E':
+            a->csv.self_time = 1;
+            break;
+        case 'U':
+            a->csv.unwrap = 1;
+            break;
+        case 'M':
+            a->csv.messages = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            exit(EXIT_COMPLETE);
+        default:
+            usage(stderr);
+            return -1;
         }
     }
     if (optind != argc) {
@@ -179,24 +199,21 @@ static void on_progress(void *user, const struct tcd_stats *st)
     if (c->start == 0)
         c->start = now;
     double elapsed = now - c->start;
-    char rate[TCT_UNITS_BUF], mem[TCT_UNITS_BUF], events[TCT_UNITS_BUF], zones[TCT_UNITS_BUF],
-        dropped[TCT_UNITS_BUF];
-    fprintf(stderr, "\r\033[K%.1f s | %s/s | %s events | %s zones | %s in use | %s dropped",
-            elapsed, tct_format_bytes(rate, elapsed > 0 ? (double)st->bytes_in / elapsed : 0),
+    char rate[TCT_UNITS_BUF], mem[TCT_UNITS_BUF], events[TCT_UNITS_BUF], zones[TCT_UNITS_BUF], dropped[TCT_UNITS_BUF];
+    fprintf(stderr, "\r\033[K%.1f s | %s/s | %s events | %s zones | %s in use | %s dropped", elapsed,
+            tct_format_bytes(rate, elapsed > 0 ? (double)st->bytes_in / elapsed : 0),
             tct_format_count(events, st->events), tct_format_count(zones, st->zones),
             tct_format_bytes(mem, (double)(st->memory + tct_trace_memory(c->trace))),
             tct_format_count(dropped, st->dropped));
     fflush(stderr);
 }
 
-static void short_summary(const struct tct_trace *tr, const struct args *a, int result,
-                          const char *why)
+static void short_summary(const struct tct_trace *tr, const struct args *a, int result, const char *why)
 {
     char zones[TCT_UNITS_BUF], messages[TCT_UNITS_BUF], span[TCT_UNITS_BUF], n[TCT_UNITS_BUF];
     printf("%s: %s zones on %zu threads, %s messages, %s of trace; wrote %s\n",
-           result == TCS_COMPLETE ? "Capture complete" : "Capture incomplete",
-           tct_format_count(zones, tr->zones), tr->thread_count,
-           tct_format_count(messages, tr->messages.count), tct_format_duration(span, tr->last_time),
+           result == TCS_COMPLETE ? "Capture complete" : "Capture incomplete", tct_format_count(zones, tr->zones),
+           tr->thread_count, tct_format_count(messages, tr->messages.count), tct_format_duration(span, tr->last_time),
            a->output);
     if (result != TCS_COMPLETE && why[0])
         printf("  why: %s\n", why);
@@ -256,9 +273,7 @@ int main(int argc, char **argv)
     if (c.status_line)
         fputs("\r\033[K", stderr);
 
-    int status = result == TCS_COMPLETE     ? EXIT_COMPLETE
-                 : result == TCS_INCOMPLETE ? EXIT_INCOMPLETE
-                                            : EXIT_ERROR;
+    int status = result == TCS_COMPLETE ? EXIT_COMPLETE : result == TCS_INCOMPLETE ? EXIT_INCOMPLETE : EXIT_ERROR;
     if (result == TCS_ERROR) {
         if (stop_requested && c.trace->events == 0)
             snprintf(why, sizeof why, "stopped before a client connected");

@@ -13,20 +13,19 @@
 #include <stdlib.h>
 #include <time.h>
 
-static const char bench_lua_loops[] =
-    "local tracy = tracy\n"
-    "local function empty() end\n"
-    "local up_begin, up_end, empty_c = upstream_begin_n, upstream_end, empty_c\n"
-    "return {\n"
-    "  tracy = function(n) local b, e = tracy.ZoneBeginN, tracy.ZoneEnd\n"
-    "    for i = 1, n do b('zone') e() end end,\n"
-    "  empty_lua = function(n) local b, e = empty, empty\n"
-    "    for i = 1, n do b('zone') e() end end,\n"
-    "  empty_c = function(n) local b, e = empty_c, empty_c\n"
-    "    for i = 1, n do b('zone') e() end end,\n"
-    "  upstream = function(n) local b, e = up_begin, up_end\n"
-    "    for i = 1, n do b('zone') e() end end,\n"
-    "}\n";
+static const char bench_lua_loops[] = "local tracy = tracy\n"
+                                      "local function empty() end\n"
+                                      "local up_begin, up_end, empty_c = upstream_begin_n, upstream_end, empty_c\n"
+                                      "return {\n"
+                                      "  tracy = function(n) local b, e = tracy.ZoneBeginN, tracy.ZoneEnd\n"
+                                      "    for i = 1, n do b('zone') e() end end,\n"
+                                      "  empty_lua = function(n) local b, e = empty, empty\n"
+                                      "    for i = 1, n do b('zone') e() end end,\n"
+                                      "  empty_c = function(n) local b, e = empty_c, empty_c\n"
+                                      "    for i = 1, n do b('zone') e() end end,\n"
+                                      "  upstream = function(n) local b, e = up_begin, up_end\n"
+                                      "    for i = 1, n do b('zone') e() end end,\n"
+                                      "}\n";
 
 #define BENCH_LUA_RUNS 7
 

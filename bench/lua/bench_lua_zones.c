@@ -43,8 +43,8 @@ static int upstream_begin_n(lua_State *L)
     size_t name_len;
     const char *name = lua_tolstring(L, 1, &name_len);
     const char *function = ar.name ? ar.name : ar.short_src;
-    uint64_t loc = ___tracy_alloc_srcloc_name((uint32_t)ar.currentline, src, n, function, strlen(function), name,
-                                              name_len, 0);
+    uint64_t loc =
+        ___tracy_alloc_srcloc_name((uint32_t)ar.currentline, src, n, function, strlen(function), name, name_len, 0);
     upstream_ctx[upstream_depth++ & 63] = ___tracy_emit_zone_begin_alloc(loc, 1);
     return 0;
 }

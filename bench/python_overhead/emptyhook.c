@@ -31,8 +31,8 @@ static PyObject *empty_callback(PyObject *self, PyObject *const *args, Py_ssize_
 }
 
 static PyMethodDef callback_def = {"empty", (PyCFunction)(void (*)(void))empty_callback, METH_FASTCALL, NULL};
-static const char *event_names[] = {"PY_START", "PY_RESUME", "PY_THROW", "PY_RETURN", "PY_YIELD",
-                                    "PY_UNWIND", "CALL", "C_RETURN", "C_RAISE"};
+static const char *event_names[] = {"PY_START",  "PY_RESUME", "PY_THROW", "PY_RETURN", "PY_YIELD",
+                                    "PY_UNWIND", "CALL",      "C_RETURN", "C_RAISE"};
 #define TOOL 4
 
 static PyObject *monitoring(void)

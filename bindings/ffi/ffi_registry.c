@@ -22,12 +22,11 @@ static char *copy_string(const char *s, size_t len)
     return copy;
 }
 
-uint32_t tracyc_ffi_srcloc_register(const char *name, size_t name_len, const char *function,
-                                    size_t function_len, const char *file, size_t file_len, uint32_t line,
-                                    uint32_t color)
+uint32_t tracyc_ffi_srcloc_register(const char *name, size_t name_len, const char *function, size_t function_len,
+                                    const char *file, size_t file_len, uint32_t line, uint32_t color)
 {
-    struct ___tracy_source_location_data loc = {NULL, copy_string(function, function_len),
-                                                copy_string(file, file_len), line, color};
+    struct ___tracy_source_location_data loc = {NULL, copy_string(function, function_len), copy_string(file, file_len),
+                                                line, color};
     int named = name && name_len;
     if (named)
         loc.name = copy_string(name, name_len);

@@ -20,7 +20,13 @@ struct tf_table {
     _Atomic(unsigned char *) chunks[TF_CHUNKS];
 };
 
-#define TF_TABLE_INIT(type) {sizeof(type), PTHREAD_MUTEX_INITIALIZER, 0, {0}}
+#define TF_TABLE_INIT(type)                                                                                            \
+    {                                                                                                                  \
+        sizeof(type), PTHREAD_MUTEX_INITIALIZER, 0,                                                                    \
+        {                                                                                                              \
+            0                                                                                                          \
+        }                                                                                                              \
+    }
 
 /* Appends a copy of entry and returns its id (1-based); 0 when full or out of memory. */
 uint32_t tf_table_add(struct tf_table *t, const void *entry);

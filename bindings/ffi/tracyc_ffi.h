@@ -42,8 +42,8 @@ extern "C" {
  * table is full or out of memory. name may be NULL or empty: the zone is then named
  * after function. All strings are copied. */
 TRACYC_API uint32_t tracyc_ffi_srcloc_register(const char *name, size_t name_len, const char *function,
-                                               size_t function_len, const char *file, size_t file_len,
-                                               uint32_t line, uint32_t color);
+                                               size_t function_len, const char *file, size_t file_len, uint32_t line,
+                                               uint32_t color);
 
 /* Registers a plot or frame-set name and returns its id (1..TRACYC_FFI_MAX_IDS), or 0
  * when the table is full, out of memory, or name is empty. The name is copied. */

@@ -1,7 +1,6 @@
 /* api_events.c - messages, plots, frames, sections, thread name, connection, app info. */
 #include "binding.h"
 
-
 /* Thread-bound events go to the calling coroutine's fiber, as its zones do. */
 static void enter_self(lua_State *L)
 {
@@ -110,10 +109,18 @@ static int app_info(lua_State *L)
 void tl_open_events(lua_State *L)
 {
     static const luaL_Reg fns[] = {
-        {"Message", message}, {"MessageC", message_c}, {"Plot", plot}, {"PlotConfig", plot_config},
-        {"FrameMark", frame_mark}, {"FrameMarkStart", frame_mark_start}, {"FrameMarkEnd", frame_mark_end},
-        {"SectionEnter", section_enter}, {"SectionLeave", section_leave},
-        {"SetThreadName", set_thread_name}, {"IsConnected", is_connected}, {"AppInfo", app_info},
+        {"Message", message},
+        {"MessageC", message_c},
+        {"Plot", plot},
+        {"PlotConfig", plot_config},
+        {"FrameMark", frame_mark},
+        {"FrameMarkStart", frame_mark_start},
+        {"FrameMarkEnd", frame_mark_end},
+        {"SectionEnter", section_enter},
+        {"SectionLeave", section_leave},
+        {"SetThreadName", set_thread_name},
+        {"IsConnected", is_connected},
+        {"AppInfo", app_info},
         {NULL, NULL},
     };
     tl_push_state(L);

@@ -106,10 +106,11 @@ static int zone_value(lua_State *L)
 void tl_open_zones(lua_State *L)
 {
     static const luaL_Reg fns[] = {
-        {"ZoneBegin", zone_begin}, {"ZoneBeginN", zone_begin_n}, {"ZoneBeginS", zone_begin_s},
-        {"ZoneBeginNS", zone_begin_ns}, {"ZoneEnd", zone_end}, {"ZoneText", zone_text},
-        {"ZoneName", zone_name}, {"ZoneColor", zone_color}, {"ZoneValue", zone_value},
-        {NULL, NULL},
+        {"ZoneBegin", zone_begin},    {"ZoneBeginN", zone_begin_n},
+        {"ZoneBeginS", zone_begin_s}, {"ZoneBeginNS", zone_begin_ns},
+        {"ZoneEnd", zone_end},        {"ZoneText", zone_text},
+        {"ZoneName", zone_name},      {"ZoneColor", zone_color},
+        {"ZoneValue", zone_value},    {NULL, NULL},
     };
     tl_push_state(L);
     luaL_setfuncs(L, fns, 1);

@@ -36,19 +36,19 @@ struct tl_co {
     const char *fiber;     /* coroutines: the Tracy fiber, assigned on first use */
     struct tl_zone *zones; /* open zones, innermost last */
     size_t nzones, cap;
-    size_t nhook;          /* how many of them the hook opened */
+    size_t nhook; /* how many of them the hook opened */
 };
 
-struct tl_loc_slot; /* srclocs.c */
+struct tl_loc_slot;  /* srclocs.c */
 struct tl_site_slot; /* srclocs.c */
 struct tl_name_slot; /* interned.c */
 
 /* Per Lua state; a full userdata in the registry, upvalue 1 of every tracy.* function. */
 struct tl_state {
     struct tl_co main;
-    struct tl_co *last;  /* the thread seen last: most calls come from the same one */
-    int off;             /* the library is inert (TRACYC_DISABLE=1): record nothing */
-    int hook_on;         /* HookEnable is in effect */
+    struct tl_co *last; /* the thread seen last: most calls come from the same one */
+    int off;            /* the library is inert (TRACYC_DISABLE=1): record nothing */
+    int hook_on;        /* HookEnable is in effect */
     struct tl_loc_slot *locs;
     struct tl_site_slot *sites; /* call sites, keyed by calling function */
     unsigned epoch;             /* bumped when a function of the call-site cache is collected */
@@ -58,15 +58,15 @@ struct tl_state {
 /* Thread-locals read on every zone: the initial-exec model makes them one load even in
  * the dlopen'ed module (a few bytes of glibc's static TLS surplus). */
 #if defined(__GNUC__)
-#  define TL_FAST_TLS __attribute__((tls_model("initial-exec")))
+#define TL_FAST_TLS __attribute__((tls_model("initial-exec")))
 #else
-#  define TL_FAST_TLS
+#define TL_FAST_TLS
 #endif
 
 /* state.c */
-struct tl_state *tl_state_new(lua_State *L);      /* pushes it */
-struct tl_state *tl_state_get(lua_State *L);      /* from the registry; NULL if none */
-void tl_push_state(lua_State *L);                 /* pushes its userdata */
+struct tl_state *tl_state_new(lua_State *L); /* pushes it */
+struct tl_state *tl_state_get(lua_State *L); /* from the registry; NULL if none */
+void tl_push_state(lua_State *L);            /* pushes its userdata */
 #define tl_upstate(L) ((struct tl_state *)lua_touserdata((L), lua_upvalueindex(1)))
 /* The record of thread T (created on first use); L is the running thread. */
 struct tl_co *tl_co_get(struct tl_state *S, lua_State *L, lua_State *T);

@@ -13,7 +13,7 @@
 _Thread_local const char *tl_fiber_now TL_FAST_TLS;
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static char **pool;      /* free names */
+static char **pool; /* free names */
 static size_t pool_len, pool_cap;
 static unsigned long made;
 

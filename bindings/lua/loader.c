@@ -51,7 +51,7 @@ static int load_stripped(lua_State *L, const char *path, const char *mode)
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) /* a UTF-8 byte order mark, as loadfile skips */
         start = 3;
     if (start < len && text[start] != LUA_SIGNATURE[0]) { /* text, not a precompiled chunk */
-        if (text[start] == '#')                          /* "#!" line: blank it, keep its newline */
+        if (text[start] == '#')                           /* "#!" line: blank it, keep its newline */
             for (size_t i = start; i < len && text[i] != '\n'; i++)
                 text[i] = ' ';
         tracyc_lua_remove(text + start, len - start);

@@ -16,12 +16,12 @@ static const struct {
     const char *name;
     const char *value;
 } calls[] = {
-    {"ZoneBegin", "nil"}, {"ZoneBeginN", "nil"}, {"ZoneBeginS", "nil"}, {"ZoneBeginNS", "nil"},
-    {"ZoneEnd", "nil"}, {"ZoneText", "nil"}, {"ZoneName", "nil"}, {"ZoneColor", "nil"},
-    {"ZoneValue", "nil"}, {"Message", "nil"}, {"MessageC", "nil"}, {"SectionEnter", "0"},
-    {"SectionLeave", "nil"}, {"Plot", "nil"}, {"PlotConfig", "nil"}, {"FrameMark", "nil"},
-    {"FrameMarkStart", "nil"}, {"FrameMarkEnd", "nil"}, {"SetThreadName", "nil"},
-    {"IsConnected", "false"}, {"AppInfo", "nil"}, {"HookEnable", "nil"}, {"HookDisable", "nil"},
+    {"ZoneBegin", "nil"},      {"ZoneBeginN", "nil"},   {"ZoneBeginS", "nil"},    {"ZoneBeginNS", "nil"},
+    {"ZoneEnd", "nil"},        {"ZoneText", "nil"},     {"ZoneName", "nil"},      {"ZoneColor", "nil"},
+    {"ZoneValue", "nil"},      {"Message", "nil"},      {"MessageC", "nil"},      {"SectionEnter", "0"},
+    {"SectionLeave", "nil"},   {"Plot", "nil"},         {"PlotConfig", "nil"},    {"FrameMark", "nil"},
+    {"FrameMarkStart", "nil"}, {"FrameMarkEnd", "nil"}, {"SetThreadName", "nil"}, {"IsConnected", "false"},
+    {"AppInfo", "nil"},        {"HookEnable", "nil"},   {"HookDisable", "nil"},
 };
 
 /* What the last token says about a call starting at the next one. */
@@ -203,7 +203,7 @@ static size_t remove_call(char *s, size_t len, size_t i, size_t j, enum context 
     if (ctx == VALUE)
         memcpy(s + i, value, strlen(value)); /* fits: "tracy" alone is 5 bytes */
     else
-        s[i] = ';';                          /* keeps the previous statement from running on */
+        s[i] = ';'; /* keeps the previous statement from running on */
     return e;
 }
 
@@ -227,8 +227,7 @@ static size_t number_end(const char *s, size_t len, size_t i)
     char prev = 0;
     while (i < len) {
         char c = s[i];
-        int exp_sign = (c == '+' || c == '-') &&
-                       (hex ? (prev == 'p' || prev == 'P') : (prev == 'e' || prev == 'E'));
+        int exp_sign = (c == '+' || c == '-') && (hex ? (prev == 'p' || prev == 'P') : (prev == 'e' || prev == 'E'));
         if (!is_name_char(c) && c != '.' && !exp_sign)
             break;
         prev = c;

@@ -35,11 +35,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SRC_MAX 255        /* bytes of a source kept, as upstream: a string chunk's source is its text */
-#define KEY_MAX 1024       /* longer zone names are not interned */
-#define LOC_LIMIT 32768    /* interned locations at most */
-#define CACHE_SLOTS 1024   /* per state, a power of two */
-#define SITE_SLOTS 512     /* per state, a power of two */
+#define SRC_MAX 255      /* bytes of a source kept, as upstream: a string chunk's source is its text */
+#define KEY_MAX 1024     /* longer zone names are not interned */
+#define LOC_LIMIT 32768  /* interned locations at most */
+#define CACHE_SLOTS 1024 /* per state, a power of two */
+#define SITE_SLOTS 512   /* per state, a power of two */
 
 /* Call-site zones (ZoneBegin*) and function zones (hook mode) never share a location. */
 enum tl_loc_kind { TL_LOC_CALLSITE, TL_LOC_FUNCTION };
@@ -49,9 +49,9 @@ struct tl_loc {
     uint64_t hash;
     uint8_t kind;
     int line, linedefined;
-    char *src;             /* key: the first SRC_MAX bytes of lua_Debug.source */
+    char *src; /* key: the first SRC_MAX bytes of lua_Debug.source */
     size_t srclen;
-    char *key;             /* key: the zone name (call sites) or function name (hook), or NULL */
+    char *key; /* key: the zone name (call sites) or function name (hook), or NULL */
     size_t keylen;
 };
 
@@ -67,19 +67,19 @@ struct tl_site_slot {
     const void *func;
     const char *name;
     int line;
-    unsigned epoch;     /* guarded: S->epoch when filled */
+    unsigned epoch; /* guarded: S->epoch when filled */
     const struct tl_loc *loc;
-    uint8_t guarded;    /* func had a guard when filled; else the slot only remembers it */
-    uint8_t sightings;  /* confirmed lookups of this function in a row */
-    uint8_t strikes;    /* guards made for this location here that died */
+    uint8_t guarded;   /* func had a guard when filled; else the slot only remembers it */
+    uint8_t sightings; /* confirmed lookups of this function in a row */
+    uint8_t strikes;   /* guards made for this location here that died */
 };
-#define GUARD_AFTER 4   /* sightings in a row before a guard, doubled by each strike */
-#define STRIKES_MAX 3   /* then no more guards for that location in that slot */
+#define GUARD_AFTER 4 /* sightings in a row before a guard, doubled by each strike */
+#define STRIKES_MAX 3 /* then no more guards for that location in that slot */
 
 /* A guard: its function is the user value. */
 struct guard {
     struct tl_state *S;
-    size_t slot;        /* where it was made */
+    size_t slot; /* where it was made */
 };
 
 static const char guards_key = 0; /* registry[&guards_key] = { [function] = guard } (weak keys) */
@@ -118,8 +118,8 @@ static uint64_t site_hash(const struct site *s)
 
 static int site_is(const struct tl_loc *l, const struct site *s)
 {
-    return l->kind == s->kind && l->line == s->line && l->linedefined == s->linedefined &&
-           l->srclen == s->srclen && memcmp(l->src, s->src, s->srclen) == 0 && !l->key == !s->key &&
+    return l->kind == s->kind && l->line == s->line && l->linedefined == s->linedefined && l->srclen == s->srclen &&
+           memcmp(l->src, s->src, s->srclen) == 0 && !l->key == !s->key &&
            (!s->key || (l->keylen == s->keylen && memcmp(l->key, s->key, s->keylen) == 0));
 }
 
@@ -237,8 +237,8 @@ static uint64_t allocate(const lua_Debug *ar, const struct site *s, const char *
     return ___tracy_alloc_srcloc(line, file, filelen, function, strlen(function), 0);
 }
 
-static struct tl_where lookup(struct tl_state *S, lua_State *L, lua_Debug *ar, struct site *s,
-                              const char *zone_name, const struct tl_loc **interned)
+static struct tl_where lookup(struct tl_state *S, lua_State *L, lua_Debug *ar, struct site *s, const char *zone_name,
+                              const struct tl_loc **interned)
 {
     uintptr_t k = (uintptr_t)s->src ^ ((uintptr_t)s->key >> 4) ^ (uintptr_t)s->line * 0x9e3779b1u;
     struct tl_loc_slot *slot = NULL;
@@ -300,7 +300,7 @@ static int guard(struct tl_state *S, lua_State *L, int make, size_t slot)
         lua_rawsetp(L, LUA_REGISTRYINDEX, &guards_key);
     }
     lua_pushvalue(L, -2);
-    if (lua_rawget(L, -2) == LUA_TNIL) {             /* func, guards, nil */
+    if (lua_rawget(L, -2) == LUA_TNIL) { /* func, guards, nil */
         if (!make) {
             lua_pop(L, 2);
             return 0;
@@ -314,9 +314,9 @@ static int guard(struct tl_state *S, lua_State *L, int make, size_t slot)
         }
         lua_setmetatable(L, -2);
         lua_pushvalue(L, -3);
-        lua_setiuservalue(L, -2, 1);                 /* finalizing the guard resurrects func */
+        lua_setiuservalue(L, -2, 1); /* finalizing the guard resurrects func */
         lua_pushvalue(L, -3);
-        lua_insert(L, -2);                           /* func, guards, func, guard */
+        lua_insert(L, -2); /* func, guards, func, guard */
         lua_rawset(L, -3);
     }
     lua_pop(L, 1);
@@ -335,8 +335,9 @@ static struct tl_where callsite_slow(struct tl_state *S, lua_State *L, lua_Debug
 {
     const void *func = lua_topointer(L, -1);
     lua_getinfo(L, "S", ar);
-    struct site s = {TL_LOC_CALLSITE, ar->source, ar->srclen < SRC_MAX ? ar->srclen : SRC_MAX,
-                     ar->currentline, ar->linedefined, name, namelen};
+    struct site s = {TL_LOC_CALLSITE, ar->source,      ar->srclen < SRC_MAX ? ar->srclen : SRC_MAX,
+                     ar->currentline, ar->linedefined, name,
+                     namelen};
     const struct tl_loc *loc;
     struct tl_where w = lookup(S, L, ar, &s, name, &loc);
     if (loc && slot) {
@@ -351,8 +352,8 @@ static struct tl_where callsite_slow(struct tl_state *S, lua_State *L, lua_Debug
         if (!guarded && sightings >= enough && slot->strikes < STRIKES_MAX)
             guarded = guard(S, L, 1, index);
         /* making a guard may have run finalizers: read the epoch (and strikes) after */
-        *slot = (struct tl_site_slot){func, name, ar->currentline, S->epoch, loc, (uint8_t)guarded,
-                                      (uint8_t)sightings, slot->strikes};
+        *slot = (struct tl_site_slot){
+            func, name, ar->currentline, S->epoch, loc, (uint8_t)guarded, (uint8_t)sightings, slot->strikes};
     }
     return w;
 }
@@ -388,8 +389,13 @@ struct tl_where tl_srcloc_callsite(struct tl_state *S, lua_State *L, const char 
 struct tl_where tl_srcloc_function(struct tl_state *S, lua_Debug *ar)
 {
     int line = ar->linedefined > 0 ? ar->linedefined : 0;
-    struct site s = {TL_LOC_FUNCTION, ar->source, ar->srclen < SRC_MAX ? ar->srclen : SRC_MAX,
-                     line, ar->linedefined, ar->name, ar->name ? strlen(ar->name) : 0};
+    struct site s = {TL_LOC_FUNCTION,
+                     ar->source,
+                     ar->srclen < SRC_MAX ? ar->srclen : SRC_MAX,
+                     line,
+                     ar->linedefined,
+                     ar->name,
+                     ar->name ? strlen(ar->name) : 0};
     const struct tl_loc *loc;
     return lookup(S, NULL, ar, &s, NULL, &loc);
 }

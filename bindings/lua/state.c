@@ -8,8 +8,8 @@
 
 #include <stdlib.h>
 
-static const char state_key = 0;  /* registry[&state_key] = the tl_state userdata */
-static const char coros_key = 0;  /* registry[&coros_key] = { [thread] = record } (weak keys) */
+static const char state_key = 0; /* registry[&state_key] = the tl_state userdata */
+static const char coros_key = 0; /* registry[&coros_key] = { [thread] = record } (weak keys) */
 #define CO_META "tracyc.coroutine"
 
 _Thread_local struct tl_co_cache tl_co_last TL_FAST_TLS;
@@ -151,7 +151,7 @@ struct tl_co *tl_co_get(struct tl_state *S, lua_State *L, lua_State *T)
         lua_pushvalue(L, -1);
         lua_setiuservalue(L, -3, 1); /* record keeps its thread alive until finalized */
         lua_pushvalue(L, -2);
-        lua_rawset(L, -4);           /* coros[thread] = record */
+        lua_rawset(L, -4); /* coros[thread] = record */
         lua_pop(L, 2);
     }
     S->last = co;

@@ -19,9 +19,9 @@
 #include <lua.h>
 
 #if defined(__GNUC__)
-#  define TRACYC_LUA_API __attribute__((visibility("default")))
+#define TRACYC_LUA_API __attribute__((visibility("default")))
 #else
-#  define TRACYC_LUA_API
+#define TRACYC_LUA_API
 #endif
 
 #ifdef __cplusplus

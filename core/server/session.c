@@ -25,9 +25,9 @@
 
 struct session {
     int fd;
-    uint8_t *out;           /* bytes waiting to be sent: handshake, then queries */
+    uint8_t *out; /* bytes waiting to be sent: handshake, then queries */
     size_t out_len, out_cap;
-    bool out_failed;        /* the send buffer could not grow */
+    bool out_failed; /* the send buffer could not grow */
     char *err;
     size_t errlen;
 };
@@ -41,7 +41,8 @@ static double now_s(void)
 
 static void say(struct session *s, const char *fmt, ...)
 {
-    if (!s->err || !s->errlen) return;
+    if (!s->err || !s->errlen)
+        return;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(s->err, s->errlen, fmt, ap);
@@ -52,7 +53,8 @@ static void out_append(struct session *s, const void *data, size_t len)
 {
     if (s->out_len + len > s->out_cap) {
         size_t cap = s->out_cap ? s->out_cap * 2 : 4096;
-        while (cap < s->out_len + len) cap *= 2;
+        while (cap < s->out_len + len)
+            cap *= 2;
         uint8_t *p = realloc(s->out, cap);
         if (!p) {
             s->out_failed = true;
@@ -80,8 +82,10 @@ static bool out_flush(struct session *s)
             sent += (size_t)n;
             continue;
         }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
         return false;
     }
     memmove(s->out, s->out + sent, s->out_len - sent);
@@ -92,13 +96,14 @@ static bool out_flush(struct session *s)
 /* Best effort: queue a Terminate query and give the client a moment to take it. */
 static void send_terminate(struct session *s)
 {
-    static const uint8_t terminate[TCW_QUERY_SIZE] = { TCW_QUERY_TERMINATE };
+    static const uint8_t terminate[TCW_QUERY_SIZE] = {TCW_QUERY_TERMINATE};
     out_append(s, terminate, sizeof terminate);
     double deadline = now_s() + FINAL_SEND_TIMEOUT_S;
     while (s->out_len > 0 && out_flush(s)) {
         double left = deadline - now_s();
-        if (left <= 0) break;
-        struct pollfd pfd = { .fd = s->fd, .events = POLLOUT };
+        if (left <= 0)
+            break;
+        struct pollfd pfd = {.fd = s->fd, .events = POLLOUT};
         poll(&pfd, 1, (int)(left * 1000) + 1);
     }
 }
@@ -112,17 +117,21 @@ static int connect_one(const struct addrinfo *ai, double deadline, volatile int 
         *error = errno;
         return -1;
     }
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0) return fd;
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+        return fd;
     *error = errno;
     double attempt_end = now_s() + 1.0;
-    if (attempt_end < deadline) attempt_end = deadline;
+    if (attempt_end < deadline)
+        attempt_end = deadline;
     while (*error == EINPROGRESS) {
-        struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+        struct pollfd pfd = {.fd = fd, .events = POLLOUT};
         int r = poll(&pfd, 1, POLL_INTERVAL_MS);
         if (r > 0) {
             socklen_t len = sizeof *error;
-            if (getsockopt(fd, SOL_SOCKET, SO_ERROR, error, &len) != 0) *error = errno;
-            if (*error == 0) return fd;
+            if (getsockopt(fd, SOL_SOCKET, SO_ERROR, error, &len) != 0)
+                *error = errno;
+            if (*error == 0)
+                return fd;
         } else if (r < 0 && errno != EINTR) {
             *error = errno;
         } else if ((stop_flag && __atomic_load_n(stop_flag, __ATOMIC_RELAXED)) || now_s() >= attempt_end) {
@@ -138,7 +147,7 @@ static int connect_retrying(const struct tcs_options *opt, struct session *s)
     const char *address = opt->address ? opt->address : "127.0.0.1";
     char port[8];
     snprintf(port, sizeof port, "%u", opt->port ? opt->port : TCW_DEFAULT_PORT);
-    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
     struct addrinfo *res = NULL;
     int gai = getaddrinfo(address, port, &hints, &res);
     if (gai != 0) {
@@ -150,8 +159,9 @@ static int connect_retrying(const struct tcs_options *opt, struct session *s)
     for (;;) {
         for (const struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next)
             fd = connect_one(ai, deadline, opt->stop_flag, &error);
-        if (fd >= 0 || now_s() >= deadline || (opt->stop_flag && __atomic_load_n(opt->stop_flag, __ATOMIC_RELAXED))) break;
-        nanosleep(&(struct timespec){ 0, CONNECT_RETRY_MS * 1000000L }, NULL);
+        if (fd >= 0 || now_s() >= deadline || (opt->stop_flag && __atomic_load_n(opt->stop_flag, __ATOMIC_RELAXED)))
+            break;
+        nanosleep(&(struct timespec){0, CONNECT_RETRY_MS * 1000000L}, NULL);
     }
     freeaddrinfo(res);
     if (fd < 0) {
@@ -165,7 +175,8 @@ static int connect_retrying(const struct tcs_options *opt, struct session *s)
 
 static void progress(const struct tcs_options *opt, const struct tcd_decoder *dec)
 {
-    if (!opt->on_progress) return;
+    if (!opt->on_progress)
+        return;
     struct tcd_stats st;
     tcd_decoder_stats(dec, &st);
     opt->on_progress(opt->user, &st);
@@ -175,7 +186,8 @@ static void progress(const struct tcs_options *opt, const struct tcd_decoder *de
 static int end_of_stream(struct session *s, struct tcd_decoder *dec, const char *why)
 {
     bool in_handshake = tcd_decoder_state(dec) == TCD_STATE_HANDSHAKE;
-    if (tcd_decoder_close(dec) == TCD_STATE_DONE) return TCS_COMPLETE;
+    if (tcd_decoder_close(dec) == TCD_STATE_DONE)
+        return TCS_COMPLETE;
     say(s, "%s: %s", why, tcd_decoder_error(dec));
     return in_handshake ? TCS_ERROR : TCS_INCOMPLETE;
 }
@@ -198,7 +210,7 @@ static int pump(const struct tcs_options *opt, struct session *s, struct tcd_dec
             say(s, "out of memory for the send buffer");
             return TCS_ERROR;
         }
-        struct pollfd pfd = { .fd = s->fd, .events = POLLIN | (s->out_len ? POLLOUT : 0) };
+        struct pollfd pfd = {.fd = s->fd, .events = POLLIN | (s->out_len ? POLLOUT : 0)};
         int r = poll(&pfd, 1, POLL_INTERVAL_MS);
         if (r < 0 && errno != EINTR) {
             say(s, "poll: %s", strerror(errno));
@@ -208,7 +220,8 @@ static int pump(const struct tcs_options *opt, struct session *s, struct tcd_dec
             return end_of_stream(s, dec, "connection lost while sending");
         if (r > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR))) {
             ssize_t n = recv(s->fd, buf, RECV_CHUNK, 0);
-            if (n == 0) return end_of_stream(s, dec, "the client closed the connection");
+            if (n == 0)
+                return end_of_stream(s, dec, "the client closed the connection");
             if (n < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
                 return end_of_stream(s, dec, strerror(errno));
             if (n > 0) {
@@ -222,7 +235,8 @@ static int pump(const struct tcs_options *opt, struct session *s, struct tcd_dec
                     say(s, "%s", tcd_decoder_error(dec));
                     return TCS_ERROR;
                 }
-                if (s->out_len && !out_flush(s)) return end_of_stream(s, dec, "connection lost while sending");
+                if (s->out_len && !out_flush(s))
+                    return end_of_stream(s, dec, "connection lost while sending");
             }
         }
         if (now_s() - last_progress >= POLL_INTERVAL_MS / 1000.0) {
@@ -234,7 +248,7 @@ static int pump(const struct tcs_options *opt, struct session *s, struct tcd_dec
 
 int tcs_capture(const struct tcs_options *opt, struct tcd_decoder *dec, char *err, size_t errlen)
 {
-    struct session s = { .fd = -1, .err = err, .errlen = errlen };
+    struct session s = {.fd = -1, .err = err, .errlen = errlen};
     say(&s, "%s", "");
     uint8_t *buf = malloc(RECV_CHUNK);
     if (!buf) {

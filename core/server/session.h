@@ -41,11 +41,11 @@ enum tcs_result {
 };
 
 struct tcs_options {
-    const char *address;       /* host name or numeric address; NULL = "127.0.0.1" */
-    uint16_t port;             /* 0 = 8086 */
-    double connect_timeout_s;  /* keep retrying the connect this long; <= 0: one attempt */
-    double time_limit_s;       /* stop the capture after this long; <= 0: no limit */
-    volatile int *stop_flag;   /* optional: set non-zero (e.g. from a signal handler) to stop */
+    const char *address;      /* host name or numeric address; NULL = "127.0.0.1" */
+    uint16_t port;            /* 0 = 8086 */
+    double connect_timeout_s; /* keep retrying the connect this long; <= 0: one attempt */
+    double time_limit_s;      /* stop the capture after this long; <= 0: no limit */
+    volatile int *stop_flag;  /* optional: set non-zero (e.g. from a signal handler) to stop */
     /* optional: called about every 100 ms while connected, and once at the end */
     void (*on_progress)(void *user, const struct tcd_stats *stats);
     void *user;

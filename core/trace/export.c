@@ -98,16 +98,19 @@ int64_t tct_export_last_time(const struct tct_trace *trace, const struct tct_nam
     return last;
 }
 
-int tct_export_to(FILE *out, enum tct_format format, const struct tct_trace *trace,
-                  const struct tct_names *names, const struct tct_export_options *options)
+int tct_export_to(FILE *out, enum tct_format format, const struct tct_trace *trace, const struct tct_names *names,
+                  const struct tct_export_options *options)
 {
     static const struct tct_export_options defaults;
     if (!options)
         options = &defaults;
     switch (format) {
-    case TCT_FORMAT_CHROME: return tct_export_chrome(out, trace, names, options);
-    case TCT_FORMAT_CSV: return tct_export_csv(out, trace, names, options);
-    default: return tct_export_summary(out, trace, names, options);
+    case TCT_FORMAT_CHROME:
+        return tct_export_chrome(out, trace, names, options);
+    case TCT_FORMAT_CSV:
+        return tct_export_csv(out, trace, names, options);
+    default:
+        return tct_export_summary(out, trace, names, options);
     }
 }
 
@@ -138,7 +141,6 @@ int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec
         saved = errno;
     }
     if (rc != 0)
-        snprintf(err, errlen, "cannot write %s: %s", to_stdout ? "the summary" : path,
-                 strerror(saved ? saved : EIO));
+        snprintf(err, errlen, "cannot write %s: %s", to_stdout ? "the summary" : path, strerror(saved ? saved : EIO));
     return rc;
 }

@@ -27,7 +27,7 @@ struct tct_names {
     const char *(*frame)(const void *ctx, uint32_t frame_set); /* 0: "Frame" */
     const char *(*pool)(const void *ctx, uint32_t pool);
     const char *(*string)(const void *ctx, uint32_t handle); /* literal texts, "" unknown */
-    const struct tcd_welcome *welcome; /* NULL when the handshake never completed */
+    const struct tcd_welcome *welcome;                       /* NULL when the handshake never completed */
 };
 
 /* Names from the decoder that produced the trace (valid as long as the decoder is). */
@@ -74,8 +74,8 @@ int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec
 
 /* The same with any names and an open stream; used by tct_export_file. Each returns 0,
  * or -1 when writing failed (errno says why) or memory ran out (errno = ENOMEM). */
-int tct_export_to(FILE *out, enum tct_format format, const struct tct_trace *trace,
-                  const struct tct_names *names, const struct tct_export_options *options);
+int tct_export_to(FILE *out, enum tct_format format, const struct tct_trace *trace, const struct tct_names *names,
+                  const struct tct_export_options *options);
 int tct_export_chrome(FILE *out, const struct tct_trace *trace, const struct tct_names *names,
                       const struct tct_export_options *options);
 int tct_export_csv(FILE *out, const struct tct_trace *trace, const struct tct_names *names,

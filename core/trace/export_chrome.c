@@ -85,10 +85,18 @@ static void json_chars(struct tct_writer *w, const char *s, size_t len)
             static const char hex[] = "0123456789abcdef";
             char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
             switch (c) {
-            case '\n': tct_write(w, "\\n", 2); break;
-            case '\r': tct_write(w, "\\r", 2); break;
-            case '\t': tct_write(w, "\\t", 2); break;
-            default: tct_write(w, esc, sizeof esc); break;
+            case '\n':
+                tct_write(w, "\\n", 2);
+                break;
+            case '\r':
+                tct_write(w, "\\r", 2);
+                break;
+            case '\t':
+                tct_write(w, "\\t", 2);
+                break;
+            default:
+                tct_write(w, esc, sizeof esc);
+                break;
             }
             p++;
         } else {
@@ -122,9 +130,7 @@ static void json_us(struct tct_writer *w, int64_t ns)
         tct_write_char(w, '-');
     tct_write_u64(w, mag / 1000);
     unsigned frac = (unsigned)(mag % 1000);
-    char tail[6] = {
-        '.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10), (char)('0' + frac % 10), '0',
-        '1'};
+    char tail[6] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10), (char)('0' + frac % 10), '0', '1'};
     tct_write(w, tail, sizeof tail);
 }
 
@@ -154,14 +160,12 @@ static void metadata(struct chrome *c, const char *what, uint32_t tid, const cha
     tct_write_str(c->w, "}}");
 }
 
-static const char *zone_name(const struct chrome *c, const struct tct_zone *z,
-                             const struct tct_zone_extra *x)
+static const char *zone_name(const struct chrome *c, const struct tct_zone *z, const struct tct_zone_extra *x)
 {
     return x && x->name ? x->name : tct_srcloc_label(c->names, z->srcloc);
 }
 
-static void zone_event(struct chrome *c, uint32_t tid, const struct tct_zone *z,
-                       const struct tct_zone_extra *x)
+static void zone_event(struct chrome *c, uint32_t tid, const struct tct_zone *z, const struct tct_zone_extra *x)
 {
     struct tct_writer *w = c->w;
     const struct tcd_srcloc *sl = c->names->srcloc(c->names->ctx, z->srcloc);
@@ -283,8 +287,7 @@ static void gpu(struct chrome *c, const struct tct_trace *tr)
         metadata(c, "thread_name", tid, name);
         for (size_t k = 0; k < ctx->zones.count; k++) {
             const struct tct_gpu_zone *g = tct_gpu_zone_at(ctx, k);
-            if (g->gpu_begin == TCT_TIME_NONE || g->gpu_end == TCT_TIME_NONE ||
-                g->gpu_end < g->gpu_begin)
+            if (g->gpu_begin == TCT_TIME_NONE || g->gpu_end == TCT_TIME_NONE || g->gpu_end < g->gpu_begin)
                 continue; /* the GPU never reported when it ran */
             struct tct_zone z = {.begin = g->gpu_begin, .end = g->gpu_end, .srcloc = g->srcloc};
             zone_event(c, tid, &z, NULL);
@@ -292,8 +295,8 @@ static void gpu(struct chrome *c, const struct tct_trace *tr)
     }
 }
 
-static void other_data(struct chrome *c, const struct tct_trace *tr,
-                       const struct tct_export_options *o, const char *program)
+static void other_data(struct chrome *c, const struct tct_trace *tr, const struct tct_export_options *o,
+                       const char *program)
 {
     struct tct_writer *w = c->w;
     tct_write_str(w, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"tracyc\","

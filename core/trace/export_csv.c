@@ -31,8 +31,7 @@ static int contains(const char *haystack, const char *needle, int case_sensitive
     }
 }
 
-static int selected(const struct tct_names *names, const struct tct_export_options *o,
-                    const struct tct_srcloc_stats *e)
+static int selected(const struct tct_names *names, const struct tct_export_options *o, const struct tct_srcloc_stats *e)
 {
     if (e->total == 0)
         return 0;
@@ -52,8 +51,7 @@ static void header(struct tct_writer *w, const char *sep, const char *const *col
 }
 
 /* The name, file and line columns, each followed by the separator. */
-static void location(struct tct_writer *w, const char *sep, const struct tct_names *names,
-                     uint32_t srcloc)
+static void location(struct tct_writer *w, const char *sep, const struct tct_names *names, uint32_t srcloc)
 {
     const struct tcd_srcloc *sl = names->srcloc(names->ctx, srcloc);
     tct_write_str(w, tct_srcloc_label(names, srcloc));
@@ -126,13 +124,11 @@ static uint64_t *group_zones(const struct tct_trace *tr, const struct tct_zone_s
     return refs;
 }
 
-static int unwrap_rows(struct tct_writer *w, const char *sep, const struct tct_trace *tr,
-                       const struct tct_names *names, const struct tct_export_options *o,
-                       const struct tct_zone_stats *s)
+static int unwrap_rows(struct tct_writer *w, const char *sep, const struct tct_trace *tr, const struct tct_names *names,
+                       const struct tct_export_options *o, const struct tct_zone_stats *s)
 {
     uint64_t *refs = group_zones(tr, s);
-    int64_t **self =
-        o->self_time ? calloc(tr->thread_count ? tr->thread_count : 1, sizeof *self) : NULL;
+    int64_t **self = o->self_time ? calloc(tr->thread_count ? tr->thread_count : 1, sizeof *self) : NULL;
     int rc = refs && (!o->self_time || self) ? 0 : -1;
     for (size_t t = 0; rc == 0 && self && t < tr->thread_count; t++)
         if (tr->threads[t]->zones.count && !(self[t] = tct_thread_self_times(tr->threads[t])))
@@ -196,12 +192,11 @@ static int message_rows(struct tct_writer *w, const char *sep, const struct tct_
     return 0;
 }
 
-static int zone_rows(struct tct_writer *w, const char *sep, const struct tct_trace *tr,
-                     const struct tct_names *names, const struct tct_export_options *o)
+static int zone_rows(struct tct_writer *w, const char *sep, const struct tct_trace *tr, const struct tct_names *names,
+                     const struct tct_export_options *o)
 {
     static const char *const stats_columns[] = {
-        "name",   "src_file", "src_line", "total_ns", "total_perc",
-        "counts", "mean_ns",  "min_ns",   "max_ns",   "std_ns",
+        "name", "src_file", "src_line", "total_ns", "total_perc", "counts", "mean_ns", "min_ns", "max_ns", "std_ns",
     };
     static const char *const unwrap_columns[] = {
         "name", "src_file", "src_line", "ns_since_start", "exec_time_ns", "thread", "value",

@@ -62,18 +62,16 @@ static void header(struct summary *s)
     const struct tct_trace *tr = s->tr;
     char a[TCT_UNITS_BUF], b[TCT_UNITS_BUF], c[TCT_UNITS_BUF], d[TCT_UNITS_BUF], e[TCT_UNITS_BUF];
     if (w)
-        fprintf(s->out, "tracyc capture of %.*s (pid %" PRIu64 ")\n", (int)sizeof w->program_name,
-                w->program_name, w->pid);
+        fprintf(s->out, "tracyc capture of %.*s (pid %" PRIu64 ")\n", (int)sizeof w->program_name, w->program_name,
+                w->pid);
     else
         fputs("tracyc capture (no client connected)\n", s->out);
     size_t points = 0;
     for (size_t i = 0; i < tr->plot_count; i++)
         points += tr->plots[i].points.count;
-    fprintf(s->out,
-            "Captured %s: %s zones on %zu threads, %s messages, %s plot points, %s events\n",
+    fprintf(s->out, "Captured %s: %s zones on %zu threads, %s messages, %s plot points, %s events\n",
             tct_format_duration(a, s->span), tct_format_count(b, tr->zones), tr->thread_count,
-            tct_format_count(c, tr->messages.count), tct_format_count(d, points),
-            tct_format_count(e, tr->events));
+            tct_format_count(c, tr->messages.count), tct_format_count(d, points), tct_format_count(e, tr->events));
     for (size_t i = 0; i < tr->app_info_count; i++)
         fprintf(s->out, "App info: %s\n", tr->app_info[i]);
 }
@@ -90,22 +88,20 @@ static void warnings(struct summary *s, const struct tct_export_options *o)
                 any++ ? "" : "\n", tct_format_count(a, tr->dropped));
     }
     if (tr->crash.happened)
-        fprintf(s->out, "%s!! The program CRASHED (thread %" PRIu32 ", at %s): %s\n",
-                any++ ? "" : "\n", tr->crash.thread, tct_format_duration(a, tr->crash.time),
-                tct_crash_text(s->names, &tr->crash));
+        fprintf(s->out, "%s!! The program CRASHED (thread %" PRIu32 ", at %s): %s\n", any++ ? "" : "\n",
+                tr->crash.thread, tct_format_duration(a, tr->crash.time), tct_crash_text(s->names, &tr->crash));
     if (o->incomplete || tr->unfinished_zones) {
         fprintf(s->out, "%s!! Capture incomplete", any++ ? "" : "\n");
         if (o->incomplete)
             fprintf(s->out, " (%s)", o->incomplete);
         if (tr->unfinished_zones)
-            fprintf(s->out, ": %s zones were still open, closed at %s",
-                    tct_format_count(a, tr->unfinished_zones),
+            fprintf(s->out, ": %s zones were still open, closed at %s", tct_format_count(a, tr->unfinished_zones),
                     tct_format_duration(b, tr->last_time));
         fputs(".\n", s->out);
     }
     if (tr->lost_events)
-        fprintf(s->out, "%s!! %s events were lost: the capture ran out of memory.\n",
-                any++ ? "" : "\n", tct_format_count(a, tr->lost_events));
+        fprintf(s->out, "%s!! %s events were lost: the capture ran out of memory.\n", any++ ? "" : "\n",
+                tct_format_count(a, tr->lost_events));
 }
 
 struct rank {
@@ -122,8 +118,7 @@ static int rank_cmp(const void *pa, const void *pb)
     return a->srcloc < b->srcloc ? -1 : a->srcloc > b->srcloc;
 }
 
-static void zone_table(struct summary *s, const struct tct_zone_stats *st, struct rank *order,
-                       size_t top, int by_self)
+static void zone_table(struct summary *s, const struct tct_zone_stats *st, struct rank *order, size_t top, int by_self)
 {
     for (size_t i = 0; i < st->count; i++) {
         const struct tct_srcloc_stats *e = &st->entries[i];
@@ -135,17 +130,16 @@ static void zone_table(struct summary *s, const struct tct_zone_stats *st, struc
     snprintf(title, sizeof title, "Top %zu zones by %s time (of %zu source locations)", rows,
              by_self ? "self" : "total", st->count);
     heading(s, title);
-    fprintf(s->out, "%10s %10s %10s %10s %10s %10s %6s  %s\n", "count", "total", "self", "mean",
-            "min", "max", "%cap", "zone");
+    fprintf(s->out, "%10s %10s %10s %10s %10s %10s %6s  %s\n", "count", "total", "self", "mean", "min", "max", "%cap",
+            "zone");
     for (size_t r = 0; r < rows; r++) {
         const struct tct_srcloc_stats *e = &st->entries[order[r].entry];
-        char n[TCT_UNITS_BUF], t[TCT_UNITS_BUF], self[TCT_UNITS_BUF], mean[TCT_UNITS_BUF],
-            mn[TCT_UNITS_BUF], mx[TCT_UNITS_BUF], pc[16];
+        char n[TCT_UNITS_BUF], t[TCT_UNITS_BUF], self[TCT_UNITS_BUF], mean[TCT_UNITS_BUF], mn[TCT_UNITS_BUF],
+            mx[TCT_UNITS_BUF], pc[16];
         fprintf(s->out, "%10s %10s %10s %10s %10s %10s %6s  ", tct_format_count(n, e->count),
                 tct_format_duration(t, e->total), tct_format_duration(self, e->self_total),
-                tct_format_duration(mean, e->total / (int64_t)e->count),
-                tct_format_duration(mn, e->min), tct_format_duration(mx, e->max),
-                percent(pc, by_self ? e->self_total : e->total, s->span));
+                tct_format_duration(mean, e->total / (int64_t)e->count), tct_format_duration(mn, e->min),
+                tct_format_duration(mx, e->max), percent(pc, by_self ? e->self_total : e->total, s->span));
         const struct tcd_srcloc *sl = s->names->srcloc(s->names->ctx, e->srcloc);
         char label[1024];
         if (sl && sl->file && sl->file[0])
@@ -161,8 +155,7 @@ static void thread_table(struct summary *s)
 {
     const struct tct_trace *tr = s->tr;
     heading(s, "Threads");
-    fprintf(s->out, "  %-36s %12s %12s %12s %8s %12s\n", "thread", "id", "zones", "busy", "%cap",
-            "messages");
+    fprintf(s->out, "  %-36s %12s %12s %12s %8s %12s\n", "thread", "id", "zones", "busy", "%cap", "messages");
     for (size_t i = 0; i < tr->thread_count; i++) {
         const struct tct_thread *t = tr->threads[i];
         if (!t->zones.count && !t->messages)
@@ -177,9 +170,8 @@ static void thread_table(struct summary *s)
         char n[TCT_UNITS_BUF], b[TCT_UNITS_BUF], pc[16], m[TCT_UNITS_BUF];
         fputs("  ", s->out);
         column(s->out, name && name[0] ? name : "(unnamed)", 36);
-        fprintf(s->out, " %12" PRIu32 " %12s %12s %8s %12s\n", t->id,
-                tct_format_count(n, t->zones.count), tct_format_duration(b, busy),
-                percent(pc, busy, s->span), tct_format_count(m, t->messages));
+        fprintf(s->out, " %12" PRIu32 " %12s %12s %8s %12s\n", t->id, tct_format_count(n, t->zones.count),
+                tct_format_duration(b, busy), percent(pc, busy, s->span), tct_format_count(m, t->messages));
     }
 }
 
@@ -210,8 +202,7 @@ static void frame_table(struct summary *s)
     if (!tr->frame_set_count)
         return;
     heading(s, "Frames");
-    fprintf(s->out, "  %-30s %12s %12s %12s %12s %10s\n", "frame set", "frames", "mean", "min",
-            "max", "fps");
+    fprintf(s->out, "  %-30s %12s %12s %12s %12s %10s\n", "frame set", "frames", "mean", "min", "max", "fps");
     for (size_t i = 0; i < tr->frame_set_count; i++) {
         const struct tct_frame_set *fs = &tr->frame_sets[i];
         int64_t total = 0, mn = INT64_MAX, mx = 0;
@@ -228,17 +219,14 @@ static void frame_table(struct summary *s)
             if (len > mx)
                 mx = len;
         }
-        char n[TCT_UNITS_BUF], mean[TCT_UNITS_BUF], a[TCT_UNITS_BUF], b[TCT_UNITS_BUF],
-            fps[16] = "-";
+        char n[TCT_UNITS_BUF], mean[TCT_UNITS_BUF], a[TCT_UNITS_BUF], b[TCT_UNITS_BUF], fps[16] = "-";
         if (timed && total > 0)
             snprintf(fps, sizeof fps, "%.1f", 1e9 * (double)timed / (double)total);
         fputs("  ", s->out);
         const char *name = s->names->frame(s->names->ctx, fs->id);
-        fprintf(s->out, "%-30.30s %12s %12s %12s %12s %10s\n", name ? name : "",
-                tct_format_count(n, fs->frames.count),
+        fprintf(s->out, "%-30.30s %12s %12s %12s %12s %10s\n", name ? name : "", tct_format_count(n, fs->frames.count),
                 timed ? tct_format_duration(mean, total / (int64_t)timed) : "-",
-                timed ? tct_format_duration(a, mn) : "-", timed ? tct_format_duration(b, mx) : "-",
-                fps);
+                timed ? tct_format_duration(a, mn) : "-", timed ? tct_format_duration(b, mx) : "-", fps);
     }
 }
 
@@ -253,11 +241,9 @@ static void plot_table(struct summary *s)
         const struct tct_plot *p = &tr->plots[i];
         const char *name = s->names->plot(s->names->ctx, p->id);
         char n[TCT_UNITS_BUF];
-        fprintf(s->out, "  %-36.36s %12s", name && name[0] ? name : "(unnamed)",
-                tct_format_count(n, p->points.count));
+        fprintf(s->out, "  %-36.36s %12s", name && name[0] ? name : "(unnamed)", tct_format_count(n, p->points.count));
         if (p->points.count)
-            fprintf(s->out, " %14.6g %14.6g %14.6g\n", p->min, p->max,
-                    tct_plot_point(p, p->points.count - 1)->value);
+            fprintf(s->out, " %14.6g %14.6g %14.6g\n", p->min, p->max, tct_plot_point(p, p->points.count - 1)->value);
         else
             fprintf(s->out, " %14s %14s %14s\n", "-", "-", "-");
     }
@@ -269,17 +255,14 @@ static void memory_table(struct summary *s)
     if (!tr->pool_count)
         return;
     heading(s, "Memory");
-    fprintf(s->out, "  %-24s %12s %12s %14s %14s %16s\n", "pool", "allocs", "frees", "live", "peak",
-            "allocated");
+    fprintf(s->out, "  %-24s %12s %12s %14s %14s %16s\n", "pool", "allocs", "frees", "live", "peak", "allocated");
     for (size_t i = 0; i < tr->pool_count; i++) {
         const struct tct_mem_pool *p = &tr->pools[i];
         const char *name = s->names->pool(s->names->ctx, p->id);
-        char a[TCT_UNITS_BUF], f[TCT_UNITS_BUF], live[TCT_UNITS_BUF], peak[TCT_UNITS_BUF],
-            total[TCT_UNITS_BUF];
-        fprintf(s->out, "  %-24.24s %12s %12s %14s %14s %16s\n",
-                name && name[0] ? name : "(default)", tct_format_count(a, p->allocs),
-                tct_format_count(f, p->frees), tct_format_bytes(live, (double)p->live_bytes),
-                tct_format_bytes(peak, (double)p->peak_bytes),
+        char a[TCT_UNITS_BUF], f[TCT_UNITS_BUF], live[TCT_UNITS_BUF], peak[TCT_UNITS_BUF], total[TCT_UNITS_BUF];
+        fprintf(s->out, "  %-24.24s %12s %12s %14s %14s %16s\n", name && name[0] ? name : "(default)",
+                tct_format_count(a, p->allocs), tct_format_count(f, p->frees),
+                tct_format_bytes(live, (double)p->live_bytes), tct_format_bytes(peak, (double)p->peak_bytes),
                 tct_format_bytes(total, (double)p->total_bytes));
         if (p->unmatched_frees || p->discards)
             fprintf(s->out, "  %-24s %s frees of unknown addresses, %" PRIu64 " discards\n", "",
@@ -293,8 +276,7 @@ static void lock_table(struct summary *s)
     if (!tr->lock_count)
         return;
     heading(s, "Locks");
-    fprintf(s->out, "  %-32s %12s %12s %12s %12s %12s\n", "lock", "obtains", "contended", "waited",
-            "max wait", "%cap");
+    fprintf(s->out, "  %-32s %12s %12s %12s %12s %12s\n", "lock", "obtains", "contended", "waited", "max wait", "%cap");
     for (size_t i = 0; i < tr->lock_count; i++) {
         const struct tct_lock *l = &tr->locks[i];
         const char *name = l->name;
@@ -308,10 +290,9 @@ static void lock_table(struct summary *s)
             }
         }
         char o[TCT_UNITS_BUF], c[TCT_UNITS_BUF], w[TCT_UNITS_BUF], mx[TCT_UNITS_BUF], pc[16];
-        fprintf(s->out, "  %-32.32s %12s %12s %12s %12s %12s\n", name,
-                tct_format_count(o, l->obtains), tct_format_count(c, l->contended),
-                tct_format_duration(w, l->wait_total), tct_format_duration(mx, l->wait_max),
-                percent(pc, l->wait_total, s->span));
+        fprintf(s->out, "  %-32.32s %12s %12s %12s %12s %12s\n", name, tct_format_count(o, l->obtains),
+                tct_format_count(c, l->contended), tct_format_duration(w, l->wait_total),
+                tct_format_duration(mx, l->wait_max), percent(pc, l->wait_total, s->span));
     }
 }
 
@@ -335,8 +316,7 @@ static void gpu_table(struct summary *s)
                 busy += g->gpu_end - g->gpu_begin;
         }
         char name[64], z[TCT_UNITS_BUF], t[TCT_UNITS_BUF], b[TCT_UNITS_BUF];
-        snprintf(name, sizeof name, "%" PRIu32 "%s%s", c->id, c->name ? " " : "",
-                 c->name ? c->name : "");
+        snprintf(name, sizeof name, "%" PRIu32 "%s%s", c->id, c->name ? " " : "", c->name ? c->name : "");
         fprintf(s->out, "  %-40.40s %12s %12s %12s\n", name, tct_format_count(z, c->zones.count),
                 tct_format_count(t, timed), tct_format_duration(b, busy));
     }

@@ -62,8 +62,7 @@ struct tct_thread *tct_model_thread(struct tct_trace *tr, uint32_t id)
     uint64_t *slot = tct_map_get(&tr->thread_by_id, id);
     if (slot)
         return tr->last_thread = tr->threads[*slot];
-    struct tct_thread **grown =
-        tct_grow(tr->threads, &tr->thread_cap, tr->thread_count + 1, sizeof *grown);
+    struct tct_thread **grown = tct_grow(tr->threads, &tr->thread_cap, tr->thread_count + 1, sizeof *grown);
     if (!grown)
         return NULL;
     tr->threads = grown;
@@ -202,8 +201,7 @@ static struct tct_zone_extra *open_zone_extra(struct tct_trace *tr, const struct
     if (pos < t->extra_count && t->extras[pos].zone == zone)
         return &t->extras[pos];
     /* Usually an append; a parent's text set after its children's lands mid-array. */
-    struct tct_zone_extra *grown =
-        tct_grow(t->extras, &t->extra_cap, t->extra_count + 1, sizeof *grown);
+    struct tct_zone_extra *grown = tct_grow(t->extras, &t->extra_cap, t->extra_count + 1, sizeof *grown);
     if (!grown) {
         tr->lost_events++;
         return NULL;
@@ -241,8 +239,7 @@ static void zone_data(struct tct_trace *tr, const struct tcd_event *ev)
         return;
     switch (ev->kind) {
     case TCD_ZONE_TEXT:
-        append_text(tr, x, ev->text ? ev->text : "",
-                    ev->text ? strnlen(ev->text, ev->text_len) : 0);
+        append_text(tr, x, ev->text ? ev->text : "", ev->text ? strnlen(ev->text, ev->text_len) : 0);
         break;
     case TCD_ZONE_NAME: {
         char *name = tct_model_strdup_text(ev);
@@ -266,7 +263,8 @@ static void zone_data(struct tct_trace *tr, const struct tcd_event *ev)
         x->has_value = 1;
         break;
     }
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -304,9 +302,12 @@ static int64_t event_time(const struct tcd_event *ev)
     case TCD_GPU_ZONE_BEGIN:
     case TCD_GPU_ZONE_END:
     case TCD_FIBER_ENTER:
-    case TCD_FIBER_LEAVE: return ev->time;
-    case TCD_GPU_TIME: return ev->time2;
-    default: return TCT_TIME_NONE;
+    case TCD_FIBER_LEAVE:
+        return ev->time;
+    case TCD_GPU_TIME:
+        return ev->time2;
+    default:
+        return TCT_TIME_NONE;
     }
 }
 
@@ -339,44 +340,77 @@ void tct_trace_on_event(struct tct_trace *tr, const struct tcd_event *ev)
     if (time != TCT_TIME_NONE && time > tr->last_time)
         tr->last_time = time;
     switch (ev->kind) {
-    case TCD_ZONE_BEGIN: zone_begin(tr, ev); break;
-    case TCD_ZONE_END: zone_end(tr, ev); break;
+    case TCD_ZONE_BEGIN:
+        zone_begin(tr, ev);
+        break;
+    case TCD_ZONE_END:
+        zone_end(tr, ev);
+        break;
     case TCD_ZONE_TEXT:
     case TCD_ZONE_NAME:
     case TCD_ZONE_COLOR:
-    case TCD_ZONE_VALUE: zone_data(tr, ev); break;
-    case TCD_MESSAGE: tct_model_message(tr, ev); break;
-    case TCD_APP_INFO: tct_model_app_info(tr, ev); break;
+    case TCD_ZONE_VALUE:
+        zone_data(tr, ev);
+        break;
+    case TCD_MESSAGE:
+        tct_model_message(tr, ev);
+        break;
+    case TCD_APP_INFO:
+        tct_model_app_info(tr, ev);
+        break;
     case TCD_FRAME_MARK:
     case TCD_FRAME_START:
-    case TCD_FRAME_END: tct_model_frame(tr, ev); break;
-    case TCD_FRAME_IMAGE: break; /* images are not part of any export */
-    case TCD_PLOT: tct_model_plot(tr, ev); break;
-    case TCD_PLOT_CONFIG: tct_model_plot_config(tr, ev); break;
+    case TCD_FRAME_END:
+        tct_model_frame(tr, ev);
+        break;
+    case TCD_FRAME_IMAGE:
+        break; /* images are not part of any export */
+    case TCD_PLOT:
+        tct_model_plot(tr, ev);
+        break;
+    case TCD_PLOT_CONFIG:
+        tct_model_plot_config(tr, ev);
+        break;
     case TCD_MEM_ALLOC:
     case TCD_MEM_FREE:
-    case TCD_MEM_DISCARD: tct_model_memory(tr, ev); break;
+    case TCD_MEM_DISCARD:
+        tct_model_memory(tr, ev);
+        break;
     case TCD_LOCK_ANNOUNCE:
     case TCD_LOCK_TERMINATE:
     case TCD_LOCK_WAIT:
     case TCD_LOCK_OBTAIN:
     case TCD_LOCK_RELEASE:
     case TCD_LOCK_MARK:
-    case TCD_LOCK_NAME: tct_model_lock(tr, ev); break;
+    case TCD_LOCK_NAME:
+        tct_model_lock(tr, ev);
+        break;
     case TCD_GPU_CONTEXT:
     case TCD_GPU_CONTEXT_NAME:
     case TCD_GPU_ZONE_BEGIN:
     case TCD_GPU_ZONE_END:
-    case TCD_GPU_TIME: tct_model_gpu(tr, ev); break;
-    case TCD_FIBER_ENTER: fiber_enter(tr, ev); break;
-    case TCD_FIBER_LEAVE: break;
-    case TCD_CRASH: tct_model_crash(tr, ev); break;
+    case TCD_GPU_TIME:
+        tct_model_gpu(tr, ev);
+        break;
+    case TCD_FIBER_ENTER:
+        fiber_enter(tr, ev);
+        break;
+    case TCD_FIBER_LEAVE:
+        break;
+    case TCD_CRASH:
+        tct_model_crash(tr, ev);
+        break;
     /* The client reports its running total: keep the largest. */
-    case TCD_DROPPED: tr->dropped = ev->value > tr->dropped ? ev->value : tr->dropped; break;
+    case TCD_DROPPED:
+        tr->dropped = ev->value > tr->dropped ? ev->value : tr->dropped;
+        break;
     case TCD_SECTION_ENTER:
     case TCD_SECTION_LEAVE:
-    case TCD_SECTION_SETUP: break; /* sections are not part of any export yet */
-    case TCD_EVENT_KIND_COUNT: tr->ignored_events++; break;
+    case TCD_SECTION_SETUP:
+        break; /* sections are not part of any export yet */
+    case TCD_EVENT_KIND_COUNT:
+        tr->ignored_events++;
+        break;
     }
 }
 
@@ -400,13 +434,12 @@ void tct_trace_finish(struct tct_trace *tr)
 
 size_t tct_trace_memory(const struct tct_trace *tr)
 {
-    size_t bytes = sizeof *tr + tr->thread_cap * sizeof *tr->threads +
-                   tct_chunks_memory(&tr->messages) + tr->strings.memory +
-                   tct_map_memory(&tr->thread_by_id) + tct_model_records_memory(tr);
+    size_t bytes = sizeof *tr + tr->thread_cap * sizeof *tr->threads + tct_chunks_memory(&tr->messages) +
+                   tr->strings.memory + tct_map_memory(&tr->thread_by_id) + tct_model_records_memory(tr);
     for (size_t i = 0; i < tr->thread_count; i++) {
         const struct tct_thread *t = tr->threads[i];
-        bytes += sizeof *t + tct_chunks_memory(&t->zones) + t->open_cap * sizeof *t->open +
-                 t->extra_cap * sizeof *t->extras;
+        bytes +=
+            sizeof *t + tct_chunks_memory(&t->zones) + t->open_cap * sizeof *t->open + t->extra_cap * sizeof *t->extras;
     }
     return bytes;
 }

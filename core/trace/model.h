@@ -198,8 +198,7 @@ struct tct_trace {
     int finished;              /* tct_trace_finish() has run */
 
     /* internal */
-    struct tct_map thread_by_id, plot_by_id, frame_set_by_id, pool_by_id, lock_by_id,
-        gpu_context_by_id;
+    struct tct_map thread_by_id, plot_by_id, frame_set_by_id, pool_by_id, lock_by_id, gpu_context_by_id;
     size_t thread_cap, plot_cap, frame_set_cap, pool_cap, lock_cap, gpu_context_cap, app_info_cap;
     uint32_t next_server_index;
     struct tct_thread *last_thread; /* the thread the previous event went to */
@@ -248,8 +247,7 @@ static inline const struct tct_gpu_zone *tct_gpu_zone_at(const struct tct_gpu_co
 /* Visits a thread's zones in the order they ended (children before their parent), each
  * with its self time: its duration minus its direct children's. fn returns non-zero to
  * stop; that value is returned. Returns -1 when out of memory. Needs a finished trace. */
-typedef int (*tct_zone_visit_fn)(void *user, size_t index, const struct tct_zone *zone,
-                                 int64_t self_ns);
+typedef int (*tct_zone_visit_fn)(void *user, size_t index, const struct tct_zone *zone, int64_t self_ns);
 int tct_thread_walk(const struct tct_thread *t, tct_zone_visit_fn fn, void *user);
 
 /* Self time of every zone of the thread, indexed like its zones: a malloc'd array the

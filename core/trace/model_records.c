@@ -10,8 +10,8 @@
 
 /* Index of the record `id` in *array, appending a zeroed record when it is new (then
  * *created = 1). Returns -1 when out of memory. *array may move. */
-static ptrdiff_t find_record(struct tct_map *map, void **array, size_t *count, size_t *cap,
-                             size_t elem_size, uint32_t id, int *created)
+static ptrdiff_t find_record(struct tct_map *map, void **array, size_t *count, size_t *cap, size_t elem_size,
+                             uint32_t id, int *created)
 {
     *created = 0;
     uint64_t *slot = tct_map_get(map, id);
@@ -32,8 +32,7 @@ static struct tct_plot *plot_for(struct tct_trace *tr, uint32_t id)
 {
     void *array = tr->plots;
     int created;
-    ptrdiff_t i = find_record(&tr->plot_by_id, &array, &tr->plot_count, &tr->plot_cap,
-                              sizeof *tr->plots, id, &created);
+    ptrdiff_t i = find_record(&tr->plot_by_id, &array, &tr->plot_count, &tr->plot_cap, sizeof *tr->plots, id, &created);
     tr->plots = array;
     if (i < 0)
         return NULL;
@@ -52,8 +51,8 @@ static struct tct_frame_set *frame_set_for(struct tct_trace *tr, uint32_t id, in
 {
     void *array = tr->frame_sets;
     int created;
-    ptrdiff_t i = find_record(&tr->frame_set_by_id, &array, &tr->frame_set_count,
-                              &tr->frame_set_cap, sizeof *tr->frame_sets, id, &created);
+    ptrdiff_t i = find_record(&tr->frame_set_by_id, &array, &tr->frame_set_count, &tr->frame_set_cap,
+                              sizeof *tr->frame_sets, id, &created);
     tr->frame_sets = array;
     if (i < 0)
         return NULL;
@@ -70,8 +69,7 @@ static struct tct_mem_pool *pool_for(struct tct_trace *tr, uint32_t id)
 {
     void *array = tr->pools;
     int created;
-    ptrdiff_t i = find_record(&tr->pool_by_id, &array, &tr->pool_count, &tr->pool_cap,
-                              sizeof *tr->pools, id, &created);
+    ptrdiff_t i = find_record(&tr->pool_by_id, &array, &tr->pool_count, &tr->pool_cap, sizeof *tr->pools, id, &created);
     tr->pools = array;
     if (i < 0)
         return NULL;
@@ -87,8 +85,7 @@ static struct tct_lock *lock_for(struct tct_trace *tr, uint32_t id)
 {
     void *array = tr->locks;
     int created;
-    ptrdiff_t i = find_record(&tr->lock_by_id, &array, &tr->lock_count, &tr->lock_cap,
-                              sizeof *tr->locks, id, &created);
+    ptrdiff_t i = find_record(&tr->lock_by_id, &array, &tr->lock_count, &tr->lock_cap, sizeof *tr->locks, id, &created);
     tr->locks = array;
     if (i < 0)
         return NULL;
@@ -105,8 +102,8 @@ static struct tct_gpu_context *gpu_context_for(struct tct_trace *tr, uint32_t id
 {
     void *array = tr->gpu_contexts;
     int created;
-    ptrdiff_t i = find_record(&tr->gpu_context_by_id, &array, &tr->gpu_context_count,
-                              &tr->gpu_context_cap, sizeof *tr->gpu_contexts, id, &created);
+    ptrdiff_t i = find_record(&tr->gpu_context_by_id, &array, &tr->gpu_context_count, &tr->gpu_context_cap,
+                              sizeof *tr->gpu_contexts, id, &created);
     tr->gpu_contexts = array;
     if (i < 0)
         return NULL;
@@ -188,8 +185,7 @@ void tct_model_frame(struct tct_trace *tr, const struct tcd_event *ev)
         tr->lost_events++;
         return;
     }
-    struct tct_frame *last =
-        fs->frames.count ? tct_chunks_at(&fs->frames, fs->frames.count - 1) : NULL;
+    struct tct_frame *last = fs->frames.count ? tct_chunks_at(&fs->frames, fs->frames.count - 1) : NULL;
     if (ev->kind == TCD_FRAME_END) {
         if (last && last->end == TCT_TIME_NONE)
             last->end = ev->time;
@@ -281,8 +277,7 @@ static int lock_wait(struct tct_lock *l, const struct tcd_event *ev)
             return 0;
         }
     }
-    struct tct_lock_wait *grown =
-        tct_grow(l->waiting, &l->waiting_cap, l->waiting_count + 1, sizeof *grown);
+    struct tct_lock_wait *grown = tct_grow(l->waiting, &l->waiting_cap, l->waiting_count + 1, sizeof *grown);
     if (!grown)
         return -1;
     l->waiting = grown;
@@ -303,18 +298,24 @@ void tct_model_lock(struct tct_trace *tr, const struct tcd_event *ev)
         l->shared = ev->format == 1;
         l->announced = ev->time;
         break;
-    case TCD_LOCK_TERMINATE: l->terminated = ev->time; break;
+    case TCD_LOCK_TERMINATE:
+        l->terminated = ev->time;
+        break;
     case TCD_LOCK_WAIT:
         if (lock_wait(l, ev) != 0)
             tr->lost_events++;
         break;
-    case TCD_LOCK_OBTAIN: lock_obtain(l, ev); break;
+    case TCD_LOCK_OBTAIN:
+        lock_obtain(l, ev);
+        break;
     case TCD_LOCK_RELEASE:
         l->releases++;
         if (l->held)
             l->held--;
         break;
-    case TCD_LOCK_MARK: l->marks++; break;
+    case TCD_LOCK_MARK:
+        l->marks++;
+        break;
     default: { /* TCD_LOCK_NAME */
         char *name = tct_model_strdup_text(ev);
         if (!name) {
@@ -342,8 +343,7 @@ static struct tct_gpu_stack *gpu_stack(struct tct_gpu_context *c, uint32_t threa
             return &c->stacks[i];
     if (!create)
         return NULL;
-    struct tct_gpu_stack *grown =
-        tct_grow(c->stacks, &c->stack_cap, c->stack_count + 1, sizeof *grown);
+    struct tct_gpu_stack *grown = tct_grow(c->stacks, &c->stack_cap, c->stack_count + 1, sizeof *grown);
     if (!grown)
         return NULL;
     c->stacks = grown;
@@ -351,8 +351,7 @@ static struct tct_gpu_stack *gpu_stack(struct tct_gpu_context *c, uint32_t threa
     return &c->stacks[c->stack_count++];
 }
 
-static void gpu_zone_begin(struct tct_trace *tr, struct tct_gpu_context *c,
-                           const struct tcd_event *ev)
+static void gpu_zone_begin(struct tct_trace *tr, struct tct_gpu_context *c, const struct tcd_event *ev)
 {
     if (!c->query_zone)
         c->query_zone = calloc(GPU_QUERIES, sizeof *c->query_zone);
@@ -386,8 +385,7 @@ static void gpu_zone_begin(struct tct_trace *tr, struct tct_gpu_context *c,
     tr->gpu_zones++;
 }
 
-static void gpu_zone_end(struct tct_trace *tr, struct tct_gpu_context *c,
-                         const struct tcd_event *ev)
+static void gpu_zone_end(struct tct_trace *tr, struct tct_gpu_context *c, const struct tcd_event *ev)
 {
     struct tct_gpu_stack *s = gpu_stack(c, ev->thread, 0);
     if (!s || !s->count || !c->query_zone) {
@@ -441,9 +439,15 @@ void tct_model_gpu(struct tct_trace *tr, const struct tcd_event *ev)
         c->name = name;
         break;
     }
-    case TCD_GPU_ZONE_BEGIN: gpu_zone_begin(tr, c, ev); break;
-    case TCD_GPU_ZONE_END: gpu_zone_end(tr, c, ev); break;
-    default: /* TCD_GPU_TIME */ gpu_time(tr, c, ev); break;
+    case TCD_GPU_ZONE_BEGIN:
+        gpu_zone_begin(tr, c, ev);
+        break;
+    case TCD_GPU_ZONE_END:
+        gpu_zone_end(tr, c, ev);
+        break;
+    default: /* TCD_GPU_TIME */
+        gpu_time(tr, c, ev);
+        break;
     }
 }
 

@@ -51,7 +51,6 @@ static inline void tct_write_char(struct tct_writer *w, char c)
 void tct_write_u64(struct tct_writer *w, uint64_t v);
 void tct_write_i64(struct tct_writer *w, int64_t v);
 /* printf into the buffer, for the rare fields that need a format (doubles). */
-void tct_write_fmt(struct tct_writer *w, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void tct_write_fmt(struct tct_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

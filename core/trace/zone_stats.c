@@ -57,8 +57,7 @@ static int by_srcloc(const void *a, const void *b)
     return sa < sb ? -1 : sa > sb;
 }
 
-int tct_zone_stats_compute(struct tct_zone_stats *s, const struct tct_trace *tr,
-                           enum tct_stats_rule rule)
+int tct_zone_stats_compute(struct tct_zone_stats *s, const struct tct_trace *tr, enum tct_stats_rule rule)
 {
     memset(s, 0, sizeof *s);
     tct_map_init(&s->by_srcloc);

@@ -29,8 +29,7 @@ struct tct_zone_stats {
 };
 
 /* Returns 0, or -1 when out of memory. */
-int tct_zone_stats_compute(struct tct_zone_stats *out, const struct tct_trace *trace,
-                           enum tct_stats_rule rule);
+int tct_zone_stats_compute(struct tct_zone_stats *out, const struct tct_trace *trace, enum tct_stats_rule rule);
 void tct_zone_stats_free(struct tct_zone_stats *stats);
 
 /* Whether a zone counts under the rule. */

@@ -16,7 +16,8 @@
 
 void tcd_fail(struct tcd_decoder *dec, const char *fmt, ...)
 {
-    if (dec->state == TCD_STATE_FAILED) return; /* keep the first cause */
+    if (dec->state == TCD_STATE_FAILED)
+        return; /* keep the first cause */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(dec->error, sizeof dec->error, fmt, ap);
@@ -31,12 +32,13 @@ void tcd_handshake_request(uint8_t out[12])
     memcpy(out + TCW_SHIBBOLETH_SIZE, &version, 4);
 }
 
-struct tcd_decoder *tcd_decoder_new(const struct tcd_callbacks *cb, void *user,
-                                    const struct tcd_limits *limits)
+struct tcd_decoder *tcd_decoder_new(const struct tcd_callbacks *cb, void *user, const struct tcd_limits *limits)
 {
     struct tcd_decoder *dec = calloc(1, sizeof *dec);
-    if (!dec) return NULL;
-    if (cb) dec->cb = *cb;
+    if (!dec)
+        return NULL;
+    if (cb)
+        dec->cb = *cb;
     dec->user = user;
     dec->query_user = user;
     dec->max_memory = limits && limits->max_memory ? limits->max_memory : TCD_DEFAULT_MAX_MEMORY;
@@ -56,7 +58,8 @@ struct tcd_decoder *tcd_decoder_new(const struct tcd_callbacks *cb, void *user,
 
 void tcd_decoder_free(struct tcd_decoder *dec)
 {
-    if (!dec) return;
+    if (!dec)
+        return;
     tcd_tables_free(dec);
     free(dec->ring);
     free(dec->inbuf);
@@ -67,7 +70,8 @@ void tcd_decoder_free(struct tcd_decoder *dec)
 
 static size_t handshake_size(const struct tcd_decoder *dec)
 {
-    if (dec->hs_len < 1 + TCW_WELCOME_SIZE) return 1 + TCW_WELCOME_SIZE;
+    if (dec->hs_len < 1 + TCW_WELCOME_SIZE)
+        return 1 + TCW_WELCOME_SIZE;
     bool on_demand = dec->hs_buf[1 + TCW_WELCOME_FLAGS] & TCW_FLAG_ON_DEMAND;
     return 1 + TCW_WELCOME_SIZE + (on_demand ? TCW_ONDEMAND_SIZE : 0);
 }
@@ -108,7 +112,8 @@ static size_t feed_handshake(struct tcd_decoder *dec, const uint8_t *p, size_t l
 {
     if (dec->hs_len == 0) {
         switch (p[0]) {
-        case TCW_HANDSHAKE_WELCOME: break;
+        case TCW_HANDSHAKE_WELCOME:
+            break;
         case TCW_HANDSHAKE_PROTOCOL_MISMATCH:
             tcd_fail(dec, "client speaks another protocol version (this capture speaks %u)", TCW_PROTOCOL_VERSION);
             return 1;
@@ -127,7 +132,8 @@ static size_t feed_handshake(struct tcd_decoder *dec, const uint8_t *p, size_t l
         memcpy(dec->hs_buf + dec->hs_len, p + used, n);
         dec->hs_len += n;
         used += n;
-        if (dec->hs_len == handshake_size(dec)) parse_welcome(dec);
+        if (dec->hs_len == handshake_size(dec))
+            parse_welcome(dec);
     }
     return used;
 }
@@ -142,30 +148,33 @@ static bool done(const struct tcd_decoder *dec)
 static void process_frame(struct tcd_decoder *dec, const uint8_t *src, uint32_t csize)
 {
     uint8_t *out = dec->ring + dec->ring_off;
-    int n = LZ4_decompress_safe_continue(&dec->lz4, (const char *)src, (char *)out, (int)csize,
-                                         TCW_TARGET_FRAME_SIZE);
+    int n = LZ4_decompress_safe_continue(&dec->lz4, (const char *)src, (char *)out, (int)csize, TCW_TARGET_FRAME_SIZE);
     if (n <= 0) {
-        tcd_fail(dec, "LZ4 frame %" PRIu64 " (%" PRIu32 " bytes) does not decompress to 1..%d bytes",
-                 dec->frame_index, csize, TCW_TARGET_FRAME_SIZE);
+        tcd_fail(dec, "LZ4 frame %" PRIu64 " (%" PRIu32 " bytes) does not decompress to 1..%d bytes", dec->frame_index,
+                 csize, TCW_TARGET_FRAME_SIZE);
         return;
     }
     dec->stats.bytes_decoded += (uint64_t)n;
     tcd_parse_items(dec, out, (size_t)n);
-    if (dec->state == TCD_STATE_FAILED) return;
+    if (dec->state == TCD_STATE_FAILED)
+        return;
     /* Pending strings may be consumed by the next frame: take them out of the ring. */
     if (!tcd_pending_keep(dec, &dec->single) || !tcd_pending_keep(dec, &dec->second) ||
         !tcd_pending_keep(dec, &dec->frame_image))
         return;
     dec->ring_off += (size_t)n;
-    if (dec->ring_off > 2 * (size_t)TCW_TARGET_FRAME_SIZE) dec->ring_off = 0;
+    if (dec->ring_off > 2 * (size_t)TCW_TARGET_FRAME_SIZE)
+        dec->ring_off = 0;
     dec->frame_index++;
     tcd_flush_queries(dec);
-    if (done(dec)) dec->state = TCD_STATE_DONE;
+    if (done(dec))
+        dec->state = TCD_STATE_DONE;
 }
 
 static bool frame_size_valid(struct tcd_decoder *dec, uint32_t csize)
 {
-    if (csize >= 1 && csize <= TCW_LZ4_SIZE) return true;
+    if (csize >= 1 && csize <= TCW_LZ4_SIZE)
+        return true;
     tcd_fail(dec, "LZ4 frame %" PRIu64 " has size %" PRIu32 " (must be 1..%d)", dec->frame_index, csize, TCW_LZ4_SIZE);
     return false;
 }
@@ -175,20 +184,22 @@ static size_t feed_frames(struct tcd_decoder *dec, const uint8_t *p, size_t len)
     uint32_t csize;
     if (dec->inbuf_len == 0 && len >= TCD_FRAME_HEADER) {
         memcpy(&csize, p, 4);
-        if (!frame_size_valid(dec, csize)) return len;
+        if (!frame_size_valid(dec, csize))
+            return len;
         if (len - TCD_FRAME_HEADER >= csize) { /* the whole frame is here */
             process_frame(dec, p + TCD_FRAME_HEADER, csize);
             return TCD_FRAME_HEADER + csize;
         }
     }
     size_t want = dec->inbuf_len < TCD_FRAME_HEADER ? TCD_FRAME_HEADER - dec->inbuf_len
-                                                     : TCD_FRAME_HEADER + dec->frame_csize - dec->inbuf_len;
+                                                    : TCD_FRAME_HEADER + dec->frame_csize - dec->inbuf_len;
     size_t n = len < want ? len : want;
     memcpy(dec->inbuf + dec->inbuf_len, p, n);
     dec->inbuf_len += n;
     if (dec->inbuf_len == TCD_FRAME_HEADER) {
         memcpy(&dec->frame_csize, dec->inbuf, 4);
-        if (!frame_size_valid(dec, dec->frame_csize)) return len;
+        if (!frame_size_valid(dec, dec->frame_csize))
+            return len;
     } else if (dec->inbuf_len == TCD_FRAME_HEADER + (size_t)dec->frame_csize) {
         dec->inbuf_len = 0;
         process_frame(dec, dec->inbuf + TCD_FRAME_HEADER, dec->frame_csize);
@@ -199,7 +210,8 @@ static size_t feed_frames(struct tcd_decoder *dec, const uint8_t *p, size_t len)
 enum tcd_state tcd_decoder_feed(struct tcd_decoder *dec, const void *data, size_t len)
 {
     const uint8_t *p = data;
-    if (dec->state == TCD_STATE_DONE || dec->state == TCD_STATE_FAILED) return dec->state;
+    if (dec->state == TCD_STATE_DONE || dec->state == TCD_STATE_FAILED)
+        return dec->state;
     dec->stats.bytes_in += len;
     while (len > 0 && (dec->state == TCD_STATE_HANDSHAKE || dec->state == TCD_STATE_RUNNING)) {
         size_t used = dec->state == TCD_STATE_HANDSHAKE ? feed_handshake(dec, p, len) : feed_frames(dec, p, len);
@@ -223,8 +235,8 @@ enum tcd_state tcd_decoder_close(struct tcd_decoder *dec)
     return dec->state;
 }
 
-void tcd_decoder_set_query_handler(struct tcd_decoder *dec,
-                                   void (*fn)(void *user, const uint8_t packet[13]), void *user)
+void tcd_decoder_set_query_handler(struct tcd_decoder *dec, void (*fn)(void *user, const uint8_t packet[13]),
+                                   void *user)
 {
     dec->cb.on_query = fn;
     dec->query_user = user;

@@ -25,50 +25,50 @@
 #include <stdint.h>
 
 enum tcd_event_kind {
-    TCD_ZONE_BEGIN,      /* thread, time, srcloc */
-    TCD_ZONE_END,        /* thread, time */
-    TCD_ZONE_TEXT,       /* thread, text (appends to the innermost zone's text) */
-    TCD_ZONE_NAME,       /* thread, text (replaces the innermost zone's name) */
-    TCD_ZONE_COLOR,      /* thread, color */
-    TCD_ZONE_VALUE,      /* thread, value */
-    TCD_MESSAGE,         /* thread, time, text, color (0 = none), severity, format = source
+    TCD_ZONE_BEGIN,       /* thread, time, srcloc */
+    TCD_ZONE_END,         /* thread, time */
+    TCD_ZONE_TEXT,        /* thread, text (appends to the innermost zone's text) */
+    TCD_ZONE_NAME,        /* thread, text (replaces the innermost zone's name) */
+    TCD_ZONE_COLOR,       /* thread, color */
+    TCD_ZONE_VALUE,       /* thread, value */
+    TCD_MESSAGE,          /* thread, time, text, color (0 = none), severity, format = source
                           * (0 user, 1 Tracy); literal messages: id = string handle, text is
                           * "" until the client answered, see tcd_string() */
-    TCD_APP_INFO,        /* time, text */
-    TCD_FRAME_MARK,      /* time, id = frame set (0 = main "Frame") */
-    TCD_FRAME_START,     /* time, id = frame set */
-    TCD_FRAME_END,       /* time, id = frame set */
-    TCD_FRAME_IMAGE,     /* id = frame number, width/height in value (w << 16 | h), flags = flip,
+    TCD_APP_INFO,         /* time, text */
+    TCD_FRAME_MARK,       /* time, id = frame set (0 = main "Frame") */
+    TCD_FRAME_START,      /* time, id = frame set */
+    TCD_FRAME_END,        /* time, id = frame set */
+    TCD_FRAME_IMAGE,      /* id = frame number, width/height in value (w << 16 | h), flags = flip,
                           * text/text_len = the DXT1 image bytes */
-    TCD_PLOT,            /* time, id = plot, dvalue (int plots: is_int = 1, value holds the int64) */
-    TCD_PLOT_CONFIG,     /* id = plot, format, flags (bit 0 step, bit 1 fill), color */
-    TCD_MEM_ALLOC,       /* thread, time, address, value = size, id = pool (0 = default) */
-    TCD_MEM_FREE,        /* thread, time, address, id = pool */
-    TCD_MEM_DISCARD,     /* thread, time, id = pool */
-    TCD_LOCK_ANNOUNCE,   /* id = lock, time, srcloc, format = 0 lockable / 1 shared */
-    TCD_LOCK_TERMINATE,  /* id = lock, time */
-    TCD_LOCK_WAIT,       /* id = lock, thread, time, format = 1 when shared */
-    TCD_LOCK_OBTAIN,     /* id = lock, thread, time, format = 1 when shared */
-    TCD_LOCK_RELEASE,    /* id = lock, thread (exclusive: the last obtainer), time, format */
-    TCD_LOCK_MARK,       /* id = lock, thread, srcloc */
-    TCD_LOCK_NAME,       /* id = lock, text */
-    TCD_GPU_CONTEXT,     /* id = context, thread, time (cpu), format = type, flags, dvalue = period */
-    TCD_GPU_CONTEXT_NAME,/* id = context, text */
-    TCD_GPU_ZONE_BEGIN,  /* id = context, query, thread, time (cpu), srcloc */
-    TCD_GPU_ZONE_END,    /* id = context, query, thread, time (cpu) */
-    TCD_GPU_TIME,        /* id = context, query, time2 = gpu time in ns on the trace's time axis:
+    TCD_PLOT,             /* time, id = plot, dvalue (int plots: is_int = 1, value holds the int64) */
+    TCD_PLOT_CONFIG,      /* id = plot, format, flags (bit 0 step, bit 1 fill), color */
+    TCD_MEM_ALLOC,        /* thread, time, address, value = size, id = pool (0 = default) */
+    TCD_MEM_FREE,         /* thread, time, address, id = pool */
+    TCD_MEM_DISCARD,      /* thread, time, id = pool */
+    TCD_LOCK_ANNOUNCE,    /* id = lock, time, srcloc, format = 0 lockable / 1 shared */
+    TCD_LOCK_TERMINATE,   /* id = lock, time */
+    TCD_LOCK_WAIT,        /* id = lock, thread, time, format = 1 when shared */
+    TCD_LOCK_OBTAIN,      /* id = lock, thread, time, format = 1 when shared */
+    TCD_LOCK_RELEASE,     /* id = lock, thread (exclusive: the last obtainer), time, format */
+    TCD_LOCK_MARK,        /* id = lock, thread, srcloc */
+    TCD_LOCK_NAME,        /* id = lock, text */
+    TCD_GPU_CONTEXT,      /* id = context, thread, time (cpu), format = type, flags, dvalue = period */
+    TCD_GPU_CONTEXT_NAME, /* id = context, text */
+    TCD_GPU_ZONE_BEGIN,   /* id = context, query, thread, time (cpu), srcloc */
+    TCD_GPU_ZONE_END,     /* id = context, query, thread, time (cpu) */
+    TCD_GPU_TIME,         /* id = context, query, time2 = gpu time in ns on the trace's time axis:
                           * ticks * period shifted so that the context's first gpu time falls
                           * on its cpu time (as the server does; GpuTimeSync re-aligns,
                           * GpuCalibration rescales; 32-bit gpu counter wrap is not undone) */
-    TCD_FIBER_ENTER,     /* thread = os thread, id = fiber's virtual thread (0x80000000 | n), time;
+    TCD_FIBER_ENTER,      /* thread = os thread, id = fiber's virtual thread (0x80000000 | n), time;
                           * until TCD_FIBER_LEAVE, that os thread's events carry the fiber's id */
-    TCD_FIBER_LEAVE,     /* thread = os thread, time */
-    TCD_CRASH,           /* thread, time (0 when unknown), text, id = string handle of the text */
-    TCD_DROPPED,         /* thread, time, value = the running total of events the client dropped: follows the TCD_MESSAGE
+    TCD_FIBER_LEAVE,      /* thread = os thread, time */
+    TCD_CRASH,            /* thread, time (0 when unknown), text, id = string handle of the text */
+    TCD_DROPPED,       /* thread, time, value = the running total of events the client dropped: follows the TCD_MESSAGE
                           * "tracyc: dropped <count>..." (source Tracy) of a tracyc client */
-    TCD_SECTION_ENTER,   /* thread, time, id = section, query = category, text */
-    TCD_SECTION_LEAVE,   /* thread, time, id = section */
-    TCD_SECTION_SETUP,   /* query = category, text = its description */
+    TCD_SECTION_ENTER, /* thread, time, id = section, query = category, text */
+    TCD_SECTION_LEAVE, /* thread, time, id = section */
+    TCD_SECTION_SETUP, /* query = category, text = its description */
     TCD_EVENT_KIND_COUNT
 };
 
@@ -80,11 +80,11 @@ struct tcd_event {
     uint32_t thread;
     int64_t time;
     int64_t time2;
-    uint32_t srcloc;   /* index for tcd_srcloc() */
+    uint32_t srcloc; /* index for tcd_srcloc() */
     uint32_t id;
-    uint32_t color;    /* 0x00RRGGBB */
+    uint32_t color; /* 0x00RRGGBB */
     uint16_t query;
-    uint8_t severity;  /* 0 trace .. 5 fatal */
+    uint8_t severity; /* 0 trace .. 5 fatal */
     uint8_t format;
     uint8_t flags;
     uint8_t is_int;
@@ -146,8 +146,7 @@ struct tcd_decoder;
 /* The 12 bytes a server sends first: "TracyPrf" and the protocol version. */
 void tcd_handshake_request(uint8_t out[12]);
 
-struct tcd_decoder *tcd_decoder_new(const struct tcd_callbacks *cb, void *user,
-                                    const struct tcd_limits *limits);
+struct tcd_decoder *tcd_decoder_new(const struct tcd_callbacks *cb, void *user, const struct tcd_limits *limits);
 void tcd_decoder_free(struct tcd_decoder *dec);
 
 /* Consume bytes received from the client. Returns the state afterwards. Bytes fed after
@@ -163,8 +162,8 @@ enum tcd_state tcd_decoder_close(struct tcd_decoder *dec);
 
 /* Sends query packets to fn(user, packet) instead of the on_query callback, for a
  * transport that owns the connection (core/server/session.h does this). */
-void tcd_decoder_set_query_handler(struct tcd_decoder *dec,
-                                   void (*fn)(void *user, const uint8_t packet[13]), void *user);
+void tcd_decoder_set_query_handler(struct tcd_decoder *dec, void (*fn)(void *user, const uint8_t packet[13]),
+                                   void *user);
 
 enum tcd_state tcd_decoder_state(const struct tcd_decoder *dec);
 const char *tcd_decoder_error(const struct tcd_decoder *dec); /* "" when none */
@@ -189,13 +188,13 @@ const char *tcd_string(const struct tcd_decoder *dec, uint32_t handle);
 
 /* Counters for status lines and benchmarks. */
 struct tcd_stats {
-    uint64_t bytes_in;        /* compressed bytes fed */
-    uint64_t bytes_decoded;   /* decompressed item bytes */
-    uint64_t events;          /* events delivered */
+    uint64_t bytes_in;      /* compressed bytes fed */
+    uint64_t bytes_decoded; /* decompressed item bytes */
+    uint64_t events;        /* events delivered */
     uint64_t zones;
     uint64_t queries_sent;
-    uint64_t dropped;         /* events the client reported as dropped */
-    size_t memory;            /* bytes held by the decoder's tables */
+    uint64_t dropped; /* events the client reported as dropped */
+    size_t memory;    /* bytes held by the decoder's tables */
 };
 void tcd_decoder_stats(const struct tcd_decoder *dec, struct tcd_stats *out);
 

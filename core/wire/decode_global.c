@@ -21,26 +21,29 @@ static bool mem_pool(struct tcd_decoder *dec, bool named, uint32_t *pool)
 static void mem_alloc(struct tcd_decoder *dec, const uint8_t *it, bool named)
 {
     uint32_t pool;
-    if (!mem_pool(dec, named, &pool)) return;
+    if (!mem_pool(dec, named, &pool))
+        return;
     int64_t t = serial_time(dec, rd64(it + 1));
     uint32_t thread = rd32(it + 9);
     tcd_notice_thread(dec, thread);
     uint64_t size = rd32(it + 21) | (uint64_t)rd16(it + 25) << 32;
-    emit(dec, &(struct tcd_event){ .kind = TCD_MEM_ALLOC, .thread = thread, .time = t,
-                                   .address = rd64(it + 13), .value = size, .id = pool });
+    emit(dec,
+         &(struct tcd_event){
+             .kind = TCD_MEM_ALLOC, .thread = thread, .time = t, .address = rd64(it + 13), .value = size, .id = pool});
 }
 
 static void mem_free(struct tcd_decoder *dec, const uint8_t *it, bool named)
 {
     uint32_t pool;
-    if (!mem_pool(dec, named, &pool)) return;
+    if (!mem_pool(dec, named, &pool))
+        return;
     int64_t t = serial_time(dec, rd64(it + 1));
     uint64_t address = rd64(it + 13);
-    if (address == 0) return; /* free(NULL): the server ignores it */
+    if (address == 0)
+        return; /* free(NULL): the server ignores it */
     uint32_t thread = rd32(it + 9);
     tcd_notice_thread(dec, thread);
-    emit(dec, &(struct tcd_event){ .kind = TCD_MEM_FREE, .thread = thread, .time = t,
-                                   .address = address, .id = pool });
+    emit(dec, &(struct tcd_event){.kind = TCD_MEM_FREE, .thread = thread, .time = t, .address = address, .id = pool});
 }
 
 static void mem_discard(struct tcd_decoder *dec, const uint8_t *it)
@@ -51,11 +54,12 @@ static void mem_discard(struct tcd_decoder *dec, const uint8_t *it)
     }
     /* The server ignores an unknown pool without applying the delta (spec 8.9). */
     uint32_t pool = tcd_find_pool(dec, rd64(it + 13));
-    if (!pool) return;
+    if (!pool)
+        return;
     int64_t t = serial_time(dec, rd64(it + 1));
     uint32_t thread = rd32(it + 9);
     tcd_notice_thread(dec, thread);
-    emit(dec, &(struct tcd_event){ .kind = TCD_MEM_DISCARD, .thread = thread, .time = t, .id = pool });
+    emit(dec, &(struct tcd_event){.kind = TCD_MEM_DISCARD, .thread = thread, .time = t, .id = pool});
 }
 
 /* ---- locks ---------------------------------------------------------------------------------- */
@@ -86,10 +90,13 @@ static void lock_announce(struct tcd_decoder *dec, const uint8_t *it)
     if (!tcd_vec_reserve(dec, v, sizeof(struct tcd_lock), v->count + 1) ||
         !tcd_map_insert(dec, &dec->lock_ids, id, v->count + 1))
         return;
-    ((struct tcd_lock *)v->data)[v->count++] = (struct tcd_lock){ .shared = it[21] != 0 };
+    ((struct tcd_lock *)v->data)[v->count++] = (struct tcd_lock){.shared = it[21] != 0};
     uint32_t srcloc = tcd_item_srcloc(dec, rd64(it + 13));
-    emit(dec, &(struct tcd_event){ .kind = TCD_LOCK_ANNOUNCE, .id = id, .time = trace_time(dec, rd64(it + 5)),
-                                   .srcloc = srcloc, .format = it[21] });
+    emit(dec, &(struct tcd_event){.kind = TCD_LOCK_ANNOUNCE,
+                                  .id = id,
+                                  .time = trace_time(dec, rd64(it + 5)),
+                                  .srcloc = srcloc,
+                                  .format = it[21]});
 }
 
 /* LockWait, LockObtain and their shared forms: u32 thread, u32 id, i64 time. */
@@ -97,23 +104,27 @@ static void lock_thread_event(struct tcd_decoder *dec, const uint8_t *it, enum t
 {
     uint32_t id = rd32(it + 5), thread = rd32(it + 1);
     struct tcd_lock *lock = find_lock(dec, id, shared);
-    if (!lock) return;
+    if (!lock)
+        return;
     int64_t t = serial_time(dec, rd64(it + 9));
-    if (kind == TCD_LOCK_OBTAIN && !shared) lock->last_obtainer = thread;
+    if (kind == TCD_LOCK_OBTAIN && !shared)
+        lock->last_obtainer = thread;
     tcd_notice_thread(dec, thread);
-    emit(dec, &(struct tcd_event){ .kind = kind, .id = id, .thread = thread, .time = t, .format = shared });
+    emit(dec, &(struct tcd_event){.kind = kind, .id = id, .thread = thread, .time = t, .format = shared});
 }
 
 static void lock_release(struct tcd_decoder *dec, const uint8_t *it, uint8_t shared)
 {
     uint32_t id = rd32(it + 1);
     struct tcd_lock *lock = find_lock(dec, id, shared);
-    if (!lock) return;
+    if (!lock)
+        return;
     int64_t t = serial_time(dec, rd64(it + 5));
     /* An exclusive release names no thread: it is the last obtainer's. */
     uint32_t thread = shared ? rd32(it + 13) : lock->last_obtainer;
-    if (shared) tcd_notice_thread(dec, thread);
-    emit(dec, &(struct tcd_event){ .kind = TCD_LOCK_RELEASE, .id = id, .thread = thread, .time = t, .format = shared });
+    if (shared)
+        tcd_notice_thread(dec, thread);
+    emit(dec, &(struct tcd_event){.kind = TCD_LOCK_RELEASE, .id = id, .thread = thread, .time = t, .format = shared});
 }
 
 /* ---- GPU ------------------------------------------------------------------------------------- */
@@ -141,13 +152,21 @@ static void gpu_new_context(struct tcd_decoder *dec, const uint8_t *it)
     }
     float period = rdf32(it + 21);
     int64_t cpu = trace_time(dec, rd64(it + 1));
-    *g = (struct tcd_gpu_ctx){ .created = 1, .period = period, .has_period = period != 1.f,
-                               .has_calibration = it[26] & 1, .calibration_mod = 1.0 };
+    *g = (struct tcd_gpu_ctx){.created = 1,
+                              .period = period,
+                              .has_period = period != 1.f,
+                              .has_calibration = it[26] & 1,
+                              .calibration_mod = 1.0};
     g->calibrated_gpu = clamp_i64(gpu_scaled(g, (int64_t)rd64(it + 9)));
     g->calibrated_cpu = cpu;
     g->time_diff = (int64_t)((uint64_t)cpu - (uint64_t)g->calibrated_gpu);
-    emit(dec, &(struct tcd_event){ .kind = TCD_GPU_CONTEXT, .id = it[25], .thread = rd32(it + 17),
-                                   .time = cpu, .format = it[27], .flags = it[26], .dvalue = period });
+    emit(dec, &(struct tcd_event){.kind = TCD_GPU_CONTEXT,
+                                  .id = it[25],
+                                  .thread = rd32(it + 17),
+                                  .time = cpu,
+                                  .format = it[27],
+                                  .flags = it[26],
+                                  .dvalue = period});
 }
 
 /* GpuZoneBegin*: i64 cpuTime, u32 thread, u16 query, u8 context [, u64 srcloc]. */
@@ -164,32 +183,37 @@ static void gpu_zone(struct tcd_decoder *dec, const uint8_t *it, enum tcd_event_
         srcloc = dec->pending_payload - 1;
         dec->pending_payload = 0;
     }
-    if (!find_gpu(dec, it[15])) return;
+    if (!find_gpu(dec, it[15]))
+        return;
     uint64_t delta = rd64(it + 1);
     int64_t t = serial ? serial_time(dec, delta) : thread_time(dec, delta);
-    emit(dec, &(struct tcd_event){ .kind = kind, .id = it[15], .query = rd16(it + 13),
-                                   .thread = rd32(it + 9), .time = t, .srcloc = srcloc });
+    emit(dec,
+         &(struct tcd_event){
+             .kind = kind, .id = it[15], .query = rd16(it + 13), .thread = rd32(it + 9), .time = t, .srcloc = srcloc});
 }
 
 static void gpu_time(struct tcd_decoder *dec, const uint8_t *it)
 {
     struct tcd_gpu_ctx *g = find_gpu(dec, it[11]);
-    if (!g) return;
+    if (!g)
+        return;
     int64_t ticks = (int64_t)(dec->ref_gpu += rd64(it + 1));
     double scaled = gpu_scaled(g, ticks);
     int64_t ns = g->has_calibration
-        ? clamp_i64((scaled - (double)g->calibrated_gpu) * g->calibration_mod + (double)g->calibrated_cpu)
-        : (int64_t)((uint64_t)clamp_i64(scaled) + (uint64_t)g->time_diff);
-    emit(dec, &(struct tcd_event){ .kind = TCD_GPU_TIME, .id = it[11], .query = rd16(it + 9), .time2 = ns });
+                     ? clamp_i64((scaled - (double)g->calibrated_gpu) * g->calibration_mod + (double)g->calibrated_cpu)
+                     : (int64_t)((uint64_t)clamp_i64(scaled) + (uint64_t)g->time_diff);
+    emit(dec, &(struct tcd_event){.kind = TCD_GPU_TIME, .id = it[11], .query = rd16(it + 9), .time2 = ns});
 }
 
 static void gpu_calibration(struct tcd_decoder *dec, const uint8_t *it)
 {
     struct tcd_gpu_ctx *g = find_gpu(dec, it[25]);
-    if (!g) return;
+    if (!g)
+        return;
     int64_t gpu = clamp_i64(gpu_scaled(g, (int64_t)rd64(it + 1)));
     double gpu_delta = (double)gpu - (double)g->calibrated_gpu;
-    if (gpu_delta != 0) g->calibration_mod = (double)(int64_t)rd64(it + 17) / gpu_delta;
+    if (gpu_delta != 0)
+        g->calibration_mod = (double)(int64_t)rd64(it + 17) / gpu_delta;
     g->calibrated_gpu = gpu;
     g->calibrated_cpu = trace_time(dec, rd64(it + 9));
 }
@@ -197,7 +221,8 @@ static void gpu_calibration(struct tcd_decoder *dec, const uint8_t *it)
 static void gpu_time_sync(struct tcd_decoder *dec, const uint8_t *it)
 {
     struct tcd_gpu_ctx *g = find_gpu(dec, it[17]);
-    if (!g) return;
+    if (!g)
+        return;
     int64_t gpu = clamp_i64(gpu_scaled(g, (int64_t)rd64(it + 1)));
     g->time_diff = (int64_t)((uint64_t)trace_time(dec, rd64(it + 9)) - (uint64_t)gpu);
 }
@@ -206,82 +231,133 @@ static void gpu_context_name(struct tcd_decoder *dec, const uint8_t *it)
 {
     const uint8_t *s;
     size_t len;
-    if (!tcd_take_single(dec, &s, &len) || !find_gpu(dec, it[1])) return;
-    emit(dec, &(struct tcd_event){ .kind = TCD_GPU_CONTEXT_NAME, .id = it[1], .text = (const char *)s, .text_len = len });
+    if (!tcd_take_single(dec, &s, &len) || !find_gpu(dec, it[1]))
+        return;
+    emit(dec, &(struct tcd_event){.kind = TCD_GPU_CONTEXT_NAME, .id = it[1], .text = (const char *)s, .text_len = len});
 }
 
 void tcd_parse_global_item(struct tcd_decoder *dec, const uint8_t *it)
 {
     switch ((enum tcw_type)it[0]) {
-        case TCW_MemAlloc:
-        case TCW_MemAllocCallstack: mem_alloc(dec, it, false); break;
-        case TCW_MemAllocNamed:
-        case TCW_MemAllocCallstackNamed: mem_alloc(dec, it, true); break;
-        case TCW_MemFree:
-        case TCW_MemFreeCallstack: mem_free(dec, it, false); break;
-        case TCW_MemFreeNamed:
-        case TCW_MemFreeCallstackNamed: mem_free(dec, it, true); break;
-        case TCW_MemDiscard:
-        case TCW_MemDiscardCallstack: mem_discard(dec, it); break;
-        case TCW_MemNamePayload:
-            if (dec->mem_name_set) {
-                tcd_item_fail(dec, "MemNamePayload while another one is pending");
-                break;
-            }
-            dec->mem_name_set = 1;
-            dec->pending_mem_name = rd64(it + 1);
+    case TCW_MemAlloc:
+    case TCW_MemAllocCallstack:
+        mem_alloc(dec, it, false);
+        break;
+    case TCW_MemAllocNamed:
+    case TCW_MemAllocCallstackNamed:
+        mem_alloc(dec, it, true);
+        break;
+    case TCW_MemFree:
+    case TCW_MemFreeCallstack:
+        mem_free(dec, it, false);
+        break;
+    case TCW_MemFreeNamed:
+    case TCW_MemFreeCallstackNamed:
+        mem_free(dec, it, true);
+        break;
+    case TCW_MemDiscard:
+    case TCW_MemDiscardCallstack:
+        mem_discard(dec, it);
+        break;
+    case TCW_MemNamePayload:
+        if (dec->mem_name_set) {
+            tcd_item_fail(dec, "MemNamePayload while another one is pending");
             break;
+        }
+        dec->mem_name_set = 1;
+        dec->pending_mem_name = rd64(it + 1);
+        break;
 
-        case TCW_LockAnnounce: lock_announce(dec, it); break;
-        case TCW_LockTerminate:
-            if (find_lock(dec, rd32(it + 1), false))
-                emit(dec, &(struct tcd_event){ .kind = TCD_LOCK_TERMINATE, .id = rd32(it + 1),
-                                               .time = trace_time(dec, rd64(it + 5)) });
-            break;
-        case TCW_LockWait: lock_thread_event(dec, it, TCD_LOCK_WAIT, 0); break;
-        case TCW_LockObtain: lock_thread_event(dec, it, TCD_LOCK_OBTAIN, 0); break;
-        case TCW_LockSharedWait: lock_thread_event(dec, it, TCD_LOCK_WAIT, 1); break;
-        case TCW_LockSharedObtain: lock_thread_event(dec, it, TCD_LOCK_OBTAIN, 1); break;
-        case TCW_LockRelease: lock_release(dec, it, 0); break;
-        case TCW_LockSharedRelease: lock_release(dec, it, 1); break;
-        case TCW_LockMark: {
-            uint32_t srcloc = tcd_item_srcloc(dec, rd64(it + 9));
-            if (find_lock(dec, rd32(it + 5), false))
-                emit(dec, &(struct tcd_event){ .kind = TCD_LOCK_MARK, .id = rd32(it + 5), .thread = rd32(it + 1),
-                                               .srcloc = srcloc });
-            break;
-        }
-        case TCW_LockName: {
-            const uint8_t *s;
-            size_t len;
-            if (tcd_take_single(dec, &s, &len) && find_lock(dec, rd32(it + 1), false))
-                emit(dec, &(struct tcd_event){ .kind = TCD_LOCK_NAME, .id = rd32(it + 1),
-                                               .text = (const char *)s, .text_len = len });
-            break;
-        }
+    case TCW_LockAnnounce:
+        lock_announce(dec, it);
+        break;
+    case TCW_LockTerminate:
+        if (find_lock(dec, rd32(it + 1), false))
+            emit(dec, &(struct tcd_event){
+                          .kind = TCD_LOCK_TERMINATE, .id = rd32(it + 1), .time = trace_time(dec, rd64(it + 5))});
+        break;
+    case TCW_LockWait:
+        lock_thread_event(dec, it, TCD_LOCK_WAIT, 0);
+        break;
+    case TCW_LockObtain:
+        lock_thread_event(dec, it, TCD_LOCK_OBTAIN, 0);
+        break;
+    case TCW_LockSharedWait:
+        lock_thread_event(dec, it, TCD_LOCK_WAIT, 1);
+        break;
+    case TCW_LockSharedObtain:
+        lock_thread_event(dec, it, TCD_LOCK_OBTAIN, 1);
+        break;
+    case TCW_LockRelease:
+        lock_release(dec, it, 0);
+        break;
+    case TCW_LockSharedRelease:
+        lock_release(dec, it, 1);
+        break;
+    case TCW_LockMark: {
+        uint32_t srcloc = tcd_item_srcloc(dec, rd64(it + 9));
+        if (find_lock(dec, rd32(it + 5), false))
+            emit(dec, &(struct tcd_event){
+                          .kind = TCD_LOCK_MARK, .id = rd32(it + 5), .thread = rd32(it + 1), .srcloc = srcloc});
+        break;
+    }
+    case TCW_LockName: {
+        const uint8_t *s;
+        size_t len;
+        if (tcd_take_single(dec, &s, &len) && find_lock(dec, rd32(it + 1), false))
+            emit(dec, &(struct tcd_event){
+                          .kind = TCD_LOCK_NAME, .id = rd32(it + 1), .text = (const char *)s, .text_len = len});
+        break;
+    }
 
-        case TCW_GpuNewContext: gpu_new_context(dec, it); break;
-        case TCW_GpuZoneBegin:
-        case TCW_GpuZoneBeginCallstack: gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, false, 1); break;
-        case TCW_GpuZoneBeginSerial:
-        case TCW_GpuZoneBeginCallstackSerial: gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, true, 1); break;
-        case TCW_GpuZoneBeginAllocSrcLoc:
-        case TCW_GpuZoneBeginAllocSrcLocCallstack: gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, false, 2); break;
-        case TCW_GpuZoneBeginAllocSrcLocSerial:
-        case TCW_GpuZoneBeginAllocSrcLocCallstackSerial: gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, true, 2); break;
-        case TCW_GpuZoneEnd: gpu_zone(dec, it, TCD_GPU_ZONE_END, false, 0); break;
-        case TCW_GpuZoneEndSerial: gpu_zone(dec, it, TCD_GPU_ZONE_END, true, 0); break;
-        case TCW_GpuTime: gpu_time(dec, it); break;
-        case TCW_GpuCalibration: gpu_calibration(dec, it); break;
-        case TCW_GpuTimeSync: gpu_time_sync(dec, it); break;
-        case TCW_GpuContextName: gpu_context_name(dec, it); break;
-        case TCW_GpuAnnotationName: {
-            const uint8_t *s;
-            size_t len;
-            if (tcd_take_single(dec, &s, &len)) find_gpu(dec, it[9]);
-            break;
-        }
-        case TCW_GpuZoneAnnotation: find_gpu(dec, it[23]); break;
-    default: break; /* every other type is parsed in decode_items.c */
+    case TCW_GpuNewContext:
+        gpu_new_context(dec, it);
+        break;
+    case TCW_GpuZoneBegin:
+    case TCW_GpuZoneBeginCallstack:
+        gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, false, 1);
+        break;
+    case TCW_GpuZoneBeginSerial:
+    case TCW_GpuZoneBeginCallstackSerial:
+        gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, true, 1);
+        break;
+    case TCW_GpuZoneBeginAllocSrcLoc:
+    case TCW_GpuZoneBeginAllocSrcLocCallstack:
+        gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, false, 2);
+        break;
+    case TCW_GpuZoneBeginAllocSrcLocSerial:
+    case TCW_GpuZoneBeginAllocSrcLocCallstackSerial:
+        gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, true, 2);
+        break;
+    case TCW_GpuZoneEnd:
+        gpu_zone(dec, it, TCD_GPU_ZONE_END, false, 0);
+        break;
+    case TCW_GpuZoneEndSerial:
+        gpu_zone(dec, it, TCD_GPU_ZONE_END, true, 0);
+        break;
+    case TCW_GpuTime:
+        gpu_time(dec, it);
+        break;
+    case TCW_GpuCalibration:
+        gpu_calibration(dec, it);
+        break;
+    case TCW_GpuTimeSync:
+        gpu_time_sync(dec, it);
+        break;
+    case TCW_GpuContextName:
+        gpu_context_name(dec, it);
+        break;
+    case TCW_GpuAnnotationName: {
+        const uint8_t *s;
+        size_t len;
+        if (tcd_take_single(dec, &s, &len))
+            find_gpu(dec, it[9]);
+        break;
+    }
+    case TCW_GpuZoneAnnotation:
+        find_gpu(dec, it[23]);
+        break;
+    default:
+        break; /* every other type is parsed in decode_items.c */
     }
 }

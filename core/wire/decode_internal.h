@@ -60,11 +60,11 @@ struct tcd_string_entry {
 
 struct tcd_thread {
     uint32_t id;
-    uint32_t next_zone_id;   /* ZoneValidation register, spec 8.4 */
-    uint32_t depth, cap;     /* zone stack: only the validation ids are needed */
+    uint32_t next_zone_id; /* ZoneValidation register, spec 8.4 */
+    uint32_t depth, cap;   /* zone stack: only the validation ids are needed */
     uint32_t *zone_ids;
     struct tcd_thread *fiber; /* fiber this OS thread runs, or NULL */
-    const char *name;        /* decimal id until named */
+    const char *name;         /* decimal id until named */
     uint8_t name_pending;
     uint8_t is_fiber;
 };
@@ -75,10 +75,10 @@ struct tcd_srcloc_rec {
     uint8_t is_static;
 };
 
-struct tcd_named {            /* a plot or a frame set */
+struct tcd_named { /* a plot or a frame set */
     const char *name;
     uint8_t pending;
-    uint8_t started;          /* frame sets: a discontinuous frame was started */
+    uint8_t started; /* frame sets: a discontinuous frame was started */
 };
 
 struct tcd_lock {
@@ -105,7 +105,7 @@ struct tcd_pending_bytes {
     size_t own_cap;
 };
 
-struct tcd_vec {              /* a plain growable array */
+struct tcd_vec { /* a plain growable array */
     void *data;
     uint32_t count, cap;
 };
@@ -113,7 +113,7 @@ struct tcd_vec {              /* a plain growable array */
 struct tcd_decoder {
     struct tcd_callbacks cb;
     void *user;
-    void *query_user;         /* argument of cb.on_query */
+    void *query_user; /* argument of cb.on_query */
     size_t max_memory, memory;
     uint32_t max_queries;
     uint64_t hash_seed;
@@ -130,9 +130,9 @@ struct tcd_decoder {
     LZ4_streamDecode_t lz4;
     uint8_t *ring;
     size_t ring_off;
-    uint8_t *inbuf;           /* a frame that arrived in pieces */
+    uint8_t *inbuf; /* a frame that arrived in pieces */
     size_t inbuf_len;
-    uint32_t frame_csize;     /* of the frame in inbuf, once its header is complete */
+    uint32_t frame_csize; /* of the frame in inbuf, once its header is complete */
     uint64_t frame_index;
     const uint8_t *frame_items; /* the frame being parsed and its current item, */
     const uint8_t *item;        /* for error messages */
@@ -142,12 +142,12 @@ struct tcd_decoder {
 
     /* current thread context */
     uint32_t ctx_tid;
-    struct tcd_thread *ctx;   /* NULL until the server noticed ctx_tid */
+    struct tcd_thread *ctx;           /* NULL until the server noticed ctx_tid */
     struct tcd_thread scratch_thread; /* stands in after an allocation failure */
 
     /* registers of items that belong to the next item */
     struct tcd_pending_bytes single, second, frame_image;
-    uint32_t pending_payload;  /* srcloc index + 1 */
+    uint32_t pending_payload; /* srcloc index + 1 */
     uint64_t pending_mem_name;
     uint8_t mem_name_set;
     uint8_t callstack_pending;
@@ -161,32 +161,32 @@ struct tcd_decoder {
 
     /* tables */
     struct tcd_arena_chunk *arena;
-    struct tcd_map string_ids;       /* string id -> handle */
-    struct tcd_vec strings;          /* struct tcd_string_entry, handle - 1 */
-    struct tcd_map thread_ids;       /* thread id -> index + 1 */
-    struct tcd_paged threads;        /* struct tcd_thread */
-    struct tcd_map srcloc_ids;       /* static srcloc id -> index + 1 */
-    struct tcd_map srcloc_payloads;  /* content hash -> index + 1 (collisions probed) */
-    struct tcd_paged srclocs;        /* struct tcd_srcloc_rec */
+    struct tcd_map string_ids;      /* string id -> handle */
+    struct tcd_vec strings;         /* struct tcd_string_entry, handle - 1 */
+    struct tcd_map thread_ids;      /* thread id -> index + 1 */
+    struct tcd_paged threads;       /* struct tcd_thread */
+    struct tcd_map srcloc_ids;      /* static srcloc id -> index + 1 */
+    struct tcd_map srcloc_payloads; /* content hash -> index + 1 (collisions probed) */
+    struct tcd_paged srclocs;       /* struct tcd_srcloc_rec */
     uint64_t last_srcloc_id;
     uint32_t last_srcloc_index;
     struct tcd_map plot_ids;
-    struct tcd_vec plots;            /* struct tcd_named */
+    struct tcd_vec plots; /* struct tcd_named */
     struct tcd_map frame_ids;
-    struct tcd_vec frame_sets;       /* struct tcd_named, 0 = "Frame" */
-    struct tcd_map pool_ids;         /* name string id -> pool */
-    struct tcd_vec pools;            /* uint32_t string handle, 0 = default pool */
-    struct tcd_map fiber_ids;        /* fiber id -> thread index + 1 */
+    struct tcd_vec frame_sets; /* struct tcd_named, 0 = "Frame" */
+    struct tcd_map pool_ids;   /* name string id -> pool */
+    struct tcd_vec pools;      /* uint32_t string handle, 0 = default pool */
+    struct tcd_map fiber_ids;  /* fiber id -> thread index + 1 */
     uint32_t fiber_count;
     struct tcd_map lock_ids;
-    struct tcd_vec locks;            /* struct tcd_lock */
+    struct tcd_vec locks; /* struct tcd_lock */
     struct tcd_gpu_ctx gpu[256];
 
     /* queries */
-    struct tcd_vec query_queue;      /* uint8_t[13] packets */
+    struct tcd_vec query_queue; /* uint8_t[13] packets */
     uint32_t query_head;
     uint32_t outstanding;
-    struct tcd_vec srcloc_fifo;      /* uint32_t srcloc index of SourceLocation queries */
+    struct tcd_vec srcloc_fifo; /* uint32_t srcloc index of SourceLocation queries */
     uint32_t srcloc_fifo_head;
     uint32_t pending_strings, pending_threads, pending_plots, pending_frames, pending_fibers;
 
@@ -225,11 +225,14 @@ static inline uint32_t tcd_map_hash(const struct tcd_decoder *dec, uint64_t key)
 
 static inline uint32_t tcd_map_find(const struct tcd_decoder *dec, const struct tcd_map *m, uint64_t key)
 {
-    if (!m->slots) return 0;
+    if (!m->slots)
+        return 0;
     for (uint32_t i = tcd_map_hash(dec, key) & m->mask;; i = (i + 1) & m->mask) {
         const struct tcd_map_slot *s = &m->slots[i];
-        if (s->value == 0) return 0;
-        if (s->key == key) return s->value;
+        if (s->value == 0)
+            return 0;
+        if (s->key == key)
+            return s->value;
     }
 }
 
@@ -248,9 +251,8 @@ struct tcd_thread *tcd_find_thread(const struct tcd_decoder *dec, uint32_t tid);
 struct tcd_thread *tcd_notice_thread(struct tcd_decoder *dec, uint32_t tid);
 struct tcd_thread *tcd_fiber_thread(struct tcd_decoder *dec, uint64_t fiber);
 uint32_t tcd_check_srcloc(struct tcd_decoder *dec, uint64_t id);
-uint32_t tcd_payload_srcloc(struct tcd_decoder *dec, uint32_t color, uint32_t line,
-                            const char *function, size_t flen, const char *file, size_t slen,
-                            const char *name, size_t nlen);
+uint32_t tcd_payload_srcloc(struct tcd_decoder *dec, uint32_t color, uint32_t line, const char *function, size_t flen,
+                            const char *file, size_t slen, const char *name, size_t nlen);
 uint32_t tcd_check_plot(struct tcd_decoder *dec, uint64_t name);
 uint32_t tcd_check_frame_set(struct tcd_decoder *dec, uint64_t name, bool create);
 uint32_t tcd_find_pool(const struct tcd_decoder *dec, uint64_t name);
@@ -259,7 +261,8 @@ bool tcd_zone_stack_grow(struct tcd_decoder *dec, struct tcd_thread *td);
 
 static inline bool tcd_zone_push(struct tcd_decoder *dec, struct tcd_thread *td)
 {
-    if (td->depth == td->cap && !tcd_zone_stack_grow(dec, td)) return false;
+    if (td->depth == td->cap && !tcd_zone_stack_grow(dec, td))
+        return false;
     td->zone_ids[td->depth++] = td->next_zone_id;
     td->next_zone_id = 0;
     dec->open_zones++;
@@ -272,8 +275,8 @@ bool tcd_reply_thread_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *
 bool tcd_reply_plot_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
 bool tcd_reply_frame_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
 bool tcd_reply_fiber_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
-bool tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function, uint64_t file,
-                      uint32_t line, uint32_t color);
+bool tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function, uint64_t file, uint32_t line,
+                      uint32_t color);
 bool tcd_reply_ack(struct tcd_decoder *dec, uint8_t type);
 
 /* decode_tables.c: queries */

@@ -4,25 +4,55 @@
 
 #include "wire/decode_internal.h"
 
-static inline uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-static inline uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static inline uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static inline float rdf32(const uint8_t *p) { float v; memcpy(&v, p, 4); return v; }
-static inline double rdf64(const uint8_t *p) { double v; memcpy(&v, p, 8); return v; }
+static inline uint16_t rd16(const uint8_t *p)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+static inline uint32_t rd32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static inline uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+static inline float rdf32(const uint8_t *p)
+{
+    float v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static inline double rdf64(const uint8_t *p)
+{
+    double v;
+    memcpy(&v, p, 8);
+    return v;
+}
 /* Wire colours are b, g, r bytes; events carry 0x00RRGGBB. */
-static inline uint32_t rd_bgr(const uint8_t *p) { return (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0]; }
+static inline uint32_t rd_bgr(const uint8_t *p)
+{
+    return (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
 
 static inline void emit(struct tcd_decoder *dec, const struct tcd_event *ev)
 {
     dec->stats.events++;
-    if (dec->cb.on_event) dec->cb.on_event(dec->user, ev);
+    if (dec->cb.on_event)
+        dec->cb.on_event(dec->user, ev);
 }
 
 /* ---- time --------------------------------------------------------------------------- */
 
 static inline int64_t clamp_i64(double ns)
 {
-    if (ns > -9.2e18 && ns < 9.2e18) return (int64_t)ns;
+    if (ns > -9.2e18 && ns < 9.2e18)
+        return (int64_t)ns;
     return ns > 0 ? INT64_MAX : ns < 0 ? INT64_MIN : 0; /* NaN: 0 */
 }
 
@@ -60,9 +90,11 @@ bool tcd_take_single(struct tcd_decoder *dec, const uint8_t **s, size_t *len);
 /* The dense index of a static source location, queried when new. */
 static inline uint32_t tcd_item_srcloc(struct tcd_decoder *dec, uint64_t id)
 {
-    if (id == dec->last_srcloc_id && dec->srclocs.count) return dec->last_srcloc_index;
+    if (id == dec->last_srcloc_id && dec->srclocs.count)
+        return dec->last_srcloc_index;
     uint32_t idx = tcd_map_find(dec, &dec->srcloc_ids, id);
-    if (!idx) return tcd_check_srcloc(dec, id); /* new: query it */
+    if (!idx)
+        return tcd_check_srcloc(dec, id); /* new: query it */
     dec->last_srcloc_id = id;
     dec->last_srcloc_index = idx - 1;
     return idx - 1;

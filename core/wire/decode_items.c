@@ -14,8 +14,8 @@
 void tcd_item_fail(struct tcd_decoder *dec, const char *what)
 {
     uint8_t type = dec->item[0];
-    tcd_fail(dec, "%s [item %s (%u) at offset %td of frame %" PRIu64 "]", what,
-             tcd_item_name(type), type, dec->item - dec->frame_items, dec->frame_index);
+    tcd_fail(dec, "%s [item %s (%u) at offset %td of frame %" PRIu64 "]", what, tcd_item_name(type), type,
+             dec->item - dec->frame_items, dec->frame_index);
 }
 
 /* ---- threads and registers ----------------------------------------------------------- */
@@ -25,7 +25,8 @@ void tcd_item_fail(struct tcd_decoder *dec, const char *what)
 static inline struct tcd_thread *current_thread(struct tcd_decoder *dec)
 {
     struct tcd_thread *td = dec->ctx;
-    if (!td) td = dec->ctx = tcd_notice_thread(dec, dec->ctx_tid);
+    if (!td)
+        td = dec->ctx = tcd_notice_thread(dec, dec->ctx_tid);
     return td->fiber ? td->fiber : td;
 }
 
@@ -34,7 +35,8 @@ static inline struct tcd_thread *current_thread(struct tcd_decoder *dec)
 static struct tcd_thread *zone_extra_target(struct tcd_decoder *dec, const char *failure)
 {
     struct tcd_thread *td = dec->ctx ? dec->ctx : tcd_find_thread(dec, dec->ctx_tid);
-    if (td && td->fiber) td = td->fiber;
+    if (td && td->fiber)
+        td = td->fiber;
     if (!td || td->depth == 0 || td->next_zone_id != td->zone_ids[td->depth - 1]) {
         tcd_item_fail(dec, failure);
         return NULL;
@@ -43,8 +45,8 @@ static struct tcd_thread *zone_extra_target(struct tcd_decoder *dec, const char 
     return td;
 }
 
-static bool take_bytes(struct tcd_decoder *dec, struct tcd_pending_bytes *pb, const char *missing,
-                       const uint8_t **s, size_t *len)
+static bool take_bytes(struct tcd_decoder *dec, struct tcd_pending_bytes *pb, const char *missing, const uint8_t **s,
+                       size_t *len)
 {
     if (!pb->set) {
         tcd_item_fail(dec, missing);
@@ -61,8 +63,8 @@ bool tcd_take_single(struct tcd_decoder *dec, const uint8_t **s, size_t *len)
     return take_bytes(dec, &dec->single, "no single string precedes the item that consumes it", s, len);
 }
 
-static void put_bytes(struct tcd_decoder *dec, struct tcd_pending_bytes *pb, const char *twice,
-                      const uint8_t *s, size_t len)
+static void put_bytes(struct tcd_decoder *dec, struct tcd_pending_bytes *pb, const char *twice, const uint8_t *s,
+                      size_t len)
 {
     if (pb->set) {
         tcd_item_fail(dec, twice);
@@ -79,7 +81,8 @@ static void zone_begin(struct tcd_decoder *dec, uint64_t delta, uint32_t srcloc)
 {
     int64_t t = thread_time(dec, delta);
     struct tcd_thread *td = current_thread(dec);
-    if (!tcd_zone_push(dec, td)) return;
+    if (!tcd_zone_push(dec, td))
+        return;
     dec->stats.zones++;
     struct tcd_event *ev = &dec->zone_event;
     ev->kind = TCD_ZONE_BEGIN;
@@ -129,13 +132,14 @@ static void zone_end(struct tcd_decoder *dec, uint64_t delta)
 
 static void zone_text(struct tcd_decoder *dec, enum tcd_event_kind kind)
 {
-    struct tcd_thread *td = zone_extra_target(dec, kind == TCD_ZONE_TEXT
-        ? "Zone text transfer destination doesn't match active zone."
-        : "Zone name transfer destination doesn't match active zone.");
+    struct tcd_thread *td =
+        zone_extra_target(dec, kind == TCD_ZONE_TEXT ? "Zone text transfer destination doesn't match active zone."
+                                                     : "Zone name transfer destination doesn't match active zone.");
     const uint8_t *s;
     size_t len;
-    if (!td || !tcd_take_single(dec, &s, &len)) return;
-    emit(dec, &(struct tcd_event){ .kind = kind, .thread = td->id, .text = (const char *)s, .text_len = len });
+    if (!td || !tcd_take_single(dec, &s, &len))
+        return;
+    emit(dec, &(struct tcd_event){.kind = kind, .thread = td->id, .text = (const char *)s, .text_len = len});
 }
 
 /* ---- messages ------------------------------------------------------------------------- */
@@ -154,7 +158,7 @@ static void check_dropped(struct tcd_decoder *dec, const struct tcd_event *msg, 
     for (size_t i = plen; i < msg->text_len && s[i] >= '0' && s[i] <= '9'; i++)
         count = count > (UINT64_MAX - 9) / 10 ? UINT64_MAX : count * 10 + (uint64_t)(s[i] - '0');
     dec->stats.dropped += count;
-    emit(dec, &(struct tcd_event){ .kind = TCD_DROPPED, .thread = msg->thread, .time = msg->time, .value = count });
+    emit(dec, &(struct tcd_event){.kind = TCD_DROPPED, .thread = msg->thread, .time = msg->time, .value = count});
 }
 
 static void message(struct tcd_decoder *dec, uint64_t time, uint32_t color, uint8_t meta)
@@ -162,10 +166,16 @@ static void message(struct tcd_decoder *dec, uint64_t time, uint32_t color, uint
     struct tcd_thread *td = current_thread(dec);
     const uint8_t *s;
     size_t len;
-    if (!tcd_take_single(dec, &s, &len)) return;
-    struct tcd_event ev = { .kind = TCD_MESSAGE, .thread = td->id, .time = trace_time(dec, time),
-                            .color = color, .severity = meta >> 4, .format = meta & 0x0f,
-                            .text = (const char *)s, .text_len = len };
+    if (!tcd_take_single(dec, &s, &len))
+        return;
+    struct tcd_event ev = {.kind = TCD_MESSAGE,
+                           .thread = td->id,
+                           .time = trace_time(dec, time),
+                           .color = color,
+                           .severity = meta >> 4,
+                           .format = meta & 0x0f,
+                           .text = (const char *)s,
+                           .text_len = len};
     emit(dec, &ev);
     check_dropped(dec, &ev, meta);
 }
@@ -177,9 +187,15 @@ static void message_literal(struct tcd_decoder *dec, uint64_t time, uint32_t col
     uint32_t handle = tcd_check_string(dec, field >> 8);
     const char *text = tcd_string(dec, handle);
     uint8_t meta = (uint8_t)field;
-    emit(dec, &(struct tcd_event){ .kind = TCD_MESSAGE, .thread = td->id, .time = trace_time(dec, time),
-                                   .id = handle, .color = color, .severity = meta >> 4,
-                                   .format = meta & 0x0f, .text = text, .text_len = strlen(text) });
+    emit(dec, &(struct tcd_event){.kind = TCD_MESSAGE,
+                                  .thread = td->id,
+                                  .time = trace_time(dec, time),
+                                  .id = handle,
+                                  .color = color,
+                                  .severity = meta >> 4,
+                                  .format = meta & 0x0f,
+                                  .text = text,
+                                  .text_len = strlen(text)});
 }
 
 /* ---- sections --------------------------------------------------------------------------- */
@@ -192,9 +208,13 @@ static void section_enter(struct tcd_decoder *dec, const uint8_t *it)
     int64_t time = thread_time(dec, rd64(it + 1));
     if (!tcd_take_single(dec, &s, &len))
         return;
-    emit(dec, &(struct tcd_event){ .kind = TCD_SECTION_ENTER, .thread = td->id, .time = time,
-                                   .id = rd32(it + 9), .query = rd16(it + 13),
-                                   .text = (const char *)s, .text_len = len });
+    emit(dec, &(struct tcd_event){.kind = TCD_SECTION_ENTER,
+                                  .thread = td->id,
+                                  .time = time,
+                                  .id = rd32(it + 9),
+                                  .query = rd16(it + 13),
+                                  .text = (const char *)s,
+                                  .text_len = len});
 }
 
 /* ---- plots and frames ------------------------------------------------------------------- */
@@ -202,21 +222,26 @@ static void section_enter(struct tcd_decoder *dec, const uint8_t *it)
 static void plot(struct tcd_decoder *dec, const uint8_t *it, double value, int is_int)
 {
     uint32_t id = tcd_check_plot(dec, rd64(it + 1));
-    emit(dec, &(struct tcd_event){ .kind = TCD_PLOT, .id = id, .time = thread_time(dec, rd64(it + 9)),
-                                   .dvalue = value, .is_int = (uint8_t)is_int,
-                                   .value = is_int ? rd64(it + 17) : 0 });
+    emit(dec, &(struct tcd_event){.kind = TCD_PLOT,
+                                  .id = id,
+                                  .time = thread_time(dec, rd64(it + 9)),
+                                  .dvalue = value,
+                                  .is_int = (uint8_t)is_int,
+                                  .value = is_int ? rd64(it + 17) : 0});
 }
 
 static void frame_mark(struct tcd_decoder *dec, const uint8_t *it, enum tcd_event_kind kind)
 {
     uint32_t set = tcd_check_frame_set(dec, rd64(it + 9), kind != TCD_FRAME_END);
     struct tcd_named *sets = dec->frame_sets.data;
-    if (kind == TCD_FRAME_START && set < dec->frame_sets.count) sets[set].started = 1;
+    if (kind == TCD_FRAME_START && set < dec->frame_sets.count)
+        sets[set].started = 1;
     if (kind == TCD_FRAME_END && set != 0 && (set >= dec->frame_sets.count || !sets[set].started)) {
-        if (!(dec->welcome.flags & TCW_FLAG_ON_DEMAND)) tcd_item_fail(dec, "Discontinuous frame begin/end mismatch.");
+        if (!(dec->welcome.flags & TCW_FLAG_ON_DEMAND))
+            tcd_item_fail(dec, "Discontinuous frame begin/end mismatch.");
         return;
     }
-    emit(dec, &(struct tcd_event){ .kind = kind, .id = set, .time = trace_time(dec, rd64(it + 1)) });
+    emit(dec, &(struct tcd_event){.kind = kind, .id = set, .time = trace_time(dec, rd64(it + 1))});
 }
 
 /* ---- fibers, crashes ---------------------------------------------------------------------- */
@@ -227,7 +252,7 @@ static void fiber_enter(struct tcd_decoder *dec, const uint8_t *it)
     struct tcd_thread *fiber = tcd_fiber_thread(dec, rd64(it + 9));
     struct tcd_thread *td = tcd_notice_thread(dec, rd32(it + 17));
     td->fiber = fiber;
-    emit(dec, &(struct tcd_event){ .kind = TCD_FIBER_ENTER, .thread = td->id, .id = fiber->id, .time = t });
+    emit(dec, &(struct tcd_event){.kind = TCD_FIBER_ENTER, .thread = td->id, .id = fiber->id, .time = t});
 }
 
 static void fiber_leave(struct tcd_decoder *dec, const uint8_t *it)
@@ -239,7 +264,7 @@ static void fiber_leave(struct tcd_decoder *dec, const uint8_t *it)
         return;
     }
     td->fiber = NULL;
-    emit(dec, &(struct tcd_event){ .kind = TCD_FIBER_LEAVE, .thread = td->id, .time = t });
+    emit(dec, &(struct tcd_event){.kind = TCD_FIBER_LEAVE, .thread = td->id, .time = t});
 }
 
 static void crash_report(struct tcd_decoder *dec, const uint8_t *it)
@@ -248,15 +273,19 @@ static void crash_report(struct tcd_decoder *dec, const uint8_t *it)
     struct tcd_thread *td = current_thread(dec);
     const char *text = tcd_string(dec, handle);
     dec->crash_reported = 1;
-    emit(dec, &(struct tcd_event){ .kind = TCD_CRASH, .thread = td->id, .time = trace_time(dec, rd64(it + 1)),
-                                   .id = handle, .text = text, .text_len = strlen(text) });
+    emit(dec, &(struct tcd_event){.kind = TCD_CRASH,
+                                  .thread = td->id,
+                                  .time = trace_time(dec, rd64(it + 1)),
+                                  .id = handle,
+                                  .text = text,
+                                  .text_len = strlen(text)});
 }
 
 static void crash(struct tcd_decoder *dec)
 {
     dec->crashed = 1;
     if (!dec->crash_reported)
-        emit(dec, &(struct tcd_event){ .kind = TCD_CRASH, .thread = dec->ctx_tid, .text = "" });
+        emit(dec, &(struct tcd_event){.kind = TCD_CRASH, .thread = dec->ctx_tid, .text = ""});
 }
 
 /* ---- string-carrying items ------------------------------------------------------------------ */
@@ -274,10 +303,9 @@ static void source_location_payload(struct tcd_decoder *dec, const uint8_t *s, s
         return;
     }
     const uint8_t *name = file_end + 1;
-    uint32_t idx = tcd_payload_srcloc(dec, rd32(s) & 0xffffff, rd32(s + 4),
-                                      (const char *)fn, (size_t)(fn_end - fn),
-                                      (const char *)file, (size_t)(file_end - file),
-                                      (const char *)name, (size_t)(s + len - name));
+    uint32_t idx =
+        tcd_payload_srcloc(dec, rd32(s) & 0xffffff, rd32(s + 4), (const char *)fn, (size_t)(fn_end - fn),
+                           (const char *)file, (size_t)(file_end - file), (const char *)name, (size_t)(s + len - name));
     dec->pending_payload = idx + 1;
 }
 
@@ -297,17 +325,22 @@ static void callstack(struct tcd_decoder *dec, bool thread_bound)
         return;
     }
     dec->callstack_pending = 0;
-    if (thread_bound) current_thread(dec);
+    if (thread_bound)
+        current_thread(dec);
 }
 
 static void frame_image(struct tcd_decoder *dec, const uint8_t *it)
 {
     const uint8_t *s;
     size_t len;
-    if (!take_bytes(dec, &dec->frame_image, "no FrameImageData precedes FrameImage", &s, &len)) return;
-    emit(dec, &(struct tcd_event){ .kind = TCD_FRAME_IMAGE, .id = rd32(it + 1),
-                                   .value = (uint64_t)rd16(it + 5) << 16 | rd16(it + 7), .flags = it[9],
-                                   .text = (const char *)s, .text_len = len });
+    if (!take_bytes(dec, &dec->frame_image, "no FrameImageData precedes FrameImage", &s, &len))
+        return;
+    emit(dec, &(struct tcd_event){.kind = TCD_FRAME_IMAGE,
+                                  .id = rd32(it + 1),
+                                  .value = (uint64_t)rd16(it + 5) << 16 | rd16(it + 7),
+                                  .flags = it[9],
+                                  .text = (const char *)s,
+                                  .text_len = len});
 }
 
 /* Replies to queries this decoder never sends (ExternalName, CallstackFrame, Symbol,
@@ -338,14 +371,28 @@ static size_t string_transfer(struct tcd_decoder *dec, const uint8_t *it, size_t
     uint64_t id = rd64(it + 1);
     const uint8_t *s = it + head;
     switch (type) {
-    case TCW_StringData: tcd_reply_string(dec, id, s, len); break;
-    case TCW_ThreadName: tcd_reply_thread_name(dec, id, s, len); break;
-    case TCW_PlotName: tcd_reply_plot_name(dec, id, s, len); break;
-    case TCW_FrameName: tcd_reply_frame_name(dec, id, s, len); break;
-    case TCW_FiberName: tcd_reply_fiber_name(dec, id, s, len); break;
-    case TCW_SourceLocationPayload: source_location_payload(dec, s, len); break;
+    case TCW_StringData:
+        tcd_reply_string(dec, id, s, len);
+        break;
+    case TCW_ThreadName:
+        tcd_reply_thread_name(dec, id, s, len);
+        break;
+    case TCW_PlotName:
+        tcd_reply_plot_name(dec, id, s, len);
+        break;
+    case TCW_FrameName:
+        tcd_reply_frame_name(dec, id, s, len);
+        break;
+    case TCW_FiberName:
+        tcd_reply_fiber_name(dec, id, s, len);
+        break;
+    case TCW_SourceLocationPayload:
+        source_location_payload(dec, s, len);
+        break;
     case TCW_CallstackPayload:
-    case TCW_CallstackAllocPayload: callstack_payload(dec); break;
+    case TCW_CallstackAllocPayload:
+        callstack_payload(dec);
+        break;
     case TCW_FrameImageData:
         put_bytes(dec, &dec->frame_image, "FrameImageData while another one is pending", s, len);
         break;
@@ -376,8 +423,7 @@ static size_t attached_string(struct tcd_decoder *dec, const uint8_t *it, size_t
         return 0;
     }
     bool second = type == TCW_SecondStringData || type == TCW_SecondStringData8;
-    put_bytes(dec, second ? &dec->second : &dec->single,
-              "two single (or second) strings in a row", it + head, len);
+    put_bytes(dec, second ? &dec->second : &dec->single, "two single (or second) strings in a row", it + head, len);
     return head + len;
 }
 
@@ -403,27 +449,51 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         }
         switch ((enum tcw_type)type) {
         case TCW_ZoneBegin16:
-        case TCW_ZoneBeginCallstack16: zone_begin_static(dec, rd16(it + 1), rd64(it + 3)); break;
+        case TCW_ZoneBeginCallstack16:
+            zone_begin_static(dec, rd16(it + 1), rd64(it + 3));
+            break;
         case TCW_ZoneBegin32:
-        case TCW_ZoneBeginCallstack32: zone_begin_static(dec, rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT, rd64(it + 5)); break;
+        case TCW_ZoneBeginCallstack32:
+            zone_begin_static(dec, rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT, rd64(it + 5));
+            break;
         case TCW_ZoneBegin:
-        case TCW_ZoneBeginCallstack: zone_begin_static(dec, delta64(it + 1), rd64(it + 9)); break;
+        case TCW_ZoneBeginCallstack:
+            zone_begin_static(dec, delta64(it + 1), rd64(it + 9));
+            break;
         case TCW_ZoneBeginAllocSrcLoc:
-        case TCW_ZoneBeginAllocSrcLocCallstack: zone_begin_alloc(dec, it); break;
-        case TCW_ZoneEnd16: zone_end(dec, rd16(it + 1)); break;
-        case TCW_ZoneEnd32: zone_end(dec, rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT); break;
-        case TCW_ZoneEnd: zone_end(dec, delta64(it + 1)); break;
-        case TCW_ZoneValidation: current_thread(dec)->next_zone_id = rd32(it + 1); break;
-        case TCW_ZoneText: zone_text(dec, TCD_ZONE_TEXT); break;
-        case TCW_ZoneName: zone_text(dec, TCD_ZONE_NAME); break;
+        case TCW_ZoneBeginAllocSrcLocCallstack:
+            zone_begin_alloc(dec, it);
+            break;
+        case TCW_ZoneEnd16:
+            zone_end(dec, rd16(it + 1));
+            break;
+        case TCW_ZoneEnd32:
+            zone_end(dec, rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT);
+            break;
+        case TCW_ZoneEnd:
+            zone_end(dec, delta64(it + 1));
+            break;
+        case TCW_ZoneValidation:
+            current_thread(dec)->next_zone_id = rd32(it + 1);
+            break;
+        case TCW_ZoneText:
+            zone_text(dec, TCD_ZONE_TEXT);
+            break;
+        case TCW_ZoneName:
+            zone_text(dec, TCD_ZONE_NAME);
+            break;
         case TCW_ZoneColor: {
-            struct tcd_thread *td = zone_extra_target(dec, "Zone color transfer destination doesn't match active zone.");
-            if (td) emit(dec, &(struct tcd_event){ .kind = TCD_ZONE_COLOR, .thread = td->id, .color = rd_bgr(it + 1) });
+            struct tcd_thread *td =
+                zone_extra_target(dec, "Zone color transfer destination doesn't match active zone.");
+            if (td)
+                emit(dec, &(struct tcd_event){.kind = TCD_ZONE_COLOR, .thread = td->id, .color = rd_bgr(it + 1)});
             break;
         }
         case TCW_ZoneValue: {
-            struct tcd_thread *td = zone_extra_target(dec, "Zone value transfer destination doesn't match active zone.");
-            if (td) emit(dec, &(struct tcd_event){ .kind = TCD_ZONE_VALUE, .thread = td->id, .value = rd64(it + 1) });
+            struct tcd_thread *td =
+                zone_extra_target(dec, "Zone value transfer destination doesn't match active zone.");
+            if (td)
+                emit(dec, &(struct tcd_event){.kind = TCD_ZONE_VALUE, .thread = td->id, .value = rd64(it + 1)});
             break;
         }
         case TCW_ThreadContext: {
@@ -437,45 +507,69 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         }
 
         case TCW_Message:
-        case TCW_MessageCallstack: message(dec, rd64(it + 1), 0, it[9]); break;
+        case TCW_MessageCallstack:
+            message(dec, rd64(it + 1), 0, it[9]);
+            break;
         case TCW_MessageColor:
-        case TCW_MessageColorCallstack: message(dec, rd64(it + 1), rd_bgr(it + 9), it[12]); break;
+        case TCW_MessageColorCallstack:
+            message(dec, rd64(it + 1), rd_bgr(it + 9), it[12]);
+            break;
         case TCW_MessageLiteral:
-        case TCW_MessageLiteralCallstack: message_literal(dec, rd64(it + 1), 0, rd64(it + 9)); break;
+        case TCW_MessageLiteralCallstack:
+            message_literal(dec, rd64(it + 1), 0, rd64(it + 9));
+            break;
         case TCW_MessageLiteralColor:
-        case TCW_MessageLiteralColorCallstack: message_literal(dec, rd64(it + 1), rd_bgr(it + 9), rd64(it + 12)); break;
+        case TCW_MessageLiteralColorCallstack:
+            message_literal(dec, rd64(it + 1), rd_bgr(it + 9), rd64(it + 12));
+            break;
         case TCW_MessageAppInfo: {
             const uint8_t *s;
             size_t len;
             if (tcd_take_single(dec, &s, &len))
-                emit(dec, &(struct tcd_event){ .kind = TCD_APP_INFO, .time = trace_time(dec, rd64(it + 1)),
-                                               .text = (const char *)s, .text_len = len });
+                emit(dec, &(struct tcd_event){.kind = TCD_APP_INFO,
+                                              .time = trace_time(dec, rd64(it + 1)),
+                                              .text = (const char *)s,
+                                              .text_len = len});
             break;
         }
 
-        case TCW_PlotDataInt: plot(dec, it, (double)(int64_t)rd64(it + 17), 1); break;
+        case TCW_PlotDataInt:
+            plot(dec, it, (double)(int64_t)rd64(it + 17), 1);
+            break;
         case TCW_PlotDataFloat: {
             float v = rdf32(it + 17);
-            if (isfinite(v)) plot(dec, it, v, 0); /* the server drops these before the delta */
+            if (isfinite(v))
+                plot(dec, it, v, 0); /* the server drops these before the delta */
             break;
         }
         case TCW_PlotDataDouble: {
             double v = rdf64(it + 17);
-            if (isfinite(v)) plot(dec, it, v, 0);
+            if (isfinite(v))
+                plot(dec, it, v, 0);
             break;
         }
         case TCW_PlotConfig: {
             uint32_t id = tcd_check_plot(dec, rd64(it + 1));
-            emit(dec, &(struct tcd_event){ .kind = TCD_PLOT_CONFIG, .id = id, .format = it[9],
-                                           .flags = (uint8_t)((it[10] ? 1 : 0) | (it[11] ? 2 : 0)),
-                                           .color = rd32(it + 12) & 0xffffff });
+            emit(dec, &(struct tcd_event){.kind = TCD_PLOT_CONFIG,
+                                          .id = id,
+                                          .format = it[9],
+                                          .flags = (uint8_t)((it[10] ? 1 : 0) | (it[11] ? 2 : 0)),
+                                          .color = rd32(it + 12) & 0xffffff});
             break;
         }
 
-        case TCW_FrameMarkMsg: frame_mark(dec, it, TCD_FRAME_MARK); break;
-        case TCW_FrameMarkMsgStart: frame_mark(dec, it, TCD_FRAME_START); break;
-        case TCW_FrameMarkMsgEnd: frame_mark(dec, it, TCD_FRAME_END); break;
-        case TCW_FrameImage: frame_image(dec, it); break;
+        case TCW_FrameMarkMsg:
+            frame_mark(dec, it, TCD_FRAME_MARK);
+            break;
+        case TCW_FrameMarkMsgStart:
+            frame_mark(dec, it, TCD_FRAME_START);
+            break;
+        case TCW_FrameMarkMsgEnd:
+            frame_mark(dec, it, TCD_FRAME_END);
+            break;
+        case TCW_FrameImage:
+            frame_image(dec, it);
+            break;
 
         case TCW_MemAlloc:
         case TCW_MemAllocCallstack:
@@ -514,15 +608,25 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         case TCW_GpuTimeSync:
         case TCW_GpuContextName:
         case TCW_GpuAnnotationName:
-        case TCW_GpuZoneAnnotation: tcd_parse_global_item(dec, it); break;
+        case TCW_GpuZoneAnnotation:
+            tcd_parse_global_item(dec, it);
+            break;
 
-        case TCW_FiberEnter: fiber_enter(dec, it); break;
-        case TCW_FiberLeave: fiber_leave(dec, it); break;
-        case TCW_SectionEnter: section_enter(dec, it); break;
+        case TCW_FiberEnter:
+            fiber_enter(dec, it);
+            break;
+        case TCW_FiberLeave:
+            fiber_leave(dec, it);
+            break;
+        case TCW_SectionEnter:
+            section_enter(dec, it);
+            break;
         case TCW_SectionLeave: {
             struct tcd_thread *td = current_thread(dec);
-            emit(dec, &(struct tcd_event){ .kind = TCD_SECTION_LEAVE, .thread = td->id,
-                                           .time = thread_time(dec, rd64(it + 1)), .id = rd32(it + 9) });
+            emit(dec, &(struct tcd_event){.kind = TCD_SECTION_LEAVE,
+                                          .thread = td->id,
+                                          .time = thread_time(dec, rd64(it + 1)),
+                                          .id = rd32(it + 9)});
             break;
         }
         case TCW_SectionSetup: {
@@ -530,8 +634,8 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             size_t len;
             if (!tcd_take_single(dec, &s, &len))
                 break;
-            emit(dec, &(struct tcd_event){ .kind = TCD_SECTION_SETUP, .query = rd16(it + 1),
-                                           .text = (const char *)s, .text_len = len });
+            emit(dec, &(struct tcd_event){
+                          .kind = TCD_SECTION_SETUP, .query = rd16(it + 1), .text = (const char *)s, .text_len = len});
             break;
         }
 
@@ -547,29 +651,51 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         case TCW_ExternalName:
         case TCW_ExternalThreadName:
         case TCW_SymbolCode:
-        case TCW_SourceCode: size = string_transfer(dec, it, avail); break;
+        case TCW_SourceCode:
+            size = string_transfer(dec, it, avail);
+            break;
         case TCW_SingleStringData:
         case TCW_SecondStringData:
         case TCW_SingleStringData8:
-        case TCW_SecondStringData8: size = attached_string(dec, it, avail); break;
+        case TCW_SecondStringData8:
+            size = attached_string(dec, it, avail);
+            break;
         case TCW_SourceLocation:
             tcd_reply_srcloc(dec, rd64(it + 1), rd64(it + 9), rd64(it + 17), rd32(it + 25), rd_bgr(it + 29));
             break;
         case TCW_AckServerQueryNoop:
         case TCW_AckSourceCodeNotAvailable:
-        case TCW_AckSymbolCodeNotAvailable: tcd_reply_ack(dec, type); break;
+        case TCW_AckSymbolCodeNotAvailable:
+            tcd_reply_ack(dec, type);
+            break;
         case TCW_CallstackFrameSize:
         case TCW_CallstackFrame:
-        case TCW_SymbolInformation: unsupported_reply(dec); break;
+        case TCW_SymbolInformation:
+            unsupported_reply(dec);
+            break;
 
-        case TCW_CallstackSerial: callstack(dec, false); break;
+        case TCW_CallstackSerial:
+            callstack(dec, false);
+            break;
         case TCW_Callstack:
-        case TCW_CallstackAlloc: callstack(dec, true); break;
-        case TCW_CrashReport: crash_report(dec, it); break;
-        case TCW_Crash: crash(dec); break;
-        case TCW_Terminate: dec->terminated = 1; break;
-        case TCW_ParamSetup: tcd_check_string(dec, rd64(it + 5)); break;
-        case TCW_SysPowerReport: tcd_check_string(dec, rd64(it + 17)); break;
+        case TCW_CallstackAlloc:
+            callstack(dec, true);
+            break;
+        case TCW_CrashReport:
+            crash_report(dec, it);
+            break;
+        case TCW_Crash:
+            crash(dec);
+            break;
+        case TCW_Terminate:
+            dec->terminated = 1;
+            break;
+        case TCW_ParamSetup:
+            tcd_check_string(dec, rd64(it + 5));
+            break;
+        case TCW_SysPowerReport:
+            tcd_check_string(dec, rd64(it + 17));
+            break;
 
         /* System-tracer and informational items: no event; parsed for their size. */
         case TCW_KeepAlive:
@@ -591,7 +717,8 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         case TCW_HwSampleCacheReference:
         case TCW_HwSampleCacheMiss:
         case TCW_HwSampleBranchRetired:
-        case TCW_HwSampleBranchMiss: break;
+        case TCW_HwSampleBranchMiss:
+            break;
 
         case TCW_ExternalNameMetadata:
         case TCW_SymbolCodeMetadata:
@@ -600,7 +727,8 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             tcd_item_fail(dec, "client-internal item type that never appears on the wire");
             break;
         }
-        if (dec->state == TCD_STATE_FAILED) return;
+        if (dec->state == TCD_STATE_FAILED)
+            return;
         off += size;
     }
 }

@@ -47,22 +47,26 @@ void *tcd_realloc(struct tcd_decoder *dec, void *ptr, size_t old_size, size_t ne
 
 void tcd_dealloc(struct tcd_decoder *dec, void *ptr, size_t size)
 {
-    if (!ptr) return;
+    if (!ptr)
+        return;
     free(ptr);
     dec->memory -= size;
 }
 
 bool tcd_vec_reserve(struct tcd_decoder *dec, struct tcd_vec *v, size_t elem, uint32_t need)
 {
-    if (need <= v->cap) return true;
+    if (need <= v->cap)
+        return true;
     if (need > UINT32_MAX / 2) {
         tcd_fail(dec, "decoder memory limit reached (table too large)");
         return false;
     }
     uint32_t cap = v->cap ? v->cap : 16;
-    while (cap < need) cap *= 2;
+    while (cap < need)
+        cap *= 2;
     void *p = tcd_realloc(dec, v->data, (size_t)v->cap * elem, (size_t)cap * elem);
-    if (!p) return false;
+    if (!p)
+        return false;
     v->data = p;
     v->cap = cap;
     return true;
@@ -81,7 +85,8 @@ const char *tcd_arena_strdup(struct tcd_decoder *dec, const void *s, size_t len)
     if (!c || c->size - c->used < len + 1) {
         size_t size = len + 1 > ARENA_CHUNK_SIZE ? len + 1 : ARENA_CHUNK_SIZE;
         c = tcd_alloc(dec, sizeof *c + size);
-        if (!c) return "";
+        if (!c)
+            return "";
         c->size = size;
         /* A big string gets its own chunk behind the current one, which keeps its room. */
         if (dec->arena && size > ARENA_CHUNK_SIZE) {
@@ -101,11 +106,13 @@ const char *tcd_arena_strdup(struct tcd_decoder *dec, const void *s, size_t len)
 
 bool tcd_pending_keep(struct tcd_decoder *dec, struct tcd_pending_bytes *pb)
 {
-    if (!pb->set || pb->data == pb->own) return true;
+    if (!pb->set || pb->data == pb->own)
+        return true;
     if (pb->own_cap < pb->len || !pb->own) {
         size_t cap = pb->len ? pb->len : 1;
         uint8_t *p = tcd_realloc(dec, pb->own, pb->own_cap, cap);
-        if (!p) return false;
+        if (!p)
+            return false;
         pb->own = p;
         pb->own_cap = cap;
     }
@@ -125,12 +132,15 @@ static bool map_grow(struct tcd_decoder *dec, struct tcd_map *m)
         return false;
     }
     struct tcd_map_slot *slots = tcd_alloc(dec, (size_t)size * sizeof *slots);
-    if (!slots) return false;
+    if (!slots)
+        return false;
     for (uint32_t i = 0; i < old_size; i++) {
         const struct tcd_map_slot *s = &m->slots[i];
-        if (s->value == 0) continue;
+        if (s->value == 0)
+            continue;
         uint32_t j = tcd_map_hash(dec, s->key) & (size - 1);
-        while (slots[j].value) j = (j + 1) & (size - 1);
+        while (slots[j].value)
+            j = (j + 1) & (size - 1);
         slots[j] = *s;
     }
     tcd_dealloc(dec, m->slots, (size_t)old_size * sizeof *slots);
@@ -142,9 +152,11 @@ static bool map_grow(struct tcd_decoder *dec, struct tcd_map *m)
 /* Inserts without looking for an existing key: callers have checked. */
 bool tcd_map_insert(struct tcd_decoder *dec, struct tcd_map *m, uint64_t key, uint32_t value)
 {
-    if ((!m->slots || (m->count + 1) * 2 > m->mask + 1) && !map_grow(dec, m)) return false;
+    if ((!m->slots || (m->count + 1) * 2 > m->mask + 1) && !map_grow(dec, m))
+        return false;
     uint32_t i = tcd_map_hash(dec, key) & m->mask;
-    while (m->slots[i].value) i = (i + 1) & m->mask;
+    while (m->slots[i].value)
+        i = (i + 1) & m->mask;
     m->slots[i].key = key;
     m->slots[i].value = value;
     m->count++;
@@ -153,7 +165,8 @@ bool tcd_map_insert(struct tcd_decoder *dec, struct tcd_map *m, uint64_t key, ui
 
 static void map_free(struct tcd_decoder *dec, struct tcd_map *m)
 {
-    if (m->slots) tcd_dealloc(dec, m->slots, (size_t)(m->mask + 1) * sizeof *m->slots);
+    if (m->slots)
+        tcd_dealloc(dec, m->slots, (size_t)(m->mask + 1) * sizeof *m->slots);
     m->slots = NULL;
     m->count = m->mask = 0;
 }
@@ -164,14 +177,16 @@ static void *paged_push(struct tcd_decoder *dec, struct tcd_paged *p)
     if (page >= p->page_slots) {
         uint32_t slots = p->page_slots ? p->page_slots * 2 : 16;
         void **pages = tcd_realloc(dec, p->pages, p->page_slots * sizeof *pages, slots * sizeof *pages);
-        if (!pages) return NULL;
+        if (!pages)
+            return NULL;
         memset(pages + p->page_slots, 0, (slots - p->page_slots) * sizeof *pages);
         p->pages = pages;
         p->page_slots = slots;
     }
     if (!p->pages[page]) {
         p->pages[page] = tcd_alloc(dec, p->elem_size << TCD_PAGE_SHIFT);
-        if (!p->pages[page]) return NULL;
+        if (!p->pages[page])
+            return NULL;
     }
     return tcd_paged_at(p, p->count++);
 }
@@ -195,7 +210,7 @@ bool tcd_tables_init(struct tcd_decoder *dec)
     if (!tcd_vec_reserve(dec, &dec->frame_sets, sizeof(struct tcd_named), 1) ||
         !tcd_vec_reserve(dec, &dec->pools, sizeof(uint32_t), 1))
         return false;
-    ((struct tcd_named *)dec->frame_sets.data)[0] = (struct tcd_named){ .name = "Frame" };
+    ((struct tcd_named *)dec->frame_sets.data)[0] = (struct tcd_named){.name = "Frame"};
     dec->frame_sets.count = 1;
     ((uint32_t *)dec->pools.data)[0] = 0;
     dec->pools.count = 1;
@@ -212,10 +227,11 @@ void tcd_tables_free(struct tcd_decoder *dec)
     tcd_dealloc(dec, scratch->zone_ids, (size_t)scratch->cap * sizeof *scratch->zone_ids);
     paged_free(dec, &dec->threads);
     paged_free(dec, &dec->srclocs);
-    struct tcd_map *maps[] = { &dec->string_ids, &dec->thread_ids, &dec->srcloc_ids,
-                               &dec->srcloc_payloads, &dec->plot_ids, &dec->frame_ids,
-                               &dec->pool_ids, &dec->fiber_ids, &dec->lock_ids };
-    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) map_free(dec, maps[i]);
+    struct tcd_map *maps[] = {&dec->string_ids,      &dec->thread_ids, &dec->srcloc_ids,
+                              &dec->srcloc_payloads, &dec->plot_ids,   &dec->frame_ids,
+                              &dec->pool_ids,        &dec->fiber_ids,  &dec->lock_ids};
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
+        map_free(dec, maps[i]);
     vec_free(dec, &dec->strings, sizeof(struct tcd_string_entry));
     vec_free(dec, &dec->plots, sizeof(struct tcd_named));
     vec_free(dec, &dec->frame_sets, sizeof(struct tcd_named));
@@ -223,8 +239,9 @@ void tcd_tables_free(struct tcd_decoder *dec)
     vec_free(dec, &dec->locks, sizeof(struct tcd_lock));
     vec_free(dec, &dec->query_queue, TCW_QUERY_SIZE);
     vec_free(dec, &dec->srcloc_fifo, sizeof(uint32_t));
-    struct tcd_pending_bytes *pbs[] = { &dec->single, &dec->second, &dec->frame_image };
-    for (size_t i = 0; i < 3; i++) tcd_dealloc(dec, pbs[i]->own, pbs[i]->own_cap);
+    struct tcd_pending_bytes *pbs[] = {&dec->single, &dec->second, &dec->frame_image};
+    for (size_t i = 0; i < 3; i++)
+        tcd_dealloc(dec, pbs[i]->own, pbs[i]->own_cap);
     while (dec->arena) {
         struct tcd_arena_chunk *next = dec->arena->next;
         tcd_dealloc(dec, dec->arena, sizeof *dec->arena + dec->arena->size);
@@ -237,7 +254,8 @@ void tcd_tables_free(struct tcd_decoder *dec)
 void tcd_query(struct tcd_decoder *dec, uint8_t type, uint64_t ptr)
 {
     struct tcd_vec *q = &dec->query_queue;
-    if (!tcd_vec_reserve(dec, q, TCW_QUERY_SIZE, q->count + 1)) return;
+    if (!tcd_vec_reserve(dec, q, TCW_QUERY_SIZE, q->count + 1))
+        return;
     uint8_t *pkt = (uint8_t *)q->data + (size_t)q->count * TCW_QUERY_SIZE;
     pkt[0] = type;
     memcpy(pkt + 1, &ptr, 8);
@@ -255,7 +273,8 @@ void tcd_flush_queries(struct tcd_decoder *dec)
         dec->query_head++;
         dec->outstanding++;
         dec->stats.queries_sent++;
-        if (dec->cb.on_query) dec->cb.on_query(dec->query_user, pkt);
+        if (dec->cb.on_query)
+            dec->cb.on_query(dec->query_user, pkt);
     }
     if (dec->query_head == q->count) {
         dec->query_head = q->count = 0;
@@ -269,16 +288,16 @@ void tcd_flush_queries(struct tcd_decoder *dec)
 
 bool tcd_nothing_pending(const struct tcd_decoder *dec)
 {
-    return dec->query_queue.count == dec->query_head && dec->pending_strings == 0 &&
-           dec->pending_threads == 0 && dec->srcloc_fifo.count == dec->srcloc_fifo_head &&
-           dec->pending_plots == 0 && dec->pending_frames == 0 && dec->pending_fibers == 0 &&
-           !dec->single.set && !dec->second.set && !dec->frame_image.set &&
+    return dec->query_queue.count == dec->query_head && dec->pending_strings == 0 && dec->pending_threads == 0 &&
+           dec->srcloc_fifo.count == dec->srcloc_fifo_head && dec->pending_plots == 0 && dec->pending_frames == 0 &&
+           dec->pending_fibers == 0 && !dec->single.set && !dec->second.set && !dec->frame_image.set &&
            dec->pending_payload == 0 && !dec->mem_name_set && !dec->callstack_pending;
 }
 
 static void reply_received(struct tcd_decoder *dec)
 {
-    if (dec->outstanding) dec->outstanding--;
+    if (dec->outstanding)
+        dec->outstanding--;
 }
 
 static bool unsolicited(struct tcd_decoder *dec, const char *what, uint64_t id)
@@ -291,13 +310,17 @@ static bool unsolicited(struct tcd_decoder *dec, const char *what, uint64_t id)
 
 uint32_t tcd_check_string(struct tcd_decoder *dec, uint64_t id)
 {
-    if (id == 0) return 0;
+    if (id == 0)
+        return 0;
     uint32_t handle = tcd_map_find(dec, &dec->string_ids, id);
-    if (handle) return handle;
+    if (handle)
+        return handle;
     struct tcd_vec *v = &dec->strings;
-    if (!tcd_vec_reserve(dec, v, sizeof(struct tcd_string_entry), v->count + 1)) return 0;
-    if (!tcd_map_insert(dec, &dec->string_ids, id, v->count + 1)) return 0;
-    ((struct tcd_string_entry *)v->data)[v->count++] = (struct tcd_string_entry){ "", 1 };
+    if (!tcd_vec_reserve(dec, v, sizeof(struct tcd_string_entry), v->count + 1))
+        return 0;
+    if (!tcd_map_insert(dec, &dec->string_ids, id, v->count + 1))
+        return 0;
+    ((struct tcd_string_entry *)v->data)[v->count++] = (struct tcd_string_entry){"", 1};
     dec->pending_strings++;
     tcd_query(dec, TCW_QUERY_STRING, id);
     return v->count;
@@ -307,7 +330,8 @@ bool tcd_reply_string(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, si
 {
     uint32_t handle = tcd_map_find(dec, &dec->string_ids, id);
     struct tcd_string_entry *e = handle ? (struct tcd_string_entry *)dec->strings.data + handle - 1 : NULL;
-    if (!e || !e->pending) return unsolicited(dec, "StringData", id);
+    if (!e || !e->pending)
+        return unsolicited(dec, "StringData", id);
     e->text = tcd_arena_strdup(dec, s, len);
     e->pending = 0;
     dec->pending_strings--;
@@ -317,7 +341,8 @@ bool tcd_reply_string(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, si
 
 const char *tcd_string(const struct tcd_decoder *dec, uint32_t handle)
 {
-    if (handle == 0 || handle > dec->strings.count) return "";
+    if (handle == 0 || handle > dec->strings.count)
+        return "";
     return ((const struct tcd_string_entry *)dec->strings.data)[handle - 1].text;
 }
 
@@ -332,7 +357,8 @@ struct tcd_thread *tcd_find_thread(const struct tcd_decoder *dec, uint32_t tid)
 static struct tcd_thread *new_thread(struct tcd_decoder *dec, uint32_t tid)
 {
     struct tcd_thread *td = paged_push(dec, &dec->threads);
-    if (!td || !tcd_map_insert(dec, &dec->thread_ids, tid, dec->threads.count)) return NULL;
+    if (!td || !tcd_map_insert(dec, &dec->thread_ids, tid, dec->threads.count))
+        return NULL;
     char digits[16];
     int n = snprintf(digits, sizeof digits, "%" PRIu32, tid);
     td->id = tid;
@@ -343,9 +369,11 @@ static struct tcd_thread *new_thread(struct tcd_decoder *dec, uint32_t tid)
 struct tcd_thread *tcd_notice_thread(struct tcd_decoder *dec, uint32_t tid)
 {
     struct tcd_thread *td = tcd_find_thread(dec, tid);
-    if (td) return td;
+    if (td)
+        return td;
     td = new_thread(dec, tid);
-    if (!td) return &dec->scratch_thread;
+    if (!td)
+        return &dec->scratch_thread;
     td->name_pending = 1;
     dec->pending_threads++;
     tcd_query(dec, TCW_QUERY_THREAD_STRING, tid);
@@ -355,7 +383,8 @@ struct tcd_thread *tcd_notice_thread(struct tcd_decoder *dec, uint32_t tid)
 bool tcd_reply_thread_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len)
 {
     struct tcd_thread *td = id <= UINT32_MAX ? tcd_find_thread(dec, (uint32_t)id) : NULL;
-    if (!td || td->is_fiber || !td->name_pending) return unsolicited(dec, "ThreadName", id);
+    if (!td || td->is_fiber || !td->name_pending)
+        return unsolicited(dec, "ThreadName", id);
     td->name = tcd_arena_strdup(dec, s, len);
     td->name_pending = 0;
     dec->pending_threads--;
@@ -367,7 +396,8 @@ bool tcd_reply_thread_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *
 struct tcd_thread *tcd_fiber_thread(struct tcd_decoder *dec, uint64_t fiber)
 {
     uint32_t idx = tcd_map_find(dec, &dec->fiber_ids, fiber);
-    if (idx) return tcd_paged_at(&dec->threads, idx - 1);
+    if (idx)
+        return tcd_paged_at(&dec->threads, idx - 1);
     if (dec->fiber_count >= TCD_FIBER_THREAD_BIT) {
         tcd_fail(dec, "too many fibers");
         return &dec->scratch_thread;
@@ -387,7 +417,8 @@ bool tcd_reply_fiber_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s
 {
     uint32_t idx = tcd_map_find(dec, &dec->fiber_ids, id);
     struct tcd_thread *td = idx ? tcd_paged_at(&dec->threads, idx - 1) : NULL;
-    if (!td || !td->name_pending) return unsolicited(dec, "FiberName", id);
+    if (!td || !td->name_pending)
+        return unsolicited(dec, "FiberName", id);
     td->name = tcd_arena_strdup(dec, s, len);
     td->name_pending = 0;
     dec->pending_fibers--;
@@ -403,7 +434,8 @@ bool tcd_zone_stack_grow(struct tcd_decoder *dec, struct tcd_thread *td)
         return false;
     }
     uint32_t *ids = tcd_realloc(dec, td->zone_ids, (size_t)td->cap * sizeof *ids, (size_t)cap * sizeof *ids);
-    if (!ids) return false;
+    if (!ids)
+        return false;
     td->zone_ids = ids;
     td->cap = cap;
     return true;
@@ -412,7 +444,8 @@ bool tcd_zone_stack_grow(struct tcd_decoder *dec, struct tcd_thread *td)
 const char *tcd_thread_name(const struct tcd_decoder *dec, uint32_t thread)
 {
     const struct tcd_thread *td = tcd_find_thread(dec, thread);
-    if (td) return td->name;
+    if (td)
+        return td->name;
     /* Never seen: give the decimal id from a small rotating buffer. */
     static _Thread_local char buf[4][16];
     static _Thread_local unsigned next;
@@ -426,14 +459,16 @@ const char *tcd_thread_name(const struct tcd_decoder *dec, uint32_t thread)
 static struct tcd_srcloc_rec *new_srcloc(struct tcd_decoder *dec)
 {
     struct tcd_srcloc_rec *rec = paged_push(dec, &dec->srclocs);
-    if (!rec) return NULL;
+    if (!rec)
+        return NULL;
     rec->pub.name = rec->pub.function = rec->pub.file = "";
     return rec;
 }
 
 uint32_t tcd_check_srcloc(struct tcd_decoder *dec, uint64_t id)
 {
-    if (id == dec->last_srcloc_id && dec->srclocs.count) return dec->last_srcloc_index;
+    if (id == dec->last_srcloc_id && dec->srclocs.count)
+        return dec->last_srcloc_index;
     uint32_t idx = tcd_map_find(dec, &dec->srcloc_ids, id);
     if (!idx) {
         struct tcd_vec *fifo = &dec->srcloc_fifo;
@@ -451,8 +486,8 @@ uint32_t tcd_check_srcloc(struct tcd_decoder *dec, uint64_t id)
     return idx - 1;
 }
 
-bool tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function, uint64_t file,
-                      uint32_t line, uint32_t color)
+bool tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function, uint64_t file, uint32_t line,
+                      uint32_t color)
 {
     struct tcd_vec *fifo = &dec->srcloc_fifo;
     if (dec->srcloc_fifo_head == fifo->count) {
@@ -460,7 +495,8 @@ bool tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function,
         return false;
     }
     uint32_t idx = ((uint32_t *)fifo->data)[dec->srcloc_fifo_head++];
-    if (dec->srcloc_fifo_head == fifo->count) dec->srcloc_fifo_head = fifo->count = 0;
+    if (dec->srcloc_fifo_head == fifo->count)
+        dec->srcloc_fifo_head = fifo->count = 0;
     struct tcd_srcloc_rec *rec = tcd_paged_at(&dec->srclocs, idx);
     /* The server's order: name, file, function. */
     rec->name_str = tcd_check_string(dec, name);
@@ -475,24 +511,23 @@ bool tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function,
 static uint64_t content_hash(uint64_t h, const void *data, size_t len)
 {
     const uint8_t *p = data; /* FNV-1a, then mixed again by the map */
-    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
     return (h ^ len) * 0x100000001b3ull;
 }
 
-static bool srcloc_equal(const struct tcd_srcloc *a, uint32_t color, uint32_t line,
-                         const char *function, size_t flen, const char *file, size_t slen,
-                         const char *name, size_t nlen)
+static bool srcloc_equal(const struct tcd_srcloc *a, uint32_t color, uint32_t line, const char *function, size_t flen,
+                         const char *file, size_t slen, const char *name, size_t nlen)
 {
     return a->color == color && a->line == line && strlen(a->function) == flen &&
-           !memcmp(a->function, function, flen) && strlen(a->file) == slen &&
-           !memcmp(a->file, file, slen) && strlen(a->name) == nlen && !memcmp(a->name, name, nlen);
+           !memcmp(a->function, function, flen) && strlen(a->file) == slen && !memcmp(a->file, file, slen) &&
+           strlen(a->name) == nlen && !memcmp(a->name, name, nlen);
 }
 
 /* Inline source locations are deduplicated by content into the same index space as
  * static ones. */
-uint32_t tcd_payload_srcloc(struct tcd_decoder *dec, uint32_t color, uint32_t line,
-                            const char *function, size_t flen, const char *file, size_t slen,
-                            const char *name, size_t nlen)
+uint32_t tcd_payload_srcloc(struct tcd_decoder *dec, uint32_t color, uint32_t line, const char *function, size_t flen,
+                            const char *file, size_t slen, const char *name, size_t nlen)
 {
     uint64_t h = content_hash(0xcbf29ce484222325ull ^ ((uint64_t)line << 32 | color), function, flen);
     h = content_hash(h, file, slen);
@@ -500,14 +535,16 @@ uint32_t tcd_payload_srcloc(struct tcd_decoder *dec, uint32_t color, uint32_t li
     const struct tcd_map *m = &dec->srcloc_payloads;
     if (m->slots) {
         for (uint32_t i = tcd_map_hash(dec, h) & m->mask; m->slots[i].value; i = (i + 1) & m->mask) {
-            if (m->slots[i].key != h) continue;
+            if (m->slots[i].key != h)
+                continue;
             const struct tcd_srcloc_rec *rec = tcd_paged_at(&dec->srclocs, m->slots[i].value - 1);
             if (srcloc_equal(&rec->pub, color, line, function, flen, file, slen, name, nlen))
                 return m->slots[i].value - 1;
         }
     }
     struct tcd_srcloc_rec *rec = new_srcloc(dec);
-    if (!rec || !tcd_map_insert(dec, &dec->srcloc_payloads, h, dec->srclocs.count)) return 0;
+    if (!rec || !tcd_map_insert(dec, &dec->srcloc_payloads, h, dec->srclocs.count))
+        return 0;
     rec->pub.function = tcd_arena_strdup(dec, function, flen);
     rec->pub.file = tcd_arena_strdup(dec, file, slen);
     rec->pub.name = tcd_arena_strdup(dec, name, nlen);
@@ -518,8 +555,9 @@ uint32_t tcd_payload_srcloc(struct tcd_decoder *dec, uint32_t color, uint32_t li
 
 const struct tcd_srcloc *tcd_srcloc(const struct tcd_decoder *dec, uint32_t index)
 {
-    static const struct tcd_srcloc unknown = { "", "", "", 0, 0 };
-    if (index >= dec->srclocs.count) return &unknown;
+    static const struct tcd_srcloc unknown = {"", "", "", 0, 0};
+    if (index >= dec->srclocs.count)
+        return &unknown;
     struct tcd_srcloc_rec *rec = tcd_paged_at(&dec->srclocs, index);
     if (rec->is_static) { /* strings may have been answered since the last call */
         rec->pub.name = tcd_string(dec, rec->name_str);
@@ -536,26 +574,28 @@ uint32_t tcd_srcloc_count(const struct tcd_decoder *dec)
 
 /* ---- plots and frame sets ------------------------------------------------------------ */
 
-static uint32_t check_named(struct tcd_decoder *dec, struct tcd_map *ids, struct tcd_vec *v,
-                            uint32_t *pending, uint8_t query, uint64_t name)
+static uint32_t check_named(struct tcd_decoder *dec, struct tcd_map *ids, struct tcd_vec *v, uint32_t *pending,
+                            uint8_t query, uint64_t name)
 {
     uint32_t idx = tcd_map_find(dec, ids, name);
-    if (idx) return idx - 1;
+    if (idx)
+        return idx - 1;
     if (!tcd_vec_reserve(dec, v, sizeof(struct tcd_named), v->count + 1) ||
         !tcd_map_insert(dec, ids, name, v->count + 1))
         return 0;
-    ((struct tcd_named *)v->data)[v->count] = (struct tcd_named){ .name = "", .pending = 1 };
+    ((struct tcd_named *)v->data)[v->count] = (struct tcd_named){.name = "", .pending = 1};
     (*pending)++;
     tcd_query(dec, query, name);
     return v->count++;
 }
 
-static bool reply_named(struct tcd_decoder *dec, struct tcd_map *ids, struct tcd_vec *v,
-                        uint32_t *pending, const char *what, uint64_t id, const uint8_t *s, size_t len)
+static bool reply_named(struct tcd_decoder *dec, struct tcd_map *ids, struct tcd_vec *v, uint32_t *pending,
+                        const char *what, uint64_t id, const uint8_t *s, size_t len)
 {
     uint32_t idx = tcd_map_find(dec, ids, id);
     struct tcd_named *e = idx ? (struct tcd_named *)v->data + idx - 1 : NULL;
-    if (!e || !e->pending) return unsolicited(dec, what, id);
+    if (!e || !e->pending)
+        return unsolicited(dec, what, id);
     e->name = tcd_arena_strdup(dec, s, len);
     e->pending = 0;
     (*pending)--;
@@ -576,13 +616,13 @@ bool tcd_reply_plot_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s,
 /* Frame set 0 is the main "Frame"; create = false only looks up (FrameMarkMsgEnd). */
 uint32_t tcd_check_frame_set(struct tcd_decoder *dec, uint64_t name, bool create)
 {
-    if (name == 0) return 0;
+    if (name == 0)
+        return 0;
     if (!create) {
         uint32_t idx = tcd_map_find(dec, &dec->frame_ids, name);
         return idx ? idx - 1 : UINT32_MAX;
     }
-    return check_named(dec, &dec->frame_ids, &dec->frame_sets, &dec->pending_frames,
-                       TCW_QUERY_FRAME_NAME, name);
+    return check_named(dec, &dec->frame_ids, &dec->frame_sets, &dec->pending_frames, TCW_QUERY_FRAME_NAME, name);
 }
 
 bool tcd_reply_frame_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len)
@@ -597,7 +637,8 @@ const char *tcd_plot_name(const struct tcd_decoder *dec, uint32_t plot)
 
 const char *tcd_frame_name(const struct tcd_decoder *dec, uint32_t frame_set)
 {
-    if (frame_set >= dec->frame_sets.count) return "";
+    if (frame_set >= dec->frame_sets.count)
+        return "";
     return ((const struct tcd_named *)dec->frame_sets.data)[frame_set].name;
 }
 
@@ -612,7 +653,8 @@ uint32_t tcd_find_pool(const struct tcd_decoder *dec, uint64_t name)
 uint32_t tcd_check_pool(struct tcd_decoder *dec, uint64_t name)
 {
     uint32_t pool = tcd_find_pool(dec, name);
-    if (pool) return pool;
+    if (pool)
+        return pool;
     struct tcd_vec *v = &dec->pools;
     if (!tcd_vec_reserve(dec, v, sizeof(uint32_t), v->count + 1) ||
         !tcd_map_insert(dec, &dec->pool_ids, name, v->count + 1))
@@ -623,7 +665,8 @@ uint32_t tcd_check_pool(struct tcd_decoder *dec, uint64_t name)
 
 const char *tcd_pool_name(const struct tcd_decoder *dec, uint32_t pool)
 {
-    if (pool == 0 || pool >= dec->pools.count) return "";
+    if (pool == 0 || pool >= dec->pools.count)
+        return "";
     return tcd_string(dec, ((const uint32_t *)dec->pools.data)[pool]);
 }
 

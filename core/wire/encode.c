@@ -12,9 +12,18 @@
  * keeps the worker ahead of the threads it drains. */
 #define LZ4_ACCELERATION 8
 
-static inline void wr16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
-static inline void wr32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
-static inline void wr64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static inline void wr16(uint8_t *p, uint16_t v)
+{
+    memcpy(p, &v, 2);
+}
+static inline void wr32(uint8_t *p, uint32_t v)
+{
+    memcpy(p, &v, 4);
+}
+static inline void wr64(uint8_t *p, uint64_t v)
+{
+    memcpy(p, &v, 8);
+}
 
 int tc_enc_init(struct tc_encoder *e, tc_write_fn write, void *user)
 {
@@ -271,8 +280,8 @@ void tc_enc_frame_mark(struct tc_encoder *e, uint8_t type, int64_t time, uint64_
     wr64(p + 9, name);
 }
 
-void tc_enc_frame_image(struct tc_encoder *e, uint64_t id, const uint8_t *dxt, uint32_t size,
-                        uint32_t frame, uint16_t w, uint16_t h, uint8_t flip)
+void tc_enc_frame_image(struct tc_encoder *e, uint64_t id, const uint8_t *dxt, uint32_t size, uint32_t frame,
+                        uint16_t w, uint16_t h, uint8_t flip)
 {
     uint8_t *p = tc_enc_item(e, 13 + size);
     p[0] = TCW_FrameImageData;
@@ -305,8 +314,8 @@ void tc_enc_fiber_leave(struct tc_encoder *e, int64_t time, uint32_t tid)
     wr32(p + 9, tid);
 }
 
-void tc_enc_gpu_zone_begin(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query,
-                           uint8_t ctx, uint64_t srcloc, int serial)
+void tc_enc_gpu_zone_begin(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query, uint8_t ctx,
+                           uint64_t srcloc, int serial)
 {
     int alloc = type == TCW_GpuZoneBeginAllocSrcLoc || type == TCW_GpuZoneBeginAllocSrcLocSerial;
     uint8_t *p = tc_enc_item(e, alloc ? 16 : 24);
@@ -319,8 +328,8 @@ void tc_enc_gpu_zone_begin(struct tc_encoder *e, uint8_t type, int64_t time, uin
         wr64(p + 16, srcloc);
 }
 
-void tc_enc_gpu_zone_end(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query,
-                         uint8_t ctx, int serial)
+void tc_enc_gpu_zone_end(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query, uint8_t ctx,
+                         int serial)
 {
     uint8_t *p = tc_enc_item(e, 16);
     p[0] = type;
@@ -340,8 +349,8 @@ void tc_enc_gpu_time(struct tc_encoder *e, int64_t gpu_time, uint16_t query, uin
     p[11] = ctx;
 }
 
-void tc_enc_gpu_new_context(struct tc_encoder *e, int64_t cpu, int64_t gpu, uint32_t tid, float period,
-                            uint8_t ctx, uint8_t flags, uint8_t type)
+void tc_enc_gpu_new_context(struct tc_encoder *e, int64_t cpu, int64_t gpu, uint32_t tid, float period, uint8_t ctx,
+                            uint8_t flags, uint8_t type)
 {
     uint8_t *p = tc_enc_item(e, 28);
     p[0] = TCW_GpuNewContext;
@@ -485,7 +494,7 @@ void tc_enc_lock_name(struct tc_encoder *e, uint32_t id, const char *name, size_
 }
 
 void tc_enc_section_enter(struct tc_encoder *e, int64_t time, uint32_t id, uint16_t category, const char *text,
-                         size_t len)
+                          size_t len)
 {
     tc_enc_single_string(e, text, len);
     uint8_t *p = tc_enc_item(e, 15);
@@ -522,8 +531,8 @@ void tc_enc_string_reply(struct tc_encoder *e, uint8_t type, uint64_t id, const 
     memcpy(p + 11, text, len);
 }
 
-void tc_enc_srcloc_reply(struct tc_encoder *e, uint64_t name, uint64_t function, uint64_t file,
-                         uint32_t line, uint32_t color)
+void tc_enc_srcloc_reply(struct tc_encoder *e, uint64_t name, uint64_t function, uint64_t file, uint32_t line,
+                         uint32_t color)
 {
     uint8_t *p = tc_enc_item(e, 32);
     p[0] = TCW_SourceLocation;

@@ -21,10 +21,10 @@ struct tc_encoder {
     uint8_t *out;
     union LZ4_stream_u *lz4;
     int64_t ref_thread, ref_serial, ref_gpu;
-    uint32_t thread;  /* current ThreadContext, 0 = none */
+    uint32_t thread; /* current ThreadContext, 0 = none */
     tc_write_fn write;
     void *user;
-    int failed;       /* the transport failed: everything is discarded */
+    int failed; /* the transport failed: everything is discarded */
     uint64_t bytes_out;
 };
 
@@ -52,19 +52,20 @@ void tc_enc_message(struct tc_encoder *e, int64_t time, const char *text, size_t
 void tc_enc_message_literal(struct tc_encoder *e, int64_t time, uint64_t text_id, uint32_t color, uint8_t meta);
 void tc_enc_app_info(struct tc_encoder *e, int64_t time, const char *text, size_t len);
 void tc_enc_plot(struct tc_encoder *e, uint8_t type, uint64_t name, int64_t time, uint64_t value_bits);
-void tc_enc_plot_config(struct tc_encoder *e, uint64_t name, uint8_t format, uint8_t step, uint8_t fill, uint32_t color);
+void tc_enc_plot_config(struct tc_encoder *e, uint64_t name, uint8_t format, uint8_t step, uint8_t fill,
+                        uint32_t color);
 void tc_enc_frame_mark(struct tc_encoder *e, uint8_t type, int64_t time, uint64_t name);
-void tc_enc_frame_image(struct tc_encoder *e, uint64_t id, const uint8_t *dxt, uint32_t size,
-                        uint32_t frame, uint16_t w, uint16_t h, uint8_t flip);
+void tc_enc_frame_image(struct tc_encoder *e, uint64_t id, const uint8_t *dxt, uint32_t size, uint32_t frame,
+                        uint16_t w, uint16_t h, uint8_t flip);
 void tc_enc_fiber_enter(struct tc_encoder *e, int64_t time, uint64_t fiber, uint32_t tid);
 void tc_enc_fiber_leave(struct tc_encoder *e, int64_t time, uint32_t tid);
-void tc_enc_gpu_zone_begin(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query,
-                           uint8_t ctx, uint64_t srcloc, int serial);
-void tc_enc_gpu_zone_end(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query,
-                         uint8_t ctx, int serial);
+void tc_enc_gpu_zone_begin(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query, uint8_t ctx,
+                           uint64_t srcloc, int serial);
+void tc_enc_gpu_zone_end(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query, uint8_t ctx,
+                         int serial);
 void tc_enc_gpu_time(struct tc_encoder *e, int64_t gpu_time, uint16_t query, uint8_t ctx);
-void tc_enc_gpu_new_context(struct tc_encoder *e, int64_t cpu, int64_t gpu, uint32_t tid, float period,
-                            uint8_t ctx, uint8_t flags, uint8_t type);
+void tc_enc_gpu_new_context(struct tc_encoder *e, int64_t cpu, int64_t gpu, uint32_t tid, float period, uint8_t ctx,
+                            uint8_t flags, uint8_t type);
 void tc_enc_gpu_context_name(struct tc_encoder *e, uint8_t ctx, const char *name, size_t len);
 void tc_enc_gpu_calibration(struct tc_encoder *e, int64_t gpu, int64_t cpu, int64_t cpu_delta, uint8_t ctx);
 void tc_enc_gpu_time_sync(struct tc_encoder *e, int64_t gpu, int64_t cpu, uint8_t ctx);
@@ -77,13 +78,13 @@ void tc_enc_lock_event(struct tc_encoder *e, uint8_t type, uint32_t id, int64_t 
 void tc_enc_lock_mark(struct tc_encoder *e, uint32_t id, uint32_t tid, uint64_t srcloc);
 void tc_enc_lock_name(struct tc_encoder *e, uint32_t id, const char *name, size_t len);
 void tc_enc_section_enter(struct tc_encoder *e, int64_t time, uint32_t id, uint16_t category, const char *text,
-                         size_t len);
+                          size_t len);
 void tc_enc_section_leave(struct tc_encoder *e, int64_t time, uint32_t id);
 void tc_enc_section_setup(struct tc_encoder *e, uint16_t category, const char *text, size_t len);
 /* Replies to server queries. */
 void tc_enc_string_reply(struct tc_encoder *e, uint8_t type, uint64_t id, const char *text, size_t len);
-void tc_enc_srcloc_reply(struct tc_encoder *e, uint64_t name, uint64_t function, uint64_t file,
-                         uint32_t line, uint32_t color);
+void tc_enc_srcloc_reply(struct tc_encoder *e, uint64_t name, uint64_t function, uint64_t file, uint32_t line,
+                         uint32_t color);
 void tc_enc_byte(struct tc_encoder *e, uint8_t type);
 void tc_enc_source_unavailable(struct tc_encoder *e, uint32_t id);
 

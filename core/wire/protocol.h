@@ -17,7 +17,7 @@
 #define TCW_QUERY_SIZE 13
 #define TCW_TARGET_FRAME_SIZE 262144
 #define TCW_LZ4_SIZE (TCW_TARGET_FRAME_SIZE + TCW_TARGET_FRAME_SIZE / 255 + 16)
-#define TCW_MAX_STRING 65535u      /* longest u16-length string */
+#define TCW_MAX_STRING 65535u /* longest u16-length string */
 #define TCW_MAX_SRCLOC_PAYLOAD 65533u
 #define TCW_DEFAULT_PORT 8086
 
@@ -75,7 +75,7 @@ enum tcw_query {
 };
 
 /* Message metadata byte: severity << 4 | source. */
-#define TCW_MESSAGE_META(severity) ((uint8_t)(((severity) & 0x0f) << 4))
+#define TCW_MESSAGE_META(severity) ((uint8_t)(((severity)&0x0f) << 4))
 #define TCW_MESSAGE_SOURCE_TRACY 1u
 
 /* Compact zone time encodings (spec section 8.1.2). */

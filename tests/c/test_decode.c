@@ -11,7 +11,6 @@
 
 #include "test_util.h"
 
-
 /* ---- byte buffers and a test-only item writer ------------------------------------------ */
 
 struct buf {
@@ -28,12 +27,30 @@ static void put(struct buf *b, const void *data, size_t len)
     memcpy(b->p + b->len, data, len);
     b->len += len;
 }
-static void u8(struct buf *b, uint8_t v) { put(b, &v, 1); }
-static void u16(struct buf *b, uint16_t v) { put(b, &v, 2); }
-static void u32(struct buf *b, uint32_t v) { put(b, &v, 4); }
-static void u64(struct buf *b, uint64_t v) { put(b, &v, 8); }
-static void f32(struct buf *b, float v) { put(b, &v, 4); }
-static void f64(struct buf *b, double v) { put(b, &v, 8); }
+static void u8(struct buf *b, uint8_t v)
+{
+    put(b, &v, 1);
+}
+static void u16(struct buf *b, uint16_t v)
+{
+    put(b, &v, 2);
+}
+static void u32(struct buf *b, uint32_t v)
+{
+    put(b, &v, 4);
+}
+static void u64(struct buf *b, uint64_t v)
+{
+    put(b, &v, 8);
+}
+static void f32(struct buf *b, float v)
+{
+    put(b, &v, 4);
+}
+static void f64(struct buf *b, double v)
+{
+    put(b, &v, 8);
+}
 static void hex(struct buf *b, const char *s)
 {
     unsigned v;
@@ -43,10 +60,17 @@ static void hex(struct buf *b, const char *s)
         s += n;
     }
 }
-static void clear(struct buf *b) { b->len = 0; }
+static void clear(struct buf *b)
+{
+    b->len = 0;
+}
 
 /* Items (spec section 8). */
-static void it_thread(struct buf *b, uint32_t tid) { u8(b, TCW_ThreadContext); u32(b, tid); }
+static void it_thread(struct buf *b, uint32_t tid)
+{
+    u8(b, TCW_ThreadContext);
+    u32(b, tid);
+}
 static void it_single(struct buf *b, const char *s)
 {
     size_t len = strlen(s);
@@ -66,7 +90,10 @@ static void it_transfer(struct buf *b, uint8_t type, uint64_t id, const void *s,
     u16(b, (uint16_t)len);
     put(b, s, len);
 }
-static void it_string(struct buf *b, uint8_t type, uint64_t id, const char *s) { it_transfer(b, type, id, s, strlen(s)); }
+static void it_string(struct buf *b, uint8_t type, uint64_t id, const char *s)
+{
+    it_transfer(b, type, id, s, strlen(s));
+}
 
 /* Zone begin/end with the compact encoding of spec 8.1.2. */
 static void it_delta(struct buf *b, uint8_t t64, uint8_t t32, uint8_t t16, int64_t d)
@@ -87,10 +114,13 @@ static void it_zone_begin(struct buf *b, int64_t d, uint64_t srcloc)
     it_delta(b, TCW_ZoneBegin, TCW_ZoneBegin32, TCW_ZoneBegin16, d);
     u64(b, srcloc);
 }
-static void it_zone_end(struct buf *b, int64_t d) { it_delta(b, TCW_ZoneEnd, TCW_ZoneEnd32, TCW_ZoneEnd16, d); }
+static void it_zone_end(struct buf *b, int64_t d)
+{
+    it_delta(b, TCW_ZoneEnd, TCW_ZoneEnd32, TCW_ZoneEnd16, d);
+}
 static void it_payload(struct buf *b, uint32_t color, uint32_t line, const char *fn, const char *file, const char *name)
 {
-    struct buf p = { 0 };
+    struct buf p = {0};
     u32(&p, color);
     u32(&p, line);
     put(&p, fn, strlen(fn) + 1);
@@ -106,7 +136,7 @@ static void it_payload(struct buf *b, uint32_t color, uint32_t line, const char 
 
 static void welcome(struct buf *b, double timer_mul, int64_t init_begin, uint8_t flags)
 {
-    uint8_t w[TCW_WELCOME_SIZE] = { 0 };
+    uint8_t w[TCW_WELCOME_SIZE] = {0};
     int64_t init_end = init_begin + 100000;
     uint64_t resolution = 20, epoch = 1735689600, pid = 1234;
     memcpy(w + TCW_WELCOME_TIMER_MUL, &timer_mul, 8);
@@ -161,7 +191,8 @@ static void on_event(void *user, const struct tcd_event *ev)
     struct rec_event *e = &r->events[r->count++];
     e->ev = *ev;
     size_t n = ev->text_len < sizeof e->text - 1 ? ev->text_len : sizeof e->text - 1;
-    if (ev->text) memcpy(e->text, ev->text, n);
+    if (ev->text)
+        memcpy(e->text, ev->text, n);
     e->text[n] = 0;
     e->ev.text = NULL;
 }
@@ -179,7 +210,7 @@ static void on_query(void *user, const uint8_t packet[13])
 static void rec_init(struct recorder *r, const struct tcd_limits *limits)
 {
     memset(r, 0, sizeof *r);
-    struct tcd_callbacks cb = { on_event, on_query };
+    struct tcd_callbacks cb = {on_event, on_query};
     r->dec = tcd_decoder_new(&cb, r, limits);
 }
 
@@ -193,14 +224,16 @@ static void rec_free(struct recorder *r)
 static const struct rec_event *find_event(const struct recorder *r, enum tcd_event_kind kind, size_t nth)
 {
     for (size_t i = 0; i < r->count; i++)
-        if (r->events[i].ev.kind == kind && nth-- == 0) return &r->events[i];
+        if (r->events[i].ev.kind == kind && nth-- == 0)
+            return &r->events[i];
     return NULL;
 }
 
 static size_t count_events(const struct recorder *r, enum tcd_event_kind kind)
 {
     size_t n = 0;
-    for (size_t i = 0; i < r->count; i++) n += r->events[i].ev.kind == kind;
+    for (size_t i = 0; i < r->count; i++)
+        n += r->events[i].ev.kind == kind;
     return n;
 }
 
@@ -214,18 +247,33 @@ static enum tcd_state feed(struct recorder *r, const struct buf *b)
  * source locations {name id+1, function id+2, file id+3, line 7}. */
 static void answer_queries(struct recorder *r, size_t *answered)
 {
-    struct buf items = { 0 }, wire = { 0 };
+    struct buf items = {0}, wire = {0};
     char text[64];
     for (; *answered < r->nq; ++*answered) {
         const uint8_t *q = r->queries[*answered];
         uint64_t id;
         memcpy(&id, q + 1, 8);
         switch (q[0]) {
-        case TCW_QUERY_STRING: snprintf(text, sizeof text, "s%" PRIx64, id); it_string(&items, TCW_StringData, id, text); break;
-        case TCW_QUERY_THREAD_STRING: snprintf(text, sizeof text, "t%" PRIu64, id); it_string(&items, TCW_ThreadName, id, text); break;
-        case TCW_QUERY_PLOT_NAME: snprintf(text, sizeof text, "p%" PRIx64, id); it_string(&items, TCW_PlotName, id, text); break;
-        case TCW_QUERY_FRAME_NAME: snprintf(text, sizeof text, "f%" PRIx64, id); it_string(&items, TCW_FrameName, id, text); break;
-        case TCW_QUERY_FIBER_NAME: snprintf(text, sizeof text, "fiber%" PRIx64, id); it_string(&items, TCW_FiberName, id, text); break;
+        case TCW_QUERY_STRING:
+            snprintf(text, sizeof text, "s%" PRIx64, id);
+            it_string(&items, TCW_StringData, id, text);
+            break;
+        case TCW_QUERY_THREAD_STRING:
+            snprintf(text, sizeof text, "t%" PRIu64, id);
+            it_string(&items, TCW_ThreadName, id, text);
+            break;
+        case TCW_QUERY_PLOT_NAME:
+            snprintf(text, sizeof text, "p%" PRIx64, id);
+            it_string(&items, TCW_PlotName, id, text);
+            break;
+        case TCW_QUERY_FRAME_NAME:
+            snprintf(text, sizeof text, "f%" PRIx64, id);
+            it_string(&items, TCW_FrameName, id, text);
+            break;
+        case TCW_QUERY_FIBER_NAME:
+            snprintf(text, sizeof text, "fiber%" PRIx64, id);
+            it_string(&items, TCW_FiberName, id, text);
+            break;
         case TCW_QUERY_SOURCE_LOCATION:
             u8(&items, TCW_SourceLocation);
             u64(&items, id + 1);
@@ -236,7 +284,9 @@ static void answer_queries(struct recorder *r, size_t *answered)
             u8(&items, 0x22); /* g */
             u8(&items, 0x11); /* r */
             break;
-        default: tt_check(0, "unexpected query type %u", q[0]); break;
+        default:
+            tt_check(0, "unexpected query type %u", q[0]);
+            break;
         }
     }
     if (items.len) {
@@ -250,7 +300,7 @@ static void answer_queries(struct recorder *r, size_t *answered)
 /* Feeds welcome + items (as one frame) + Terminate, then answers queries until done. */
 static enum tcd_state run_stream(struct recorder *r, const struct buf *items, const struct tcd_limits *limits)
 {
-    struct buf wire = { 0 }, term = { 0 };
+    struct buf wire = {0}, term = {0};
     rec_init(r, limits);
     welcome(&wire, 1.0, INIT_BEGIN, 0);
     frame(&wire, items);
@@ -271,7 +321,8 @@ static void expect_failure(const char *what, const struct buf *wire, const char 
     struct recorder r;
     rec_init(&r, NULL);
     enum tcd_state st = feed(&r, wire);
-    if (st != TCD_STATE_FAILED) st = tcd_decoder_close(r.dec);
+    if (st != TCD_STATE_FAILED)
+        st = tcd_decoder_close(r.dec);
     const char *err = tcd_decoder_error(r.dec);
     tt_check(st == TCD_STATE_FAILED && strstr(err, needle) != NULL, "%s -> FAILED \"%s\"", what, err);
     rec_free(&r);
@@ -279,7 +330,7 @@ static void expect_failure(const char *what, const struct buf *wire, const char 
 
 static void expect_items_failure(const char *what, const struct buf *items, const char *needle)
 {
-    struct buf wire = { 0 };
+    struct buf wire = {0};
     welcome(&wire, 1.0, INIT_BEGIN, 0);
     frame(&wire, items);
     expect_failure(what, &wire, needle);
@@ -290,30 +341,26 @@ static void expect_items_failure(const char *what, const struct buf *items, cons
 
 static void worked_example(size_t chunk)
 {
-    static const char frame_a[] =
-        "4B 92 10 00 00 14 40 D7 9C 3B 00 60 55 55 55 55 00 00 1B 50 C3"
-        " 5B A0 C1 9E 3B 00 00 00 00 20 10 70 55 55 55 55 00"
-        " 53 E0 5D 9F 3B 00 00 00 00 00 00 00 00 00 00 00 00";
+    static const char frame_a[] = "4B 92 10 00 00 14 40 D7 9C 3B 00 60 55 55 55 55 00 00 1B 50 C3"
+                                  " 5B A0 C1 9E 3B 00 00 00 00 20 10 70 55 55 55 55 00"
+                                  " 53 E0 5D 9F 3B 00 00 00 00 00 00 00 00 00 00 00 00";
     static const char frame_a_wire[] =
         "35 00 00 00 F1 12 4B 92 10 00 00 14 40 D7 9C 3B 00 60 55 55 55 55 00 00 1B 50 C3 5B A0 C1 9E 3B"
         " 00 00 00 00 20 10 70 15 00 41 53 E0 5D 9F 11 00 80 00 00 00 00 00 00 00 00";
     static const char frame_b_wire[] = "02 00 00 00 10 49";
-    static const char burst1[] =
-        "03 00 60 55 55 55 55 00 00 00 00 00 00"
-        " 02 92 10 00 00 00 00 00 00 00 00 00 00"
-        " 01 10 70 55 55 55 55 00 00 00 00 00 00";
+    static const char burst1[] = "03 00 60 55 55 55 55 00 00 00 00 00 00"
+                                 " 02 92 10 00 00 00 00 00 00 00 00 00 00"
+                                 " 01 10 70 55 55 55 55 00 00 00 00 00 00";
     static const char frame_c[] =
         "57 00 00 00 00 00 00 00 00 00 70 55 55 55 55 00 00 08 70 55 55 55 55 00 00 0A 00 00 00 00 00 00"
         " 78 92 10 00 00 00 00 00 00 04 00 6D 61 69 6E"
         " 77 10 70 55 55 55 55 00 00 05 00 48 65 6C 6C 6F";
-    static const char burst2[] =
-        "01 08 70 55 55 55 55 00 00 00 00 00 00"
-        " 01 00 70 55 55 55 55 00 00 00 00 00 00";
-    static const char frame_d[] =
-        "77 08 70 55 55 55 55 00 00 09 00 65 78 61 6D 70 6C 65 2E 63"
-        " 77 00 70 55 55 55 55 00 00 04 00 6D 61 69 6E";
+    static const char burst2[] = "01 08 70 55 55 55 55 00 00 00 00 00 00"
+                                 " 01 00 70 55 55 55 55 00 00 00 00 00 00";
+    static const char frame_d[] = "77 08 70 55 55 55 55 00 00 09 00 65 78 61 6D 70 6C 65 2E 63"
+                                  " 77 00 70 55 55 55 55 00 00 04 00 6D 61 69 6E";
 
-    struct buf hs = { 0 }, items = { 0 }, wire = { 0 }, expect = { 0 }, tmp = { 0 };
+    struct buf hs = {0}, items = {0}, wire = {0}, expect = {0}, tmp = {0};
     uint8_t req[12];
     tcd_handshake_request(req);
     tt_check(!memcmp(req, "TracyPrf\x52\0\0\0", 12), "handshake request is TracyPrf + 82");
@@ -324,12 +371,12 @@ static void worked_example(size_t chunk)
     frame(&wire, &items);
     hex(&expect, frame_a_wire);
     tt_check(wire.len == expect.len && !memcmp(wire.p, expect.p, wire.len),
-          "frame A compressed with LZ4_compress_default equals the spec's bytes");
+             "frame A compressed with LZ4_compress_default equals the spec's bytes");
     hex(&wire, frame_b_wire);
 
     struct recorder r;
     rec_init(&r, NULL);
-    struct buf all = { 0 };
+    struct buf all = {0};
     put(&all, hs.p, hs.len);
     put(&all, wire.p, wire.len);
     enum tcd_state st = TCD_STATE_HANDSHAKE;
@@ -338,19 +385,22 @@ static void worked_example(size_t chunk)
     tt_check(st == TCD_STATE_RUNNING, "[chunk %zu] running after frames A and B (waits for its queries)", chunk);
     clear(&expect);
     hex(&expect, burst1);
-    tt_check(r.nq == 3 && !memcmp(r.queries, expect.p, 39), "[chunk %zu] first query burst is byte-identical to 11.4", chunk);
+    tt_check(r.nq == 3 && !memcmp(r.queries, expect.p, 39), "[chunk %zu] first query burst is byte-identical to 11.4",
+             chunk);
 
     const struct tcd_welcome *w = tcd_decoder_welcome(r.dec);
     tt_check(w->timer_mul == 1.0 && w->init_begin == INIT_BEGIN && w->resolution == 20 && w->pid == 1234 &&
-          !strcmp(w->program_name, "example") && !strcmp(w->host_info, "OS: Linux\n"), "welcome fields");
+                 !strcmp(w->program_name, "example") && !strcmp(w->host_info, "OS: Linux\n"),
+             "welcome fields");
 
     tt_check(r.count == 4, "4 events from frame A (got %zu)", r.count);
     const struct tcd_event *zb = &r.events[0].ev, *ze = &r.events[1].ev, *msg = &r.events[2].ev, *fm = &r.events[3].ev;
     tt_check(zb->kind == TCD_ZONE_BEGIN && zb->thread == 4242 && zb->time == 200000 && zb->srcloc == 0,
-          "zone begin: thread 4242, 200000 ns");
+             "zone begin: thread 4242, 200000 ns");
     tt_check(ze->kind == TCD_ZONE_END && ze->thread == 4242 && ze->time == 250000, "zone end at 250000 ns");
     tt_check(msg->kind == TCD_MESSAGE && msg->thread == 4242 && msg->time == 260000 && msg->severity == 2 &&
-          msg->format == 0 && msg->id != 0, "literal message at 260000 ns, severity Info");
+                 msg->format == 0 && msg->id != 0,
+             "literal message at 260000 ns, severity Info");
     tt_check(fm->kind == TCD_FRAME_MARK && fm->id == 0 && fm->time == 300000, "main frame mark at 300000 ns");
 
     clear(&tmp);
@@ -363,7 +413,7 @@ static void worked_example(size_t chunk)
     clear(&expect);
     hex(&expect, burst2);
     tt_check(st == TCD_STATE_RUNNING && r.nq == 5 && !memcmp(r.queries[3], expect.p, 26),
-          "[chunk %zu] second query burst is byte-identical to 11.6", chunk);
+             "[chunk %zu] second query burst is byte-identical to 11.6", chunk);
 
     clear(&tmp);
     clear(&items);
@@ -376,117 +426,296 @@ static void worked_example(size_t chunk)
 
     const struct tcd_srcloc *sl = tcd_srcloc(r.dec, 0);
     tt_check(tcd_srcloc_count(r.dec) == 1 && !strcmp(sl->name, "") && !strcmp(sl->function, "main") &&
-          !strcmp(sl->file, "example.c") && sl->line == 10 && sl->color == 0, "source location main, example.c:10");
+                 !strcmp(sl->file, "example.c") && sl->line == 10 && sl->color == 0,
+             "source location main, example.c:10");
     tt_check(!strcmp(tcd_thread_name(r.dec, 4242), "main"), "thread 4242 is named \"main\"");
     tt_check(!strcmp(tcd_string(r.dec, msg->id), "Hello"), "message text resolves to \"Hello\"");
     tt_check(!strcmp(tcd_frame_name(r.dec, 0), "Frame"), "frame set 0 is \"Frame\"");
 
     struct tcd_stats stats;
     tcd_decoder_stats(r.dec, &stats);
-    tt_check(stats.zones == 1 && stats.events == 4 && stats.queries_sent == 5 && stats.bytes_decoded == 55 + 1 + 63 + 35,
-          "stats: 1 zone, 4 events, 5 queries, 154 bytes decoded");
+    tt_check(stats.zones == 1 && stats.events == 4 && stats.queries_sent == 5 &&
+                 stats.bytes_decoded == 55 + 1 + 63 + 35,
+             "stats: 1 zone, 4 events, 5 queries, 154 bytes decoded");
     rec_free(&r);
-    free(hs.p); free(items.p); free(wire.p); free(expect.p); free(tmp.p); free(all.p);
+    free(hs.p);
+    free(items.p);
+    free(wire.p);
+    free(expect.p);
+    free(tmp.p);
+    free(all.p);
 }
 
 /* ---- every item kind ---------------------------------------------------------------------------- */
 
 static void every_item_kind(void)
 {
-    struct buf b = { 0 };
+    struct buf b = {0};
     const int64_t T = INIT_BEGIN;
     it_thread(&b, 7);
     /* Validated zone (C-API style) with text, name, colour and value. */
-    u8(&b, TCW_ZoneValidation); u32(&b, 1);
+    u8(&b, TCW_ZoneValidation);
+    u32(&b, 1);
     it_zone_begin(&b, T + 1000, 0x5000);
-    u8(&b, TCW_ZoneValidation); u32(&b, 1);
+    u8(&b, TCW_ZoneValidation);
+    u32(&b, 1);
     it_single(&b, "some text");
     u8(&b, TCW_ZoneText);
-    u8(&b, TCW_ZoneValidation); u32(&b, 1);
+    u8(&b, TCW_ZoneValidation);
+    u32(&b, 1);
     it_single(&b, "renamed");
     u8(&b, TCW_ZoneName);
-    u8(&b, TCW_ZoneValidation); u32(&b, 1);
-    u8(&b, TCW_ZoneColor); u8(&b, 0x03); u8(&b, 0x02); u8(&b, 0x01);
-    u8(&b, TCW_ZoneValidation); u32(&b, 1);
-    u8(&b, TCW_ZoneValue); u64(&b, 42);
+    u8(&b, TCW_ZoneValidation);
+    u32(&b, 1);
+    u8(&b, TCW_ZoneColor);
+    u8(&b, 0x03);
+    u8(&b, 0x02);
+    u8(&b, 0x01);
+    u8(&b, TCW_ZoneValidation);
+    u32(&b, 1);
+    u8(&b, TCW_ZoneValue);
+    u64(&b, 42);
     /* Inline source location zone, nested, with a long zone text (16-bit single string). */
     it_payload(&b, 0x00aabbcc, 99, "fn", "file.c", "inline zone");
-    u8(&b, TCW_ZoneBeginAllocSrcLoc); u64(&b, 10);
+    u8(&b, TCW_ZoneBeginAllocSrcLoc);
+    u64(&b, 10);
     char long_text[300];
     memset(long_text, 'x', sizeof long_text - 1);
     long_text[sizeof long_text - 1] = 0;
     it_single(&b, long_text);
     u8(&b, TCW_ZoneText);
     it_zone_end(&b, 20);
-    u8(&b, TCW_ZoneValidation); u32(&b, 1);
+    u8(&b, TCW_ZoneValidation);
+    u32(&b, 1);
     it_zone_end(&b, 30);
     /* Messages. */
-    it_single(&b, "plain"); u8(&b, TCW_Message); u64(&b, T + 5000); u8(&b, TCW_MESSAGE_META(3));
-    it_single(&b, "coloured"); u8(&b, TCW_MessageColor); u64(&b, T + 5001); u8(&b, 0x30); u8(&b, 0x20); u8(&b, 0x10); u8(&b, TCW_MESSAGE_META(4));
-    u8(&b, TCW_MessageLiteralColor); u64(&b, T + 5002); u8(&b, 1); u8(&b, 2); u8(&b, 3); u64(&b, (0x7000ull << 8) | TCW_MESSAGE_META(5));
+    it_single(&b, "plain");
+    u8(&b, TCW_Message);
+    u64(&b, T + 5000);
+    u8(&b, TCW_MESSAGE_META(3));
+    it_single(&b, "coloured");
+    u8(&b, TCW_MessageColor);
+    u64(&b, T + 5001);
+    u8(&b, 0x30);
+    u8(&b, 0x20);
+    u8(&b, 0x10);
+    u8(&b, TCW_MESSAGE_META(4));
+    u8(&b, TCW_MessageLiteralColor);
+    u64(&b, T + 5002);
+    u8(&b, 1);
+    u8(&b, 2);
+    u8(&b, 3);
+    u64(&b, (0x7000ull << 8) | TCW_MESSAGE_META(5));
     it_single(&b, "tracyc: dropped 1234 events at the buffer limit");
-    u8(&b, TCW_Message); u64(&b, T + 5003); u8(&b, TCW_MESSAGE_META(3) | TCW_MESSAGE_SOURCE_TRACY);
-    it_single(&b, "app info"); u8(&b, TCW_MessageAppInfo); u64(&b, T + 5004);
+    u8(&b, TCW_Message);
+    u64(&b, T + 5003);
+    u8(&b, TCW_MESSAGE_META(3) | TCW_MESSAGE_SOURCE_TRACY);
+    it_single(&b, "app info");
+    u8(&b, TCW_MessageAppInfo);
+    u64(&b, T + 5004);
     /* Plots: they consume the thread-delta chain (R_thread is 1000+10+20+30 = 1060 past T). */
-    u8(&b, TCW_PlotDataInt); u64(&b, 0x8000); u64(&b, 100); u64(&b, (uint64_t)-5);
-    u8(&b, TCW_PlotDataFloat); u64(&b, 0x8000); u64(&b, 100); f32(&b, 1.5f);
-    u8(&b, TCW_PlotDataDouble); u64(&b, 0x8008); u64(&b, 100); f64(&b, 2.25);
-    u8(&b, TCW_PlotDataDouble); u64(&b, 0x8008); u64(&b, 1000000); f64(&b, 0.0 / 0.0); /* dropped, delta too */
-    u8(&b, TCW_PlotConfig); u64(&b, 0x8000); u8(&b, 1); u8(&b, 1); u8(&b, 0); u32(&b, 0xff123456);
+    u8(&b, TCW_PlotDataInt);
+    u64(&b, 0x8000);
+    u64(&b, 100);
+    u64(&b, (uint64_t)-5);
+    u8(&b, TCW_PlotDataFloat);
+    u64(&b, 0x8000);
+    u64(&b, 100);
+    f32(&b, 1.5f);
+    u8(&b, TCW_PlotDataDouble);
+    u64(&b, 0x8008);
+    u64(&b, 100);
+    f64(&b, 2.25);
+    u8(&b, TCW_PlotDataDouble);
+    u64(&b, 0x8008);
+    u64(&b, 1000000);
+    f64(&b, 0.0 / 0.0); /* dropped, delta too */
+    u8(&b, TCW_PlotConfig);
+    u64(&b, 0x8000);
+    u8(&b, 1);
+    u8(&b, 1);
+    u8(&b, 0);
+    u32(&b, 0xff123456);
     /* Frames. */
-    u8(&b, TCW_FrameMarkMsg); u64(&b, T + 6000); u64(&b, 0);
-    u8(&b, TCW_FrameMarkMsgStart); u64(&b, T + 6001); u64(&b, 0x9000);
-    u8(&b, TCW_FrameMarkMsgEnd); u64(&b, T + 6002); u64(&b, 0x9000);
+    u8(&b, TCW_FrameMarkMsg);
+    u64(&b, T + 6000);
+    u64(&b, 0);
+    u8(&b, TCW_FrameMarkMsgStart);
+    u64(&b, T + 6001);
+    u64(&b, 0x9000);
+    u8(&b, TCW_FrameMarkMsgEnd);
+    u64(&b, T + 6002);
+    u64(&b, 0x9000);
     it_transfer(&b, TCW_FrameImageData, 0, "", 0);
-    b.len -= 2; u32(&b, 8); put(&b, "DXT1DATA", 8); /* FrameImageData has a u32 length */
-    u8(&b, TCW_FrameImage); u32(&b, 3); u16(&b, 4); u16(&b, 4); u8(&b, 1);
+    b.len -= 2;
+    u32(&b, 8);
+    put(&b, "DXT1DATA", 8); /* FrameImageData has a u32 length */
+    u8(&b, TCW_FrameImage);
+    u32(&b, 3);
+    u16(&b, 4);
+    u16(&b, 4);
+    u8(&b, 1);
     /* Memory: serial-delta chain. */
-    u8(&b, TCW_MemAlloc); u64(&b, (uint64_t)(T + 7000)); u32(&b, 7); u64(&b, 0xabc0); u32(&b, 64); u16(&b, 1);
-    u8(&b, TCW_MemFree); u64(&b, 10); u32(&b, 8); u64(&b, 0xabc0);
-    u8(&b, TCW_MemNamePayload); u64(&b, 0xa000);
-    u8(&b, TCW_MemAllocNamed); u64(&b, 10); u32(&b, 7); u64(&b, 0xdef0); u32(&b, 16); u16(&b, 0);
-    u8(&b, TCW_MemDiscard); u64(&b, 10); u32(&b, 7); u64(&b, 0xa000);
-    u8(&b, TCW_MemDiscard); u64(&b, 999999); u32(&b, 7); u64(&b, 0xb000); /* unknown pool: ignored, no delta */
+    u8(&b, TCW_MemAlloc);
+    u64(&b, (uint64_t)(T + 7000));
+    u32(&b, 7);
+    u64(&b, 0xabc0);
+    u32(&b, 64);
+    u16(&b, 1);
+    u8(&b, TCW_MemFree);
+    u64(&b, 10);
+    u32(&b, 8);
+    u64(&b, 0xabc0);
+    u8(&b, TCW_MemNamePayload);
+    u64(&b, 0xa000);
+    u8(&b, TCW_MemAllocNamed);
+    u64(&b, 10);
+    u32(&b, 7);
+    u64(&b, 0xdef0);
+    u32(&b, 16);
+    u16(&b, 0);
+    u8(&b, TCW_MemDiscard);
+    u64(&b, 10);
+    u32(&b, 7);
+    u64(&b, 0xa000);
+    u8(&b, TCW_MemDiscard);
+    u64(&b, 999999);
+    u32(&b, 7);
+    u64(&b, 0xb000); /* unknown pool: ignored, no delta */
     /* Locks (serial chain continues at T + 7030). */
-    u8(&b, TCW_LockAnnounce); u32(&b, 5); u64(&b, (uint64_t)(T + 7100)); u64(&b, 0x5100); u8(&b, 1);
-    u8(&b, TCW_LockWait); u32(&b, 7); u32(&b, 5); u64(&b, 70);
-    u8(&b, TCW_LockObtain); u32(&b, 7); u32(&b, 5); u64(&b, 10);
-    u8(&b, TCW_LockMark); u32(&b, 7); u32(&b, 5); u64(&b, 0x5200);
-    u8(&b, TCW_LockRelease); u32(&b, 5); u64(&b, 10);
-    u8(&b, TCW_LockSharedWait); u32(&b, 9); u32(&b, 5); u64(&b, 10);
-    u8(&b, TCW_LockSharedObtain); u32(&b, 9); u32(&b, 5); u64(&b, 10);
-    u8(&b, TCW_LockSharedRelease); u32(&b, 5); u64(&b, 10); u32(&b, 9);
-    it_single(&b, "mutex"); u8(&b, TCW_LockName); u32(&b, 5);
-    u8(&b, TCW_LockTerminate); u32(&b, 5); u64(&b, (uint64_t)(T + 8000));
+    u8(&b, TCW_LockAnnounce);
+    u32(&b, 5);
+    u64(&b, (uint64_t)(T + 7100));
+    u64(&b, 0x5100);
+    u8(&b, 1);
+    u8(&b, TCW_LockWait);
+    u32(&b, 7);
+    u32(&b, 5);
+    u64(&b, 70);
+    u8(&b, TCW_LockObtain);
+    u32(&b, 7);
+    u32(&b, 5);
+    u64(&b, 10);
+    u8(&b, TCW_LockMark);
+    u32(&b, 7);
+    u32(&b, 5);
+    u64(&b, 0x5200);
+    u8(&b, TCW_LockRelease);
+    u32(&b, 5);
+    u64(&b, 10);
+    u8(&b, TCW_LockSharedWait);
+    u32(&b, 9);
+    u32(&b, 5);
+    u64(&b, 10);
+    u8(&b, TCW_LockSharedObtain);
+    u32(&b, 9);
+    u32(&b, 5);
+    u64(&b, 10);
+    u8(&b, TCW_LockSharedRelease);
+    u32(&b, 5);
+    u64(&b, 10);
+    u32(&b, 9);
+    it_single(&b, "mutex");
+    u8(&b, TCW_LockName);
+    u32(&b, 5);
+    u8(&b, TCW_LockTerminate);
+    u32(&b, 5);
+    u64(&b, (uint64_t)(T + 8000));
     /* GPU: context 2, period 2 ns per tick, gpu 1000 ticks at cpu T + 9000. */
-    u8(&b, TCW_GpuNewContext); u64(&b, (uint64_t)(T + 9000)); u64(&b, 1000); u32(&b, 0); f32(&b, 2.0f); u8(&b, 2); u8(&b, 0); u8(&b, 2);
-    it_single(&b, "gpu ctx"); u8(&b, TCW_GpuContextName); u8(&b, 2);
-    u8(&b, TCW_GpuZoneBeginSerial); u64(&b, 2000); u32(&b, 7); u16(&b, 11); u8(&b, 2); u64(&b, 0x5300);
-    u8(&b, TCW_GpuZoneEndSerial); u64(&b, 100); u32(&b, 0); u16(&b, 12); u8(&b, 2);
-    u8(&b, TCW_GpuTime); u64(&b, 1010); u16(&b, 11); u8(&b, 2);
-    u8(&b, TCW_GpuTime); u64(&b, 5); u16(&b, 12); u8(&b, 2);
+    u8(&b, TCW_GpuNewContext);
+    u64(&b, (uint64_t)(T + 9000));
+    u64(&b, 1000);
+    u32(&b, 0);
+    f32(&b, 2.0f);
+    u8(&b, 2);
+    u8(&b, 0);
+    u8(&b, 2);
+    it_single(&b, "gpu ctx");
+    u8(&b, TCW_GpuContextName);
+    u8(&b, 2);
+    u8(&b, TCW_GpuZoneBeginSerial);
+    u64(&b, 2000);
+    u32(&b, 7);
+    u16(&b, 11);
+    u8(&b, 2);
+    u64(&b, 0x5300);
+    u8(&b, TCW_GpuZoneEndSerial);
+    u64(&b, 100);
+    u32(&b, 0);
+    u16(&b, 12);
+    u8(&b, 2);
+    u8(&b, TCW_GpuTime);
+    u64(&b, 1010);
+    u16(&b, 11);
+    u8(&b, 2);
+    u8(&b, TCW_GpuTime);
+    u64(&b, 5);
+    u16(&b, 12);
+    u8(&b, 2);
     /* Fibers: the fiber's zones go to its virtual thread. */
     it_thread(&b, 7); /* R_thread := 0 */
-    u8(&b, TCW_FiberEnter); u64(&b, (uint64_t)(T + 10000)); u64(&b, 0xf1be); u32(&b, 7); u32(&b, 0);
+    u8(&b, TCW_FiberEnter);
+    u64(&b, (uint64_t)(T + 10000));
+    u64(&b, 0xf1be);
+    u32(&b, 7);
+    u32(&b, 0);
     it_zone_begin(&b, 10, 0x5000);
     it_zone_end(&b, 10);
-    u8(&b, TCW_FiberLeave); u64(&b, 10); u32(&b, 7);
+    u8(&b, TCW_FiberLeave);
+    u64(&b, 10);
+    u32(&b, 7);
     /* Informational and system items are parsed for their size. */
     u8(&b, TCW_KeepAlive);
-    u8(&b, TCW_CpuTopology); u32(&b, 0); u32(&b, 0); u32(&b, 0); u32(&b, 0);
-    u8(&b, TCW_SysTimeReport); u64(&b, (uint64_t)T); f32(&b, 10.0f);
-    u8(&b, TCW_ContextSwitch); u64(&b, 1); u32(&b, 1); u32(&b, 2); u8(&b, 0); u8(&b, 0); u8(&b, 0); u8(&b, 0); u8(&b, 0); u8(&b, 0);
-    u8(&b, TCW_ThreadWakeup); u64(&b, 1); u32(&b, 1); u8(&b, 0); u8(&b, 0); u8(&b, 0);
-    u8(&b, TCW_FrameVsync); u64(&b, (uint64_t)T); u32(&b, 1);
-    u8(&b, TCW_TidToPid); u64(&b, 1); u64(&b, 2);
-    u8(&b, TCW_HwSampleCpuCycle); u64(&b, 1); u64(&b, 0);
-    u8(&b, TCW_ThreadGroupHint); u32(&b, 7); u32(&b, 1);
-    it_single(&b, "section"); u8(&b, TCW_SectionEnter); u64(&b, 10); u32(&b, 1); u16(&b, 0);
-    u8(&b, TCW_SectionLeave); u64(&b, 10); u32(&b, 1);
+    u8(&b, TCW_CpuTopology);
+    u32(&b, 0);
+    u32(&b, 0);
+    u32(&b, 0);
+    u32(&b, 0);
+    u8(&b, TCW_SysTimeReport);
+    u64(&b, (uint64_t)T);
+    f32(&b, 10.0f);
+    u8(&b, TCW_ContextSwitch);
+    u64(&b, 1);
+    u32(&b, 1);
+    u32(&b, 2);
+    u8(&b, 0);
+    u8(&b, 0);
+    u8(&b, 0);
+    u8(&b, 0);
+    u8(&b, 0);
+    u8(&b, 0);
+    u8(&b, TCW_ThreadWakeup);
+    u64(&b, 1);
+    u32(&b, 1);
+    u8(&b, 0);
+    u8(&b, 0);
+    u8(&b, 0);
+    u8(&b, TCW_FrameVsync);
+    u64(&b, (uint64_t)T);
+    u32(&b, 1);
+    u8(&b, TCW_TidToPid);
+    u64(&b, 1);
+    u64(&b, 2);
+    u8(&b, TCW_HwSampleCpuCycle);
+    u64(&b, 1);
+    u64(&b, 0);
+    u8(&b, TCW_ThreadGroupHint);
+    u32(&b, 7);
+    u32(&b, 1);
+    it_single(&b, "section");
+    u8(&b, TCW_SectionEnter);
+    u64(&b, 10);
+    u32(&b, 1);
+    u16(&b, 0);
+    u8(&b, TCW_SectionLeave);
+    u64(&b, 10);
+    u32(&b, 1);
     it_transfer(&b, TCW_CallstackPayload, 0, "\x01\0\0\0\0\0\0\0", 8);
     u8(&b, TCW_Callstack);
     /* Crash report, then the crash. */
-    u8(&b, TCW_CrashReport); u64(&b, (uint64_t)(T + 20000)); u64(&b, 0x7100);
+    u8(&b, TCW_CrashReport);
+    u64(&b, (uint64_t)(T + 20000));
+    u64(&b, 0x7100);
     u8(&b, TCW_Crash);
 
     struct recorder r;
@@ -507,22 +736,25 @@ static void every_item_kind(void)
     e = find_event(&r, TCD_ZONE_BEGIN, 1);
     const struct tcd_srcloc *sl = e ? tcd_srcloc(r.dec, e->ev.srcloc) : NULL;
     tt_check(e && e->ev.time == 1010 && sl && !strcmp(sl->name, "inline zone") && !strcmp(sl->function, "fn") &&
-          !strcmp(sl->file, "file.c") && sl->line == 99 && sl->color == 0xaabbcc, "inline source location zone");
+                 !strcmp(sl->file, "file.c") && sl->line == 99 && sl->color == 0xaabbcc,
+             "inline source location zone");
     e = find_event(&r, TCD_ZONE_TEXT, 1);
     tt_check(e && strlen(e->text) == 127 && e->ev.text_len == 299, "299-byte zone text via SingleStringData");
     e = find_event(&r, TCD_ZONE_END, 1);
     tt_check(e && e->ev.time == 1060, "outer zone ends at 1060");
     sl = tcd_srcloc(r.dec, find_event(&r, TCD_ZONE_BEGIN, 0)->ev.srcloc);
     tt_check(!strcmp(sl->name, "s5001") && !strcmp(sl->function, "s5002") && !strcmp(sl->file, "s5003") &&
-          sl->line == 7 && sl->color == 0x112233, "static source location resolved through queries");
+                 sl->line == 7 && sl->color == 0x112233,
+             "static source location resolved through queries");
 
     e = find_event(&r, TCD_MESSAGE, 0);
-    tt_check(e && !strcmp(e->text, "plain") && e->ev.time == 5000 && e->ev.severity == 3 && e->ev.color == 0, "message");
+    tt_check(e && !strcmp(e->text, "plain") && e->ev.time == 5000 && e->ev.severity == 3 && e->ev.color == 0,
+             "message");
     e = find_event(&r, TCD_MESSAGE, 1);
     tt_check(e && !strcmp(e->text, "coloured") && e->ev.color == 0x102030 && e->ev.severity == 4, "coloured message");
     e = find_event(&r, TCD_MESSAGE, 2);
     tt_check(e && e->ev.color == 0x030201 && e->ev.severity == 5 && !strcmp(tcd_string(r.dec, e->ev.id), "s7000"),
-          "literal coloured message");
+             "literal coloured message");
     e = find_event(&r, TCD_DROPPED, 0);
     tt_check(e && e->ev.value == 1234 && count_events(&r, TCD_MESSAGE) == 4, "tracyc drop report -> TCD_DROPPED 1234");
     e = find_event(&r, TCD_APP_INFO, 0);
@@ -530,11 +762,13 @@ static void every_item_kind(void)
 
     e = find_event(&r, TCD_PLOT, 0);
     tt_check(e && e->ev.is_int && (int64_t)e->ev.value == -5 && e->ev.dvalue == -5.0 && e->ev.time == 1160 &&
-          !strcmp(tcd_plot_name(r.dec, e->ev.id), "p8000"), "int plot at 1160 (thread-delta chain)");
+                 !strcmp(tcd_plot_name(r.dec, e->ev.id), "p8000"),
+             "int plot at 1160 (thread-delta chain)");
     e = find_event(&r, TCD_PLOT, 1);
     tt_check(e && e->ev.dvalue == 1.5 && e->ev.time == 1260, "float plot");
     e = find_event(&r, TCD_PLOT, 2);
-    tt_check(e && e->ev.dvalue == 2.25 && e->ev.time == 1360 && count_events(&r, TCD_PLOT) == 3, "double plot, NaN dropped");
+    tt_check(e && e->ev.dvalue == 2.25 && e->ev.time == 1360 && count_events(&r, TCD_PLOT) == 3,
+             "double plot, NaN dropped");
     e = find_event(&r, TCD_PLOT_CONFIG, 0);
     tt_check(e && e->ev.format == 1 && e->ev.flags == 1 && e->ev.color == 0x123456, "plot config");
 
@@ -546,18 +780,19 @@ static void every_item_kind(void)
     tt_check(e && e->ev.id == 1 && e->ev.time == 6002, "frame end");
     e = find_event(&r, TCD_FRAME_IMAGE, 0);
     tt_check(e && e->ev.id == 3 && e->ev.value == (4u << 16 | 4) && e->ev.flags == 1 && !strcmp(e->text, "DXT1DATA"),
-          "frame image");
+             "frame image");
 
     e = find_event(&r, TCD_MEM_ALLOC, 0);
     tt_check(e && e->ev.time == 7000 && e->ev.thread == 7 && e->ev.address == 0xabc0 &&
-          e->ev.value == ((1ull << 32) | 64) && e->ev.id == 0, "mem alloc, 48-bit size");
+                 e->ev.value == ((1ull << 32) | 64) && e->ev.id == 0,
+             "mem alloc, 48-bit size");
     e = find_event(&r, TCD_MEM_FREE, 0);
     tt_check(e && e->ev.time == 7010 && e->ev.thread == 8, "mem free");
     e = find_event(&r, TCD_MEM_ALLOC, 1);
     tt_check(e && e->ev.id == 1 && e->ev.time == 7020 && !strcmp(tcd_pool_name(r.dec, 1), "sa000"), "named mem alloc");
     e = find_event(&r, TCD_MEM_DISCARD, 0);
     tt_check(e && e->ev.id == 1 && e->ev.time == 7030 && count_events(&r, TCD_MEM_DISCARD) == 1,
-          "mem discard; unknown pool ignored");
+             "mem discard; unknown pool ignored");
 
     e = find_event(&r, TCD_LOCK_ANNOUNCE, 0);
     tt_check(e && e->ev.id == 5 && e->ev.format == 1 && e->ev.time == 7100, "lock announce");
@@ -582,7 +817,8 @@ static void every_item_kind(void)
     e = find_event(&r, TCD_GPU_ZONE_END, 0);
     tt_check(e && e->ev.query == 12 && e->ev.time == 9250, "gpu zone end");
     e = find_event(&r, TCD_GPU_TIME, 0);
-    tt_check(e && e->ev.query == 11 && e->ev.time2 == 9000 + 20, "gpu time: (1010 - 1000) ticks * 2 ns after the context's start");
+    tt_check(e && e->ev.query == 11 && e->ev.time2 == 9000 + 20,
+             "gpu time: (1010 - 1000) ticks * 2 ns after the context's start");
     e = find_event(&r, TCD_GPU_TIME, 1);
     tt_check(e && e->ev.time2 == 9000 + 30, "gpu time on the gpu-delta chain");
 
@@ -590,15 +826,18 @@ static void every_item_kind(void)
     tt_check(e && e->ev.thread == 7 && e->ev.id == 0x80000000u && e->ev.time == 10000, "fiber enter");
     e = find_event(&r, TCD_ZONE_BEGIN, 2);
     tt_check(e && e->ev.thread == 0x80000000u && e->ev.time == 10010 &&
-          !strcmp(tcd_thread_name(r.dec, 0x80000000u), "fiberf1be"), "fiber zone on the virtual thread, named by FiberName");
+                 !strcmp(tcd_thread_name(r.dec, 0x80000000u), "fiberf1be"),
+             "fiber zone on the virtual thread, named by FiberName");
     e = find_event(&r, TCD_FIBER_LEAVE, 0);
     tt_check(e && e->ev.thread == 7 && e->ev.time == 10030, "fiber leave");
 
     e = find_event(&r, TCD_CRASH, 0);
     tt_check(e && e->ev.thread == 7 && e->ev.time == 20000 && !strcmp(tcd_string(r.dec, e->ev.id), "s7100") &&
-          count_events(&r, TCD_CRASH) == 1, "crash report");
+                 count_events(&r, TCD_CRASH) == 1,
+             "crash report");
     tt_check(!strcmp(tcd_thread_name(r.dec, 7), "t7") && !strcmp(tcd_thread_name(r.dec, 8), "t8") &&
-          !strcmp(tcd_thread_name(r.dec, 12345), "12345"), "thread names; unknown thread gives its decimal id");
+                 !strcmp(tcd_thread_name(r.dec, 12345), "12345"),
+             "thread names; unknown thread gives its decimal id");
     rec_free(&r);
     free(b.p);
 }
@@ -608,16 +847,19 @@ static void every_item_kind(void)
 static void compact_times(void)
 {
     /* Absolute times, relative to T; deltas cover every variant and its boundaries. */
-    const int64_t deltas[] = { 1000, 0, 65535, 65536, 65536 + 4294967295ll, 65536 + 4294967296ll,
-                               -1, -5000000000ll, 123, 70000, 9000000000ll, -65536 };
+    const int64_t deltas[] = {
+        1000, 0,     65535,        65536, 65536 + 4294967295ll, 65536 + 4294967296ll, -1, -5000000000ll,
+        123,  70000, 9000000000ll, -65536};
     const size_t n = sizeof deltas / sizeof deltas[0];
-    struct buf b = { 0 };
+    struct buf b = {0};
     it_thread(&b, 1);
     int64_t t = 0;
     for (size_t i = 0; i < n; i++) {
         t += deltas[i];
-        if (i % 2 == 0) it_zone_begin(&b, deltas[i], 0x100);
-        else it_zone_end(&b, deltas[i]);
+        if (i % 2 == 0)
+            it_zone_begin(&b, deltas[i], 0x100);
+        else
+            it_zone_end(&b, deltas[i]);
     }
     struct recorder r;
     enum tcd_state st = run_stream(&r, &b, NULL);
@@ -638,12 +880,12 @@ static void compact_times(void)
     it_thread(&b, 1);
     it_zone_end(&b, INIT_BEGIN + 300);
     rec_init(&r, NULL);
-    struct buf wire = { 0 };
+    struct buf wire = {0};
     welcome(&wire, 0.5, INIT_BEGIN, 0);
     frame(&wire, &b);
     feed(&r, &wire);
     tt_check(r.count == 2 && r.events[0].ev.time == 50 && r.events[1].ev.time == 150,
-          "ThreadContext resets R_thread; times scale by timerMul");
+             "ThreadContext resets R_thread; times scale by timerMul");
     rec_free(&r);
     free(wire.p);
     free(b.p);
@@ -653,7 +895,7 @@ static void compact_times(void)
 
 static void framing_errors(void)
 {
-    struct buf wire = { 0 }, items = { 0 };
+    struct buf wire = {0}, items = {0};
 
     welcome(&wire, 1.0, INIT_BEGIN, 0);
     u32(&wire, 0);
@@ -706,7 +948,8 @@ static void framing_errors(void)
     u8(&items, TCW_ZoneBegin16);
     u16(&items, 5);
     u32(&items, 0);
-    expect_items_failure("item straddling the end of a frame", &items, "straddles the end of the frame [item ZoneBegin16 (21) at offset 5 of frame 0]");
+    expect_items_failure("item straddling the end of a frame", &items,
+                         "straddles the end of the frame [item ZoneBegin16 (21) at offset 5 of frame 0]");
 
     clear(&items);
     u8(&items, 200);
@@ -722,7 +965,8 @@ static void framing_errors(void)
 
     clear(&items);
     u8(&items, TCW_SourceLocation);
-    for (int i = 0; i < 31; i++) u8(&items, 0);
+    for (int i = 0; i < 31; i++)
+        u8(&items, 0);
     expect_items_failure("unsolicited SourceLocation", &items, "unsolicited SourceLocation");
 
     clear(&items);
@@ -758,9 +1002,11 @@ static void framing_errors(void)
 
     clear(&items);
     it_thread(&items, 1);
-    u8(&items, TCW_ZoneValidation); u32(&items, 1);
+    u8(&items, TCW_ZoneValidation);
+    u32(&items, 1);
     it_zone_begin(&items, 10, 0x100);
-    u8(&items, TCW_ZoneValidation); u32(&items, 2);
+    u8(&items, TCW_ZoneValidation);
+    u32(&items, 2);
     it_zone_end(&items, 10);
     expect_items_failure("ZoneValidation mismatch", &items, "Invalid order of zone begin and end events.");
 
@@ -768,11 +1014,14 @@ static void framing_errors(void)
     it_thread(&items, 1);
     it_single(&items, "t");
     u8(&items, TCW_ZoneText);
-    expect_items_failure("ZoneText without a zone", &items, "Zone text transfer destination doesn't match active zone.");
+    expect_items_failure("ZoneText without a zone", &items,
+                         "Zone text transfer destination doesn't match active zone.");
 
     clear(&items);
     it_thread(&items, 1);
-    u8(&items, TCW_Message); u64(&items, 1); u8(&items, 0x20);
+    u8(&items, TCW_Message);
+    u64(&items, 1);
+    u8(&items, 0x20);
     expect_items_failure("Message without its single string", &items, "no single string precedes");
 
     clear(&items);
@@ -781,24 +1030,41 @@ static void framing_errors(void)
     expect_items_failure("two single strings in a row", &items, "two single");
 
     clear(&items);
-    u8(&items, TCW_LockWait); u32(&items, 1); u32(&items, 77); u64(&items, 1);
+    u8(&items, TCW_LockWait);
+    u32(&items, 1);
+    u32(&items, 77);
+    u64(&items, 1);
     expect_items_failure("lock event before LockAnnounce", &items, "not announced");
 
     clear(&items);
-    u8(&items, TCW_LockAnnounce); u32(&items, 3); u64(&items, 1); u64(&items, 0x100); u8(&items, 0);
-    u8(&items, TCW_LockSharedWait); u32(&items, 1); u32(&items, 3); u64(&items, 1);
+    u8(&items, TCW_LockAnnounce);
+    u32(&items, 3);
+    u64(&items, 1);
+    u64(&items, 0x100);
+    u8(&items, 0);
+    u8(&items, TCW_LockSharedWait);
+    u32(&items, 1);
+    u32(&items, 3);
+    u64(&items, 1);
     expect_items_failure("shared event on an exclusive lock", &items, "announced as exclusive");
 
     clear(&items);
-    u8(&items, TCW_GpuTime); u64(&items, 1); u16(&items, 0); u8(&items, 9);
+    u8(&items, TCW_GpuTime);
+    u64(&items, 1);
+    u16(&items, 0);
+    u8(&items, 9);
     expect_items_failure("GpuTime for an unknown context", &items, "not created");
 
     clear(&items);
-    u8(&items, TCW_FiberLeave); u64(&items, 1); u32(&items, 1);
+    u8(&items, TCW_FiberLeave);
+    u64(&items, 1);
+    u32(&items, 1);
     expect_items_failure("FiberLeave without FiberEnter", &items, "not executing a fiber");
 
     clear(&items);
-    u8(&items, TCW_FrameMarkMsgEnd); u64(&items, 1); u64(&items, 0x99);
+    u8(&items, TCW_FrameMarkMsgEnd);
+    u64(&items, 1);
+    u64(&items, 0x99);
     expect_items_failure("frame end without start", &items, "Discontinuous frame begin/end mismatch.");
 
     clear(&items);
@@ -806,7 +1072,12 @@ static void framing_errors(void)
     expect_items_failure("SourceLocationPayload without NULs", &items, "malformed SourceLocationPayload");
 
     clear(&items);
-    u8(&items, TCW_MemAllocNamed); u64(&items, 1); u32(&items, 1); u64(&items, 1); u32(&items, 1); u16(&items, 0);
+    u8(&items, TCW_MemAllocNamed);
+    u64(&items, 1);
+    u32(&items, 1);
+    u64(&items, 1);
+    u32(&items, 1);
+    u16(&items, 0);
     expect_items_failure("named mem event without MemNamePayload", &items, "no MemNamePayload");
 
     free(wire.p);
@@ -817,7 +1088,7 @@ static void framing_errors(void)
 
 static void done_conditions(void)
 {
-    struct buf items = { 0 }, wire = { 0 }, term = { 0 };
+    struct buf items = {0}, wire = {0}, term = {0};
     struct recorder r;
     u8(&term, TCW_Terminate);
 
@@ -848,7 +1119,9 @@ static void done_conditions(void)
     rec_init(&r, NULL);
     welcome(&wire, 1.0, INIT_BEGIN, 0);
     it_thread(&items, 3);
-    u8(&items, TCW_MessageLiteral); u64(&items, 1); u64(&items, 0x4400ull << 8);
+    u8(&items, TCW_MessageLiteral);
+    u64(&items, 1);
+    u64(&items, 0x4400ull << 8);
     u8(&items, TCW_Terminate);
     frame(&wire, &items);
     st = feed(&r, &wire);
@@ -871,7 +1144,7 @@ static void done_conditions(void)
     /* At most max_queries are outstanding; the rest follow the replies. */
     clear(&items);
     clear(&wire);
-    struct tcd_limits limits = { .max_queries = 2 };
+    struct tcd_limits limits = {.max_queries = 2};
     rec_init(&r, &limits);
     welcome(&wire, 1.0, INIT_BEGIN, 0);
     it_thread(&items, 3);
@@ -885,7 +1158,8 @@ static void done_conditions(void)
     feed(&r, &wire);
     tt_check(r.nq == 2, "max_queries 2: 2 of 6 queries sent");
     size_t answered = 0;
-    for (int i = 0; i < 6 && tcd_decoder_state(r.dec) == TCD_STATE_RUNNING; i++) answer_queries(&r, &answered);
+    for (int i = 0; i < 6 && tcd_decoder_state(r.dec) == TCD_STATE_RUNNING; i++)
+        answer_queries(&r, &answered);
     tt_check(tcd_decoder_state(r.dec) == TCD_STATE_DONE && r.nq == 6, "the rest follow the replies; DONE");
     rec_free(&r);
 
@@ -896,24 +1170,30 @@ static void done_conditions(void)
 
 static void srcloc_dedupe_and_limits(void)
 {
-    struct buf items = { 0 };
+    struct buf items = {0};
     it_thread(&items, 1);
     it_payload(&items, 1, 2, "f", "a.c", "n");
-    u8(&items, TCW_ZoneBeginAllocSrcLoc); u64(&items, 10);
+    u8(&items, TCW_ZoneBeginAllocSrcLoc);
+    u64(&items, 10);
     it_payload(&items, 1, 2, "f", "a.c", "n");
-    u8(&items, TCW_ZoneBeginAllocSrcLoc); u64(&items, 10);
+    u8(&items, TCW_ZoneBeginAllocSrcLoc);
+    u64(&items, 10);
     it_payload(&items, 1, 2, "f", "a.c", "");
-    u8(&items, TCW_ZoneBeginAllocSrcLoc); u64(&items, 10);
+    u8(&items, TCW_ZoneBeginAllocSrcLoc);
+    u64(&items, 10);
     it_zone_begin(&items, 10, 0x100);
     it_zone_begin(&items, 10, 0x100);
-    for (int i = 0; i < 5; i++) it_zone_end(&items, 10);
+    for (int i = 0; i < 5; i++)
+        it_zone_end(&items, 10);
     struct recorder r;
     enum tcd_state st = run_stream(&r, &items, NULL);
     const struct rec_event *z[5];
-    for (int i = 0; i < 5; i++) z[i] = find_event(&r, TCD_ZONE_BEGIN, (size_t)i);
+    for (int i = 0; i < 5; i++)
+        z[i] = find_event(&r, TCD_ZONE_BEGIN, (size_t)i);
     tt_check(st == TCD_STATE_DONE && z[4] && z[0]->ev.srcloc == z[1]->ev.srcloc && z[2]->ev.srcloc != z[0]->ev.srcloc &&
-          z[3]->ev.srcloc == z[4]->ev.srcloc && z[3]->ev.srcloc != z[2]->ev.srcloc && tcd_srcloc_count(r.dec) == 3,
-          "inline source locations deduplicated by content, one index space with static ones");
+                 z[3]->ev.srcloc == z[4]->ev.srcloc && z[3]->ev.srcloc != z[2]->ev.srcloc &&
+                 tcd_srcloc_count(r.dec) == 3,
+             "inline source locations deduplicated by content, one index space with static ones");
     tt_check(!strcmp(tcd_srcloc(r.dec, z[2]->ev.srcloc)->name, ""), "inline source location without a name");
     rec_free(&r);
 
@@ -925,12 +1205,13 @@ static void srcloc_dedupe_and_limits(void)
         u64(&items, 1);
         u64(&items, id << 8);
     }
-    struct tcd_limits limits = { .max_memory = 1200 * 1024 };
+    struct tcd_limits limits = {.max_memory = 1200 * 1024};
     st = run_stream(&r, &items, &limits);
     struct tcd_stats stats;
     tcd_decoder_stats(r.dec, &stats);
     tt_check(st == TCD_STATE_FAILED && strstr(tcd_decoder_error(r.dec), "decoder memory limit reached") &&
-          stats.memory <= limits.max_memory, "max_memory bounds the tables (%s)", tcd_decoder_error(r.dec));
+                 stats.memory <= limits.max_memory,
+             "max_memory bounds the tables (%s)", tcd_decoder_error(r.dec));
     rec_free(&r);
     free(items.p);
 }
@@ -939,16 +1220,20 @@ static void srcloc_dedupe_and_limits(void)
 static void hostile_streams(void)
 {
     uint64_t seed = 0x1234567;
-    struct buf valid = { 0 }, items = { 0 }, wire = { 0 };
+    struct buf valid = {0}, items = {0}, wire = {0};
     it_thread(&items, 1);
     it_payload(&items, 1, 2, "f", "a.c", "n");
-    u8(&items, TCW_ZoneBeginAllocSrcLoc); u64(&items, 10);
+    u8(&items, TCW_ZoneBeginAllocSrcLoc);
+    u64(&items, 10);
     it_single(&items, "text");
     u8(&items, TCW_ZoneText);
     it_zone_begin(&items, 70000, 0x100);
     it_zone_end(&items, 5);
     it_zone_end(&items, 5);
-    u8(&items, TCW_PlotDataDouble); u64(&items, 0x8000); u64(&items, 100); f64(&items, 1.0);
+    u8(&items, TCW_PlotDataDouble);
+    u64(&items, 0x8000);
+    u64(&items, 100);
+    f64(&items, 1.0);
     u8(&items, TCW_Terminate);
     welcome(&valid, 1.0, INIT_BEGIN, 0);
     frame(&valid, &items);

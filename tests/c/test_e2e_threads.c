@@ -64,7 +64,11 @@ int main(void)
     CHECK_EQ_INT(tt_count(cap, TCD_ZONE_BEGIN), 2 * THREADS * (ZONES + SINGLES));
     CHECK_EQ_INT(tt_count(cap, TCD_ZONE_END), 2 * THREADS * (ZONES + SINGLES));
     /* Per thread: begins and ends alternate as outer, inner, end, end. */
-    struct { uint32_t tid; int depth, bad, named; size_t zones; } seen[2 * THREADS];
+    struct {
+        uint32_t tid;
+        int depth, bad, named;
+        size_t zones;
+    } seen[2 * THREADS];
     size_t nseen = 0;
     memset(seen, 0, sizeof seen);
     for (size_t i = 0; i < cap->len; i++) {

@@ -69,15 +69,13 @@ static struct tct_names fake_names(void)
     fake_welcome.timer_mul = 1.0;
     fake_welcome.pid = 4242;
     strcpy(fake_welcome.program_name, "testprog");
-    struct tct_names n = {NULL,       fake_srcloc, fake_thread, fake_plot,
-                          fake_frame, fake_pool,   fake_string, &fake_welcome};
+    struct tct_names n = {NULL, fake_srcloc, fake_thread, fake_plot, fake_frame, fake_pool, fake_string, &fake_welcome};
     return n;
 }
 
 /* ---- synthetic events ---- */
 
-static void ev_zone(struct tct_trace *tr, enum tcd_event_kind kind, uint32_t thread, int64_t t,
-                    uint32_t srcloc)
+static void ev_zone(struct tct_trace *tr, enum tcd_event_kind kind, uint32_t thread, int64_t t, uint32_t srcloc)
 {
     struct tcd_event ev = {.kind = kind, .thread = thread, .time = t, .srcloc = srcloc};
     tct_trace_on_event(tr, &ev);
@@ -90,8 +88,7 @@ static void end(struct tct_trace *tr, uint32_t thread, int64_t t)
 {
     ev_zone(tr, TCD_ZONE_END, thread, t, 0);
 }
-static void ev_text(struct tct_trace *tr, enum tcd_event_kind kind, uint32_t thread, int64_t t,
-                    const char *text)
+static void ev_text(struct tct_trace *tr, enum tcd_event_kind kind, uint32_t thread, int64_t t, const char *text)
 {
     /* Not NUL-terminated at text_len, as decoder text need not be. */
     char buf[256];
@@ -134,8 +131,7 @@ static struct tct_trace *build_trace(void)
     end(tr, MAIN_TID, 6000);
     ev_text(tr, TCD_MESSAGE, MAIN_TID, 7000, "hello message");
     /* a literal message whose text the decoder learnt only later */
-    ev(tr, (struct tcd_event){
-               .kind = TCD_MESSAGE, .thread = MAIN_TID, .time = 8000, .id = 9, .text = ""});
+    ev(tr, (struct tcd_event){.kind = TCD_MESSAGE, .thread = MAIN_TID, .time = 8000, .id = 9, .text = ""});
     end(tr, MAIN_TID, 10000);
 
     begin(tr, WORKER_TID, 1500, SL_LEAF);
@@ -153,49 +149,30 @@ static struct tct_trace *build_trace(void)
     ev(tr, (struct tcd_event){.kind = TCD_PLOT, .id = 1, .time = 1000, .dvalue = 1.5});
     ev(tr, (struct tcd_event){.kind = TCD_PLOT, .id = 1, .time = 2000, .dvalue = -2.5});
     ev(tr, (struct tcd_event){.kind = TCD_PLOT, .id = 1, .time = 3000, .dvalue = NAN});
-    ev(tr, (struct tcd_event){
-               .kind = TCD_PLOT, .id = 2, .time = 1000, .is_int = 1, .value = (uint64_t)-7});
-    ev(tr,
-       (struct tcd_event){
-           .kind = TCD_MEM_ALLOC, .thread = MAIN_TID, .time = 1100, .address = 0x10, .value = 100});
-    ev(tr,
-       (struct tcd_event){
-           .kind = TCD_MEM_ALLOC, .thread = MAIN_TID, .time = 1200, .address = 0x20, .value = 50});
-    ev(tr,
-       (struct tcd_event){.kind = TCD_MEM_FREE, .thread = MAIN_TID, .time = 1300, .address = 0x10});
-    ev(tr,
-       (struct tcd_event){.kind = TCD_MEM_FREE, .thread = MAIN_TID, .time = 1400, .address = 0x99});
+    ev(tr, (struct tcd_event){.kind = TCD_PLOT, .id = 2, .time = 1000, .is_int = 1, .value = (uint64_t)-7});
+    ev(tr, (struct tcd_event){.kind = TCD_MEM_ALLOC, .thread = MAIN_TID, .time = 1100, .address = 0x10, .value = 100});
+    ev(tr, (struct tcd_event){.kind = TCD_MEM_ALLOC, .thread = MAIN_TID, .time = 1200, .address = 0x20, .value = 50});
+    ev(tr, (struct tcd_event){.kind = TCD_MEM_FREE, .thread = MAIN_TID, .time = 1300, .address = 0x10});
+    ev(tr, (struct tcd_event){.kind = TCD_MEM_FREE, .thread = MAIN_TID, .time = 1400, .address = 0x99});
     /* the worker holds the lock while main waits 300 ns for it */
     ev(tr, (struct tcd_event){.kind = TCD_LOCK_ANNOUNCE, .id = 3, .time = 500, .srcloc = SL_LOCK});
     ev(tr, (struct tcd_event){.kind = TCD_LOCK_OBTAIN, .id = 3, .thread = WORKER_TID, .time = 900});
     ev(tr, (struct tcd_event){.kind = TCD_LOCK_WAIT, .id = 3, .thread = MAIN_TID, .time = 1000});
-    ev(tr,
-       (struct tcd_event){.kind = TCD_LOCK_RELEASE, .id = 3, .thread = WORKER_TID, .time = 1250});
+    ev(tr, (struct tcd_event){.kind = TCD_LOCK_RELEASE, .id = 3, .thread = WORKER_TID, .time = 1250});
     ev(tr, (struct tcd_event){.kind = TCD_LOCK_OBTAIN, .id = 3, .thread = MAIN_TID, .time = 1300});
     ev(tr, (struct tcd_event){.kind = TCD_LOCK_RELEASE, .id = 3, .thread = MAIN_TID, .time = 1400});
     /* context 0 is bound to the main thread (OpenGL-like: ends carry thread 0); context 1
      * is not (Vulkan-like: zones nest per thread) */
+    ev(tr, (struct tcd_event){.kind = TCD_GPU_CONTEXT, .id = 0, .thread = MAIN_TID, .time = 100, .dvalue = 1.0});
     ev(tr, (struct tcd_event){
-               .kind = TCD_GPU_CONTEXT, .id = 0, .thread = MAIN_TID, .time = 100, .dvalue = 1.0});
-    ev(tr, (struct tcd_event){.kind = TCD_GPU_ZONE_BEGIN,
-                              .id = 0,
-                              .query = 1,
-                              .thread = MAIN_TID,
-                              .time = 1000,
-                              .srcloc = SL_WORK});
-    ev(tr, (struct tcd_event){
-               .kind = TCD_GPU_ZONE_END, .id = 0, .query = 2, .thread = 0, .time = 2000});
+               .kind = TCD_GPU_ZONE_BEGIN, .id = 0, .query = 1, .thread = MAIN_TID, .time = 1000, .srcloc = SL_WORK});
+    ev(tr, (struct tcd_event){.kind = TCD_GPU_ZONE_END, .id = 0, .query = 2, .thread = 0, .time = 2000});
     ev(tr, (struct tcd_event){.kind = TCD_GPU_TIME, .id = 0, .query = 1, .time2 = 5000});
     ev(tr, (struct tcd_event){.kind = TCD_GPU_TIME, .id = 0, .query = 2, .time2 = 6000});
     ev(tr, (struct tcd_event){.kind = TCD_GPU_CONTEXT, .id = 1, .thread = 0, .time = 100});
-    ev(tr, (struct tcd_event){.kind = TCD_GPU_ZONE_BEGIN,
-                              .id = 1,
-                              .query = 7,
-                              .thread = WORKER_TID,
-                              .time = 1000,
-                              .srcloc = SL_LEAF});
     ev(tr, (struct tcd_event){
-               .kind = TCD_GPU_ZONE_END, .id = 1, .query = 8, .thread = WORKER_TID, .time = 1100});
+               .kind = TCD_GPU_ZONE_BEGIN, .id = 1, .query = 7, .thread = WORKER_TID, .time = 1000, .srcloc = SL_LEAF});
+    ev(tr, (struct tcd_event){.kind = TCD_GPU_ZONE_END, .id = 1, .query = 8, .thread = WORKER_TID, .time = 1100});
     ev(tr, (struct tcd_event){.kind = TCD_GPU_TIME, .id = 1, .query = 8, .time2 = 3000});
     ev(tr, (struct tcd_event){.kind = TCD_GPU_TIME, .id = 1, .query = 7, .time2 = 2000});
     ev(tr, (struct tcd_event){.kind = TCD_DROPPED, .value = 5});
@@ -328,11 +305,10 @@ static void test_csv(void)
     struct tct_trace *tr = build_trace();
     struct tct_export_options o = {0};
     char *csv = export_to_string(tct_export_csv, tr, &o);
-    CHECK_STR(csv,
-              "name,src_file,src_line,total_ns,total_perc,counts,mean_ns,min_ns,max_ns,std_ns\n"
-              "main,app.c,10,9000,75.000000,1,9000,9000,9000,0.000000\n"
-              "work,/src/work.c,20,3000,25.000000,1,3000,3000,3000,0.000000\n"
-              "leaf,work.c,30,2500,20.833333,3,833,500,1000,288.675423\n");
+    CHECK_STR(csv, "name,src_file,src_line,total_ns,total_perc,counts,mean_ns,min_ns,max_ns,std_ns\n"
+                   "main,app.c,10,9000,75.000000,1,9000,9000,9000,0.000000\n"
+                   "work,/src/work.c,20,3000,25.000000,1,3000,3000,3000,0.000000\n"
+                   "leaf,work.c,30,2500,20.833333,3,833,500,1000,288.675423\n");
     free(csv);
 
     o.self_time = 1;
@@ -533,8 +509,7 @@ static void test_scale(void)
             end(tr, MAIN_TID, t++);
     }
     for (uint64_t i = 0; i < 20000; i++) {
-        ev(tr, (struct tcd_event){
-                   .kind = TCD_MEM_ALLOC, .thread = MAIN_TID, .address = (i + 1) * 16, .value = 1});
+        ev(tr, (struct tcd_event){.kind = TCD_MEM_ALLOC, .thread = MAIN_TID, .address = (i + 1) * 16, .value = 1});
         if (i % 2)
             ev(tr, (struct tcd_event){.kind = TCD_MEM_FREE, .thread = MAIN_TID, .address = i * 16});
     }
@@ -586,8 +561,7 @@ static void test_export_file(void)
     FILE *f = fopen(path, "r");
     char line[256] = "";
     CHECK(f && fgets(line, sizeof line, f));
-    CHECK_STR(line,
-              "name,src_file,src_line,total_ns,total_perc,counts,mean_ns,min_ns,max_ns,std_ns\n");
+    CHECK_STR(line, "name,src_file,src_line,total_ns,total_perc,counts,mean_ns,min_ns,max_ns,std_ns\n");
     CHECK(fgets(line, sizeof line, f) != NULL); /* one row, whatever the empty names */
     CHECK(fgets(line, sizeof line, f) == NULL);
     fclose(f);

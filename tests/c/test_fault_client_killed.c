@@ -16,8 +16,8 @@
 static void zone(void)
 {
     static const char file[] = "client_killed.c", function[] = "main", name[] = "doomed";
-    uint64_t loc = ___tracy_alloc_srcloc_name(1, file, sizeof file - 1, function, sizeof function - 1, name,
-                                              sizeof name - 1, 0);
+    uint64_t loc =
+        ___tracy_alloc_srcloc_name(1, file, sizeof file - 1, function, sizeof function - 1, name, sizeof name - 1, 0);
     TracyCZoneCtx z = ___tracy_emit_zone_begin_alloc(loc, 1);
     ___tracy_emit_zone_end(z);
 }

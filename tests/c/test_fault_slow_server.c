@@ -126,7 +126,8 @@ int main(void)
     CHECK_EQ_INT(dropped, (zones - recorded) + (texts - server.texts));
     /* The limit, plus the few small chunks that hold ends of zones recorded before it. */
     CHECK(buffered_peak <= LIMIT + ((size_t)64 << 10));
-#if !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__) /* shadow memory and ASan's quarantine of freed chunks inflate RSS */
+#if !defined(__SANITIZE_THREAD__) &&                                                                                   \
+    !defined(__SANITIZE_ADDRESS__) /* shadow memory and ASan's quarantine of freed chunks inflate RSS */
     CHECK(rss_peak - rss_before < LIMIT + ((size_t)8 << 20));
 #endif
     printf("slow server: %llu zones, %llu sent, %llu events dropped (client and server agree: %llu); "

@@ -39,7 +39,7 @@ int main(void)
     TracyCZoneCtx b = ___tracy_emit_zone_begin(&loc, 1);
     ___tracy_emit_zone_text(b, NULL, 3);
     ___tracy_emit_zone_text(a, "not innermost", 13); /* ignored: a is not innermost */
-    ___tracy_emit_zone_end(a);                        /* out of order: ignored */
+    ___tracy_emit_zone_end(a);                       /* out of order: ignored */
     CHECK(strlen(tracyc_last_error()) > 0);
     ___tracy_emit_zone_end(b);
     ___tracy_emit_zone_end(b); /* twice: ignored */

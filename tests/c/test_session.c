@@ -14,12 +14,11 @@
 
 #include "test_util.h"
 
-
 enum script {
-    SCRIPT_FULL,          /* events, Terminate, answer every query */
-    SCRIPT_MISMATCH,      /* status 2 */
-    SCRIPT_HANG_UP,       /* events, then close without Terminate */
-    SCRIPT_SILENT,        /* welcome, then nothing until the server leaves */
+    SCRIPT_FULL,     /* events, Terminate, answer every query */
+    SCRIPT_MISMATCH, /* status 2 */
+    SCRIPT_HANG_UP,  /* events, then close without Terminate */
+    SCRIPT_SILENT,   /* welcome, then nothing until the server leaves */
 };
 
 struct client {
@@ -34,7 +33,8 @@ static int read_all(int fd, void *buf, size_t len)
 {
     for (size_t got = 0; got < len;) {
         ssize_t n = recv(fd, (char *)buf + got, len - got, 0);
-        if (n <= 0) return -1;
+        if (n <= 0)
+            return -1;
         got += (size_t)n;
     }
     return 0;
@@ -59,7 +59,8 @@ static void *client_main(void *arg)
 {
     struct client *c = arg;
     int fd = accept(c->listen_fd, NULL, NULL);
-    if (fd < 0) return NULL;
+    if (fd < 0)
+        return NULL;
     uint8_t hello[12];
     if (read_all(fd, hello, sizeof hello) || memcmp(hello, "TracyPrf\x52\0\0\0", 12)) {
         close(fd);
@@ -70,7 +71,7 @@ static void *client_main(void *arg)
         close(fd);
         return NULL;
     }
-    uint8_t hs[1 + TCW_WELCOME_SIZE] = { TCW_HANDSHAKE_WELCOME };
+    uint8_t hs[1 + TCW_WELCOME_SIZE] = {TCW_HANDSHAKE_WELCOME};
     double mul = 1.0;
     memcpy(hs + 1 + TCW_WELCOME_TIMER_MUL, &mul, 8);
     send(fd, hs, sizeof hs, MSG_NOSIGNAL);
@@ -80,15 +81,17 @@ static void *client_main(void *arg)
     uint32_t tid = 77;
     uint64_t srcloc = 0x600;
     uint16_t d16 = 50;
-    n = put(items, n, "\x4b", 1);                    /* ThreadContext */
+    n = put(items, n, "\x4b", 1); /* ThreadContext */
     n = put(items, n, &tid, 4);
-    n = put(items, n, "\x13", 1);                    /* ZoneBegin, 64-bit: a negative delta */
-    n = put(items, n, &(int64_t){ -1 }, 8);           /* is taken as is */
+    n = put(items, n, "\x13", 1);         /* ZoneBegin, 64-bit: a negative delta */
+    n = put(items, n, &(int64_t){-1}, 8); /* is taken as is */
     n = put(items, n, &srcloc, 8);
-    n = put(items, n, "\x1b", 1);                    /* ZoneEnd16 */
+    n = put(items, n, "\x1b", 1); /* ZoneEnd16 */
     n = put(items, n, &d16, 2);
-    if (c->script == SCRIPT_FULL) n = put(items, n, "\x49", 1); /* Terminate */
-    if (c->script != SCRIPT_SILENT) send_frame(fd, items, n);
+    if (c->script == SCRIPT_FULL)
+        n = put(items, n, "\x49", 1); /* Terminate */
+    if (c->script != SCRIPT_SILENT)
+        send_frame(fd, items, n);
     if (c->script == SCRIPT_HANG_UP) {
         close(fd);
         return NULL;
@@ -128,7 +131,7 @@ static void client_start(struct client *c, enum script script)
     memset(c, 0, sizeof *c);
     c->script = script;
     c->listen_fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof sa;
     bind(c->listen_fd, (struct sockaddr *)&sa, sizeof sa);
     listen(c->listen_fd, 1);
@@ -156,7 +159,8 @@ static void on_event(void *user, const struct tcd_event *ev)
         s->zones++;
         s->begin_time = ev->time;
     }
-    if (ev->kind == TCD_ZONE_END) s->ends++;
+    if (ev->kind == TCD_ZONE_END)
+        s->ends++;
 }
 
 static int capture(enum script script, double time_limit, struct sink *sink, char *err, size_t errlen,
@@ -164,13 +168,14 @@ static int capture(enum script script, double time_limit, struct sink *sink, cha
 {
     struct client c;
     client_start(&c, script);
-    struct tcd_callbacks cb = { .on_event = on_event };
+    struct tcd_callbacks cb = {.on_event = on_event};
     struct tcd_decoder *dec = tcd_decoder_new(&cb, sink, NULL);
-    struct tcs_options opt = { .address = "127.0.0.1", .port = c.port, .connect_timeout_s = 2,
-                               .time_limit_s = time_limit };
+    struct tcs_options opt = {
+        .address = "127.0.0.1", .port = c.port, .connect_timeout_s = 2, .time_limit_s = time_limit};
     int rc = tcs_capture(&opt, dec, err, errlen);
     client_join(&c);
-    if (script == SCRIPT_FULL) tt_check(c.got_terminate_query, "the client received the Terminate query");
+    if (script == SCRIPT_FULL)
+        tt_check(c.got_terminate_query, "the client received the Terminate query");
     *out = dec;
     return rc;
 }
@@ -178,7 +183,7 @@ static int capture(enum script script, double time_limit, struct sink *sink, cha
 int main(void)
 {
     char err[256];
-    struct sink sink = { 0 };
+    struct sink sink = {0};
     struct tcd_decoder *dec;
 
     int rc = capture(SCRIPT_FULL, 0, &sink, err, sizeof err, &dec);
@@ -186,7 +191,7 @@ int main(void)
     tt_check(sink.zones == 1 && sink.ends == 1 && sink.begin_time == -1, "one zone decoded, 64-bit negative delta");
     const struct tcd_srcloc *sl = tcd_srcloc(dec, 0);
     tt_check(!strcmp(tcd_thread_name(dec, 77), "work") && !strcmp(sl->function, "func") && !strcmp(sl->file, "file"),
-          "names resolved through queries over TCP");
+             "names resolved through queries over TCP");
     tcd_decoder_free(dec);
 
     rc = capture(SCRIPT_MISMATCH, 0, &sink, err, sizeof err, &dec);
@@ -203,13 +208,13 @@ int main(void)
 
     /* Nobody listens on a port we just closed. */
     int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t len = sizeof sa;
     bind(fd, (struct sockaddr *)&sa, sizeof sa);
     getsockname(fd, (struct sockaddr *)&sa, &len);
     close(fd);
-    dec = tcd_decoder_new(&(struct tcd_callbacks){ 0 }, NULL, NULL);
-    struct tcs_options opt = { .port = ntohs(sa.sin_port), .connect_timeout_s = 0.1 };
+    dec = tcd_decoder_new(&(struct tcd_callbacks){0}, NULL, NULL);
+    struct tcs_options opt = {.port = ntohs(sa.sin_port), .connect_timeout_s = 0.1};
     rc = tcs_capture(&opt, dec, err, sizeof err);
     tt_check(rc == TCS_ERROR && strstr(err, "cannot connect"), "nobody listening: error (%s)", err);
     tcd_decoder_free(dec);

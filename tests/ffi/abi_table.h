@@ -35,7 +35,10 @@ extern const size_t abi_function_count;
 extern const struct abi_struct abi_structs[];
 extern const size_t abi_struct_count;
 /* {"int8_t", 1}, ..., {"pointer", 8} */
-extern const struct abi_scalar { const char *name; size_t size; } abi_scalars[];
+extern const struct abi_scalar {
+    const char *name;
+    size_t size;
+} abi_scalars[];
 extern const size_t abi_scalar_count;
 
 #endif

@@ -24,12 +24,17 @@ static ffi_type *(*struct_elements)[ABI_MAX_FIELDS + 1];
 
 static ffi_type *scalar_type(const char *t)
 {
-    static const struct { const char *name; ffi_type *type; } scalars[] = {
-        {"void", &ffi_type_void},     {"int", &ffi_type_sint},        {"int8_t", &ffi_type_sint8},
-        {"uint8_t", &ffi_type_uint8}, {"uint16_t", &ffi_type_uint16}, {"int32_t", &ffi_type_sint32},
-        {"uint32_t", &ffi_type_uint32}, {"int64_t", &ffi_type_sint64}, {"uint64_t", &ffi_type_uint64},
-        {"size_t", sizeof(size_t) == 8 ? &ffi_type_uint64 : &ffi_type_uint32},
-        {"float", &ffi_type_float},   {"double", &ffi_type_double},   {"pointer", &ffi_type_pointer},
+    static const struct {
+        const char *name;
+        ffi_type *type;
+    } scalars[] = {
+        {"void", &ffi_type_void},       {"int", &ffi_type_sint},
+        {"int8_t", &ffi_type_sint8},    {"uint8_t", &ffi_type_uint8},
+        {"uint16_t", &ffi_type_uint16}, {"int32_t", &ffi_type_sint32},
+        {"uint32_t", &ffi_type_uint32}, {"int64_t", &ffi_type_sint64},
+        {"uint64_t", &ffi_type_uint64}, {"size_t", sizeof(size_t) == 8 ? &ffi_type_uint64 : &ffi_type_uint32},
+        {"float", &ffi_type_float},     {"double", &ffi_type_double},
+        {"pointer", &ffi_type_pointer},
     };
     for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++)
         if (strcmp(scalars[i].name, t) == 0)

@@ -131,8 +131,7 @@ static void emit_gpu_zones(const char *suffix, uint16_t q)
 
 /* A GPU time after a time sync or calibration, bracketed by a CPU zone so the check
  * can bound the CPU time the sync or calibration was taken at. */
-static void emit_bracketed(int bracket, const char *name, void *data, int64_t gpu_time, uint16_t query,
-                           uint8_t context)
+static void emit_bracketed(int bracket, const char *name, void *data, int64_t gpu_time, uint16_t query, uint8_t context)
 {
     TracyCZoneCtx z = CALL("___tracy_emit_zone_begin", A_PTR(&bracket_loc[bracket]), A_I32(1)).zone;
     fc_call(name, (void *[]){data});
@@ -158,12 +157,12 @@ void emit_gpu(void)
 
     /* After a sync, gpu time G + d lands at the sync's CPU time + d. */
     emit_bracketed(0, "___tracy_emit_gpu_time_sync", &(struct ___tracy_gpu_time_sync_data){50000, 0}, 50500, 21, 0);
-    emit_bracketed(1, "___tracy_emit_gpu_time_sync_serial", &(struct ___tracy_gpu_time_sync_data){60000, 0}, 60700,
-                   22, 0);
+    emit_bracketed(1, "___tracy_emit_gpu_time_sync_serial", &(struct ___tracy_gpu_time_sync_data){60000, 0}, 60700, 22,
+                   0);
     /* A calibration (gpu 1000, cpu delta 2000) after gpu 0 scales by 2: gpu 2000 lands at
      * its CPU time + 2000; the next (gpu 3000, delta 1000) scales by 0.5: 3400 -> + 200. */
-    emit_bracketed(2, "___tracy_emit_gpu_calibration", &(struct ___tracy_gpu_calibration_data){1000, 2000, 1}, 2000,
-                   31, 1);
+    emit_bracketed(2, "___tracy_emit_gpu_calibration", &(struct ___tracy_gpu_calibration_data){1000, 2000, 1}, 2000, 31,
+                   1);
     emit_bracketed(3, "___tracy_emit_gpu_calibration_serial", &(struct ___tracy_gpu_calibration_data){3000, 1000, 1},
                    3400, 32, 1);
 }
@@ -179,15 +178,14 @@ static const struct tcd_event *gpu_event(const struct tt_capture *c, enum tcd_ev
     return NULL;
 }
 
-static void check_bracketed(const struct tt_capture *c, int bracket, uint16_t query, uint32_t context,
-                            int64_t offset)
+static void check_bracketed(const struct tt_capture *c, int bracket, uint16_t query, uint32_t context, int64_t offset)
 {
     int64_t begin = 0, end = 0;
     const struct tcd_event *t = gpu_event(c, TCD_GPU_TIME, query, context);
     CHECK(zone_span(c, bracket_loc[bracket].name, &begin, &end) && t);
     if (t && !(t->time2 - offset >= begin && t->time2 - offset <= end))
-        fprintf(stderr, "FAIL: gpu query %u at %lld, sync window [%lld, %lld] + %lld\n", query,
-                (long long)t->time2, (long long)begin, (long long)end, (long long)offset);
+        fprintf(stderr, "FAIL: gpu query %u at %lld, sync window [%lld, %lld] + %lld\n", query, (long long)t->time2,
+                (long long)begin, (long long)end, (long long)offset);
     CHECK(t && t->time2 - offset >= begin && t->time2 - offset <= end);
 }
 

@@ -16,7 +16,8 @@ static void *shim_thread(void *arg)
     (void)arg;
     CALL("tracyc_ffi_thread_name", A_STR("shim thread and more"), A_SIZE(11));
     srcloc_id = (uint32_t)CALL("tracyc_ffi_srcloc_register", A_STR("shim zone!"), A_SIZE(9), A_STR("shim_fn!"),
-                               A_SIZE(7), A_STR("shim.c!"), A_SIZE(6), A_U32(77), A_U32(0x0a0b0c)).word;
+                               A_SIZE(7), A_STR("shim.c!"), A_SIZE(6), A_U32(77), A_U32(0x0a0b0c))
+                    .word;
     plot_id = (uint32_t)CALL("tracyc_ffi_name_register", A_STR("shim plot!"), A_SIZE(9)).word;
     int_plot_id = (uint32_t)CALL("tracyc_ffi_name_register", A_STR("shim int plot"), A_SIZE(13)).word;
     frames_id = (uint32_t)CALL("tracyc_ffi_name_register", A_STR("shim frames"), A_SIZE(11)).word;

@@ -24,8 +24,7 @@ static void *worker(void *arg)
     uint32_t plot = tracyc_ffi_name_register(name, (size_t)len);
     for (int i = 0; i < PER_THREAD; i++) {
         len = snprintf(name, sizeof name, "t%d-%d", t, i);
-        ids[t][i] = tracyc_ffi_srcloc_register(name, (size_t)len, "worker", 6, "test_ffi_shim.c", 15,
-                                               (uint32_t)i, 0);
+        ids[t][i] = tracyc_ffi_srcloc_register(name, (size_t)len, "worker", 6, "test_ffi_shim.c", 15, (uint32_t)i, 0);
         uint64_t zone = tracyc_ffi_zone_begin(ids[t][i]);
         tracyc_ffi_zone_value(zone, (uint64_t)i);
         tracyc_ffi_zone_end(zone);

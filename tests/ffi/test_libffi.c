@@ -20,10 +20,9 @@
  * never pulls an archive member in). */
 extern void ___tracy_startup_profiler(void) __attribute__((weak));
 
-static const struct ___tracy_source_location_data zone_loc = {"ffi static zone", "zone_fn", "ffi_file.c", 11,
-                                                              0x112233};
-static const struct ___tracy_source_location_data callstack_loc = {"ffi callstack zone", "callstack_fn",
-                                                                   "ffi_file.c", 12, 0};
+static const struct ___tracy_source_location_data zone_loc = {"ffi static zone", "zone_fn", "ffi_file.c", 11, 0x112233};
+static const struct ___tracy_source_location_data callstack_loc = {"ffi callstack zone", "callstack_fn", "ffi_file.c",
+                                                                   12, 0};
 static const struct ___tracy_source_location_data timed_loc = {"ffi timed zone", "timed_fn", "ffi_file.c", 14, 0};
 static const struct ___tracy_source_location_data fiber_loc = {"ffi fiber zone", "fiber_fn", "ffi_file.c", 13, 0};
 static const uint8_t pixels[8 * 8 * 4] = {0};
@@ -73,12 +72,14 @@ static void emit_zones(void)
     z = CALL("___tracy_emit_zone_begin_callstack", A_PTR(&callstack_loc), A_I32(4), A_I32(1)).zone;
     CALL("___tracy_emit_zone_end", &z);
 
-    uint64_t loc = CALL("___tracy_alloc_srcloc", A_U32(21), A_STR("alloc.c"), A_SIZE(7), A_STR("alloc_fn"),
-                        A_SIZE(8), A_U32(0xaabbcc)).u64;
+    uint64_t loc = CALL("___tracy_alloc_srcloc", A_U32(21), A_STR("alloc.c"), A_SIZE(7), A_STR("alloc_fn"), A_SIZE(8),
+                        A_U32(0xaabbcc))
+                       .u64;
     z = CALL("___tracy_emit_zone_begin_alloc", A_U64(loc), A_I32(1)).zone;
     CALL("___tracy_emit_zone_end", &z);
-    loc = CALL("___tracy_alloc_srcloc_name", A_U32(22), A_STR("alloc2.c"), A_SIZE(8), A_STR("alloc_fn2"),
-               A_SIZE(9), A_STR("ffi alloc zone"), A_SIZE(14), A_U32(0)).u64;
+    loc = CALL("___tracy_alloc_srcloc_name", A_U32(22), A_STR("alloc2.c"), A_SIZE(8), A_STR("alloc_fn2"), A_SIZE(9),
+               A_STR("ffi alloc zone"), A_SIZE(14), A_U32(0))
+              .u64;
     z = CALL("___tracy_emit_zone_begin_alloc_callstack", A_U64(loc), A_I32(3), A_I32(1)).zone;
     CALL("___tracy_emit_zone_end", &z);
 
@@ -150,7 +151,8 @@ static void emit_messages(void)
     CALL("___tracy_emit_messageLC", A_STR("compat-literal-color"), A_U32(0x00ffff), A_I32(0));
     CALL("___tracy_emit_message_appinfo", A_STR("app-info"), A_SIZE(8));
     CALL("tracyc_section_setup", A_U16(3), A_STR("io category"), A_SIZE(11));
-    uint32_t section = (uint32_t)CALL("tracyc_section_enter", A_U16(3), A_STR("loading level"), A_SIZE(13)).word; /* ffi widens small returns to ffi_arg */
+    uint32_t section = (uint32_t)CALL("tracyc_section_enter", A_U16(3), A_STR("loading level"), A_SIZE(13))
+                           .word; /* ffi widens small returns to ffi_arg */
     CHECK(section != 0);
     CALL("tracyc_section_leave", A_U32(section));
 }

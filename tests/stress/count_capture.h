@@ -12,7 +12,7 @@
 #define CC_MAX_THREADS 65536
 
 struct cc_thread {
-    uint32_t id;   /* 0 = free slot */
+    uint32_t id; /* 0 = free slot */
     uint32_t depth;
     uint64_t zones, messages;
 };

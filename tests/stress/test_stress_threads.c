@@ -17,8 +17,8 @@
 #else
 #define THREADS 10000
 #endif
-#define ZONES 4   /* per thread: two pairs of nested zones */
-#define BATCH 16  /* threads alive at once */
+#define ZONES 4  /* per thread: two pairs of nested zones */
+#define BATCH 16 /* threads alive at once */
 
 static const struct ___tracy_source_location_data outer_loc = {"outer", "short_lived", "stress_threads.c", 1, 0};
 static const struct ___tracy_source_location_data inner_loc = {"inner", "short_lived", "stress_threads.c", 2, 0};

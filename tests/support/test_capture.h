@@ -18,11 +18,11 @@ struct tt_capture {
     struct tt_event *events;
     size_t len, cap;
     struct tcd_decoder *dec;
-    int result;        /* enum tcs_result */
+    int result; /* enum tcs_result */
     char err[256];
     volatile int stop;
     uint16_t port;
-    void *thread;      /* pthread_t */
+    void *thread; /* pthread_t */
     double connect_timeout_s;
 };
 

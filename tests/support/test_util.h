@@ -8,38 +8,37 @@
 
 extern int tt_passed, tt_failed;
 
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (cond) {                                                                  \
-            tt_passed++;                                                             \
-        } else {                                                                     \
-            tt_failed++;                                                             \
-            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);         \
-        }                                                                            \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (cond) {                                                                                                    \
+            tt_passed++;                                                                                               \
+        } else {                                                                                                       \
+            tt_failed++;                                                                                               \
+            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                                            \
+        }                                                                                                              \
     } while (0)
 
-#define CHECK_EQ_INT(a, b)                                                                     \
-    do {                                                                                       \
-        long long va_ = (long long)(a), vb_ = (long long)(b);                                  \
-        if (va_ == vb_) {                                                                      \
-            tt_passed++;                                                                       \
-        } else {                                                                               \
-            tt_failed++;                                                                       \
-            fprintf(stderr, "FAIL %s:%d: %s == %s (%lld != %lld)\n", __FILE__, __LINE__, #a, #b, \
-                    va_, vb_);                                                                 \
-        }                                                                                      \
+#define CHECK_EQ_INT(a, b)                                                                                             \
+    do {                                                                                                               \
+        long long va_ = (long long)(a), vb_ = (long long)(b);                                                          \
+        if (va_ == vb_) {                                                                                              \
+            tt_passed++;                                                                                               \
+        } else {                                                                                                       \
+            tt_failed++;                                                                                               \
+            fprintf(stderr, "FAIL %s:%d: %s == %s (%lld != %lld)\n", __FILE__, __LINE__, #a, #b, va_, vb_);            \
+        }                                                                                                              \
     } while (0)
 
-#define CHECK_STR(a, b)                                                                             \
-    do {                                                                                            \
-        const char *sa_ = (a), *sb_ = (b);                                                          \
-        if (sa_ && sb_ && strcmp(sa_, sb_) == 0) {                                                  \
-            tt_passed++;                                                                            \
-        } else {                                                                                    \
-            tt_failed++;                                                                            \
-            fprintf(stderr, "FAIL %s:%d: %s == %s (\"%s\" != \"%s\")\n", __FILE__, __LINE__, #a, #b, \
-                    sa_ ? sa_ : "(null)", sb_ ? sb_ : "(null)");                                    \
-        }                                                                                           \
+#define CHECK_STR(a, b)                                                                                                \
+    do {                                                                                                               \
+        const char *sa_ = (a), *sb_ = (b);                                                                             \
+        if (sa_ && sb_ && strcmp(sa_, sb_) == 0) {                                                                     \
+            tt_passed++;                                                                                               \
+        } else {                                                                                                       \
+            tt_failed++;                                                                                               \
+            fprintf(stderr, "FAIL %s:%d: %s == %s (\"%s\" != \"%s\")\n", __FILE__, __LINE__, #a, #b,                   \
+                    sa_ ? sa_ : "(null)", sb_ ? sb_ : "(null)");                                                       \
+        }                                                                                                              \
     } while (0)
 
 /* A check with a message: prints "ok" or "FAIL" and the message, and counts it. */

@@ -7,13 +7,13 @@
 #include <stdlib.h>
 
 #if PY_VERSION_HEX >= 0x030C0000
-#  define request_extra_index PyUnstable_Eval_RequestCodeExtraIndex
-#  define code_get_extra PyUnstable_Code_GetExtra
-#  define code_set_extra PyUnstable_Code_SetExtra
+#define request_extra_index PyUnstable_Eval_RequestCodeExtraIndex
+#define code_get_extra PyUnstable_Code_GetExtra
+#define code_set_extra PyUnstable_Code_SetExtra
 #else
-#  define request_extra_index _PyEval_RequestCodeExtraIndex
-#  define code_get_extra _PyCode_GetExtra
-#  define code_set_extra _PyCode_SetExtra
+#define request_extra_index _PyEval_RequestCodeExtraIndex
+#define code_get_extra _PyCode_GetExtra
+#define code_set_extra _PyCode_SetExtra
 #endif
 
 /* What co_extra points at. The source locations outlive it (srcloc.c). */

@@ -108,8 +108,8 @@ static int parse_count(PyObject *o, const char *what, long long max, long long *
 
 PyObject *tp_configure(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"c_calls", "lines", "max_depth", "min_duration_ns", "include", "exclude",
-                             "skip_dirs", "own_dirs", "srcloc_budget", NULL};
+    static char *kwlist[] = {"c_calls", "lines",     "max_depth", "min_duration_ns", "include",
+                             "exclude", "skip_dirs", "own_dirs",  "srcloc_budget",   NULL};
     int c_calls = tp_cfg.c_calls, lines = tp_cfg.lines;
     PyObject *max_depth = NULL, *min_duration = NULL, *budget = NULL;
     PyObject *include = NULL, *exclude = NULL, *skip = NULL, *own = NULL;

@@ -12,9 +12,9 @@
 #if PY_VERSION_HEX >= 0x030C0000
 
 int tp_tracing;
-static int tool = -1;             /* our sys.monitoring tool id, -1 when not held */
-static PyObject *monitoring;      /* sys.monitoring */
-static PyObject *disable;         /* sys.monitoring.DISABLE */
+static int tool = -1;        /* our sys.monitoring tool id, -1 when not held */
+static PyObject *monitoring; /* sys.monitoring */
+static PyObject *disable;    /* sys.monitoring.DISABLE */
 
 enum { CB_ENTER, CB_ENTER_ALWAYS, CB_EXIT, CB_EXIT_ALWAYS, CB_CALL, CB_C_EXIT, CB_LINE, CB_COUNT };
 static PyObject *callbacks[CB_COUNT];
@@ -188,7 +188,10 @@ static PyObject *cb_line(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     Py_RETURN_NONE;
 }
 
-#define CALLBACK(fn) {#fn, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, NULL}
+#define CALLBACK(fn)                                                                                                   \
+    {                                                                                                                  \
+#fn, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, NULL                                                      \
+    }
 static PyMethodDef callback_defs[CB_COUNT] = {
     CALLBACK(cb_enter), CALLBACK(cb_enter_always), CALLBACK(cb_exit), CALLBACK(cb_exit_always),
     CALLBACK(cb_call),  CALLBACK(cb_c_exit),       CALLBACK(cb_line),
@@ -214,12 +217,11 @@ int tp_hook_init(PyObject *module)
     disable = PyObject_GetAttrString(monitoring, "DISABLE");
     PyObject *events = PyObject_GetAttrString(monitoring, "events");
     int rc = disable && events ? 0 : -1;
-    if (rc == 0 &&
-        (event_bit(events, "PY_START", &ev_py_start) || event_bit(events, "PY_RESUME", &ev_py_resume) ||
-         event_bit(events, "PY_THROW", &ev_py_throw) || event_bit(events, "PY_RETURN", &ev_py_return) ||
-         event_bit(events, "PY_YIELD", &ev_py_yield) || event_bit(events, "PY_UNWIND", &ev_py_unwind) ||
-         event_bit(events, "CALL", &ev_call) || event_bit(events, "C_RETURN", &ev_c_return) ||
-         event_bit(events, "C_RAISE", &ev_c_raise) || event_bit(events, "LINE", &ev_line)))
+    if (rc == 0 && (event_bit(events, "PY_START", &ev_py_start) || event_bit(events, "PY_RESUME", &ev_py_resume) ||
+                    event_bit(events, "PY_THROW", &ev_py_throw) || event_bit(events, "PY_RETURN", &ev_py_return) ||
+                    event_bit(events, "PY_YIELD", &ev_py_yield) || event_bit(events, "PY_UNWIND", &ev_py_unwind) ||
+                    event_bit(events, "CALL", &ev_call) || event_bit(events, "C_RETURN", &ev_c_return) ||
+                    event_bit(events, "C_RAISE", &ev_c_raise) || event_bit(events, "LINE", &ev_line)))
         rc = -1;
     Py_XDECREF(events);
     for (int i = 0; rc == 0 && i < CB_COUNT; i++)
@@ -252,9 +254,9 @@ static int register_callbacks(void)
         long event;
         int cb;
     } table[] = {
-        {ev_py_start, CB_ENTER},     {ev_py_resume, CB_ENTER},      {ev_py_throw, CB_ENTER_ALWAYS},
-        {ev_py_return, CB_EXIT},     {ev_py_yield, CB_EXIT},        {ev_py_unwind, CB_EXIT_ALWAYS},
-        {ev_call, CB_CALL},          {ev_c_return, CB_C_EXIT},      {ev_c_raise, CB_C_EXIT},
+        {ev_py_start, CB_ENTER}, {ev_py_resume, CB_ENTER}, {ev_py_throw, CB_ENTER_ALWAYS},
+        {ev_py_return, CB_EXIT}, {ev_py_yield, CB_EXIT},   {ev_py_unwind, CB_EXIT_ALWAYS},
+        {ev_call, CB_CALL},      {ev_c_return, CB_C_EXIT}, {ev_c_raise, CB_C_EXIT},
         {ev_line, CB_LINE},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {

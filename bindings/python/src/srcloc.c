@@ -14,8 +14,7 @@
 
 size_t tp_srcloc_budget = 30000;
 
-static const tp_srcloc fallback = {
-    NULL, "(tracer: source-location budget exhausted)", "<tracer>", 0, 0x808080};
+static const tp_srcloc fallback = {NULL, "(tracer: source-location budget exhausted)", "<tracer>", 0, 0x808080};
 
 /* Open addressing, linear probing, power-of-two sizes, grown at 1/2 load. */
 struct table {
@@ -130,8 +129,7 @@ static const tp_srcloc *over_budget(void)
     return &fallback;
 }
 
-const tp_srcloc *tp_srcloc_get(const char *name, const char *function, const char *file, uint32_t line,
-                               uint32_t color)
+const tp_srcloc *tp_srcloc_get(const char *name, const char *function, const char *file, uint32_t line, uint32_t color)
 {
     if (!function || !file)
         return &fallback;

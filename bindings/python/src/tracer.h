@@ -15,8 +15,8 @@ typedef struct ___tracy_source_location_data tp_srcloc;
 
 /* ---- options (config.c) ---------------------------------------------------------- */
 struct tp_config {
-    int c_calls;       /* zones for calls of C functions */
-    int lines;         /* line zones (the CLI allows them with --partial only) */
+    int c_calls;        /* zones for calls of C functions */
+    int lines;          /* line zones (the CLI allows them with --partial only) */
     uint32_t max_depth; /* function zones deeper than this are not recorded; 0 = no limit */
     int64_t min_ticks;  /* zones shorter than this (profiler ticks) are dropped; 0 = keep all */
 };
@@ -36,14 +36,13 @@ const char *tp_intern_str(PyObject *s);
 /* The source location with this content, made once and kept forever. Strings must be
  * interned (they are compared by address). Past the budget every new location is the
  * shared fallback, and the first time that happens a warning is printed. */
-const tp_srcloc *tp_srcloc_get(const char *name, const char *function, const char *file, uint32_t line,
-                               uint32_t color);
+const tp_srcloc *tp_srcloc_get(const char *name, const char *function, const char *file, uint32_t line, uint32_t color);
 extern size_t tp_srcloc_budget;
 
 /* ---- per-code and per-C-function lookups (codeinfo.c) ------------------------------- */
 struct tp_code {
     const tp_srcloc *loc;
-    uint32_t gen;   /* tp_filter_gen when `traced` was decided */
+    uint32_t gen; /* tp_filter_gen when `traced` was decided */
     uint8_t traced;
 };
 int tp_codeinfo_init(void);
@@ -81,7 +80,7 @@ struct tp_zone {
     TracyCZoneCtx ctx;
     const void *owner; /* the code object, C callable or zone object that opened it */
     const tp_srcloc *loc;
-    int64_t begin;     /* TP_PENDING: profiler time of the begin */
+    int64_t begin; /* TP_PENDING: profiler time of the begin */
     uint8_t kind;
     uint8_t state;
 };

@@ -8,8 +8,7 @@
 #include "tracer.h"
 
 typedef struct {
-    PyObject_HEAD
-    const tp_srcloc *loc;
+    PyObject_HEAD const tp_srcloc *loc;
     PyObject *name; /* as given: str or None */
     uint32_t color;
 } ZoneObject;
@@ -172,8 +171,7 @@ static PyMethodDef zone_methods[] = {
 };
 
 PyTypeObject tp_ZoneType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "tracer.zone",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tracer.zone",
     .tp_basicsize = sizeof(ZoneObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "zone(name=None, color=None)\n\n"

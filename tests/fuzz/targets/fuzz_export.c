@@ -47,8 +47,8 @@ static void check_chrome(const struct tct_trace *trace, const struct tct_names *
     fclose(f);
     const char *bad = rc == 0 ? json_check(json, json_len, &where) : NULL;
     if (bad) {
-        fprintf(stderr, "Chrome export is not valid JSON: %s at byte %zu of %zu: \"%.*s\"\n", bad, where,
-                json_len, (int)(json_len - where < 80 ? json_len - where : 80), json + where);
+        fprintf(stderr, "Chrome export is not valid JSON: %s at byte %zu of %zu: \"%.*s\"\n", bad, where, json_len,
+                (int)(json_len - where < 80 ? json_len - where : 80), json + where);
         abort();
     }
     free(json);

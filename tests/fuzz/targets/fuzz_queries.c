@@ -35,8 +35,8 @@ static void copy(char *dst, const char *s)
 
 static void arena_init(void)
 {
-    uint8_t *base = mmap(ARENA_ADDRESS, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-                         -1, 0);
+    uint8_t *base =
+        mmap(ARENA_ADDRESS, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     if (base == MAP_FAILED)
         abort();
     arena = (struct arena *)base;
@@ -48,7 +48,8 @@ static void arena_init(void)
     copy(arena->frame, "frame");
     copy(arena->fiber, "fiber");
     copy(arena->pool, "pool");
-    arena->zone_loc = (struct ___tracy_source_location_data){arena->zone_name, arena->function, arena->file, 12, 0xff0000};
+    arena->zone_loc =
+        (struct ___tracy_source_location_data){arena->zone_name, arena->function, arena->file, 12, 0xff0000};
     arena->lock_loc = (struct ___tracy_source_location_data){NULL, arena->function, arena->file, 34, 0};
     arena->bare_loc = (struct ___tracy_source_location_data){"", NULL, NULL, 0, 0};
     /* The look-alikes: a source location whose strings point at registered text. */
@@ -95,7 +96,7 @@ static long mem_recv(struct tc_transport *t, void *buf, size_t cap, int timeout_
         return 0;
     }
     if (m->off == m->len)
-        return -1; /* the server went away */
+        return -1;                             /* the server went away */
     size_t n = 1 + (m->off * 7 + m->len) % 40; /* pieces of 1..40 bytes, cutting packets */
     if (n > m->len - m->off)
         n = m->len - m->off;

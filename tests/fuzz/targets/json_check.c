@@ -162,12 +162,18 @@ static int value(struct parser *ps, int depth)
     if (ps->p >= ps->end)
         return fail(ps, "missing value");
     switch (*ps->p) {
-    case '{': return container(ps, depth, '}');
-    case '[': return container(ps, depth, ']');
-    case '"': return string(ps);
-    case 't': return literal(ps, "true");
-    case 'f': return literal(ps, "false");
-    case 'n': return literal(ps, "null");
+    case '{':
+        return container(ps, depth, '}');
+    case '[':
+        return container(ps, depth, ']');
+    case '"':
+        return string(ps);
+    case 't':
+        return literal(ps, "true");
+    case 'f':
+        return literal(ps, "false");
+    case 'n':
+        return literal(ps, "null");
     default:
         if (*ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9'))
             return number(ps);

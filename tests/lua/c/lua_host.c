@@ -75,8 +75,16 @@ void lh_build(const struct tt_capture *cap, struct lh_trace *t)
                 s->v = realloc(s->v, s->cap * sizeof *s->v);
             }
             const struct tcd_srcloc *loc = tcd_srcloc(cap->dec, ev->srcloc);
-            t->zones[t->n] = (struct lh_zone){ev->thread, loc, loc->name[0] ? loc->name : loc->function, NULL, 0, 0,
-                                              (int)s->n, s->n ? s->v[s->n - 1] : -1, ev->time, -1};
+            t->zones[t->n] = (struct lh_zone){ev->thread,
+                                              loc,
+                                              loc->name[0] ? loc->name : loc->function,
+                                              NULL,
+                                              0,
+                                              0,
+                                              (int)s->n,
+                                              s->n ? s->v[s->n - 1] : -1,
+                                              ev->time,
+                                              -1};
             s->v[s->n++] = (long)t->n++;
             break;
         case TCD_ZONE_END:

@@ -28,21 +28,21 @@ lua_State *lh_state(void);
 int lh_run(lua_State *L, const char *chunkname, const char *code);
 
 struct lh_zone {
-    uint32_t thread;        /* OS thread, or a fiber's virtual thread (0x80000000 | n) */
+    uint32_t thread; /* OS thread, or a fiber's virtual thread (0x80000000 | n) */
     const struct tcd_srcloc *loc;
-    const char *name;       /* as shown: ZoneName, else the srcloc's name, else its function */
-    const char *text;       /* ZoneText, or NULL */
+    const char *name; /* as shown: ZoneName, else the srcloc's name, else its function */
+    const char *text; /* ZoneText, or NULL */
     uint32_t color;
     uint64_t value;
-    int depth;              /* 0 = outermost on its thread */
-    long parent;            /* index of the enclosing zone, -1 for none */
-    int64_t begin, end;     /* end = -1: never ended */
+    int depth;          /* 0 = outermost on its thread */
+    long parent;        /* index of the enclosing zone, -1 for none */
+    int64_t begin, end; /* end = -1: never ended */
 };
 
 struct lh_trace {
-    struct lh_zone *zones;  /* in begin order */
+    struct lh_zone *zones; /* in begin order */
     size_t n;
-    int stray_ends;         /* ends with no open zone on their thread */
+    int stray_ends; /* ends with no open zone on their thread */
 };
 
 void lh_build(const struct tt_capture *cap, struct lh_trace *t);

@@ -12,15 +12,14 @@
 /* Each chunk zones at line 1 with the same name: only the file tells them apart. Each
  * runs RUNS times (the cache trusts a function after a few calls), and is collected
  * before the next is loaded, so its function's address is reused. */
-static const char *reuse =
-    "for i = 1, (...) do\n"
-    "  local f = assert(load(\"tracy.ZoneBeginN('g') tracy.ZoneEnd()\", '=chunk' .. i))\n"
-    "  for _ = 1, select(2, ...) do f() end\n"
-    "  f = nil\n"
-    "  collectgarbage() collectgarbage()\n"
-    "end\n"
-    "-- called through a C function (pcall): the call site is [C]\n"
-    "pcall(tracy.ZoneBeginN, 'via pcall') tracy.ZoneEnd()\n";
+static const char *reuse = "for i = 1, (...) do\n"
+                           "  local f = assert(load(\"tracy.ZoneBeginN('g') tracy.ZoneEnd()\", '=chunk' .. i))\n"
+                           "  for _ = 1, select(2, ...) do f() end\n"
+                           "  f = nil\n"
+                           "  collectgarbage() collectgarbage()\n"
+                           "end\n"
+                           "-- called through a C function (pcall): the call site is [C]\n"
+                           "pcall(tracy.ZoneBeginN, 'via pcall') tracy.ZoneEnd()\n";
 
 static int run_reuse(lua_State *L)
 {
@@ -63,9 +62,10 @@ int main(void)
         }
         lua_rawsetp(C, LUA_REGISTRYINDEX, C);
         tracyc_lua_register(C);
-        CHECK(lh_run(C, "=c", "local ok, err = pcall(tracy.ZoneEnd)\n"
-                              "assert(not ok and err:find('no open zone', 1, true), err)\n"
-                              "tracy.ZoneBeginN('c') tracy.ZoneEnd()"));
+        CHECK(lh_run(C, "=c",
+                     "local ok, err = pcall(tracy.ZoneEnd)\n"
+                     "assert(not ok and err:find('no open zone', 1, true), err)\n"
+                     "tracy.ZoneBeginN('c') tracy.ZoneEnd()"));
         lua_close(C);
     }
     CHECK(lh_run(B, "=b", "local ok = pcall(tracy.ZoneEnd) assert(not ok)"));

@@ -75,8 +75,8 @@ int main(void)
     lh_build(cap, &t);
     lh_check_balanced(&t);
 
-    const struct lh_zone *outer = lh_find(&t, "outer"), *co = lh_find(&t, "co zone"),
-                         *inner = lh_find(&t, "co inner"), *between = lh_find(&t, "between");
+    const struct lh_zone *outer = lh_find(&t, "outer"), *co = lh_find(&t, "co zone"), *inner = lh_find(&t, "co inner"),
+                         *between = lh_find(&t, "between");
     CHECK(outer && co && inner && between);
     if (outer && co && inner && between) {
         CHECK(!lh_is_fiber(outer->thread));

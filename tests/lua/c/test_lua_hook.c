@@ -5,27 +5,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *script =
-    "local function leaf() return 1 end\n"                           /* 1 */
-    "local function middle() return leaf() + leaf() end\n"           /* 2 */
-    "function tail_target() return leaf() end\n"                     /* 3 */
-    "function tail_caller() return tail_target() end\n"              /* 4 */
-    "local function thrower() local t = nil; return t.x end\n"       /* 5 */
-    "local function via() thrower() end\n"                           /* 6 */
-    "local function manual() tracy.ZoneBeginN('by hand') leaf() tracy.ZoneEnd() end\n" /* 7 */
-    "function top()\n"                                               /* 8 */
-    "  middle()\n"                                                   /* 9 */
-    "  tail_caller()\n"                                              /* 10 */
-    "  assert(not pcall(via))\n"                                     /* 11 */
-    "  manual()\n"                                                   /* 12 */
-    "  string.rep('x', 3)\n"                                         /* 13 */
-    "  local co = coroutine.wrap(function() leaf() coroutine.yield() leaf() end)\n" /* 14 */
-    "  co() leaf() co()\n"                                           /* 15 */
-    "end\n"                                                          /* 16 */
-    "tracy.HookEnable()\n"                                           /* 17 */
-    "top()\n"                                                        /* 18 */
-    "tracy.HookDisable()\n"                                          /* 19 */
-    "leaf()\n";                                                      /* 20 */
+static const char *script = "local function leaf() return 1 end\n"                                             /* 1 */
+                            "local function middle() return leaf() + leaf() end\n"                             /* 2 */
+                            "function tail_target() return leaf() end\n"                                       /* 3 */
+                            "function tail_caller() return tail_target() end\n"                                /* 4 */
+                            "local function thrower() local t = nil; return t.x end\n"                         /* 5 */
+                            "local function via() thrower() end\n"                                             /* 6 */
+                            "local function manual() tracy.ZoneBeginN('by hand') leaf() tracy.ZoneEnd() end\n" /* 7 */
+                            "function top()\n"                                                                 /* 8 */
+                            "  middle()\n"                                                                     /* 9 */
+                            "  tail_caller()\n"                                                                /* 10 */
+                            "  assert(not pcall(via))\n"                                                       /* 11 */
+                            "  manual()\n"                                                                     /* 12 */
+                            "  string.rep('x', 3)\n"                                                           /* 13 */
+                            "  local co = coroutine.wrap(function() leaf() coroutine.yield() leaf() end)\n"    /* 14 */
+                            "  co() leaf() co()\n"                                                             /* 15 */
+                            "end\n"                                                                            /* 16 */
+                            "tracy.HookEnable()\n"                                                             /* 17 */
+                            "top()\n"                                                                          /* 18 */
+                            "tracy.HookDisable()\n"                                                            /* 19 */
+                            "leaf()\n";                                                                        /* 20 */
 
 /* The first zone of a function defined at line (Lua cannot name tail-called functions,
  * nor functions called from C). */
@@ -43,9 +42,10 @@ int main(void)
     lua_State *L = lh_state();
     CHECK(lh_run(L, "@hook.lua", script));
     /* Disabled inside a hooked function: its zone still ends when it returns. */
-    CHECK(lh_run(L, "@drain.lua", "local function f() tracy.HookDisable() end\n"
-                                  "local function g() f() end\n"
-                                  "tracy.HookEnable() g() g()"));
+    CHECK(lh_run(L, "@drain.lua",
+                 "local function f() tracy.HookDisable() end\n"
+                 "local function g() f() end\n"
+                 "tracy.HookEnable() g() g()"));
     lua_close(L);
     lh_capture_finish(cap);
 

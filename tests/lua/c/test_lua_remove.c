@@ -100,39 +100,40 @@ static void cases(void)
     unchanged("tracy.Message([[abc)");
     unchanged("tracy.Message");
     /* a #! line is skipped; a number is a value */
-    expect("#!/usr/bin/env lua tracy.ZoneEnd()\ntracy.ZoneEnd()", "#!/usr/bin/env lua tracy.ZoneEnd()\n;              ");
+    expect("#!/usr/bin/env lua tracy.ZoneEnd()\ntracy.ZoneEnd()",
+           "#!/usr/bin/env lua tracy.ZoneEnd()\n;              ");
     expect("x = 1e+5 tracy.ZoneEnd()", "x = 1e+5 ;              ");
     expect("x = ... tracy.ZoneEnd()", "x = ... ;              ");
     expect("::top:: tracy.ZoneEnd()", "::top:: ;              ");
     expect("x = 1 .. tracy.ZoneBeginN('a')", "x = 1 .. nil                   ");
 }
 
-static const char *program =
-    "local tracy = tracy\n"
-    "local out = {}\n"
-    "local function add(v) out[#out + 1] = tostring(v) end\n"
-    "tracy.ZoneBeginN('setup')\n"
-    "local id = tracy.SectionEnter('section')\n"
-    "add(type(id))\n"
-    "tracy.Message([[multi\nline]])\n"
-    "for i = 1, 3 do\n"
-    "  tracy.ZoneBegin() tracy.ZoneText(('i=%d'):format(i))\n"
-    "  add(i * i) tracy.ZoneEnd()\n"
-    "end\n"
-    "tracy.SectionLeave(id)\n"
-    "add('tracy.ZoneEnd() in a string') -- tracy.ZoneEnd() in a comment\n"
-    "tracy.ZoneEnd()\n"
-    "local connected = tracy.IsConnected()\n"
-    "add(type(connected))\n"
-    "add(debug.getinfo(1, 'l').currentline)\n"
-    "return table.concat(out, ',')\n";
+static const char *program = "local tracy = tracy\n"
+                             "local out = {}\n"
+                             "local function add(v) out[#out + 1] = tostring(v) end\n"
+                             "tracy.ZoneBeginN('setup')\n"
+                             "local id = tracy.SectionEnter('section')\n"
+                             "add(type(id))\n"
+                             "tracy.Message([[multi\nline]])\n"
+                             "for i = 1, 3 do\n"
+                             "  tracy.ZoneBegin() tracy.ZoneText(('i=%d'):format(i))\n"
+                             "  add(i * i) tracy.ZoneEnd()\n"
+                             "end\n"
+                             "tracy.SectionLeave(id)\n"
+                             "add('tracy.ZoneEnd() in a string') -- tracy.ZoneEnd() in a comment\n"
+                             "tracy.ZoneEnd()\n"
+                             "local connected = tracy.IsConnected()\n"
+                             "add(type(connected))\n"
+                             "add(debug.getinfo(1, 'l').currentline)\n"
+                             "return table.concat(out, ',')\n";
 
 /* Runs code as a chunk and returns its string result (or the error), malloc'd. */
 static char *run(const char *code)
 {
     lua_State *L = lh_state();
     const char *r = (luaL_loadbuffer(L, code, strlen(code), "=program") || lua_pcall(L, 0, 1, 0))
-                        ? lua_tostring(L, -1) : luaL_tolstring(L, -1, NULL);
+                        ? lua_tostring(L, -1)
+                        : luaL_tolstring(L, -1, NULL);
     char *copy = strdup(r ? r : "(none)");
     lua_close(L);
     return copy;

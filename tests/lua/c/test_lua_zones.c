@@ -3,50 +3,48 @@
 
 #include <string.h>
 
-static const char *script =
-    "local function work()\n"                                  /* 1 */
-    "  tracy.ZoneBegin()\n"                                    /* 2 */
-    "  tracy.ZoneBeginN('inner')\n"                            /* 3 */
-    "  tracy.ZoneText('some text')\n"                          /* 4 */
-    "  tracy.ZoneColor(0x123456)\n"                            /* 5 */
-    "  tracy.ZoneValue(42)\n"                                  /* 6 */
-    "  tracy.ZoneEnd()\n"                                      /* 7 */
-    "  tracy.ZoneEnd()\n"                                      /* 8 */
-    "end\n"                                                    /* 9 */
-    "work()\n"                                                 /* 10 */
-    "for i = 1, 100 do tracy.ZoneBeginN('hot') tracy.ZoneEnd() end\n" /* 11 */
-    "tracy.ZoneBeginS(4) tracy.ZoneName('renamed') tracy.ZoneEnd()\n" /* 12 */
-    "tracy.ZoneBeginNS('with depth', 2) tracy.ZoneEnd()\n"     /* 13 */
-    "tracy.Message('hello')\n"                                 /* 14 */
-    "tracy.MessageC('red', 0xff0000)\n"                        /* 15 */
-    "tracy.Plot('fps', 60) tracy.Plot('load', 0.5)\n"          /* 16 */
-    "tracy.PlotConfig('load', 'percentage', true, false, 0xff)\n" /* 17 */
-    "tracy.FrameMark() tracy.FrameMarkStart('load') tracy.FrameMarkEnd('load')\n" /* 18 */
-    "tracy.AppInfo('lua host test')\n"                         /* 19 */
-    "tracy.ZoneBeginN('left open')\n";                         /* 20: ended by lua_close */
+static const char *script = "local function work()\n"                                                     /* 1 */
+                            "  tracy.ZoneBegin()\n"                                                       /* 2 */
+                            "  tracy.ZoneBeginN('inner')\n"                                               /* 3 */
+                            "  tracy.ZoneText('some text')\n"                                             /* 4 */
+                            "  tracy.ZoneColor(0x123456)\n"                                               /* 5 */
+                            "  tracy.ZoneValue(42)\n"                                                     /* 6 */
+                            "  tracy.ZoneEnd()\n"                                                         /* 7 */
+                            "  tracy.ZoneEnd()\n"                                                         /* 8 */
+                            "end\n"                                                                       /* 9 */
+                            "work()\n"                                                                    /* 10 */
+                            "for i = 1, 100 do tracy.ZoneBeginN('hot') tracy.ZoneEnd() end\n"             /* 11 */
+                            "tracy.ZoneBeginS(4) tracy.ZoneName('renamed') tracy.ZoneEnd()\n"             /* 12 */
+                            "tracy.ZoneBeginNS('with depth', 2) tracy.ZoneEnd()\n"                        /* 13 */
+                            "tracy.Message('hello')\n"                                                    /* 14 */
+                            "tracy.MessageC('red', 0xff0000)\n"                                           /* 15 */
+                            "tracy.Plot('fps', 60) tracy.Plot('load', 0.5)\n"                             /* 16 */
+                            "tracy.PlotConfig('load', 'percentage', true, false, 0xff)\n"                 /* 17 */
+                            "tracy.FrameMark() tracy.FrameMarkStart('load') tracy.FrameMarkEnd('load')\n" /* 18 */
+                            "tracy.AppInfo('lua host test')\n"                                            /* 19 */
+                            "tracy.ZoneBeginN('left open')\n"; /* 20: ended by lua_close */
 
-static const char *errors =
-    "local ok, err = pcall(function() tracy.ZoneEnd() end)\n"
-    "assert(not ok and err == 'errors.lua:1: tracy.ZoneEnd: no open zone', err)\n"
-    "ok, err = pcall(tracy.ZoneText, 'x')\n"
-    "assert(not ok and err:find('tracy.ZoneText: no open zone', 1, true), err)\n"
-    "ok, err = pcall(tracy.ZoneBeginN)\n"
-    "assert(not ok and err:find('bad argument #1', 1, true), err)\n"
-    "ok, err = pcall(tracy.ZoneBeginN, {})\n"
-    "assert(not ok and err:find('string expected, got table', 1, true), err)\n"
-    "ok, err = pcall(tracy.ZoneBeginS, 0)\n"
-    "assert(not ok and err:find('bad argument #1', 1, true), err)\n"
-    "ok, err = pcall(tracy.Plot, 'p', 'x')\n"
-    "assert(not ok and err:find('bad argument #2', 1, true), err)\n"
-    "ok, err = pcall(tracy.PlotConfig, 'p', 'bogus')\n"
-    "assert(not ok and err:find('invalid option', 1, true), err)\n"
-    "ok, err = pcall(tracy.MessageC, 'm')\n"
-    "assert(not ok and err:find('bad argument #2', 1, true), err)\n"
-    "local section = tracy.SectionEnter('loading', 3)\n"
-    "assert(math.type(section) == 'integer' and section > 0)\n"
-    "tracy.SectionLeave(section)\n"
-    "assert(type(tracy.IsConnected()) == 'boolean')\n"
-    "assert(require 'tracy' == tracy)\n";
+static const char *errors = "local ok, err = pcall(function() tracy.ZoneEnd() end)\n"
+                            "assert(not ok and err == 'errors.lua:1: tracy.ZoneEnd: no open zone', err)\n"
+                            "ok, err = pcall(tracy.ZoneText, 'x')\n"
+                            "assert(not ok and err:find('tracy.ZoneText: no open zone', 1, true), err)\n"
+                            "ok, err = pcall(tracy.ZoneBeginN)\n"
+                            "assert(not ok and err:find('bad argument #1', 1, true), err)\n"
+                            "ok, err = pcall(tracy.ZoneBeginN, {})\n"
+                            "assert(not ok and err:find('string expected, got table', 1, true), err)\n"
+                            "ok, err = pcall(tracy.ZoneBeginS, 0)\n"
+                            "assert(not ok and err:find('bad argument #1', 1, true), err)\n"
+                            "ok, err = pcall(tracy.Plot, 'p', 'x')\n"
+                            "assert(not ok and err:find('bad argument #2', 1, true), err)\n"
+                            "ok, err = pcall(tracy.PlotConfig, 'p', 'bogus')\n"
+                            "assert(not ok and err:find('invalid option', 1, true), err)\n"
+                            "ok, err = pcall(tracy.MessageC, 'm')\n"
+                            "assert(not ok and err:find('bad argument #2', 1, true), err)\n"
+                            "local section = tracy.SectionEnter('loading', 3)\n"
+                            "assert(math.type(section) == 'integer' and section > 0)\n"
+                            "tracy.SectionLeave(section)\n"
+                            "assert(type(tracy.IsConnected()) == 'boolean')\n"
+                            "assert(require 'tracy' == tracy)\n";
 
 int main(void)
 {
