@@ -12,7 +12,7 @@
 #define _GNU_SOURCE /* getopt_long, sigaction, isatty */
 #endif
 
-#include "server/session.h"
+#include "capture/session.h"
 #include "trace/export.h"
 #include "trace/model.h"
 #include "trace/units.h"

@@ -2,7 +2,7 @@
  * the limit. (Regression: a zone end forced past the limit got a 4 KiB chunk, and the
  * zone begins and texts that followed filled it instead of being dropped, so memory grew
  * by a chunk every hundred zones, without bound.) */
-#include "stream.h"
+#include "client/stream.h"
 #include "test_util.h"
 #include "tracyc.h"
 

@@ -3,7 +3,7 @@
  * exits with status 1. The program is a forked child of this test, so that it is killed
  * at a known point: after the zones it recorded so far were sent. Its zones carry their
  * source location inline, so their names need no answer from the dead program. */
-#include "profiler.h"
+#include "client/state.h"
 #include "test_fault_util.h"
 #include "test_util.h"
 #include "tracyc.h"

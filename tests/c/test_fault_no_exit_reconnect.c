@@ -2,7 +2,7 @@
  * hangs up right after the handshake. The program must keep waiting, and the next server
  * gets a complete capture. (Regression: the program exited once the first server had
  * gone, and the waiting server was refused.) */
-#include "profiler.h"
+#include "client/state.h"
 #include "test_capture.h"
 #include "test_util.h"
 #include "tracyc.h"

@@ -4,7 +4,7 @@
  * exactly (the count the server receives equals tracyc_dropped_events(), and zones
  * received + events dropped = events recorded). The records have mixed sizes, so that
  * records sharing a chunk with a forced zone end are covered too. */
-#include "stream.h"
+#include "client/stream.h"
 #include "test_util.h"
 #include "tracyc.h"
 #include "wire/decode.h"

@@ -9,7 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "server/session.h"
+#include "capture/session.h"
 #include "wire/protocol.h"
 
 #include "test_util.h"

@@ -1,7 +1,7 @@
 /* count_capture.c - the counting capture thread. */
 #include "count_capture.h"
 
-#include "server/session.h"
+#include "capture/session.h"
 
 #include <pthread.h>
 #include <stdlib.h>

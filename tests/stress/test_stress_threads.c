@@ -3,8 +3,8 @@
  * once they have exited and been drained, the client holds no state for any of them
  * (and the ASan build's leak check finds nothing). (TSan builds start fewer threads.) */
 #include "count_capture.h"
-#include "profiler.h"
-#include "stream.h"
+#include "client/state.h"
+#include "client/stream.h"
 #include "test_util.h"
 #include "tracyc.h"
 

@@ -1,7 +1,7 @@
 /* test_capture.c - the in-test capture thread. */
 #include "test_capture.h"
 
-#include "server/session.h"
+#include "capture/session.h"
 
 #include <pthread.h>
 #include <stdlib.h>

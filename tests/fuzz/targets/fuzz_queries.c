@@ -7,9 +7,9 @@
  * name them), next to an inaccessible page holding a look-alike source location and
  * string that were never registered: answering from either one faults at once.
  */
-#include "conn.h"
-#include "profiler.h"
-#include "record.h"
+#include "client/conn.h"
+#include "client/state.h"
+#include "client/record.h"
 #include "tracyc.h"
 
 #include <stdlib.h>

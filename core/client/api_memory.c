@@ -1,0 +1,145 @@
+/* api_memory.c - memory events. They go to the serial stream: the server needs all of
+ * them, from every thread, in one time order. */
+#include "client/api.h"
+
+static void mem_alloc(const void *ptr, size_t size, const char *name)
+{
+    struct tc_thread *t = tc_thread_get();
+    if (!t)
+        return;
+    struct tc_rec *r = tc_serial_reserve(TC_REC_MEM_ALLOC, 0, 0);
+    if (!r)
+        return;
+    r->u32 = t->tid;
+    r->w[0] = (uint64_t)tc_clock_now();
+    r->w[1] = (uint64_t)(uintptr_t)ptr;
+    r->w[2] = (uint64_t)size & 0xffffffffffffULL; /* the protocol carries 48 bits */
+    r->w[3] = (uint64_t)(uintptr_t)name;
+    tc_serial_commit();
+}
+
+static void mem_free(const void *ptr, const char *name)
+{
+    struct tc_thread *t = tc_thread_get();
+    if (!t)
+        return;
+    struct tc_rec *r = tc_serial_reserve(TC_REC_MEM_FREE, 0, 0);
+    if (!r)
+        return;
+    r->u32 = t->tid;
+    r->w[0] = (uint64_t)tc_clock_now();
+    r->w[1] = (uint64_t)(uintptr_t)ptr;
+    r->w[2] = (uint64_t)(uintptr_t)name;
+    tc_serial_commit();
+}
+
+static void mem_discard(const char *name)
+{
+    struct tc_thread *t = tc_thread_get();
+    if (!t || !name)
+        return;
+    struct tc_rec *r = tc_serial_reserve(TC_REC_MEM_DISCARD, 0, 0);
+    if (!r)
+        return;
+    r->u32 = t->tid;
+    r->w[0] = (uint64_t)tc_clock_now();
+    r->w[1] = (uint64_t)(uintptr_t)name;
+    tc_serial_commit();
+}
+
+void ___tracy_emit_memory_alloc(const void *ptr, size_t size)
+{
+    mem_alloc(ptr, size, NULL);
+}
+
+void ___tracy_emit_memory_alloc_callstack(const void *ptr, size_t size, int32_t depth)
+{
+    (void)depth;
+    mem_alloc(ptr, size, NULL);
+}
+
+void ___tracy_emit_memory_free(const void *ptr)
+{
+    mem_free(ptr, NULL);
+}
+
+void ___tracy_emit_memory_free_callstack(const void *ptr, int32_t depth)
+{
+    (void)depth;
+    mem_free(ptr, NULL);
+}
+
+#ifdef TRACYC_MEMORY_ABI_0_13
+void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, int32_t secure, const char *name)
+{
+    (void)secure;
+    mem_alloc(ptr, size, name);
+}
+
+void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, int32_t secure,
+                                                const char *name)
+{
+    (void)depth;
+    (void)secure;
+    mem_alloc(ptr, size, name);
+}
+
+void ___tracy_emit_memory_free_named(const void *ptr, int32_t secure, const char *name)
+{
+    (void)secure;
+    mem_free(ptr, name);
+}
+
+void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, int32_t secure, const char *name)
+{
+    (void)depth;
+    (void)secure;
+    mem_free(ptr, name);
+}
+
+void ___tracy_emit_memory_discard(const char *name, int32_t secure)
+{
+    (void)secure;
+    mem_discard(name);
+}
+
+void ___tracy_emit_memory_discard_callstack(const char *name, int32_t secure, int32_t depth)
+{
+    (void)secure;
+    (void)depth;
+    mem_discard(name);
+}
+#else
+void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, const char *name)
+{
+    mem_alloc(ptr, size, name);
+}
+
+void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, const char *name)
+{
+    (void)depth;
+    mem_alloc(ptr, size, name);
+}
+
+void ___tracy_emit_memory_free_named(const void *ptr, const char *name)
+{
+    mem_free(ptr, name);
+}
+
+void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, const char *name)
+{
+    (void)depth;
+    mem_free(ptr, name);
+}
+
+void ___tracy_emit_memory_discard(const char *name)
+{
+    mem_discard(name);
+}
+
+void ___tracy_emit_memory_discard_callstack(const char *name, int32_t depth)
+{
+    (void)depth;
+    mem_discard(name);
+}
+#endif

@@ -1,0 +1,99 @@
+/* api_thread.c - thread names, fibers, the clock, connection state, sampling, and the
+ * in-process capture entry point. */
+#include "client/api.h"
+
+#include "client/inproc.h"
+#include "client/worker.h"
+
+#include <pthread.h>
+#include <stdio.h>
+
+void ___tracy_set_thread_name(const char *name)
+{
+    struct tc_thread *t = tc_thread_get();
+    if (!t || !name)
+        return;
+    tc_names_set(t->tid, name);
+    char os_name[16]; /* the kernel keeps 15 bytes */
+    snprintf(os_name, sizeof os_name, "%s", name);
+    pthread_setname_np(pthread_self(), os_name);
+}
+
+void ___tracy_init_thread(void)
+{
+    tc_thread_get();
+}
+
+void ___tracy_fiber_enter(const char *fiber)
+{
+    if (!fiber)
+        return;
+    struct tc_thread *t;
+    struct tc_rec *r = tc_thread_reserve(&t, TC_REC_FIBER_ENTER, 0, 1);
+    if (!r)
+        return;
+    r->w[0] = (uint64_t)tc_clock_now();
+    r->w[1] = (uint64_t)(uintptr_t)fiber;
+    tc_thread_commit(t);
+}
+
+void ___tracy_fiber_leave(void)
+{
+    struct tc_thread *t;
+    struct tc_rec *r = tc_thread_reserve(&t, TC_REC_FIBER_LEAVE, 0, 1);
+    if (!r)
+        return;
+    r->w[0] = (uint64_t)tc_clock_now();
+    tc_thread_commit(t);
+}
+
+int64_t ___tracy_get_time(void)
+{
+    tc_profiler_ensure();
+    return tc_clock_now();
+}
+
+int32_t ___tracy_connected(void)
+{
+    return atomic_load(&tc_prof.connected);
+}
+
+int ___tracy_begin_sampling_profiling(void)
+{
+    return 0;
+}
+
+void ___tracy_end_sampling_profiling(void)
+{
+}
+
+int ___tracy_begin_sampling_profiler(void)
+{
+    return 0;
+}
+
+void ___tracy_end_sampling_profiler(void)
+{
+}
+
+int tracyc_capture_start(const char *path)
+{
+    if (!path || !*path) {
+        tc_set_error("tracyc_capture_start: no output path");
+        return -1;
+    }
+    if (tc_profiler_ensure() != 0) {
+        tc_set_error("tracyc_capture_start: the profiler is disabled or shut down");
+        return -1;
+    }
+    char err[256];
+    if (tc_inproc_check_path(path, err, sizeof err) != 0) {
+        tc_set_error("tracyc_capture_start: %s", err);
+        return -1;
+    }
+    if (tc_worker_capture_start(path) != 0) {
+        tc_set_error("tracyc_capture_start: a capture is already running");
+        return -1;
+    }
+    return 0;
+}

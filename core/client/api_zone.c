@@ -1,0 +1,193 @@
+/* api_zone.c - zones: the hot path. No lock, no system call, no allocation. */
+#include "client/api.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const TracyCZoneCtx inactive_zone = {0, 0};
+
+static inline TracyCZoneCtx zone_begin_at(unsigned type, uint64_t srcloc, int64_t time)
+{
+    struct tc_thread *t;
+    struct tc_rec *r = tc_thread_reserve(&t, type, 0, 0);
+    if (__builtin_expect(!r, 0))
+        return inactive_zone;
+    r->w[0] = (uint64_t)time;
+    r->w[1] = srcloc;
+    /* Not published yet: the next record of this thread (at the latest the zone's end)
+     * publishes it. That saves one cache-line transfer to the worker per zone, and the
+     * server could not close the zone before its end anyway. */
+    TracyCZoneCtx ctx = {t->zone_key | (++t->depth & 0xfffff), 1};
+    return ctx;
+}
+
+static inline TracyCZoneCtx zone_begin(unsigned type, uint64_t srcloc)
+{
+    return zone_begin_at(type, srcloc, tc_clock_now());
+}
+
+TracyCZoneCtx ___tracy_emit_zone_begin(const struct ___tracy_source_location_data *srcloc, int32_t active)
+{
+    if (!active || !srcloc)
+        return inactive_zone;
+    return zone_begin(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc);
+}
+
+TracyCZoneCtx tracyc_zone_begin_at(const struct ___tracy_source_location_data *srcloc, int64_t time)
+{
+    if (!srcloc)
+        return inactive_zone;
+    return zone_begin_at(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc, time);
+}
+
+TracyCZoneCtx ___tracy_emit_zone_begin_callstack(const struct ___tracy_source_location_data *srcloc, int32_t depth,
+                                                 int32_t active)
+{
+    (void)depth; /* callstacks are not collected yet */
+    return ___tracy_emit_zone_begin(srcloc, active);
+}
+
+TracyCZoneCtx ___tracy_emit_zone_begin_alloc(uint64_t srcloc, int32_t active)
+{
+    if (!srcloc)
+        return inactive_zone;
+    if (!active) {
+        free((void *)(uintptr_t)srcloc);
+        return inactive_zone;
+    }
+    TracyCZoneCtx ctx = zone_begin(TC_REC_ZONE_BEGIN_ALLOC, srcloc);
+    if (!ctx.active)
+        free((void *)(uintptr_t)srcloc);
+    return ctx;
+}
+
+TracyCZoneCtx ___tracy_emit_zone_begin_alloc_callstack(uint64_t srcloc, int32_t depth, int32_t active)
+{
+    (void)depth;
+    return ___tracy_emit_zone_begin_alloc(srcloc, active);
+}
+
+/* The zone of ctx is the innermost open zone of the calling thread. A zone ended on
+ * another thread, ended twice or out of order would make the server abort the whole
+ * capture, so such calls are ignored (and reported through tracyc_last_error). */
+static inline struct tc_thread *innermost(TracyCZoneCtx ctx)
+{
+    struct tc_thread *t = tc_self;
+    if (__builtin_expect(t && ctx.id == (t->zone_key | (t->depth & 0xfffff)) && t->depth, 1))
+        return t;
+    tc_set_error("zone %u is not the innermost open zone of this thread", ctx.id);
+    return NULL;
+}
+
+static inline void zone_end_at(TracyCZoneCtx ctx, int64_t time)
+{
+    struct tc_thread *t = innermost(ctx);
+    if (!t)
+        return;
+    t->depth--;
+    /* Forced: the begin was recorded, so the end must be, even past the buffer limit. */
+    struct tc_rec *r = (struct tc_rec *)tc_stream_reserve(&t->stream, 16, 1);
+    if (__builtin_expect(!r, 0)) {
+        tc_count_drop();
+        return;
+    }
+    r->type = TC_REC_ZONE_END;
+    r->u8 = 0;
+    r->len = 0;
+    r->u32 = 0;
+    r->w[0] = (uint64_t)time;
+    tc_thread_commit(t);
+}
+
+void ___tracy_emit_zone_end(TracyCZoneCtx ctx)
+{
+    if (ctx.active)
+        zone_end_at(ctx, tc_clock_now());
+}
+
+void tracyc_zone_end_at(TracyCZoneCtx ctx, int64_t time)
+{
+    if (ctx.active)
+        zone_end_at(ctx, time);
+}
+
+static void zone_text(TracyCZoneCtx ctx, unsigned type, const char *txt, size_t size)
+{
+    if (!ctx.active || !txt || !innermost(ctx))
+        return;
+    tc_emit_text(type, txt, size, 0, 0, 0);
+}
+
+void ___tracy_emit_zone_text(TracyCZoneCtx ctx, const char *txt, size_t size)
+{
+    zone_text(ctx, TC_REC_ZONE_TEXT, txt, size);
+}
+
+void ___tracy_emit_zone_name(TracyCZoneCtx ctx, const char *txt, size_t size)
+{
+    zone_text(ctx, TC_REC_ZONE_NAME, txt, size);
+}
+
+static void zone_text_vfmt(TracyCZoneCtx ctx, unsigned type, const char *fmt, va_list ap)
+{
+    if (!ctx.active || !fmt)
+        return;
+    char stack[1024];
+    va_list copy;
+    va_copy(copy, ap);
+    int n = vsnprintf(stack, sizeof stack, fmt, copy);
+    va_end(copy);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof stack) {
+        zone_text(ctx, type, stack, (size_t)n);
+        return;
+    }
+    char *heap = malloc((size_t)n + 1);
+    if (!heap)
+        return;
+    vsnprintf(heap, (size_t)n + 1, fmt, ap);
+    zone_text(ctx, type, heap, (size_t)n);
+    free(heap);
+}
+
+void ___tracy_emit_zone_text_fmt(TracyCZoneCtx ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    zone_text_vfmt(ctx, TC_REC_ZONE_TEXT, fmt, ap);
+    va_end(ap);
+}
+
+void ___tracy_emit_zone_name_fmt(TracyCZoneCtx ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    zone_text_vfmt(ctx, TC_REC_ZONE_NAME, fmt, ap);
+    va_end(ap);
+}
+
+void ___tracy_emit_zone_color(TracyCZoneCtx ctx, uint32_t color)
+{
+    if (!ctx.active || !innermost(ctx))
+        return;
+    struct tc_thread *t;
+    struct tc_rec *r = tc_thread_reserve(&t, TC_REC_ZONE_COLOR, 0, 0);
+    if (!r)
+        return;
+    r->u32 = color;
+    tc_thread_commit(t);
+}
+
+void ___tracy_emit_zone_value(TracyCZoneCtx ctx, uint64_t value)
+{
+    if (!ctx.active || !innermost(ctx))
+        return;
+    struct tc_thread *t;
+    struct tc_rec *r = tc_thread_reserve(&t, TC_REC_ZONE_VALUE, 0, 0);
+    if (!r)
+        return;
+    r->w[0] = value;
+    tc_thread_commit(t);
+}

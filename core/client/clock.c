@@ -1,0 +1,69 @@
+/* clock.c - clock source selection and TSC calibration. */
+#include "client/clock.h"
+
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+int tc_clock_uses_tsc;
+
+static int64_t calib_tsc0, calib_ns0;
+static double calib_mul;
+
+static int cpu_has_invariant_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+        return 0;
+    __get_cpuid(0x80000007u, &a, &b, &c, &d);
+    return (d >> 8) & 1;
+#else
+    return 0;
+#endif
+}
+
+void tc_clock_init(void)
+{
+    const char *force = getenv("TRACY_NO_INVARIANT_CHECK");
+    const char *fallback = getenv("TRACYC_TIMER_FALLBACK");
+    int want_tsc = cpu_has_invariant_tsc() || (force && force[0] == '1');
+    tc_clock_uses_tsc = want_tsc && !(fallback && fallback[0] == '1');
+    calib_ns0 = tc_clock_monotonic_ns();
+    calib_tsc0 = tc_clock_now();
+}
+
+double tc_clock_calibrate(int64_t min_ns)
+{
+    if (!tc_clock_uses_tsc)
+        return 1.0;
+    if (calib_mul > 0)
+        return calib_mul;
+    int64_t ns1, tsc1;
+    for (;;) {
+        ns1 = tc_clock_monotonic_ns();
+        tsc1 = tc_clock_now();
+        int64_t left = min_ns - (ns1 - calib_ns0);
+        if (left <= 0)
+            break;
+        struct timespec ts = {left / 1000000000, left % 1000000000};
+        nanosleep(&ts, NULL);
+    }
+    calib_mul = (double)(ns1 - calib_ns0) / (double)(tsc1 - calib_tsc0);
+    return calib_mul;
+}
+
+uint64_t tc_clock_resolution(void)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 1000; i++) {
+        int64_t a = tc_clock_now(), b = tc_clock_now();
+        while (b == a)
+            b = tc_clock_now();
+        if ((uint64_t)(b - a) < best)
+            best = (uint64_t)(b - a);
+    }
+    return best ? best : 1;
+}

@@ -1,0 +1,44 @@
+/* clock.h - the profiler's timestamps.
+ *
+ * Invariant TSC (rdtsc) where the CPU has one, calibrated against CLOCK_MONOTONIC_RAW;
+ * CLOCK_MONOTONIC_RAW nanoseconds elsewhere. tc_clock_now() is inline because it sits
+ * on every hot path; neither branch makes a system call (clock_gettime uses the vDSO).
+ */
+#ifndef TRACYC_CLIENT_CLOCK_H
+#define TRACYC_CLIENT_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+extern int tc_clock_uses_tsc;
+
+static inline int64_t tc_clock_monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline int64_t tc_clock_now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_expect(tc_clock_uses_tsc, 1))
+        return (int64_t)__rdtsc();
+#endif
+    return tc_clock_monotonic_ns();
+}
+
+/* Choose the clock source. Called once, before the first timestamp. */
+void tc_clock_init(void);
+
+/* Nanoseconds per tick, measured against CLOCK_MONOTONIC_RAW over at least min_ns of
+ * wall time since tc_clock_init (waits for the remainder). 1.0 without TSC. */
+double tc_clock_calibrate(int64_t min_ns);
+
+/* Smallest positive difference between consecutive reads, in ticks. */
+uint64_t tc_clock_resolution(void);
+
+#endif

@@ -1,0 +1,58 @@
+/* conn.h - one connection to a server: transport, encoder, and the answers to queries.
+ *
+ * The same code serves a TCP server and the in-process capture; only the transport
+ * differs. A connection remembers every identifier it sent (source locations, strings),
+ * so a query is answered only from data the client itself put on this connection; an
+ * unknown identifier gets a placeholder, never a read of arbitrary memory.
+ */
+#ifndef TRACYC_CLIENT_CONN_H
+#define TRACYC_CLIENT_CONN_H
+
+#include "client/idmap.h"
+#include "wire/encode.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tc_thread;
+struct tc_rec;
+
+struct tc_transport {
+    /* 0 when all bytes were sent, -1 when the peer is gone. */
+    int (*send)(struct tc_transport *t, const void *data, size_t len);
+    /* Bytes read (> 0), 0 when nothing arrived within timeout_ms, -1 when gone. */
+    long (*recv)(struct tc_transport *t, void *buf, size_t cap, int timeout_ms);
+    void (*close)(struct tc_transport *t);
+};
+
+struct tc_conn {
+    struct tc_transport *transport;
+    int slot; /* index of this connection in the per-thread connection state */
+    struct tc_encoder enc;
+    struct tc_idmap ids;
+    uint64_t recent_ids[256]; /* direct-mapped cache of ids already in `ids` */
+    struct tc_idmap pools;
+    uint8_t query[13];
+    size_t query_len;
+    int alive;
+    int terminated; /* the server asked to stop */
+    uint64_t dropped_reported;
+};
+
+/* Performs the client side of the handshake. 0 when the server was welcomed. */
+int tc_conn_open(struct tc_conn *c, struct tc_transport *t, int slot);
+void tc_conn_close(struct tc_conn *c);
+
+/* Encodes one record. `t` is the thread that wrote it, NULL for serial records. */
+void tc_conn_record(struct tc_conn *c, struct tc_thread *t, const struct tc_rec *r);
+/* Encodes the records in [begin, end), all written by t (NULL: the serial stream). */
+void tc_conn_records(struct tc_conn *c, struct tc_thread *t, const uint8_t *begin, const uint8_t *end);
+
+/* Reads and answers every query that has arrived (waiting up to timeout_ms for the
+ * first byte), then flushes. Returns the number of queries answered, -1 when gone. */
+int tc_conn_serve_queries(struct tc_conn *c, int timeout_ms);
+
+/* Reports the events dropped so far, as a Tracy-sourced message, if the count grew. */
+void tc_conn_report_drops(struct tc_conn *c, uint64_t dropped);
+
+#endif

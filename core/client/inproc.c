@@ -1,0 +1,155 @@
+/* inproc.c - the in-process capture. The worker talks to it exactly as to a TCP server:
+ * frames go in through send(), queries come back through recv(). Both ends run on the
+ * worker thread, so no locking is needed. */
+#include "client/inproc.h"
+
+#include "trace/export.h"
+#include "trace/model.h"
+#include "wire/decode.h"
+#include "wire/protocol.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tc_inproc {
+    struct tc_transport base;
+    char *path;
+    struct tcd_decoder *dec;
+    struct tct_trace *trace;
+    uint8_t *pending; /* query bytes not yet read by the client */
+    size_t pending_len, pending_cap, pending_read;
+    int handshake_sent;
+};
+
+static void on_event(void *user, const struct tcd_event *ev)
+{
+    struct tc_inproc *ip = user;
+    tct_trace_on_event(ip->trace, ev);
+}
+
+static void push_bytes(struct tc_inproc *ip, const uint8_t *data, size_t len)
+{
+    if (ip->pending_read == ip->pending_len)
+        ip->pending_read = ip->pending_len = 0;
+    if (ip->pending_len + len > ip->pending_cap) {
+        size_t cap = ip->pending_cap ? ip->pending_cap * 2 : 4096;
+        while (cap < ip->pending_len + len)
+            cap *= 2;
+        uint8_t *p = realloc(ip->pending, cap);
+        if (!p)
+            return;
+        ip->pending = p;
+        ip->pending_cap = cap;
+    }
+    memcpy(ip->pending + ip->pending_len, data, len);
+    ip->pending_len += len;
+}
+
+static void on_query(void *user, const uint8_t packet[13])
+{
+    push_bytes(user, packet, 13);
+}
+
+static int ip_send(struct tc_transport *t, const void *data, size_t len)
+{
+    struct tc_inproc *ip = (struct tc_inproc *)t;
+    enum tcd_state s = tcd_decoder_feed(ip->dec, data, len);
+    if (s == TCD_STATE_FAILED)
+        return -1;
+    if (s == TCD_STATE_DONE && ip->pending_read == ip->pending_len) {
+        static const uint8_t terminate[13] = {TCW_QUERY_TERMINATE};
+        push_bytes(ip, terminate, sizeof terminate);
+    }
+    return 0;
+}
+
+static long ip_recv(struct tc_transport *t, void *buf, size_t cap, int timeout_ms)
+{
+    struct tc_inproc *ip = (struct tc_inproc *)t;
+    (void)timeout_ms; /* both ends run on this thread: waiting cannot bring more bytes */
+    if (!ip->handshake_sent) {
+        uint8_t hello[12];
+        tcd_handshake_request(hello);
+        push_bytes(ip, hello, sizeof hello);
+        ip->handshake_sent = 1;
+    }
+    if (tcd_decoder_state(ip->dec) == TCD_STATE_FAILED)
+        return -1;
+    size_t n = ip->pending_len - ip->pending_read;
+    if (n > cap)
+        n = cap;
+    memcpy(buf, ip->pending + ip->pending_read, n);
+    ip->pending_read += n;
+    return (long)n;
+}
+
+static void ip_close(struct tc_transport *t)
+{
+    (void)t; /* the capture outlives the connection: tc_inproc_finish writes it */
+}
+
+int tc_inproc_check_path(const char *path, char *err, size_t errlen)
+{
+    FILE *probe = strcmp(path, "-") ? fopen(path, "a") : stdout;
+    if (!probe) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (probe != stdout)
+        fclose(probe);
+    return 0;
+}
+
+struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen)
+{
+    if (tc_inproc_check_path(path, err, errlen) != 0)
+        return NULL;
+    struct tc_inproc *ip = calloc(1, sizeof *ip);
+    if (!ip) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    static const struct tcd_callbacks callbacks = {on_event, on_query};
+    ip->base.send = ip_send;
+    ip->base.recv = ip_recv;
+    ip->base.close = ip_close;
+    ip->path = strdup(path);
+    ip->dec = tcd_decoder_new(&callbacks, ip, NULL);
+    ip->trace = tct_trace_new();
+    if (!ip->path || !ip->dec || !ip->trace) {
+        tc_inproc_finish(ip);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    return ip;
+}
+
+struct tc_transport *tc_inproc_transport(struct tc_inproc *ip)
+{
+    return &ip->base;
+}
+
+int tc_inproc_finish(struct tc_inproc *ip)
+{
+    int rc = 0;
+    if (ip->dec && ip->trace && ip->path) {
+        if (tcd_decoder_state(ip->dec) == TCD_STATE_FAILED)
+            fprintf(stderr, "tracyc: in-process capture: %s\n", tcd_decoder_error(ip->dec));
+        tct_trace_finish(ip->trace);
+        char err[256];
+        if (tct_export_file(ip->trace, ip->dec, ip->path, NULL, err, sizeof err) != 0) {
+            fprintf(stderr, "tracyc: cannot write %s: %s\n", ip->path, err);
+            rc = -1;
+        }
+    }
+    if (ip->trace)
+        tct_trace_free(ip->trace);
+    if (ip->dec)
+        tcd_decoder_free(ip->dec);
+    free(ip->pending);
+    free(ip->path);
+    free(ip);
+    return rc;
+}

@@ -1,0 +1,22 @@
+/* inproc.h - the in-process capture: a transport that hands the client's frames to the
+ * decoder in the same process, builds the trace model, and writes it out at the end. */
+#ifndef TRACYC_CLIENT_INPROC_H
+#define TRACYC_CLIENT_INPROC_H
+
+#include "client/conn.h"
+
+#include <stddef.h>
+
+struct tc_inproc;
+
+/* 0 when path ("-": stdout) can be written, else -1 with the reason in err. */
+int tc_inproc_check_path(const char *path, char *err, size_t errlen);
+
+/* Checks that path can be written, then prepares decoder and model. NULL on error
+ * (message in err). */
+struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen);
+struct tc_transport *tc_inproc_transport(struct tc_inproc *ip);
+/* Writes the output file and frees everything. 0 or -1 (message on stderr). */
+int tc_inproc_finish(struct tc_inproc *ip);
+
+#endif

@@ -1,0 +1,171 @@
+/* lifecycle.c - start-up at the first call, configuration, thread registration, fork
+ * and shutdown. Everything here is off the hot path. */
+#include "client/lifecycle.h"
+
+#include "client/clock.h"
+#include "client/worker.h"
+#include "tracyc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t thread_key;
+
+static int env_true(const char *name)
+{
+    const char *v = getenv(name);
+    return v && v[0] == '1';
+}
+
+static size_t parse_size(const char *s, size_t fallback)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s)
+        return fallback;
+    switch (*end) {
+    case 'k':
+    case 'K':
+        v <<= 10;
+        break;
+    case 'm':
+    case 'M':
+        v <<= 20;
+        break;
+    case 'g':
+    case 'G':
+        v <<= 30;
+        break;
+    default:
+        break;
+    }
+    return v ? (size_t)v : fallback;
+}
+
+static void read_config(struct tc_config *c)
+{
+    const char *v;
+    c->port = (v = getenv("TRACY_PORT")) ? (uint16_t)atoi(v) : 0;
+    v = getenv("TRACYC_LISTEN");
+    c->listen_any = v && strcmp(v, "any") == 0;
+    c->broadcast = env_true("TRACYC_BROADCAST");
+    c->no_exit = env_true("TRACY_NO_EXIT");
+    c->buffer_limit = (v = getenv("TRACYC_BUFFER_LIMIT")) ? parse_size(v, (size_t)256 << 20) : (size_t)256 << 20;
+    v = getenv("TRACYC_OUTPUT");
+    c->output = v && *v ? strdup(v) : NULL;
+}
+
+static void thread_exit(void *arg)
+{
+    struct tc_thread *t = arg;
+    tc_stream_commit(&t->stream); /* a last zone begin may not be published yet */
+    atomic_store_explicit(&t->exited, 1, memory_order_release);
+}
+
+static void at_exit(void)
+{
+    ___tracy_shutdown_profiler();
+}
+
+/* A forked child must not write into the parent's connection: it becomes inert. */
+static void after_fork_child(void)
+{
+    atomic_store(&tc_prof.state, TC_STATE_DISABLED);
+    tc_self = NULL;
+    tc_worker_forget_after_fork();
+}
+
+static int start_locked(void)
+{
+    int state = atomic_load(&tc_prof.state);
+    if (state != TC_STATE_OFF)
+        return state == TC_STATE_RUNNING ? 0 : -1;
+    if (env_true("TRACYC_DISABLE")) {
+        atomic_store(&tc_prof.state, TC_STATE_DISABLED);
+        return -1;
+    }
+    read_config(&tc_prof.config);
+    tc_buffer_limit = tc_prof.config.buffer_limit;
+    tc_clock_init();
+    tc_prof.init_begin = tc_clock_now();
+    tc_prof.epoch = (uint64_t)time(NULL);
+    tc_prof.main_tid = (uint32_t)getpid();
+    pthread_key_create(&thread_key, thread_exit);
+    if (tc_stream_init(&tc_prof.serial) != 0)
+        return -1;
+    tc_prof.init_end = tc_clock_now();
+    atomic_store(&tc_prof.state, TC_STATE_RUNNING);
+    if (tc_worker_start() != 0) {
+        atomic_store(&tc_prof.state, TC_STATE_DISABLED);
+        return -1;
+    }
+    pthread_atfork(NULL, NULL, after_fork_child);
+    atexit(at_exit);
+    return 0;
+}
+
+int tc_profiler_ensure(void)
+{
+    if (atomic_load_explicit(&tc_prof.state, memory_order_acquire) == TC_STATE_RUNNING)
+        return 0;
+    pthread_mutex_lock(&start_lock);
+    int r = start_locked();
+    pthread_mutex_unlock(&start_lock);
+    return r;
+}
+
+struct tc_thread *tc_thread_attach(void)
+{
+    static _Atomic uint32_t next_key = 1;
+    if (tc_profiler_ensure() != 0)
+        return NULL;
+    struct tc_thread *t = aligned_alloc(64, sizeof *t);
+    if (!t)
+        return NULL;
+    memset(t, 0, sizeof *t);
+    if (tc_stream_init(&t->stream) != 0) {
+        free(t);
+        return NULL;
+    }
+    t->tid = tc_current_tid();
+    t->zone_key = (atomic_fetch_add(&next_key, 1) & 0xfff) << 20;
+    pthread_mutex_lock(&tc_prof.threads_lock);
+    t->next = tc_prof.threads;
+    tc_prof.threads = t;
+    pthread_mutex_unlock(&tc_prof.threads_lock);
+    pthread_setspecific(thread_key, t);
+    tc_self = t;
+    return t;
+}
+
+void ___tracy_startup_profiler(void)
+{
+    tc_profiler_ensure();
+}
+
+int32_t ___tracy_profiler_started(void)
+{
+    return atomic_load(&tc_prof.state) == TC_STATE_RUNNING;
+}
+
+int tracyc_disabled(void)
+{
+    tc_profiler_ensure();
+    return atomic_load(&tc_prof.state) == TC_STATE_DISABLED;
+}
+
+void ___tracy_shutdown_profiler(void)
+{
+    pthread_mutex_lock(&start_lock);
+    int expected = TC_STATE_RUNNING;
+    if (atomic_compare_exchange_strong(&tc_prof.state, &expected, TC_STATE_STOPPING)) {
+        if (tc_self)
+            tc_stream_commit(&tc_self->stream);
+        tc_worker_stop();
+        atomic_store(&tc_prof.state, TC_STATE_STOPPED);
+    }
+    pthread_mutex_unlock(&start_lock);
+}

@@ -1,0 +1,141 @@
+/* net.c - loopback-by-default TCP listening, non-blocking accept, socket transport. */
+#include "client/net.h"
+
+#include "client/welcome.h"
+#include "wire/protocol.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct tcp_transport {
+    struct tc_transport base;
+    int fd;
+};
+
+static int tcp_send(struct tc_transport *t, const void *data, size_t len)
+{
+    struct tcp_transport *tt = (struct tcp_transport *)t;
+    const uint8_t *p = data;
+    while (len) {
+        ssize_t n = send(tt->fd, p, len, MSG_NOSIGNAL);
+        if (n > 0) {
+            p += n;
+            len -= (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            /* A slow server: wait, but give up on one that stopped reading entirely. */
+            struct pollfd pfd = {tt->fd, POLLOUT, 0};
+            if (poll(&pfd, 1, 10000) > 0 && !(pfd.revents & (POLLERR | POLLHUP)))
+                continue;
+        }
+        return -1;
+    }
+    return 0;
+}
+
+static long tcp_recv(struct tc_transport *t, void *buf, size_t cap, int timeout_ms)
+{
+    struct tcp_transport *tt = (struct tcp_transport *)t;
+    struct pollfd pfd = {tt->fd, POLLIN, 0};
+    int r = poll(&pfd, 1, timeout_ms);
+    if (r == 0)
+        return 0;
+    if (r < 0)
+        return errno == EINTR ? 0 : -1;
+    ssize_t n = recv(tt->fd, buf, cap, 0);
+    if (n > 0)
+        return (long)n;
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return 0;
+    return -1;
+}
+
+static void tcp_close(struct tc_transport *t)
+{
+    struct tcp_transport *tt = (struct tcp_transport *)t;
+    close(tt->fd);
+    free(tt);
+}
+
+int tc_net_listen(uint16_t port, int any, uint16_t *bound_port)
+{
+    int tries = port ? 1 : 20;
+    uint16_t first = port ? port : TCW_DEFAULT_PORT;
+    for (int i = 0; i < tries; i++) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return -1;
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        struct sockaddr_in addr = {0};
+        addr.sin_family = AF_INET;
+        addr.sin_port = htons((uint16_t)(first + i));
+        addr.sin_addr.s_addr = htonl(any ? INADDR_ANY : INADDR_LOOPBACK);
+        if (bind(fd, (struct sockaddr *)&addr, sizeof addr) == 0 && listen(fd, 4) == 0) {
+            *bound_port = (uint16_t)(first + i);
+            return fd;
+        }
+        close(fd);
+    }
+    return -1;
+}
+
+struct tc_transport *tc_net_accept(int listen_fd)
+{
+    int fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct tcp_transport *t = malloc(sizeof *t);
+    if (!t) {
+        close(fd);
+        return NULL;
+    }
+    t->base.send = tcp_send;
+    t->base.recv = tcp_recv;
+    t->base.close = tcp_close;
+    t->fd = fd;
+    return &t->base;
+}
+
+void tc_net_broadcast(uint16_t port, int32_t active_time)
+{
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one, sizeof one);
+    uint8_t msg[20 + 64];
+    uint8_t welcome[TCW_WELCOME_SIZE];
+    tc_welcome_build(welcome);
+    uint16_t version = 3;
+    uint32_t protocol = TCW_PROTOCOL_VERSION;
+    uint64_t pid = (uint64_t)getpid();
+    memcpy(msg, &version, 2);
+    memcpy(msg + 2, &port, 2);
+    memcpy(msg + 4, &protocol, 4);
+    memcpy(msg + 8, &pid, 8);
+    memcpy(msg + 16, &active_time, 4);
+    const char *name = (const char *)welcome + TCW_WELCOME_PROGRAM_NAME;
+    size_t len = strnlen(name, 63);
+    memcpy(msg + 20, name, len);
+    msg[20 + len] = 0;
+    struct sockaddr_in addr = {0};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(TCW_DEFAULT_PORT);
+    addr.sin_addr.s_addr = htonl(INADDR_BROADCAST);
+    sendto(fd, msg, 21 + len, 0, (struct sockaddr *)&addr, sizeof addr);
+    close(fd);
+}

@@ -1,0 +1,19 @@
+/* net.h - the client's listening socket and the TCP transport of a connection. */
+#ifndef TRACYC_CLIENT_NET_H
+#define TRACYC_CLIENT_NET_H
+
+#include "client/conn.h"
+
+#include <stdint.h>
+
+/* Listens on 127.0.0.1 (or every interface with any = 1). port 0 means the upstream
+ * search: 8086, then the next 19 ports. Returns the socket, or -1. */
+int tc_net_listen(uint16_t port, int any, uint16_t *bound_port);
+
+/* Accepts a pending connection without blocking. Returns a transport, or NULL. */
+struct tc_transport *tc_net_accept(int listen_fd);
+
+/* One UDP broadcast announcement (only with TRACYC_BROADCAST=1). */
+void tc_net_broadcast(uint16_t port, int32_t active_time);
+
+#endif

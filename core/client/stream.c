@@ -1,0 +1,166 @@
+/* stream.c - chunk allocation, recycling and draining of a tc_stream. */
+#include "client/stream.h"
+
+#include <stdlib.h>
+
+#define CHUNK_BYTES (128 * 1024)
+#define FORCED_CHUNK_BYTES 4096
+#define MAX_RECYCLED 4
+
+_Atomic size_t tc_buffer_bytes;
+size_t tc_buffer_limit = (size_t)256 << 20;
+
+static struct tc_chunk *chunk_new(size_t data_size, int force)
+{
+    size_t total = sizeof(struct tc_chunk) + data_size;
+    size_t used = atomic_fetch_add_explicit(&tc_buffer_bytes, total, memory_order_relaxed);
+    if (!force && used + total > tc_buffer_limit) {
+        atomic_fetch_sub_explicit(&tc_buffer_bytes, total, memory_order_relaxed);
+        return NULL;
+    }
+    struct tc_chunk *c = malloc(total);
+    if (!c) {
+        atomic_fetch_sub_explicit(&tc_buffer_bytes, total, memory_order_relaxed);
+        return NULL;
+    }
+    atomic_init(&c->next, NULL);
+    atomic_init(&c->committed, 0);
+    c->size = c->open_size = data_size;
+    c->spare_next = NULL;
+    return c;
+}
+
+static void chunk_free(struct tc_chunk *c)
+{
+    atomic_fetch_sub_explicit(&tc_buffer_bytes, sizeof(struct tc_chunk) + c->size, memory_order_relaxed);
+    free(c);
+}
+
+int tc_stream_init(struct tc_stream *s)
+{
+    struct tc_chunk *c = chunk_new(CHUNK_BYTES - sizeof(struct tc_chunk), 1);
+    if (!c)
+        return -1;
+    s->tail = s->head = c;
+    s->pos = s->read = 0;
+    s->spare = NULL;
+    atomic_init(&s->recycled, NULL);
+    atomic_init(&s->recycled_count, 0);
+    return 0;
+}
+
+void tc_stream_destroy(struct tc_stream *s)
+{
+    struct tc_chunk *c = s->head;
+    while (c) {
+        struct tc_chunk *next = atomic_load_explicit(&c->next, memory_order_relaxed);
+        chunk_free(c);
+        c = next;
+    }
+    for (c = s->spare; c;) {
+        struct tc_chunk *next = c->spare_next;
+        chunk_free(c);
+        c = next;
+    }
+    for (c = atomic_exchange(&s->recycled, NULL); c;) {
+        struct tc_chunk *next = c->spare_next;
+        chunk_free(c);
+        c = next;
+    }
+    s->head = s->tail = NULL;
+}
+
+static struct tc_chunk *take_spare(struct tc_stream *s, size_t n)
+{
+    if (!s->spare) {
+        s->spare = atomic_exchange_explicit(&s->recycled, NULL, memory_order_acquire);
+        atomic_store_explicit(&s->recycled_count, 0, memory_order_relaxed);
+    }
+    struct tc_chunk *c = s->spare;
+    if (!c || c->size < n)
+        return NULL;
+    s->spare = c->spare_next;
+    atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
+    atomic_store_explicit(&c->committed, 0, memory_order_relaxed);
+    return c;
+}
+
+void *tc_stream_reserve_slow(struct tc_stream *s, size_t n, int force)
+{
+    struct tc_chunk *c = take_spare(s, n);
+    if (!c) {
+        size_t want = CHUNK_BYTES - sizeof(struct tc_chunk);
+        c = chunk_new(want >= n ? want : n, 0);
+        /* Past the limit, forced records (ends of recorded zones) get a small chunk that
+         * other records may not use, so it holds many of them and memory stays bounded. */
+        if (!c && force) {
+            c = chunk_new(n > FORCED_CHUNK_BYTES ? n : FORCED_CHUNK_BYTES, 1);
+            if (c)
+                c->open_size = 0;
+        }
+        if (!c)
+            return NULL;
+    }
+    /* Publish everything written to the old tail (a zone begin may not be published
+     * yet): once the consumer sees next, it takes the old chunk's size as final. */
+    atomic_store_explicit(&s->tail->committed, s->pos, memory_order_release);
+    atomic_store_explicit(&s->tail->next, c, memory_order_release);
+    s->tail = c;
+    s->pos = n;
+    return c->data;
+}
+
+void tc_stream_mark(struct tc_stream *s, struct tc_stream_mark *m)
+{
+    struct tc_chunk *c = s->head, *next;
+    while ((next = atomic_load_explicit(&c->next, memory_order_acquire)))
+        c = next;
+    m->chunk = c;
+    m->end = atomic_load_explicit(&c->committed, memory_order_acquire);
+}
+
+static void recycle(struct tc_stream *s, struct tc_chunk *c)
+{
+    if (c->size < CHUNK_BYTES - sizeof(struct tc_chunk) ||
+        atomic_load_explicit(&s->recycled_count, memory_order_relaxed) >= MAX_RECYCLED) {
+        chunk_free(c);
+        return;
+    }
+    atomic_fetch_add_explicit(&s->recycled_count, 1, memory_order_relaxed);
+    struct tc_chunk *top = atomic_load_explicit(&s->recycled, memory_order_relaxed);
+    do {
+        c->spare_next = top;
+    } while (!atomic_compare_exchange_weak_explicit(&s->recycled, &top, c, memory_order_release, memory_order_relaxed));
+}
+
+size_t tc_stream_drain(struct tc_stream *s, const struct tc_stream_mark *m, tc_range_fn fn, void *user)
+{
+    size_t bytes = 0;
+    for (;;) {
+        struct tc_chunk *c = s->head;
+        size_t end = (m && m->chunk == c) ? m->end : atomic_load_explicit(&c->committed, memory_order_acquire);
+        if (s->read < end) {
+            fn(user, c->data + s->read, c->data + end);
+            bytes += end - s->read;
+            s->read = end;
+        }
+        if (m && m->chunk == c)
+            return bytes;
+        struct tc_chunk *next = atomic_load_explicit(&c->next, memory_order_acquire);
+        if (!next)
+            return bytes;
+        /* Committed may have grown before next was linked. */
+        if (atomic_load_explicit(&c->committed, memory_order_acquire) > s->read)
+            continue;
+        s->head = next;
+        s->read = 0;
+        recycle(s, c);
+    }
+}
+
+int tc_stream_empty(struct tc_stream *s)
+{
+    struct tc_chunk *c = s->head;
+    return atomic_load_explicit(&c->next, memory_order_acquire) == NULL &&
+           atomic_load_explicit(&c->committed, memory_order_acquire) == s->read;
+}

@@ -1,0 +1,91 @@
+/* welcome.c - program name, host description and clock parameters for the server. */
+#include "client/welcome.h"
+
+#include "client/clock.h"
+#include "client/state.h"
+#include "wire/protocol.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+/* The executable's name (/proc/self/comm would cut it at 15 bytes). */
+static void program_name(char *buf, size_t cap)
+{
+    extern char *program_invocation_short_name;
+    snprintf(buf, cap, "%s",
+             program_invocation_short_name && *program_invocation_short_name ? program_invocation_short_name
+                                                                             : "program");
+}
+
+static void cpu_identity(uint8_t *manufacturer, uint32_t *id, char *brand, size_t cap)
+{
+    snprintf(brand, cap, "unknown");
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (__get_cpuid(0, &a, &b, &c, &d)) {
+        memcpy(manufacturer, &b, 4);
+        memcpy(manufacturer + 4, &d, 4);
+        memcpy(manufacturer + 8, &c, 4);
+    }
+    if (__get_cpuid(1, &a, &b, &c, &d))
+        *id = (a & 0xfff) | ((a & 0x0fff0000) >> 4);
+    unsigned regs[12];
+    if (__get_cpuid(0x80000000u, &a, &b, &c, &d) && a >= 0x80000004u) {
+        for (unsigned i = 0; i < 3; i++)
+            __get_cpuid(0x80000002u + i, &regs[4 * i], &regs[4 * i + 1], &regs[4 * i + 2], &regs[4 * i + 3]);
+        memcpy(brand, regs, cap < 48 ? cap - 1 : 48);
+        brand[cap < 49 ? cap - 1 : 48] = 0;
+    }
+#else
+    (void)manufacturer;
+    (void)id;
+#endif
+}
+
+static void host_info(char *buf, size_t cap, const char *cpu)
+{
+    struct utsname u;
+    uname(&u);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const char *user = getenv("USER");
+    snprintf(buf, cap, "OS: %s %s\nCompiler: tracyc (C11)\nUser: %s\nArch: %s\nCPU: %s\nCPU cores: %ld\nRAM: %lld MB\n",
+             u.sysname, u.release, user ? user : "?", u.machine, cpu, sysconf(_SC_NPROCESSORS_ONLN),
+             (long long)pages * page / (1024 * 1024));
+}
+
+void tc_welcome_build(uint8_t out[TCW_WELCOME_SIZE])
+{
+    memset(out, 0, TCW_WELCOME_SIZE);
+    double mul = tc_clock_calibrate(20 * 1000000);
+    uint64_t resolution = tc_clock_resolution();
+    uint64_t pid = (uint64_t)getpid();
+    memcpy(out + TCW_WELCOME_TIMER_MUL, &mul, 8);
+    memcpy(out + TCW_WELCOME_INIT_BEGIN, &tc_prof.init_begin, 8);
+    memcpy(out + TCW_WELCOME_INIT_END, &tc_prof.init_end, 8);
+    memcpy(out + TCW_WELCOME_RESOLUTION, &resolution, 8);
+    memcpy(out + TCW_WELCOME_EPOCH, &tc_prof.epoch, 8);
+    memcpy(out + TCW_WELCOME_PID, &pid, 8);
+    /* Reconnecting servers see frees of blocks allocated before they connected. */
+    out[TCW_WELCOME_FLAGS] = TCW_FLAG_IGNORE_MEM_FAULTS;
+#if defined(__x86_64__)
+    out[TCW_WELCOME_CPU_ARCH] = 2;
+#elif defined(__aarch64__)
+    out[TCW_WELCOME_CPU_ARCH] = 4;
+#elif defined(__i386__)
+    out[TCW_WELCOME_CPU_ARCH] = 1;
+#elif defined(__arm__)
+    out[TCW_WELCOME_CPU_ARCH] = 3;
+#endif
+    uint32_t cpu_id = 0;
+    char brand[64];
+    cpu_identity(out + TCW_WELCOME_CPU_MANUFACTURER, &cpu_id, brand, sizeof brand);
+    memcpy(out + TCW_WELCOME_CPU_ID, &cpu_id, 4);
+    program_name((char *)out + TCW_WELCOME_PROGRAM_NAME, TCW_PROGRAM_NAME_SIZE);
+    host_info((char *)out + TCW_WELCOME_HOST_INFO, TCW_HOST_INFO_SIZE, brand);
+}
