@@ -3,11 +3,19 @@
 #include "client/api.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-static uint64_t query_ctx(uint16_t query, uint8_t context)
+static union tc_rec *reserve(unsigned type, int force, int serial)
 {
-    return (uint64_t)query | ((uint64_t)context << 16);
+    struct tc_thread *owner;
+    return serial ? tc_serial_reserve(type, 0, force) : tc_thread_reserve(&owner, type, 0, force);
+}
+
+static void commit(struct tc_thread *t, int serial)
+{
+    if (serial)
+        tc_serial_commit();
+    else
+        tc_thread_commit(t);
 }
 
 static void zone_begin(uint64_t srcloc, uint16_t query, uint8_t context, int alloc, int serial)
@@ -15,27 +23,19 @@ static void zone_begin(uint64_t srcloc, uint16_t query, uint8_t context, int all
     struct tc_thread *t = tc_thread_get();
     if (!t)
         return;
-    struct tc_rec *r;
-    if (serial) {
-        r = tc_serial_reserve(TC_REC_GPU_ZONE_BEGIN, 0, 0);
-    } else {
-        struct tc_thread *owner;
-        r = tc_thread_reserve(&owner, TC_REC_GPU_ZONE_BEGIN, 0, 0);
-    }
+    union tc_rec *r = reserve(TC_REC_GPU_ZONE_BEGIN, 0, serial);
     if (!r) {
         if (alloc)
             free((void *)(uintptr_t)srcloc);
         return;
     }
-    r->u8 = (uint8_t)(alloc ? 1 : 0);
-    r->u32 = t->tid;
-    r->w[0] = (uint64_t)tc_clock_now();
-    r->w[1] = srcloc;
-    r->w[2] = query_ctx(query, context);
-    if (serial)
-        tc_serial_commit();
-    else
-        tc_thread_commit(t);
+    r->gpu_zone_begin.alloc = alloc != 0;
+    r->gpu_zone_begin.thread = t->tid;
+    r->gpu_zone_begin.time = tc_clock_now();
+    r->gpu_zone_begin.srcloc = srcloc;
+    r->gpu_zone_begin.query = query;
+    r->gpu_zone_begin.context = context;
+    commit(t, serial);
 }
 
 static void zone_end(uint16_t query, uint8_t context, int serial)
@@ -43,33 +43,26 @@ static void zone_end(uint16_t query, uint8_t context, int serial)
     struct tc_thread *t = tc_thread_get();
     if (!t)
         return;
-    struct tc_rec *r;
-    if (serial) {
-        r = tc_serial_reserve(TC_REC_GPU_ZONE_END, 0, 1);
-    } else {
-        struct tc_thread *owner;
-        r = tc_thread_reserve(&owner, TC_REC_GPU_ZONE_END, 0, 1);
-    }
+    union tc_rec *r = reserve(TC_REC_GPU_ZONE_END, 1, serial);
     if (!r)
         return;
     /* Contexts are created with a thread, so the server keeps one zone stack per
      * context and expects ends to carry thread 0, as upstream sends them. */
-    r->u32 = 0;
-    r->w[0] = (uint64_t)tc_clock_now();
-    r->w[1] = query_ctx(query, context);
-    if (serial)
-        tc_serial_commit();
-    else
-        tc_thread_commit(t);
+    r->gpu_zone_end.thread = 0;
+    r->gpu_zone_end.time = tc_clock_now();
+    r->gpu_zone_end.query = query;
+    r->gpu_zone_end.context = context;
+    commit(t, serial);
 }
 
 static void gpu_time(int64_t gpu_time, uint16_t query, uint8_t context)
 {
-    struct tc_rec *r = tc_serial_reserve(TC_REC_GPU_TIME, 0, 1);
+    union tc_rec *r = tc_serial_reserve(TC_REC_GPU_TIME, 0, 1);
     if (!r)
         return;
-    r->w[0] = (uint64_t)gpu_time;
-    r->w[1] = query_ctx(query, context);
+    r->gpu_time.gpu_time = gpu_time;
+    r->gpu_time.query = query;
+    r->gpu_time.context = context;
     tc_serial_commit();
 }
 
@@ -78,16 +71,16 @@ static void new_context(const struct ___tracy_gpu_new_context_data d)
     struct tc_thread *t = tc_thread_get();
     if (!t)
         return;
-    struct tc_rec *r = tc_serial_reserve(TC_REC_GPU_NEW_CONTEXT, 0, 1);
+    union tc_rec *r = tc_serial_reserve(TC_REC_GPU_NEW_CONTEXT, 0, 1);
     if (!r)
         return;
-    uint32_t period;
-    memcpy(&period, &d.period, 4);
-    r->u8 = d.context;
-    r->u32 = t->tid;
-    r->w[0] = (uint64_t)tc_clock_now();
-    r->w[1] = (uint64_t)d.gpuTime;
-    r->w[2] = period | ((uint64_t)d.flags << 32) | ((uint64_t)d.type << 40);
+    r->gpu_new_context.context = d.context;
+    r->gpu_new_context.thread = t->tid;
+    r->gpu_new_context.cpu_time = tc_clock_now();
+    r->gpu_new_context.gpu_time = d.gpuTime;
+    r->gpu_new_context.period = d.period;
+    r->gpu_new_context.flags = d.flags;
+    r->gpu_new_context.gpu_type = d.type;
     tc_serial_commit();
 }
 
@@ -95,35 +88,33 @@ static void context_name(const struct ___tracy_gpu_context_name_data d)
 {
     if (!d.name)
         return;
-    size_t len = tc_text_fit(d.name, d.len, TC_MAX_TEXT);
-    struct tc_rec *r = tc_serial_reserve(TC_REC_GPU_CONTEXT_NAME, len, 1);
+    union tc_rec *r = tc_serial_reserve_text(TC_REC_GPU_CONTEXT_NAME, d.name, d.len, 1);
     if (!r)
         return;
-    r->u8 = d.context;
-    memcpy((char *)tc_rec_text(r), d.name, len);
+    r->gpu_context_name.context = d.context;
     tc_serial_commit();
 }
 
 static void calibration(const struct ___tracy_gpu_calibration_data d)
 {
-    struct tc_rec *r = tc_serial_reserve(TC_REC_GPU_CALIBRATION, 0, 0);
+    union tc_rec *r = tc_serial_reserve(TC_REC_GPU_CALIBRATION, 0, 0);
     if (!r)
         return;
-    r->u8 = d.context;
-    r->w[0] = (uint64_t)tc_clock_now();
-    r->w[1] = (uint64_t)d.gpuTime;
-    r->w[2] = (uint64_t)d.cpuDelta;
+    r->gpu_calibration.context = d.context;
+    r->gpu_calibration.cpu_time = tc_clock_now();
+    r->gpu_calibration.gpu_time = d.gpuTime;
+    r->gpu_calibration.cpu_delta = d.cpuDelta;
     tc_serial_commit();
 }
 
 static void time_sync(const struct ___tracy_gpu_time_sync_data d)
 {
-    struct tc_rec *r = tc_serial_reserve(TC_REC_GPU_TIME_SYNC, 0, 0);
+    union tc_rec *r = tc_serial_reserve(TC_REC_GPU_TIME_SYNC, 0, 0);
     if (!r)
         return;
-    r->u8 = d.context;
-    r->w[0] = (uint64_t)tc_clock_now();
-    r->w[1] = (uint64_t)d.gpuTime;
+    r->gpu_time_sync.context = d.context;
+    r->gpu_time_sync.cpu_time = tc_clock_now();
+    r->gpu_time_sync.gpu_time = d.gpuTime;
     tc_serial_commit();
 }
 

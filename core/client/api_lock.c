@@ -3,7 +3,6 @@
 #include "client/api.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 struct __tracy_lockable_context_data {
     uint32_t id;
@@ -17,13 +16,13 @@ static uint32_t announce(const struct ___tracy_source_location_data *srcloc, uin
     if (tc_profiler_ensure() != 0)
         return UINT32_MAX;
     uint32_t id = atomic_fetch_add(&tc_prof.next_lock_id, 1);
-    struct tc_rec *r = tc_serial_reserve(TC_REC_LOCK_ANNOUNCE, 0, 1);
+    union tc_rec *r = tc_serial_reserve(TC_REC_LOCK_ANNOUNCE, 0, 1);
     if (!r)
         return UINT32_MAX;
-    r->u8 = shared;
-    r->u32 = id;
-    r->w[0] = (uint64_t)tc_clock_now();
-    r->w[1] = (uint64_t)(uintptr_t)srcloc;
+    r->lock_announce.shared = shared;
+    r->lock_announce.lock = id;
+    r->lock_announce.time = tc_clock_now();
+    r->lock_announce.srcloc = (uint64_t)(uintptr_t)srcloc;
     tc_serial_commit();
     return id;
 }
@@ -33,13 +32,13 @@ static void lock_event(uint32_t id, unsigned type, uint8_t shared)
     struct tc_thread *t = tc_thread_get();
     if (!t || id == UINT32_MAX)
         return;
-    struct tc_rec *r = tc_serial_reserve(type, 0, 0);
+    union tc_rec *r = tc_serial_reserve(type, 0, 0);
     if (!r)
         return;
-    r->u8 = shared;
-    r->u32 = id;
-    r->w[0] = (uint64_t)tc_clock_now();
-    r->w[1] = t->tid;
+    r->lock_event.shared = shared;
+    r->lock_event.lock = id;
+    r->lock_event.time = tc_clock_now();
+    r->lock_event.thread = t->tid;
     tc_serial_commit();
 }
 
@@ -55,11 +54,11 @@ static void terminate(uint32_t id)
 {
     if (id == UINT32_MAX)
         return;
-    struct tc_rec *r = tc_serial_reserve(TC_REC_LOCK_TERMINATE, 0, 1);
+    union tc_rec *r = tc_serial_reserve(TC_REC_LOCK_TERMINATE, 0, 1);
     if (!r)
         return;
-    r->u32 = id;
-    r->w[0] = (uint64_t)tc_clock_now();
+    r->lock_terminate.lock = id;
+    r->lock_terminate.time = tc_clock_now();
     tc_serial_commit();
 }
 
@@ -68,12 +67,12 @@ static void mark(uint32_t id, const struct ___tracy_source_location_data *srcloc
     struct tc_thread *t = tc_thread_get();
     if (!t || !srcloc || id == UINT32_MAX)
         return;
-    struct tc_rec *r = tc_serial_reserve(TC_REC_LOCK_MARK, 0, 0);
+    union tc_rec *r = tc_serial_reserve(TC_REC_LOCK_MARK, 0, 0);
     if (!r)
         return;
-    r->u32 = id;
-    r->w[0] = t->tid;
-    r->w[1] = (uint64_t)(uintptr_t)srcloc;
+    r->lock_mark.lock = id;
+    r->lock_mark.thread = t->tid;
+    r->lock_mark.srcloc = (uint64_t)(uintptr_t)srcloc;
     tc_serial_commit();
 }
 
@@ -81,12 +80,10 @@ static void custom_name(uint32_t id, const char *name, size_t len)
 {
     if (!name || id == UINT32_MAX)
         return;
-    len = tc_text_fit(name, len, TC_MAX_TEXT);
-    struct tc_rec *r = tc_serial_reserve(TC_REC_LOCK_NAME, len, 0);
+    union tc_rec *r = tc_serial_reserve_text(TC_REC_LOCK_NAME, name, len, 0);
     if (!r)
         return;
-    r->u32 = id;
-    memcpy((char *)tc_rec_text(r), name, len);
+    r->lock_name.lock = id;
     tc_serial_commit();
 }
 

@@ -7,14 +7,14 @@ static void mem_alloc(const void *ptr, size_t size, const char *name)
     struct tc_thread *t = tc_thread_get();
     if (!t)
         return;
-    struct tc_rec *r = tc_serial_reserve(TC_REC_MEM_ALLOC, 0, 0);
+    union tc_rec *r = tc_serial_reserve(TC_REC_MEM_ALLOC, 0, 0);
     if (!r)
         return;
-    r->u32 = t->tid;
-    r->w[0] = (uint64_t)tc_clock_now();
-    r->w[1] = (uint64_t)(uintptr_t)ptr;
-    r->w[2] = (uint64_t)size & 0xffffffffffffULL; /* the protocol carries 48 bits */
-    r->w[3] = (uint64_t)(uintptr_t)name;
+    r->mem_alloc.thread = t->tid;
+    r->mem_alloc.time = tc_clock_now();
+    r->mem_alloc.address = (uint64_t)(uintptr_t)ptr;
+    r->mem_alloc.size = (uint64_t)size & 0xffffffffffffULL; /* the protocol carries 48 bits */
+    r->mem_alloc.pool = name;
     tc_serial_commit();
 }
 
@@ -23,13 +23,13 @@ static void mem_free(const void *ptr, const char *name)
     struct tc_thread *t = tc_thread_get();
     if (!t)
         return;
-    struct tc_rec *r = tc_serial_reserve(TC_REC_MEM_FREE, 0, 0);
+    union tc_rec *r = tc_serial_reserve(TC_REC_MEM_FREE, 0, 0);
     if (!r)
         return;
-    r->u32 = t->tid;
-    r->w[0] = (uint64_t)tc_clock_now();
-    r->w[1] = (uint64_t)(uintptr_t)ptr;
-    r->w[2] = (uint64_t)(uintptr_t)name;
+    r->mem_free.thread = t->tid;
+    r->mem_free.time = tc_clock_now();
+    r->mem_free.address = (uint64_t)(uintptr_t)ptr;
+    r->mem_free.pool = name;
     tc_serial_commit();
 }
 
@@ -38,12 +38,12 @@ static void mem_discard(const char *name)
     struct tc_thread *t = tc_thread_get();
     if (!t || !name)
         return;
-    struct tc_rec *r = tc_serial_reserve(TC_REC_MEM_DISCARD, 0, 0);
+    union tc_rec *r = tc_serial_reserve(TC_REC_MEM_DISCARD, 0, 0);
     if (!r)
         return;
-    r->u32 = t->tid;
-    r->w[0] = (uint64_t)tc_clock_now();
-    r->w[1] = (uint64_t)(uintptr_t)name;
+    r->mem_discard.thread = t->tid;
+    r->mem_discard.time = tc_clock_now();
+    r->mem_discard.pool = name;
     tc_serial_commit();
 }
 

@@ -1,8 +1,6 @@
 /* api_message.c - messages and app info. */
 #include "client/api.h"
 
-#include <string.h>
-
 static uint8_t severity_of(int8_t severity)
 {
     return severity >= TracyMessageSeverityTrace && severity <= TracyMessageSeverityFatal
@@ -15,7 +13,14 @@ void ___tracy_emit_logString(int8_t severity, int32_t color, int32_t callstack_d
     (void)callstack_depth;
     if (!txt)
         return;
-    tc_emit_text(TC_REC_MESSAGE, txt, size, severity_of(severity), (uint32_t)color & 0xffffff, 1);
+    struct tc_thread *t;
+    union tc_rec *r = tc_thread_reserve_text(&t, TC_REC_MESSAGE, txt, &size);
+    if (!r)
+        return;
+    r->message.severity = severity_of(severity);
+    r->message.color = (uint32_t)color & 0xffffff;
+    r->message.time = tc_clock_now();
+    tc_thread_commit(t);
 }
 
 void ___tracy_emit_logStringL(int8_t severity, int32_t color, int32_t callstack_depth, const char *txt)
@@ -24,13 +29,13 @@ void ___tracy_emit_logStringL(int8_t severity, int32_t color, int32_t callstack_
     if (!txt)
         return;
     struct tc_thread *t;
-    struct tc_rec *r = tc_thread_reserve(&t, TC_REC_MESSAGE_LITERAL, 0, 0);
+    union tc_rec *r = tc_thread_reserve(&t, TC_REC_MESSAGE_LITERAL, 0, 0);
     if (!r)
         return;
-    r->u8 = severity_of(severity);
-    r->u32 = (uint32_t)color & 0xffffff;
-    r->w[0] = (uint64_t)tc_clock_now();
-    r->w[1] = (uint64_t)(uintptr_t)txt;
+    r->message_literal.severity = severity_of(severity);
+    r->message_literal.color = (uint32_t)color & 0xffffff;
+    r->message_literal.time = tc_clock_now();
+    r->message_literal.text = txt;
     tc_thread_commit(t);
 }
 
@@ -38,12 +43,10 @@ void ___tracy_emit_message_appinfo(const char *txt, size_t size)
 {
     if (!txt)
         return;
-    size = tc_text_fit(txt, size, TC_MAX_TEXT);
-    struct tc_rec *r = tc_serial_reserve(TC_REC_APP_INFO, size, 0);
+    union tc_rec *r = tc_serial_reserve_text(TC_REC_APP_INFO, txt, size, 0);
     if (!r)
         return;
-    r->w[0] = (uint64_t)tc_clock_now();
-    memcpy((char *)tc_rec_text(r), txt, size);
+    r->app_info.time = tc_clock_now();
     tc_serial_commit();
 }
 

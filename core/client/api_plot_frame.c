@@ -12,12 +12,12 @@ static _Atomic uint32_t main_frames;
 static void plot(unsigned type, const char *name, uint64_t bits)
 {
     struct tc_thread *t;
-    struct tc_rec *r = tc_thread_reserve(&t, type, 0, 0);
+    union tc_rec *r = tc_thread_reserve(&t, type, 0, 0);
     if (!r)
         return;
-    r->w[0] = (uint64_t)tc_clock_now();
-    r->w[1] = (uint64_t)(uintptr_t)name;
-    r->w[2] = bits;
+    r->plot.time = tc_clock_now();
+    r->plot.name = name;
+    r->plot.value_bits = bits;
     tc_thread_commit(t);
 }
 
@@ -52,24 +52,25 @@ void ___tracy_emit_plot_config(const char *name, int32_t type, int32_t step, int
 {
     if (!name)
         return;
-    struct tc_rec *r = tc_serial_reserve(TC_REC_PLOT_CONFIG, 0, 0);
+    union tc_rec *r = tc_serial_reserve(TC_REC_PLOT_CONFIG, 0, 0);
     if (!r)
         return;
-    uint8_t format = type >= TracyPlotFormatNumber && type <= TracyPlotFormatWatt ? (uint8_t)type : 0;
-    r->u8 = (uint8_t)(format | (step ? 0x10 : 0) | (fill ? 0x20 : 0));
-    r->u32 = color & 0xffffff;
-    r->w[0] = (uint64_t)(uintptr_t)name;
+    r->plot_config.format = type >= TracyPlotFormatNumber && type <= TracyPlotFormatWatt ? (uint8_t)type : 0;
+    r->plot_config.step = step != 0;
+    r->plot_config.fill = fill != 0;
+    r->plot_config.color = color & 0xffffff;
+    r->plot_config.name = name;
     tc_serial_commit();
 }
 
 static void frame(unsigned type, const char *name)
 {
     struct tc_thread *t;
-    struct tc_rec *r = tc_thread_reserve(&t, type, 0, 0);
+    union tc_rec *r = tc_thread_reserve(&t, type, 0, 0);
     if (!r)
         return;
-    r->w[0] = (uint64_t)tc_clock_now();
-    r->w[1] = (uint64_t)(uintptr_t)name;
+    r->frame.time = tc_clock_now();
+    r->frame.name = name;
     tc_thread_commit(t);
 }
 
@@ -117,11 +118,11 @@ void ___tracy_emit_frame_image(const void *image, uint16_t w, uint16_t h, uint8_
     img->size = size;
     tc_dxt1_compress(image, w, h, img->data);
     struct tc_thread *t;
-    struct tc_rec *r = tc_thread_reserve(&t, TC_REC_FRAME_IMAGE, 0, 0);
+    union tc_rec *r = tc_thread_reserve(&t, TC_REC_FRAME_IMAGE, 0, 0);
     if (!r) {
         free(img);
         return;
     }
-    r->w[0] = (uint64_t)(uintptr_t)img;
+    r->frame_image.image = img;
     tc_thread_commit(t);
 }

@@ -1,4 +1,4 @@
-/* api_records.c - writing records for the api_*.c files: text records and the serial
+/* api_records.c - reserving records for the api_*.c files: text records and the serial
  * stream. */
 #include "client/api.h"
 
@@ -15,34 +15,36 @@ size_t tc_text_fit(const char *text, size_t len, size_t max)
     return len;
 }
 
-void tc_emit_text(unsigned type, const char *text, size_t len, uint8_t u8, uint32_t u32, int with_time)
+union tc_rec *tc_thread_reserve_text(struct tc_thread **out, unsigned type, const char *text, size_t *len)
 {
-    len = tc_text_fit(text, len, TC_MAX_TEXT);
-    struct tc_thread *t;
-    struct tc_rec *r = tc_thread_reserve(&t, type, len, 0);
-    if (!r)
-        return;
-    r->u8 = u8;
-    r->u32 = u32;
-    if (with_time)
-        r->w[0] = (uint64_t)tc_clock_now();
-    memcpy((char *)tc_rec_text(r), text, len);
-    tc_thread_commit(t);
+    *len = tc_text_fit(text, *len, TC_MAX_TEXT);
+    union tc_rec *r = tc_thread_reserve(out, type, *len, 0);
+    if (r)
+        memcpy(tc_rec_text(r), text, *len);
+    return r;
 }
 
-void *tc_serial_reserve(unsigned type, size_t len, int force)
+union tc_rec *tc_serial_reserve(unsigned type, size_t len, int force)
 {
     if (tc_profiler_ensure() != 0)
         return NULL;
     pthread_mutex_lock(&tc_prof.serial_lock);
-    struct tc_rec *r = tc_stream_reserve(&tc_prof.serial, tc_rec_size(type, len), force);
+    union tc_rec *r = tc_stream_reserve(&tc_prof.serial, tc_rec_size(type, len), force);
     if (!r) {
         pthread_mutex_unlock(&tc_prof.serial_lock);
         tc_count_drop();
         return NULL;
     }
-    r->type = (uint8_t)type;
-    r->len = (uint16_t)len;
+    r->any = (struct tc_rec_any){.type = (uint8_t)type, .len = (uint16_t)len};
+    return r;
+}
+
+union tc_rec *tc_serial_reserve_text(unsigned type, const char *text, size_t len, int force)
+{
+    len = tc_text_fit(text, len, TC_MAX_TEXT);
+    union tc_rec *r = tc_serial_reserve(type, len, force);
+    if (r)
+        memcpy(tc_rec_text(r), text, len);
     return r;
 }
 

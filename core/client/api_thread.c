@@ -29,21 +29,21 @@ void ___tracy_fiber_enter(const char *fiber)
     if (!fiber)
         return;
     struct tc_thread *t;
-    struct tc_rec *r = tc_thread_reserve(&t, TC_REC_FIBER_ENTER, 0, 1);
+    union tc_rec *r = tc_thread_reserve(&t, TC_REC_FIBER_ENTER, 0, 1);
     if (!r)
         return;
-    r->w[0] = (uint64_t)tc_clock_now();
-    r->w[1] = (uint64_t)(uintptr_t)fiber;
+    r->fiber_enter.time = tc_clock_now();
+    r->fiber_enter.fiber = fiber;
     tc_thread_commit(t);
 }
 
 void ___tracy_fiber_leave(void)
 {
     struct tc_thread *t;
-    struct tc_rec *r = tc_thread_reserve(&t, TC_REC_FIBER_LEAVE, 0, 1);
+    union tc_rec *r = tc_thread_reserve(&t, TC_REC_FIBER_LEAVE, 0, 1);
     if (!r)
         return;
-    r->w[0] = (uint64_t)tc_clock_now();
+    r->fiber_leave.time = tc_clock_now();
     tc_thread_commit(t);
 }
 

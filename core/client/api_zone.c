@@ -10,11 +10,14 @@ static const TracyCZoneCtx inactive_zone = {0, 0};
 static inline TracyCZoneCtx zone_begin_at(unsigned type, uint64_t srcloc, int64_t time)
 {
     struct tc_thread *t;
-    struct tc_rec *r = tc_thread_reserve(&t, type, 0, 0);
+    union tc_rec *r = tc_thread_reserve(&t, type, 0, 0);
     if (__builtin_expect(!r, 0))
         return inactive_zone;
-    r->w[0] = (uint64_t)time;
-    r->w[1] = srcloc;
+    if (type == TC_REC_ZONE_BEGIN_ALLOC) /* a constant where this is inlined */
+        r->zone_begin_alloc = (struct tc_rec_zone_begin_alloc){
+            .type = TC_REC_ZONE_BEGIN_ALLOC, .time = time, .payload = (uint8_t *)(uintptr_t)srcloc};
+    else
+        r->zone_begin = (struct tc_rec_zone_begin){.type = TC_REC_ZONE_BEGIN, .time = time, .srcloc = srcloc};
     /* Not published yet: the next record of this thread (at the latest the zone's end)
      * publishes it. That saves one cache-line transfer to the worker per zone, and the
      * server could not close the zone before its end anyway. */
@@ -87,16 +90,12 @@ static inline void zone_end_at(TracyCZoneCtx ctx, int64_t time)
         return;
     t->depth--;
     /* Forced: the begin was recorded, so the end must be, even past the buffer limit. */
-    struct tc_rec *r = (struct tc_rec *)tc_stream_reserve(&t->stream, 16, 1);
+    union tc_rec *r = tc_stream_reserve(&t->stream, tc_rec_size(TC_REC_ZONE_END, 0), 1);
     if (__builtin_expect(!r, 0)) {
         tc_count_drop();
         return;
     }
-    r->type = TC_REC_ZONE_END;
-    r->u8 = 0;
-    r->len = 0;
-    r->u32 = 0;
-    r->w[0] = (uint64_t)time;
+    r->zone_end = (struct tc_rec_zone_end){.type = TC_REC_ZONE_END, .time = time};
     tc_thread_commit(t);
 }
 
@@ -116,7 +115,9 @@ static void zone_text(TracyCZoneCtx ctx, unsigned type, const char *txt, size_t 
 {
     if (!ctx.active || !txt || !innermost(ctx))
         return;
-    tc_emit_text(type, txt, size, 0, 0, 0);
+    struct tc_thread *t;
+    if (tc_thread_reserve_text(&t, type, txt, &size))
+        tc_thread_commit(t);
 }
 
 void ___tracy_emit_zone_text(TracyCZoneCtx ctx, const char *txt, size_t size)
@@ -173,10 +174,10 @@ void ___tracy_emit_zone_color(TracyCZoneCtx ctx, uint32_t color)
     if (!ctx.active || !innermost(ctx))
         return;
     struct tc_thread *t;
-    struct tc_rec *r = tc_thread_reserve(&t, TC_REC_ZONE_COLOR, 0, 0);
+    union tc_rec *r = tc_thread_reserve(&t, TC_REC_ZONE_COLOR, 0, 0);
     if (!r)
         return;
-    r->u32 = color;
+    r->zone_color.color = color;
     tc_thread_commit(t);
 }
 
@@ -185,9 +186,9 @@ void ___tracy_emit_zone_value(TracyCZoneCtx ctx, uint64_t value)
     if (!ctx.active || !innermost(ctx))
         return;
     struct tc_thread *t;
-    struct tc_rec *r = tc_thread_reserve(&t, TC_REC_ZONE_VALUE, 0, 0);
+    union tc_rec *r = tc_thread_reserve(&t, TC_REC_ZONE_VALUE, 0, 0);
     if (!r)
         return;
-    r->w[0] = value;
+    r->zone_value.value = value;
     tc_thread_commit(t);
 }

@@ -15,7 +15,8 @@
 #include <stdint.h>
 
 struct tc_thread;
-struct tc_rec;
+union tc_rec;
+struct ___tracy_source_location_data;
 
 struct tc_transport {
     /* 0 when all bytes were sent, -1 when the peer is gone. */
@@ -44,9 +45,18 @@ int tc_conn_open(struct tc_conn *c, struct tc_transport *t, int slot);
 void tc_conn_close(struct tc_conn *c);
 
 /* Encodes one record. `t` is the thread that wrote it, NULL for serial records. */
-void tc_conn_record(struct tc_conn *c, struct tc_thread *t, const struct tc_rec *r);
+void tc_conn_record(struct tc_conn *c, struct tc_thread *t, const union tc_rec *r);
 /* Encodes the records in [begin, end), all written by t (NULL: the serial stream). */
 void tc_conn_records(struct tc_conn *c, struct tc_thread *t, const uint8_t *begin, const uint8_t *end);
+
+/* The identifier of a string or a static source location on this connection, remembered
+ * so that a query for it can be answered (0 for a NULL string). */
+uint64_t tc_conn_string_id(struct tc_conn *c, const char *s);
+uint64_t tc_conn_srcloc_id(struct tc_conn *c, uint64_t srcloc);
+/* What an identifier sent on this connection stands for; NULL when it was not sent as
+ * that kind. */
+const char *tc_conn_sent_string(const struct tc_conn *c, uint64_t id);
+const struct ___tracy_source_location_data *tc_conn_sent_srcloc(const struct tc_conn *c, uint64_t id);
 
 /* Reads and answers every query that has arrived (waiting up to timeout_ms for the
  * first byte), then flushes. Returns the number of queries answered, -1 when gone. */

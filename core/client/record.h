@@ -1,10 +1,14 @@
 /* record.h - the in-memory records the hot path writes and the worker reads.
  *
- * A record is an 8-byte header, then a fixed number of 8-byte words that depends only
- * on its type, then `len` bytes of inline text rounded up to 8. Records are written into
- * a thread's own buffer (thread-bound events) or into the serial buffer (memory, locks,
- * serial GPU events, which need one global order). They are not the wire format: the
- * worker turns them into protocol items, per connection.
+ * A record is a fixed layout that depends only on its type (one struct below), then
+ * `len` bytes of inline text rounded up to 8. Records are written into a thread's own
+ * buffer (thread-bound events) or into the serial buffer (memory, locks, serial GPU
+ * events, which need one global order). They are not the wire format: the worker turns
+ * them into protocol items, per connection (conn.c).
+ *
+ * Every layout starts with the same 8 bytes, TC_REC_HEAD: the type, one byte and one
+ * 32-bit word that each layout names for itself, and the text length. Reading `type` and
+ * `len` through any member of union tc_rec is valid C (a common initial sequence).
  */
 #ifndef TRACYC_CLIENT_RECORD_H
 #define TRACYC_CLIENT_RECORD_H
@@ -12,68 +16,296 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define TC_REC_HEAD(byte, word)                                                                                        \
+    uint8_t type;                                                                                                      \
+    uint8_t byte;                                                                                                      \
+    uint16_t len; /* inline text bytes after the layout */                                                             \
+    uint32_t word
+
+struct tc_rec_any {
+    TC_REC_HEAD(byte, word);
+};
+
+struct tc_rec_zone_begin {
+    TC_REC_HEAD(unused8, unused32);
+    int64_t time;
+    uint64_t srcloc; /* address of a static ___tracy_source_location_data */
+};
+
+struct tc_rec_zone_begin_alloc {
+    TC_REC_HEAD(unused8, unused32);
+    int64_t time;
+    uint8_t *payload; /* heap source location (srcloc.c), freed by the worker */
+};
+
+struct tc_rec_zone_end {
+    TC_REC_HEAD(unused8, unused32);
+    int64_t time;
+};
+
+struct tc_rec_zone_text { /* zone text or zone name: the text follows */
+    TC_REC_HEAD(unused8, unused32);
+};
+
+struct tc_rec_zone_color {
+    TC_REC_HEAD(unused8, color);
+};
+
+struct tc_rec_zone_value {
+    TC_REC_HEAD(unused8, unused32);
+    uint64_t value;
+};
+
+struct tc_rec_message { /* the text follows */
+    TC_REC_HEAD(severity, color);
+    int64_t time;
+};
+
+struct tc_rec_message_literal {
+    TC_REC_HEAD(severity, color);
+    int64_t time;
+    const char *text; /* a string literal: its address is its identity */
+};
+
+struct tc_rec_app_info { /* serial; the text follows */
+    TC_REC_HEAD(unused8, unused32);
+    int64_t time;
+};
+
+struct tc_rec_plot { /* double, float (in the low 32 bits) or int64 */
+    TC_REC_HEAD(unused8, unused32);
+    int64_t time;
+    const char *name;
+    uint64_t value_bits;
+};
+
+struct tc_rec_plot_config { /* serial */
+    TC_REC_HEAD(format, color);
+    const char *name;
+    uint8_t step, fill;
+};
+
+struct tc_rec_frame { /* frame mark, start or end */
+    TC_REC_HEAD(unused8, unused32);
+    int64_t time;
+    const char *name; /* NULL: the main frame set */
+};
+
+struct tc_rec_frame_image {
+    TC_REC_HEAD(unused8, unused32);
+    struct tc_frame_image *image; /* heap, freed by the worker */
+};
+
+struct tc_rec_fiber_enter {
+    TC_REC_HEAD(unused8, unused32);
+    int64_t time;
+    const char *fiber;
+};
+
+struct tc_rec_fiber_leave {
+    TC_REC_HEAD(unused8, unused32);
+    int64_t time;
+};
+
+struct tc_rec_gpu_zone_begin {  /* thread-bound or serial */
+    TC_REC_HEAD(alloc, thread); /* alloc: srcloc is a heap payload, freed by the worker */
+    int64_t time;
+    uint64_t srcloc;
+    uint16_t query;
+    uint8_t context;
+};
+
+struct tc_rec_gpu_zone_end { /* thread-bound or serial */
+    TC_REC_HEAD(unused8, thread);
+    int64_t time;
+    uint16_t query;
+    uint8_t context;
+};
+
+struct tc_rec_gpu_time { /* serial */
+    TC_REC_HEAD(unused8, unused32);
+    int64_t gpu_time;
+    uint16_t query;
+    uint8_t context;
+};
+
+struct tc_rec_gpu_new_context { /* serial */
+    TC_REC_HEAD(context, thread);
+    int64_t cpu_time;
+    int64_t gpu_time;
+    float period;
+    uint8_t flags;
+    uint8_t gpu_type;
+};
+
+struct tc_rec_gpu_context_name { /* serial; the name follows */
+    TC_REC_HEAD(context, unused32);
+};
+
+struct tc_rec_gpu_calibration { /* serial */
+    TC_REC_HEAD(context, unused32);
+    int64_t cpu_time;
+    int64_t gpu_time;
+    int64_t cpu_delta;
+};
+
+struct tc_rec_gpu_time_sync { /* serial */
+    TC_REC_HEAD(context, unused32);
+    int64_t cpu_time;
+    int64_t gpu_time;
+};
+
+struct tc_rec_mem_alloc { /* serial */
+    TC_REC_HEAD(unused8, thread);
+    int64_t time;
+    uint64_t address;
+    uint64_t size;    /* 48 bits on the wire */
+    const char *pool; /* NULL: the default pool */
+};
+
+struct tc_rec_mem_free { /* serial */
+    TC_REC_HEAD(unused8, thread);
+    int64_t time;
+    uint64_t address;
+    const char *pool;
+};
+
+struct tc_rec_mem_discard { /* serial */
+    TC_REC_HEAD(unused8, thread);
+    int64_t time;
+    const char *pool;
+};
+
+struct tc_rec_lock_announce { /* serial */
+    TC_REC_HEAD(shared, lock);
+    int64_t time;
+    uint64_t srcloc;
+};
+
+struct tc_rec_lock_terminate { /* serial */
+    TC_REC_HEAD(unused8, lock);
+    int64_t time;
+};
+
+struct tc_rec_lock_event { /* wait, obtain or release; serial */
+    TC_REC_HEAD(shared, lock);
+    int64_t time;
+    uint32_t thread;
+};
+
+struct tc_rec_lock_mark { /* serial */
+    TC_REC_HEAD(unused8, lock);
+    uint32_t thread;
+    uint64_t srcloc;
+};
+
+struct tc_rec_lock_name { /* serial; the name follows */
+    TC_REC_HEAD(unused8, lock);
+};
+
+struct tc_rec_section_enter { /* the text follows */
+    TC_REC_HEAD(unused8, id);
+    int64_t time;
+    uint16_t category;
+};
+
+struct tc_rec_section_leave {
+    TC_REC_HEAD(unused8, id);
+    int64_t time;
+};
+
+struct tc_rec_section_setup { /* serial; the text follows */
+    TC_REC_HEAD(unused8, category);
+};
+
+/* Every record type and its layout. */
+#define TC_RECORDS(X)                                                                                                  \
+    X(ZONE_BEGIN, zone_begin)                                                                                          \
+    X(ZONE_BEGIN_ALLOC, zone_begin_alloc)                                                                              \
+    X(ZONE_END, zone_end)                                                                                              \
+    X(ZONE_TEXT, zone_text)                                                                                            \
+    X(ZONE_NAME, zone_text)                                                                                            \
+    X(ZONE_COLOR, zone_color)                                                                                          \
+    X(ZONE_VALUE, zone_value)                                                                                          \
+    X(MESSAGE, message)                                                                                                \
+    X(MESSAGE_LITERAL, message_literal)                                                                                \
+    X(APP_INFO, app_info)                                                                                              \
+    X(PLOT_DOUBLE, plot)                                                                                               \
+    X(PLOT_FLOAT, plot)                                                                                                \
+    X(PLOT_INT, plot)                                                                                                  \
+    X(PLOT_CONFIG, plot_config)                                                                                        \
+    X(FRAME_MARK, frame)                                                                                               \
+    X(FRAME_START, frame)                                                                                              \
+    X(FRAME_END, frame)                                                                                                \
+    X(FRAME_IMAGE, frame_image)                                                                                        \
+    X(FIBER_ENTER, fiber_enter)                                                                                        \
+    X(FIBER_LEAVE, fiber_leave)                                                                                        \
+    X(GPU_ZONE_BEGIN, gpu_zone_begin)                                                                                  \
+    X(GPU_ZONE_END, gpu_zone_end)                                                                                      \
+    X(GPU_TIME, gpu_time)                                                                                              \
+    X(GPU_NEW_CONTEXT, gpu_new_context)                                                                                \
+    X(GPU_CONTEXT_NAME, gpu_context_name)                                                                              \
+    X(GPU_CALIBRATION, gpu_calibration)                                                                                \
+    X(GPU_TIME_SYNC, gpu_time_sync)                                                                                    \
+    X(MEM_ALLOC, mem_alloc)                                                                                            \
+    X(MEM_FREE, mem_free)                                                                                              \
+    X(MEM_DISCARD, mem_discard)                                                                                        \
+    X(LOCK_ANNOUNCE, lock_announce)                                                                                    \
+    X(LOCK_TERMINATE, lock_terminate)                                                                                  \
+    X(LOCK_WAIT, lock_event)                                                                                           \
+    X(LOCK_OBTAIN, lock_event)                                                                                         \
+    X(LOCK_RELEASE, lock_event)                                                                                        \
+    X(LOCK_MARK, lock_mark)                                                                                            \
+    X(LOCK_NAME, lock_name)                                                                                            \
+    X(SECTION_ENTER, section_enter)                                                                                    \
+    X(SECTION_LEAVE, section_leave)                                                                                    \
+    X(SECTION_SETUP, section_setup)
+
 enum tc_rec_type {
-    TC_REC_ZONE_BEGIN,       /* w0 time, w1 srcloc pointer */
-    TC_REC_ZONE_BEGIN_ALLOC, /* w0 time, w1 heap srcloc payload (freed by the worker) */
-    TC_REC_ZONE_END,         /* w0 time */
-    TC_REC_ZONE_TEXT,        /* text */
-    TC_REC_ZONE_NAME,        /* text */
-    TC_REC_ZONE_COLOR,       /* u32 color */
-    TC_REC_ZONE_VALUE,       /* w0 value */
-    TC_REC_MESSAGE,          /* u8 severity, u32 color, w0 time, text */
-    TC_REC_MESSAGE_LITERAL,  /* u8 severity, u32 color, w0 time, w1 text pointer */
-    TC_REC_APP_INFO,         /* w0 time, text (serial) */
-    TC_REC_PLOT_DOUBLE,      /* w0 time, w1 name, w2 value bits */
-    TC_REC_PLOT_FLOAT,       /* w0 time, w1 name, w2 value bits (float in the low half) */
-    TC_REC_PLOT_INT,         /* w0 time, w1 name, w2 value */
-    TC_REC_PLOT_CONFIG,      /* u8 format|step<<4|fill<<5, u32 color, w0 name */
-    TC_REC_FRAME_MARK,       /* w0 time, w1 name (0 = main) */
-    TC_REC_FRAME_START,      /* w0 time, w1 name */
-    TC_REC_FRAME_END,        /* w0 time, w1 name */
-    TC_REC_FRAME_IMAGE,      /* w0 heap image (struct tc_frame_image) */
-    TC_REC_FIBER_ENTER,      /* w0 time, w1 fiber name */
-    TC_REC_FIBER_LEAVE,      /* w0 time */
-    TC_REC_GPU_ZONE_BEGIN,   /* u8 flags (alloc, serial), u32 thread, w0 time, w1 srcloc, w2 query|ctx<<16 */
-    TC_REC_GPU_ZONE_END,     /* u8 flags (serial), u32 thread, w0 time, w1 query|ctx<<16 */
-    TC_REC_GPU_TIME,         /* w0 gpu time, w1 query|ctx<<16 */
-    TC_REC_GPU_NEW_CONTEXT,  /* u8 ctx, u32 thread, w0 cpu time, w1 gpu time, w2 period bits|flags<<32|type<<40 */
-    TC_REC_GPU_CONTEXT_NAME, /* u8 ctx, text */
-    TC_REC_GPU_CALIBRATION,  /* u8 ctx, w0 cpu time, w1 gpu time, w2 cpu delta */
-    TC_REC_GPU_TIME_SYNC,    /* u8 ctx, w0 cpu time, w1 gpu time */
-    TC_REC_MEM_ALLOC,        /* u32 thread, w0 time, w1 address, w2 size, w3 pool name (0 = default) */
-    TC_REC_MEM_FREE,         /* u32 thread, w0 time, w1 address, w2 pool name */
-    TC_REC_MEM_DISCARD,      /* u32 thread, w0 time, w1 pool name */
-    TC_REC_LOCK_ANNOUNCE,    /* u8 shared, u32 lock, w0 time, w1 srcloc */
-    TC_REC_LOCK_TERMINATE,   /* u32 lock, w0 time */
-    TC_REC_LOCK_WAIT,        /* u8 shared, u32 lock, w0 time, w1 thread */
-    TC_REC_LOCK_OBTAIN,      /* u8 shared, u32 lock, w0 time, w1 thread */
-    TC_REC_LOCK_RELEASE,     /* u8 shared, u32 lock, w0 time, w1 thread */
-    TC_REC_LOCK_MARK,        /* u32 lock, w0 thread, w1 srcloc */
-    TC_REC_LOCK_NAME,        /* u32 lock, text */
-    TC_REC_SECTION_ENTER,    /* u32 id, w0 time, w1 category, text */
-    TC_REC_SECTION_LEAVE,    /* u32 id, w0 time */
-    TC_REC_SECTION_SETUP,    /* u32 category, text (serial) */
-    TC_REC_TYPE_COUNT
+#define TC_REC_ENUM(TYPE, layout) TC_REC_##TYPE,
+    TC_RECORDS(TC_REC_ENUM)
+#undef TC_REC_ENUM
+        TC_REC_TYPE_COUNT
 };
 
-struct tc_rec {
-    uint8_t type;
-    uint8_t u8;
-    uint16_t len; /* inline text bytes */
-    uint32_t u32;
-    uint64_t w[];
+/* Every layout once. */
+#define TC_REC_LAYOUTS(X)                                                                                              \
+    X(zone_begin)                                                                                                      \
+    X(zone_begin_alloc) X(zone_end) X(zone_text) X(zone_color) X(zone_value) X(message) X(message_literal) X(app_info) \
+        X(plot) X(plot_config) X(frame) X(frame_image) X(fiber_enter) X(fiber_leave) X(gpu_zone_begin) X(gpu_zone_end) \
+            X(gpu_time) X(gpu_new_context) X(gpu_context_name) X(gpu_calibration) X(gpu_time_sync) X(mem_alloc)        \
+                X(mem_free) X(mem_discard) X(lock_announce) X(lock_terminate) X(lock_event) X(lock_mark) X(lock_name)  \
+                    X(section_enter) X(section_leave) X(section_setup)
+
+union tc_rec {
+    struct tc_rec_any any;
+#define TC_REC_MEMBER(layout) struct tc_rec_##layout layout;
+    TC_REC_LAYOUTS(TC_REC_MEMBER)
+#undef TC_REC_MEMBER
 };
 
-extern const uint8_t tc_rec_words[TC_REC_TYPE_COUNT];
+/* Bytes of the fixed layout of a record type, a multiple of 8. A constant when type is:
+ * the hot path reserves its records without a table lookup. */
+static inline size_t tc_rec_fixed_size(unsigned type)
+{
+    switch (type) {
+#define TC_REC_SIZE(TYPE, layout)                                                                                      \
+    case TC_REC_##TYPE:                                                                                                \
+        return (sizeof(struct tc_rec_##layout) + 7) & ~(size_t)7;
+        TC_RECORDS(TC_REC_SIZE)
+#undef TC_REC_SIZE
+    }
+    return sizeof(struct tc_rec_any);
+}
 
 static inline size_t tc_rec_size(unsigned type, size_t len)
 {
-    return 8 + 8 * (size_t)tc_rec_words[type] + ((len + 7) & ~(size_t)7);
+    return tc_rec_fixed_size(type) + ((len + 7) & ~(size_t)7);
 }
 
-static inline const char *tc_rec_text(const struct tc_rec *r)
+static inline char *tc_rec_text(const union tc_rec *r)
 {
-    return (const char *)(r->w + tc_rec_words[r->type]);
+    return (char *)r + tc_rec_fixed_size(r->any.type);
 }
 
 /* A frame image as queued: already DXT1-compressed. */

@@ -28,7 +28,7 @@
 #define FINAL_QUERY_WAIT_MS 10000
 
 struct deferred {
-    struct tc_rec *rec;
+    union tc_rec *rec;
     struct deferred *next;
 };
 
@@ -82,12 +82,21 @@ static int is_deferred(unsigned type)
            type == TC_REC_SECTION_SETUP;
 }
 
-static void remember(const struct tc_rec *r)
+/* The lock a deferred record describes, or UINT32_MAX. */
+static uint32_t deferred_lock(const union tc_rec *r)
 {
-    if (r->type == TC_REC_LOCK_TERMINATE) {
+    if (r->any.type == TC_REC_LOCK_ANNOUNCE)
+        return r->lock_announce.lock;
+    if (r->any.type == TC_REC_LOCK_NAME)
+        return r->lock_name.lock;
+    return UINT32_MAX;
+}
+
+static void remember(const union tc_rec *r)
+{
+    if (r->any.type == TC_REC_LOCK_TERMINATE) {
         for (struct deferred **d = &w.deferred; *d;) {
-            if (((*d)->rec->type == TC_REC_LOCK_ANNOUNCE || (*d)->rec->type == TC_REC_LOCK_NAME) &&
-                (*d)->rec->u32 == r->u32) {
+            if (deferred_lock((*d)->rec) == r->lock_terminate.lock) {
                 struct deferred *gone = *d;
                 *d = gone->next;
                 free(gone->rec);
@@ -98,11 +107,11 @@ static void remember(const struct tc_rec *r)
         }
         return;
     }
-    if (!is_deferred(r->type))
+    if (!is_deferred(r->any.type))
         return;
-    size_t size = tc_rec_size(r->type, r->len);
+    size_t size = tc_rec_size(r->any.type, r->any.len);
     struct deferred *d = malloc(sizeof *d);
-    struct tc_rec *copy = malloc(size);
+    union tc_rec *copy = malloc(size);
     if (!d || !copy) {
         free(d);
         free(copy);
@@ -118,22 +127,24 @@ static void remember(const struct tc_rec *r)
 }
 
 /* Heap data a record owns, released once every connection has encoded it. */
-static void release(const struct tc_rec *r)
+static void release(const union tc_rec *r)
 {
-    if (r->type == TC_REC_ZONE_BEGIN_ALLOC || (r->type == TC_REC_GPU_ZONE_BEGIN && (r->u8 & 1)))
-        free((void *)(uintptr_t)r->w[1]);
-    else if (r->type == TC_REC_FRAME_IMAGE)
-        free((void *)(uintptr_t)r->w[0]);
+    if (r->any.type == TC_REC_ZONE_BEGIN_ALLOC)
+        free(r->zone_begin_alloc.payload);
+    else if (r->any.type == TC_REC_GPU_ZONE_BEGIN && r->gpu_zone_begin.alloc)
+        free((void *)(uintptr_t)r->gpu_zone_begin.srcloc);
+    else if (r->any.type == TC_REC_FRAME_IMAGE)
+        free(r->frame_image.image);
 }
 
 static void release_all(const uint8_t *begin, const uint8_t *end, int serial)
 {
     while (begin < end) {
-        const struct tc_rec *r = (const struct tc_rec *)begin;
+        const union tc_rec *r = (const union tc_rec *)begin;
         if (serial)
             remember(r);
         release(r);
-        begin += tc_rec_size(r->type, r->len);
+        begin += tc_rec_size(r->any.type, r->any.len);
     }
 }
 

@@ -115,42 +115,40 @@ static void mem_close(struct tc_transport *t)
 
 /* ---- records the client puts on the connection ----------------------------------------- */
 
-static void record(struct tc_conn *c, struct tc_thread *t, unsigned type, uint8_t u8, uint32_t u32, uint64_t w0,
-                   uint64_t w1, uint64_t w2)
-{
-    uint64_t storage[8] = {0};
-    struct tc_rec *r = (struct tc_rec *)storage;
-    r->type = (uint8_t)type;
-    r->u8 = u8;
-    r->u32 = u32;
-    r->w[0] = w0;
-    r->w[1] = w1;
-    r->w[2] = w2;
-    tc_conn_record(c, t, r);
-}
-
 #define PTR(p) ((uint64_t)(uintptr_t)(p))
+
+static void record(struct tc_conn *c, struct tc_thread *t, union tc_rec r)
+{
+    tc_conn_record(c, t, &r);
+}
 
 static void register_everything(struct tc_conn *c, struct tc_thread *t, int64_t time)
 {
-    record(c, t, TC_REC_ZONE_BEGIN, 0, 0, (uint64_t)time, PTR(&arena->zone_loc), 0);
-    record(c, t, TC_REC_MESSAGE_LITERAL, 0, 0, (uint64_t)time + 1, PTR(arena->message), 0);
-    record(c, t, TC_REC_PLOT_DOUBLE, 0, 0, (uint64_t)time + 2, PTR(arena->plot), 0);
-    record(c, t, TC_REC_FRAME_MARK, 0, 0, (uint64_t)time + 3, PTR(arena->frame), 0);
-    record(c, t, TC_REC_FIBER_ENTER, 0, 0, (uint64_t)time + 4, PTR(arena->fiber), 0);
-    record(c, t, TC_REC_FIBER_LEAVE, 0, 0, (uint64_t)time + 5, 0, 0);
-    record(c, t, TC_REC_ZONE_END, 0, 0, (uint64_t)time + 6, 0, 0);
-    record(c, NULL, TC_REC_LOCK_ANNOUNCE, 0, 1, (uint64_t)time + 7, PTR(&arena->lock_loc), 0);
-    record(c, NULL, TC_REC_LOCK_MARK, 0, 1, FUZZ_TID, PTR(&arena->bare_loc), 0);
-    uint64_t alloc[8] = {0};
-    struct tc_rec *r = (struct tc_rec *)alloc;
-    r->type = TC_REC_MEM_ALLOC;
-    r->u32 = FUZZ_TID;
-    r->w[0] = (uint64_t)time + 8;
-    r->w[1] = 0x1000;
-    r->w[2] = 64;
-    r->w[3] = PTR(arena->pool);
-    tc_conn_record(c, NULL, r);
+    record(c, t,
+           (union tc_rec){.zone_begin = {.type = TC_REC_ZONE_BEGIN, .time = time, .srcloc = PTR(&arena->zone_loc)}});
+    record(
+        c, t,
+        (union tc_rec){.message_literal = {.type = TC_REC_MESSAGE_LITERAL, .time = time + 1, .text = arena->message}});
+    record(c, t, (union tc_rec){.plot = {.type = TC_REC_PLOT_DOUBLE, .time = time + 2, .name = arena->plot}});
+    record(c, t, (union tc_rec){.frame = {.type = TC_REC_FRAME_MARK, .time = time + 3, .name = arena->frame}});
+    record(c, t, (union tc_rec){.fiber_enter = {.type = TC_REC_FIBER_ENTER, .time = time + 4, .fiber = arena->fiber}});
+    record(c, t, (union tc_rec){.fiber_leave = {.type = TC_REC_FIBER_LEAVE, .time = time + 5}});
+    record(c, t, (union tc_rec){.zone_end = {.type = TC_REC_ZONE_END, .time = time + 6}});
+    record(c, NULL,
+           (union tc_rec){
+               .lock_announce = {
+                   .type = TC_REC_LOCK_ANNOUNCE, .lock = 1, .time = time + 7, .srcloc = PTR(&arena->lock_loc)}});
+    record(
+        c, NULL,
+        (union tc_rec){
+            .lock_mark = {.type = TC_REC_LOCK_MARK, .lock = 1, .thread = FUZZ_TID, .srcloc = PTR(&arena->bare_loc)}});
+    record(c, NULL,
+           (union tc_rec){.mem_alloc = {.type = TC_REC_MEM_ALLOC,
+                                        .thread = FUZZ_TID,
+                                        .time = time + 8,
+                                        .address = 0x1000,
+                                        .size = 64,
+                                        .pool = arena->pool}});
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
@@ -168,8 +166,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
     uint64_t drops = 0;
     while (!c.terminated && tc_conn_serve_queries(&c, 0) >= 0) {
         /* Between bursts of queries the client keeps recording, as the worker does. */
-        record(&c, t, TC_REC_ZONE_BEGIN, 0, 0, (uint64_t)time++, PTR(&arena->zone_loc), 0);
-        record(&c, t, TC_REC_ZONE_END, 0, 0, (uint64_t)time++, 0, 0);
+        record(
+            &c, t,
+            (union tc_rec){.zone_begin = {.type = TC_REC_ZONE_BEGIN, .time = time++, .srcloc = PTR(&arena->zone_loc)}});
+        record(&c, t, (union tc_rec){.zone_end = {.type = TC_REC_ZONE_END, .time = time++}});
         if (m.off % 3 == 0)
             tc_conn_report_drops(&c, ++drops);
     }
