@@ -116,7 +116,7 @@ static uint64_t *group_zones(const struct tct_trace *tr, const struct tct_zone_s
             const struct tct_zone *zone = tct_thread_zone(th, z);
             if (!tct_zone_counts(zone, TCT_STATS_UPSTREAM))
                 continue;
-            uint64_t e = *tct_map_get(&s->by_srcloc, zone->srcloc);
+            uint64_t e = *tcu_map_get(&s->by_srcloc, zone->srcloc);
             refs[next[e]++] = (uint64_t)t << REF_ZONE_BITS | z;
         }
     }

@@ -11,14 +11,14 @@ struct tct_trace *tct_trace_new(void)
     struct tct_trace *tr = calloc(1, sizeof *tr);
     if (!tr)
         return NULL;
-    tct_chunks_init(&tr->messages, sizeof(struct tct_message));
-    tct_strpool_init(&tr->strings);
-    tct_map_init(&tr->thread_by_id);
-    tct_map_init(&tr->plot_by_id);
-    tct_map_init(&tr->frame_set_by_id);
-    tct_map_init(&tr->pool_by_id);
-    tct_map_init(&tr->lock_by_id);
-    tct_map_init(&tr->gpu_context_by_id);
+    tcu_chunks_init(&tr->messages, sizeof(struct tct_message), TCT_CHUNK_SHIFT, NULL);
+    tcu_arena_init(&tr->strings, NULL);
+    tcu_map_init(&tr->thread_by_id, 0, NULL);
+    tcu_map_init(&tr->plot_by_id, 0, NULL);
+    tcu_map_init(&tr->frame_set_by_id, 0, NULL);
+    tcu_map_init(&tr->pool_by_id, 0, NULL);
+    tcu_map_init(&tr->lock_by_id, 0, NULL);
+    tcu_map_init(&tr->gpu_context_by_id, 0, NULL);
     tr->next_server_index = 1; /* Tracy's server reserves 0 */
     return tr;
 }
@@ -31,7 +31,7 @@ static void thread_free(struct tct_thread *t)
     }
     free(t->extras);
     free(t->open);
-    tct_chunks_free(&t->zones);
+    tcu_chunks_free(&t->zones);
     free(t);
 }
 
@@ -43,14 +43,14 @@ void tct_trace_free(struct tct_trace *tr)
         thread_free(tr->threads[i]);
     free(tr->threads);
     tct_model_free_records(tr);
-    tct_chunks_free(&tr->messages);
-    tct_strpool_free(&tr->strings);
-    tct_map_free(&tr->thread_by_id);
-    tct_map_free(&tr->plot_by_id);
-    tct_map_free(&tr->frame_set_by_id);
-    tct_map_free(&tr->pool_by_id);
-    tct_map_free(&tr->lock_by_id);
-    tct_map_free(&tr->gpu_context_by_id);
+    tcu_chunks_free(&tr->messages);
+    tcu_arena_free(&tr->strings);
+    tcu_map_free(&tr->thread_by_id);
+    tcu_map_free(&tr->plot_by_id);
+    tcu_map_free(&tr->frame_set_by_id);
+    tcu_map_free(&tr->pool_by_id);
+    tcu_map_free(&tr->lock_by_id);
+    tcu_map_free(&tr->gpu_context_by_id);
     free(tr);
 }
 
@@ -59,22 +59,22 @@ struct tct_thread *tct_model_thread(struct tct_trace *tr, uint32_t id)
     /* Events come in runs per thread: skip the hash lookup for the same thread. */
     if (tr->last_thread && tr->last_thread->id == id)
         return tr->last_thread;
-    uint64_t *slot = tct_map_get(&tr->thread_by_id, id);
+    uint64_t *slot = tcu_map_get(&tr->thread_by_id, id);
     if (slot)
         return tr->last_thread = tr->threads[*slot];
-    struct tct_thread **grown = tct_grow(tr->threads, &tr->thread_cap, tr->thread_count + 1, sizeof *grown);
+    struct tct_thread **grown = tcu_grow(NULL, tr->threads, &tr->thread_cap, tr->thread_count + 1, sizeof *grown);
     if (!grown)
         return NULL;
     tr->threads = grown;
     struct tct_thread *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    if (tct_map_put(&tr->thread_by_id, id, tr->thread_count) != 0) {
+    if (tcu_map_put(&tr->thread_by_id, id, tr->thread_count) < 0) {
         free(t);
         return NULL;
     }
     t->id = id;
-    tct_chunks_init(&t->zones, sizeof(struct tct_zone));
+    tcu_chunks_init(&t->zones, sizeof(struct tct_zone), TCT_CHUNK_SHIFT, NULL);
     tr->threads[tr->thread_count++] = t;
     return tr->last_thread = t;
 }
@@ -99,7 +99,7 @@ char *tct_model_strdup_text(const struct tcd_event *ev)
 
 static struct tct_zone *zone_at(struct tct_thread *t, size_t i)
 {
-    return tct_chunks_at(&t->zones, i);
+    return tcu_chunks_at(&t->zones, i);
 }
 
 static void zone_begin(struct tct_trace *tr, const struct tcd_event *ev)
@@ -115,7 +115,7 @@ static void zone_begin(struct tct_trace *tr, const struct tcd_event *ev)
         return;
     }
     if (t->open_count == t->open_cap) {
-        size_t *open = tct_grow(t->open, &t->open_cap, t->open_count + 1, sizeof *open);
+        size_t *open = tcu_grow(NULL, t->open, &t->open_cap, t->open_count + 1, sizeof *open);
         if (!open) {
             t->skipped_open++;
             tr->lost_events++;
@@ -123,7 +123,7 @@ static void zone_begin(struct tct_trace *tr, const struct tcd_event *ev)
         }
         t->open = open;
     }
-    struct tct_zone *z = tct_chunks_push(&t->zones);
+    struct tct_zone *z = tcu_chunks_push(&t->zones);
     if (!z) {
         /* Keep begin/end pairing right: the matching end closes nothing. */
         t->skipped_open++;
@@ -201,7 +201,7 @@ static struct tct_zone_extra *open_zone_extra(struct tct_trace *tr, const struct
     if (pos < t->extra_count && t->extras[pos].zone == zone)
         return &t->extras[pos];
     /* Usually an append; a parent's text set after its children's lands mid-array. */
-    struct tct_zone_extra *grown = tct_grow(t->extras, &t->extra_cap, t->extra_count + 1, sizeof *grown);
+    struct tct_zone_extra *grown = tcu_grow(NULL, t->extras, &t->extra_cap, t->extra_count + 1, sizeof *grown);
     if (!grown) {
         tr->lost_events++;
         return NULL;
@@ -434,12 +434,12 @@ void tct_trace_finish(struct tct_trace *tr)
 
 size_t tct_trace_memory(const struct tct_trace *tr)
 {
-    size_t bytes = sizeof *tr + tr->thread_cap * sizeof *tr->threads + tct_chunks_memory(&tr->messages) +
-                   tr->strings.memory + tct_map_memory(&tr->thread_by_id) + tct_model_records_memory(tr);
+    size_t bytes = sizeof *tr + tr->thread_cap * sizeof *tr->threads + tcu_chunks_memory(&tr->messages) +
+                   tr->strings.memory + tcu_map_memory(&tr->thread_by_id) + tct_model_records_memory(tr);
     for (size_t i = 0; i < tr->thread_count; i++) {
         const struct tct_thread *t = tr->threads[i];
         bytes +=
-            sizeof *t + tct_chunks_memory(&t->zones) + t->open_cap * sizeof *t->open + t->extra_cap * sizeof *t->extras;
+            sizeof *t + tcu_chunks_memory(&t->zones) + t->open_cap * sizeof *t->open + t->extra_cap * sizeof *t->extras;
     }
     return bytes;
 }

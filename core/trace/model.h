@@ -28,12 +28,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/chunks.h"
-#include "trace/map.h"
+#include "util/arena.h"
+#include "util/chunks.h"
+#include "util/map.h"
 #include "wire/decode.h"
 
 #define TCT_TIME_NONE INT64_MIN /* an end (or GPU time) that never arrived */
 #define TCT_MAX_DEPTH 0xffffu   /* zones nested deeper than this are not recorded */
+#define TCT_CHUNK_SHIFT 12      /* zones, messages, plot points, frames: 4096 a chunk */
 
 enum tct_zone_flag {
     TCT_ZONE_HAS_EXTRA = 1,  /* text, name, colour or value: tct_thread_zone_extra() */
@@ -63,7 +65,7 @@ struct tct_thread {
     uint32_t id;             /* as the decoder gives it (a fiber's virtual id for fibers) */
     uint32_t server_index;   /* the number Tracy's server gives the thread (csvexport's
                                 "thread" column), 0 until an event assigned it */
-    struct tct_chunks zones; /* struct tct_zone */
+    struct tcu_chunks zones; /* struct tct_zone */
     uint64_t messages;
     uint16_t max_depth; /* deepest zone recorded */
     /* internal */
@@ -94,7 +96,7 @@ struct tct_plot {
     uint8_t flags;  /* bit 0 step, bit 1 fill */
     uint8_t is_int; /* every point came as an integer */
     uint32_t color;
-    struct tct_chunks points; /* struct tct_plot_point, in arrival order */
+    struct tcu_chunks points; /* struct tct_plot_point, in arrival order */
     double min, max;
 };
 
@@ -106,7 +108,7 @@ struct tct_frame {
 struct tct_frame_set {
     uint32_t id;              /* for tcd_frame_name(); 0 = the main "Frame" */
     uint8_t continuous;       /* made by frame marks: a frame lasts until the next mark */
-    struct tct_chunks frames; /* struct tct_frame */
+    struct tcu_chunks frames; /* struct tct_frame */
 };
 
 struct tct_mem_pool {
@@ -114,7 +116,7 @@ struct tct_mem_pool {
     uint64_t allocs, frees, discards;
     uint64_t unmatched_frees; /* frees of addresses not known as live */
     uint64_t live_bytes, peak_bytes, total_bytes;
-    struct tct_map live; /* internal: address -> size */
+    struct tcu_map live; /* internal: address -> size */
 };
 
 struct tct_lock {
@@ -149,7 +151,7 @@ struct tct_gpu_context {
     uint8_t type;
     double period;
     char *name;              /* NULL when none */
-    struct tct_chunks zones; /* struct tct_gpu_zone, in begin order */
+    struct tcu_chunks zones; /* struct tct_gpu_zone, in begin order */
     /* internal: as the Tracy server keeps them */
     uint32_t *query_zone; /* query id -> (zone index + 1) << 1 | is_end, awaiting
                              its GPU time */
@@ -172,7 +174,7 @@ struct tct_crash {
 struct tct_trace {
     struct tct_thread **threads; /* in the order they first appeared */
     size_t thread_count;
-    struct tct_chunks messages; /* struct tct_message, in arrival order */
+    struct tcu_chunks messages; /* struct tct_message, in arrival order */
     struct tct_plot *plots;
     size_t plot_count;
     struct tct_frame_set *frame_sets;
@@ -198,11 +200,11 @@ struct tct_trace {
     int finished;              /* tct_trace_finish() has run */
 
     /* internal */
-    struct tct_map thread_by_id, plot_by_id, frame_set_by_id, pool_by_id, lock_by_id, gpu_context_by_id;
+    struct tcu_map thread_by_id, plot_by_id, frame_set_by_id, pool_by_id, lock_by_id, gpu_context_by_id;
     size_t thread_cap, plot_cap, frame_set_cap, pool_cap, lock_cap, gpu_context_cap, app_info_cap;
     uint32_t next_server_index;
     struct tct_thread *last_thread; /* the thread the previous event went to */
-    struct tct_strpool strings;
+    struct tcu_arena strings;
 };
 
 struct tct_trace *tct_trace_new(void);
@@ -222,26 +224,26 @@ size_t tct_trace_memory(const struct tct_trace *trace);
 
 static inline const struct tct_zone *tct_thread_zone(const struct tct_thread *t, size_t i)
 {
-    return (const struct tct_zone *)tct_chunks_at(&t->zones, i);
+    return (const struct tct_zone *)tcu_chunks_at(&t->zones, i);
 }
 /* The side data of zone i, or NULL when it has none. */
 const struct tct_zone_extra *tct_thread_zone_extra(const struct tct_thread *t, size_t i);
 
 static inline const struct tct_message *tct_trace_message(const struct tct_trace *tr, size_t i)
 {
-    return (const struct tct_message *)tct_chunks_at(&tr->messages, i);
+    return (const struct tct_message *)tcu_chunks_at(&tr->messages, i);
 }
 static inline const struct tct_plot_point *tct_plot_point(const struct tct_plot *p, size_t i)
 {
-    return (const struct tct_plot_point *)tct_chunks_at(&p->points, i);
+    return (const struct tct_plot_point *)tcu_chunks_at(&p->points, i);
 }
 static inline const struct tct_frame *tct_frame_at(const struct tct_frame_set *fs, size_t i)
 {
-    return (const struct tct_frame *)tct_chunks_at(&fs->frames, i);
+    return (const struct tct_frame *)tcu_chunks_at(&fs->frames, i);
 }
 static inline const struct tct_gpu_zone *tct_gpu_zone_at(const struct tct_gpu_context *c, size_t i)
 {
-    return (const struct tct_gpu_zone *)tct_chunks_at(&c->zones, i);
+    return (const struct tct_gpu_zone *)tcu_chunks_at(&c->zones, i);
 }
 
 /* Visits a thread's zones in the order they ended (children before their parent), each

@@ -4,6 +4,7 @@
 #define TRACYC_TRACE_MODEL_INTERNAL_H
 
 #include "trace/model.h"
+#include "util/array.h"
 
 /* The thread with this id, created on first sight; NULL when out of memory. Events of
  * a thread running a fiber already carry the fiber's id (the decoder sees to it). */

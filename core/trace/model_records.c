@@ -10,18 +10,18 @@
 
 /* Index of the record `id` in *array, appending a zeroed record when it is new (then
  * *created = 1). Returns -1 when out of memory. *array may move. */
-static ptrdiff_t find_record(struct tct_map *map, void **array, size_t *count, size_t *cap, size_t elem_size,
+static ptrdiff_t find_record(struct tcu_map *map, void **array, size_t *count, size_t *cap, size_t elem_size,
                              uint32_t id, int *created)
 {
     *created = 0;
-    uint64_t *slot = tct_map_get(map, id);
+    uint64_t *slot = tcu_map_get(map, id);
     if (slot)
         return (ptrdiff_t)*slot;
-    void *grown = tct_grow(*array, cap, *count + 1, elem_size);
+    void *grown = tcu_grow(NULL, *array, cap, *count + 1, elem_size);
     if (!grown)
         return -1;
     *array = grown;
-    if (tct_map_put(map, id, *count) != 0)
+    if (tcu_map_put(map, id, *count) < 0)
         return -1;
     memset((char *)grown + *count * elem_size, 0, elem_size);
     *created = 1;
@@ -42,7 +42,7 @@ static struct tct_plot *plot_for(struct tct_trace *tr, uint32_t id)
         p->is_int = 1;
         p->min = INFINITY;
         p->max = -INFINITY;
-        tct_chunks_init(&p->points, sizeof(struct tct_plot_point));
+        tcu_chunks_init(&p->points, sizeof(struct tct_plot_point), TCT_CHUNK_SHIFT, NULL);
     }
     return p;
 }
@@ -60,7 +60,7 @@ static struct tct_frame_set *frame_set_for(struct tct_trace *tr, uint32_t id, in
     if (created) {
         fs->id = id;
         fs->continuous = (uint8_t)continuous;
-        tct_chunks_init(&fs->frames, sizeof(struct tct_frame));
+        tcu_chunks_init(&fs->frames, sizeof(struct tct_frame), TCT_CHUNK_SHIFT, NULL);
     }
     return fs;
 }
@@ -76,7 +76,7 @@ static struct tct_mem_pool *pool_for(struct tct_trace *tr, uint32_t id)
     struct tct_mem_pool *p = &tr->pools[i];
     if (created) {
         p->id = id;
-        tct_map_init(&p->live);
+        tcu_map_init(&p->live, 0, NULL);
     }
     return p;
 }
@@ -110,7 +110,7 @@ static struct tct_gpu_context *gpu_context_for(struct tct_trace *tr, uint32_t id
     struct tct_gpu_context *c = &tr->gpu_contexts[i];
     if (created) {
         c->id = id;
-        tct_chunks_init(&c->zones, sizeof(struct tct_gpu_zone));
+        tcu_chunks_init(&c->zones, sizeof(struct tct_gpu_zone), TCT_CHUNK_SHIFT, NULL);
     }
     return c;
 }
@@ -119,8 +119,8 @@ void tct_model_message(struct tct_trace *tr, const struct tcd_event *ev)
 {
     struct tct_thread *t = tct_model_thread(tr, ev->thread);
     size_t len = ev->text ? strnlen(ev->text, ev->text_len) : 0;
-    const char *text = t ? tct_strpool_add(&tr->strings, ev->text, len) : NULL;
-    struct tct_message *m = text ? tct_chunks_push(&tr->messages) : NULL;
+    const char *text = t ? tcu_arena_strdup(&tr->strings, ev->text, len) : NULL;
+    struct tct_message *m = text ? tcu_chunks_push(&tr->messages) : NULL;
     if (!m) {
         tr->lost_events++;
         return;
@@ -137,7 +137,7 @@ void tct_model_message(struct tct_trace *tr, const struct tcd_event *ev)
 
 void tct_model_app_info(struct tct_trace *tr, const struct tcd_event *ev)
 {
-    char **grown = tct_grow(tr->app_info, &tr->app_info_cap, tr->app_info_count + 1, sizeof *grown);
+    char **grown = tcu_grow(NULL, tr->app_info, &tr->app_info_cap, tr->app_info_count + 1, sizeof *grown);
     char *text = grown ? tct_model_strdup_text(ev) : NULL;
     if (grown)
         tr->app_info = grown;
@@ -151,7 +151,7 @@ void tct_model_app_info(struct tct_trace *tr, const struct tcd_event *ev)
 void tct_model_plot(struct tct_trace *tr, const struct tcd_event *ev)
 {
     struct tct_plot *p = plot_for(tr, ev->id);
-    struct tct_plot_point *pt = p ? tct_chunks_push(&p->points) : NULL;
+    struct tct_plot_point *pt = p ? tcu_chunks_push(&p->points) : NULL;
     if (!pt) {
         tr->lost_events++;
         return;
@@ -185,7 +185,7 @@ void tct_model_frame(struct tct_trace *tr, const struct tcd_event *ev)
         tr->lost_events++;
         return;
     }
-    struct tct_frame *last = fs->frames.count ? tct_chunks_at(&fs->frames, fs->frames.count - 1) : NULL;
+    struct tct_frame *last = fs->frames.count ? tcu_chunks_at(&fs->frames, fs->frames.count - 1) : NULL;
     if (ev->kind == TCD_FRAME_END) {
         if (last && last->end == TCT_TIME_NONE)
             last->end = ev->time;
@@ -196,7 +196,7 @@ void tct_model_frame(struct tct_trace *tr, const struct tcd_event *ev)
     /* A mark ends the previous frame of a continuous set. */
     if (ev->kind == TCD_FRAME_MARK && last && last->end == TCT_TIME_NONE)
         last->end = ev->time;
-    struct tct_frame *f = tct_chunks_push(&fs->frames);
+    struct tct_frame *f = tcu_chunks_push(&fs->frames);
     if (!f) {
         tr->lost_events++;
         return;
@@ -217,9 +217,9 @@ void tct_model_memory(struct tct_trace *tr, const struct tcd_event *ev)
     switch (ev->kind) {
     case TCD_MEM_ALLOC:
         tct_model_number_thread(tr, t);
-        if (tct_map_remove(&p->live, ev->address, &size))
+        if (tcu_map_remove(&p->live, ev->address, &size))
             p->live_bytes -= size; /* allocated twice without a free: keep the newer */
-        if (tct_map_put(&p->live, ev->address, ev->value) != 0) {
+        if (tcu_map_put(&p->live, ev->address, ev->value) < 0) {
             tr->lost_events++;
             return;
         }
@@ -234,7 +234,7 @@ void tct_model_memory(struct tct_trace *tr, const struct tcd_event *ev)
             break; /* free(NULL) */
         tct_model_number_thread(tr, t);
         p->frees++;
-        if (tct_map_remove(&p->live, ev->address, &size))
+        if (tcu_map_remove(&p->live, ev->address, &size))
             p->live_bytes -= size;
         else
             p->unmatched_frees++;
@@ -242,7 +242,7 @@ void tct_model_memory(struct tct_trace *tr, const struct tcd_event *ev)
     default: /* TCD_MEM_DISCARD: everything in the pool is gone */
         tct_model_number_thread(tr, t);
         p->discards++;
-        tct_map_clear(&p->live);
+        tcu_map_clear(&p->live);
         p->live_bytes = 0;
         break;
     }
@@ -277,7 +277,7 @@ static int lock_wait(struct tct_lock *l, const struct tcd_event *ev)
             return 0;
         }
     }
-    struct tct_lock_wait *grown = tct_grow(l->waiting, &l->waiting_cap, l->waiting_count + 1, sizeof *grown);
+    struct tct_lock_wait *grown = tcu_grow(NULL, l->waiting, &l->waiting_cap, l->waiting_count + 1, sizeof *grown);
     if (!grown)
         return -1;
     l->waiting = grown;
@@ -343,7 +343,7 @@ static struct tct_gpu_stack *gpu_stack(struct tct_gpu_context *c, uint32_t threa
             return &c->stacks[i];
     if (!create)
         return NULL;
-    struct tct_gpu_stack *grown = tct_grow(c->stacks, &c->stack_cap, c->stack_count + 1, sizeof *grown);
+    struct tct_gpu_stack *grown = tcu_grow(NULL, c->stacks, &c->stack_cap, c->stack_count + 1, sizeof *grown);
     if (!grown)
         return NULL;
     c->stacks = grown;
@@ -359,8 +359,8 @@ static void gpu_zone_begin(struct tct_trace *tr, struct tct_gpu_context *c, cons
      * 0 (the client then sends thread 0 with their ends); others nest per thread. */
     uint32_t key = c->thread ? 0 : ev->thread;
     struct tct_gpu_stack *s = c->query_zone ? gpu_stack(c, key, 1) : NULL;
-    size_t *zones = s ? tct_grow(s->zones, &s->cap, s->count + 1, sizeof *zones) : NULL;
-    struct tct_gpu_zone *z = zones ? tct_chunks_push(&c->zones) : NULL;
+    size_t *zones = s ? tcu_grow(NULL, s->zones, &s->cap, s->count + 1, sizeof *zones) : NULL;
+    struct tct_gpu_zone *z = zones ? tcu_chunks_push(&c->zones) : NULL;
     if (zones)
         s->zones = zones;
     if (!z) {
@@ -393,7 +393,7 @@ static void gpu_zone_end(struct tct_trace *tr, struct tct_gpu_context *c, const 
         return;
     }
     size_t index = s->zones[--s->count];
-    struct tct_gpu_zone *z = tct_chunks_at(&c->zones, index);
+    struct tct_gpu_zone *z = tcu_chunks_at(&c->zones, index);
     z->cpu_end = ev->time > z->cpu_begin ? ev->time : z->cpu_begin;
     c->query_zone[ev->query] = pending_query(index, 1);
 }
@@ -409,7 +409,7 @@ static void gpu_time(struct tct_trace *tr, struct tct_gpu_context *c, const stru
         return;
     }
     c->query_zone[ev->query] = 0;
-    struct tct_gpu_zone *z = tct_chunks_at(&c->zones, (pending >> 1) - 1);
+    struct tct_gpu_zone *z = tcu_chunks_at(&c->zones, (pending >> 1) - 1);
     if (pending & 1)
         z->gpu_end = ev->time2;
     else
@@ -469,7 +469,7 @@ void tct_model_finish_gpu(struct tct_trace *tr)
         for (size_t s = 0; s < c->stack_count; s++) {
             struct tct_gpu_stack *st = &c->stacks[s];
             while (st->count) {
-                struct tct_gpu_zone *z = tct_chunks_at(&c->zones, st->zones[--st->count]);
+                struct tct_gpu_zone *z = tcu_chunks_at(&c->zones, st->zones[--st->count]);
                 z->cpu_end = tr->last_time > z->cpu_begin ? tr->last_time : z->cpu_begin;
                 tr->unfinished_zones++;
             }
@@ -480,13 +480,13 @@ void tct_model_finish_gpu(struct tct_trace *tr)
 void tct_model_free_records(struct tct_trace *tr)
 {
     for (size_t i = 0; i < tr->plot_count; i++)
-        tct_chunks_free(&tr->plots[i].points);
+        tcu_chunks_free(&tr->plots[i].points);
     free(tr->plots);
     for (size_t i = 0; i < tr->frame_set_count; i++)
-        tct_chunks_free(&tr->frame_sets[i].frames);
+        tcu_chunks_free(&tr->frame_sets[i].frames);
     free(tr->frame_sets);
     for (size_t i = 0; i < tr->pool_count; i++)
-        tct_map_free(&tr->pools[i].live);
+        tcu_map_free(&tr->pools[i].live);
     free(tr->pools);
     for (size_t i = 0; i < tr->lock_count; i++) {
         free(tr->locks[i].name);
@@ -496,7 +496,7 @@ void tct_model_free_records(struct tct_trace *tr)
     for (size_t i = 0; i < tr->gpu_context_count; i++) {
         struct tct_gpu_context *c = &tr->gpu_contexts[i];
         free(c->name);
-        tct_chunks_free(&c->zones);
+        tcu_chunks_free(&c->zones);
         free(c->query_zone);
         for (size_t s = 0; s < c->stack_count; s++)
             free(c->stacks[s].zones);
@@ -515,14 +515,14 @@ size_t tct_model_records_memory(const struct tct_trace *tr)
                    tr->pool_cap * sizeof *tr->pools + tr->lock_cap * sizeof *tr->locks +
                    tr->gpu_context_cap * sizeof *tr->gpu_contexts;
     for (size_t i = 0; i < tr->plot_count; i++)
-        bytes += tct_chunks_memory(&tr->plots[i].points);
+        bytes += tcu_chunks_memory(&tr->plots[i].points);
     for (size_t i = 0; i < tr->frame_set_count; i++)
-        bytes += tct_chunks_memory(&tr->frame_sets[i].frames);
+        bytes += tcu_chunks_memory(&tr->frame_sets[i].frames);
     for (size_t i = 0; i < tr->pool_count; i++)
-        bytes += tct_map_memory(&tr->pools[i].live);
+        bytes += tcu_map_memory(&tr->pools[i].live);
     for (size_t i = 0; i < tr->gpu_context_count; i++) {
         const struct tct_gpu_context *c = &tr->gpu_contexts[i];
-        bytes += tct_chunks_memory(&c->zones) + (c->query_zone ? GPU_QUERIES * 4 : 0);
+        bytes += tcu_chunks_memory(&c->zones) + (c->query_zone ? GPU_QUERIES * 4 : 0);
     }
     return bytes;
 }

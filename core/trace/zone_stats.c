@@ -4,20 +4,21 @@
  * which Tracy's server rebuilds its statistics when it loads a trace (the way
  * tracy-csvexport sees it), so even the floating-point sum of squares agrees. */
 #include "trace/zone_stats.h"
+#include "util/array.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static struct tct_srcloc_stats *entry_for(struct tct_zone_stats *s, uint32_t srcloc, size_t *cap)
 {
-    uint64_t *slot = tct_map_get(&s->by_srcloc, srcloc);
+    uint64_t *slot = tcu_map_get(&s->by_srcloc, srcloc);
     if (slot)
         return &s->entries[*slot];
-    struct tct_srcloc_stats *grown = tct_grow(s->entries, cap, s->count + 1, sizeof *grown);
+    struct tct_srcloc_stats *grown = tcu_grow(NULL, s->entries, cap, s->count + 1, sizeof *grown);
     if (!grown)
         return NULL;
     s->entries = grown;
-    if (tct_map_put(&s->by_srcloc, srcloc, s->count) != 0)
+    if (tcu_map_put(&s->by_srcloc, srcloc, s->count) < 0)
         return NULL;
     struct tct_srcloc_stats *e = &s->entries[s->count++];
     *e = (struct tct_srcloc_stats){
@@ -41,7 +42,7 @@ static int add_self_time(void *user, size_t index, const struct tct_zone *z, int
     struct self_pass *p = user;
     if (!tct_zone_counts(z, p->rule))
         return 0;
-    struct tct_srcloc_stats *e = &p->stats->entries[*tct_map_get(&p->stats->by_srcloc, z->srcloc)];
+    struct tct_srcloc_stats *e = &p->stats->entries[*tcu_map_get(&p->stats->by_srcloc, z->srcloc)];
     e->self_total += self;
     if (self < e->self_min)
         e->self_min = self;
@@ -60,7 +61,7 @@ static int by_srcloc(const void *a, const void *b)
 int tct_zone_stats_compute(struct tct_zone_stats *s, const struct tct_trace *tr, enum tct_stats_rule rule)
 {
     memset(s, 0, sizeof *s);
-    tct_map_init(&s->by_srcloc);
+    tcu_map_init(&s->by_srcloc, 0, NULL);
     size_t cap = 0;
     for (size_t t = 0; t < tr->thread_count; t++) {
         const struct tct_thread *th = tr->threads[t];
@@ -84,7 +85,7 @@ int tct_zone_stats_compute(struct tct_zone_stats *s, const struct tct_trace *tr,
     if (s->count) /* entries is NULL when no zone counts: qsort must not see it */
         qsort(s->entries, s->count, sizeof *s->entries, by_srcloc);
     for (size_t i = 0; i < s->count; i++)
-        if (tct_map_put(&s->by_srcloc, s->entries[i].srcloc, i) != 0)
+        if (tcu_map_put(&s->by_srcloc, s->entries[i].srcloc, i) < 0)
             goto fail;
     struct self_pass pass = {s, rule};
     for (size_t t = 0; t < tr->thread_count; t++)
@@ -99,6 +100,6 @@ fail:
 void tct_zone_stats_free(struct tct_zone_stats *s)
 {
     free(s->entries);
-    tct_map_free(&s->by_srcloc);
+    tcu_map_free(&s->by_srcloc);
     memset(s, 0, sizeof *s);
 }

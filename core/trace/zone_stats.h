@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/map.h"
+#include "util/map.h"
 #include "trace/model.h"
 
 enum tct_stats_rule {
@@ -25,7 +25,7 @@ struct tct_srcloc_stats {
 struct tct_zone_stats {
     struct tct_srcloc_stats *entries; /* ordered by source location index */
     size_t count;
-    struct tct_map by_srcloc; /* srcloc -> index in entries */
+    struct tcu_map by_srcloc; /* srcloc -> index in entries */
 };
 
 /* Returns 0, or -1 when out of memory. */
