@@ -71,8 +71,8 @@ void tc_conn_close(struct tc_conn *c)
         c->transport->close(c->transport);
     c->transport = NULL;
     tc_enc_free(&c->enc);
-    tc_idmap_clear(&c->ids);
-    tc_idmap_clear(&c->pools);
+    tcu_map_free(&c->ids);
+    tcu_map_free(&c->pools);
     c->alive = 0;
 }
 
@@ -82,7 +82,8 @@ static uint64_t remember_id(struct tc_conn *c, uint64_t id, int kind)
 {
     uint64_t *slot = &c->recent_ids[(id >> 3) & 255];
     if (*slot != id) {
-        tc_idmap_put(&c->ids, id, ID_VALUE(kind, id));
+        if (!tcu_map_get(&c->ids, id)) /* an id keeps the kind it was first sent as */
+            tcu_map_put(&c->ids, id, ID_VALUE(kind, id));
         *slot = id;
     }
     return id;
@@ -100,8 +101,8 @@ uint64_t tc_conn_srcloc_id(struct tc_conn *c, uint64_t srcloc)
 
 static const void *sent(const struct tc_conn *c, uint64_t id, int kind)
 {
-    uint64_t v;
-    return tc_idmap_get(&c->ids, id, &v) && ID_KIND(v) == kind ? ID_PTR(v) : NULL;
+    const uint64_t *v = tcu_map_get(&c->ids, id);
+    return v && ID_KIND(*v) == kind ? ID_PTR(*v) : NULL;
 }
 
 const char *tc_conn_sent_string(const struct tc_conn *c, uint64_t id)

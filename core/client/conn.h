@@ -8,7 +8,7 @@
 #ifndef TRACYC_CLIENT_CONN_H
 #define TRACYC_CLIENT_CONN_H
 
-#include "client/idmap.h"
+#include "util/map.h"
 #include "wire/encode.h"
 
 #include <stddef.h>
@@ -30,9 +30,9 @@ struct tc_conn {
     struct tc_transport *transport;
     int slot; /* index of this connection in the per-thread connection state */
     struct tc_encoder enc;
-    struct tc_idmap ids;
+    struct tcu_map ids;       /* id -> its kind << 56 | its address */
     uint64_t recent_ids[256]; /* direct-mapped cache of ids already in `ids` */
-    struct tc_idmap pools;
+    struct tcu_map pools;     /* memory pools announced */
     uint8_t query[13];
     size_t query_len;
     int alive;

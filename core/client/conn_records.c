@@ -136,7 +136,7 @@ static void encode_serial_record(struct tc_conn *c, const union tc_rec *r)
         const struct tc_rec_mem_alloc *m = &r->mem_alloc;
         uint64_t pool = tc_conn_string_id(c, m->pool);
         if (pool)
-            tc_idmap_put(&c->pools, pool, 1);
+            tcu_map_put(&c->pools, pool, 1);
         tc_enc_mem_alloc(e, m->time, m->thread, m->address, m->size, pool);
         break;
     }
@@ -145,10 +145,10 @@ static void encode_serial_record(struct tc_conn *c, const union tc_rec *r)
                         tc_conn_string_id(c, r->mem_free.pool));
         break;
     case TC_REC_MEM_DISCARD: {
-        uint64_t pool = (uint64_t)(uintptr_t)r->mem_discard.pool, known;
+        uint64_t pool = (uint64_t)(uintptr_t)r->mem_discard.pool;
         /* The server ignores a discard of an unknown pool without advancing its time
          * chain, which would shift every later serial time: send known pools only. */
-        if (tc_idmap_get(&c->pools, pool, &known))
+        if (tcu_map_get(&c->pools, pool))
             tc_enc_mem_discard(e, r->mem_discard.time, r->mem_discard.thread, pool);
         break;
     }

@@ -4,7 +4,7 @@
  * of short strings cost neither millions of allocations nor a header each. A string
  * larger than a block gets a block of its own, put behind the current block so that
  * the current block's free room stays in use. Allocation goes through an optional budget
- * (budget.h).
+ * (budget.h). A zero-filled struct tcu_arena is an empty arena with no budget.
  */
 #ifndef TRACYC_UTIL_ARENA_H
 #define TRACYC_UTIL_ARENA_H

@@ -10,7 +10,7 @@
  * (for keys that are hashes of content, chain the entries that share a hash).
  *
  * Allocation goes through an optional budget (budget.h). A failed put leaves the map as
- * it was.
+ * it was. A zero-filled struct tcu_map is an empty map with seed 0 and no budget.
  */
 #ifndef TRACYC_UTIL_MAP_H
 #define TRACYC_UTIL_MAP_H
