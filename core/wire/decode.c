@@ -41,15 +41,14 @@ struct tcd_decoder *tcd_decoder_new(const struct tcd_callbacks *cb, void *user, 
         dec->cb = *cb;
     dec->user = user;
     dec->query_user = user;
-    dec->max_memory = limits && limits->max_memory ? limits->max_memory : TCD_DEFAULT_MAX_MEMORY;
     dec->max_queries = limits && limits->max_queries ? limits->max_queries : TCD_DEFAULT_MAX_QUERIES;
-    dec->memory = sizeof *dec;
     /* Seeds the identifier hash so crafted ids cannot aim at one bucket. */
     dec->hash_seed = (uint64_t)(uintptr_t)dec * 0x9e3779b97f4a7c15ull ^ (uint64_t)time(NULL) ^ (uint64_t)clock();
     dec->state = TCD_STATE_HANDSHAKE;
-    dec->ring = tcd_alloc(dec, TCD_RING_SIZE);
-    dec->inbuf = tcd_alloc(dec, TCD_FRAME_HEADER + TCW_LZ4_SIZE);
-    if (!dec->ring || !dec->inbuf || !tcd_tables_init(dec)) {
+    bool tables = tcd_tables_init(dec, limits && limits->max_memory ? limits->max_memory : TCD_DEFAULT_MAX_MEMORY);
+    dec->ring = tcu_alloc(&dec->budget, TCD_RING_SIZE);
+    dec->inbuf = tcu_alloc(&dec->budget, TCD_FRAME_HEADER + TCW_LZ4_SIZE);
+    if (!tables || !dec->ring || !dec->inbuf) {
         tcd_decoder_free(dec);
         return NULL;
     }
@@ -260,5 +259,5 @@ const struct tcd_welcome *tcd_decoder_welcome(const struct tcd_decoder *dec)
 void tcd_decoder_stats(const struct tcd_decoder *dec, struct tcd_stats *out)
 {
     *out = dec->stats;
-    out->memory = dec->memory;
+    out->memory = dec->budget.used;
 }

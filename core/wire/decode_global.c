@@ -66,12 +66,12 @@ static void mem_discard(struct tcd_decoder *dec, const uint8_t *it)
 
 static struct tcd_lock *find_lock(struct tcd_decoder *dec, uint32_t id, bool shared_event)
 {
-    uint32_t idx = tcd_map_find(dec, &dec->lock_ids, id);
-    if (!idx) {
+    const uint64_t *index = tcu_map_get(&dec->lock_ids, id);
+    if (!index) {
         tcd_item_fail(dec, "lock event for a lock that was not announced");
         return NULL;
     }
-    struct tcd_lock *lock = (struct tcd_lock *)dec->locks.data + idx - 1;
+    struct tcd_lock *lock = tcu_array_at(&dec->locks, *index);
     if (shared_event && !lock->shared) {
         tcd_item_fail(dec, "shared lock event on a lock announced as exclusive");
         return NULL;
@@ -82,15 +82,14 @@ static struct tcd_lock *find_lock(struct tcd_decoder *dec, uint32_t id, bool sha
 static void lock_announce(struct tcd_decoder *dec, const uint8_t *it)
 {
     uint32_t id = rd32(it + 1);
-    if (tcd_map_find(dec, &dec->lock_ids, id)) {
+    if (tcu_map_get(&dec->lock_ids, id)) {
         tcd_item_fail(dec, "lock announced twice");
         return;
     }
-    struct tcd_vec *v = &dec->locks;
-    if (!tcd_vec_reserve(dec, v, sizeof(struct tcd_lock), v->count + 1) ||
-        !tcd_map_insert(dec, &dec->lock_ids, id, v->count + 1))
+    struct tcd_lock *lock = tcd_table_add(dec, &dec->locks, &dec->lock_ids, id);
+    if (!lock)
         return;
-    ((struct tcd_lock *)v->data)[v->count++] = (struct tcd_lock){.shared = it[21] != 0};
+    lock->shared = it[21] != 0;
     uint32_t srcloc = tcd_item_srcloc(dec, rd64(it + 13));
     emit(dec, &(struct tcd_event){.kind = TCD_LOCK_ANNOUNCE,
                                   .id = id,

@@ -4,7 +4,7 @@
  *   decode_items.c   one decompressed frame of items -> events (thread-bound items,
  *                    strings, replies); decode_item.h holds the helpers it shares with
  *   decode_global.c  memory, lock and GPU items
- *   decode_tables.c  memory accounting, hash maps, symbol tables, the query queue
+ *   decode_tables.c  memory budget, symbol tables, the query queue
  *   decode_names.c   item type names for error messages
  *
  * Nothing here is part of the public interface.
@@ -16,6 +16,11 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "util/arena.h"
+#include "util/array.h"
+#include "util/budget.h"
+#include "util/chunks.h"
+#include "util/map.h"
 #include "wire/decode.h"
 #include "wire/protocol.h"
 
@@ -24,34 +29,7 @@
 #define TCD_DEFAULT_MAX_MEMORY ((size_t)1 << 30)
 #define TCD_DEFAULT_MAX_QUERIES 8188u /* min(SO_SNDBUF / 13, 8192) - 4 in upstream */
 #define TCD_FIBER_THREAD_BIT 0x80000000u
-#define TCD_PAGE_SHIFT 8 /* elements per page of a paged array: 256 */
-
-/* Open-addressing hash map from a u64 key to a u32 value; value 0 marks an empty slot,
- * so callers store index + 1. */
-struct tcd_map_slot {
-    uint64_t key;
-    uint32_t value;
-};
-struct tcd_map {
-    struct tcd_map_slot *slots;
-    uint32_t mask;
-    uint32_t count;
-};
-
-/* An array whose elements never move, so pointers to them stay valid as it grows. */
-struct tcd_paged {
-    void **pages;
-    uint32_t count;
-    uint32_t page_slots;
-    size_t elem_size;
-};
-
-/* Strings live in an arena of chunks that are never moved or freed before the decoder. */
-struct tcd_arena_chunk {
-    struct tcd_arena_chunk *next;
-    size_t used, size;
-    char data[];
-};
+#define TCD_CHUNK_SHIFT 8 /* threads and source locations: 256 a chunk */
 
 struct tcd_string_entry {
     const char *text; /* "" while the client has not answered */
@@ -61,8 +39,9 @@ struct tcd_string_entry {
 struct tcd_thread {
     uint32_t id;
     uint32_t next_zone_id; /* ZoneValidation register, spec 8.4 */
-    uint32_t depth, cap;   /* zone stack: only the validation ids are needed */
+    uint32_t depth;        /* zone stack: only the validation ids are needed */
     uint32_t *zone_ids;
+    size_t cap;
     struct tcd_thread *fiber; /* fiber this OS thread runs, or NULL */
     const char *name;         /* decimal id until named */
     uint8_t name_pending;
@@ -72,6 +51,7 @@ struct tcd_thread {
 struct tcd_srcloc_rec {
     struct tcd_srcloc pub;
     uint32_t name_str, function_str, file_str; /* string handles of a static srcloc */
+    uint32_t same_hash; /* payload srclocs: index + 1 of the older one with the same content hash, 0 = none */
     uint8_t is_static;
 };
 
@@ -105,18 +85,13 @@ struct tcd_pending_bytes {
     size_t own_cap;
 };
 
-struct tcd_vec { /* a plain growable array */
-    void *data;
-    uint32_t count, cap;
-};
-
 struct tcd_decoder {
     struct tcd_callbacks cb;
     void *user;
-    void *query_user; /* argument of cb.on_query */
-    size_t max_memory, memory;
+    void *query_user;         /* argument of cb.on_query */
+    struct tcu_budget budget; /* every table allocates through it */
     uint32_t max_queries;
-    uint64_t hash_seed;
+    uint64_t hash_seed; /* of every map: crafted ids cannot aim at one probe run */
 
     enum tcd_state state;
     char error[320];
@@ -159,34 +134,34 @@ struct tcd_decoder {
     uint8_t terminated, crashed, crash_reported;
     uint64_t open_zones;
 
-    /* tables */
-    struct tcd_arena_chunk *arena;
-    struct tcd_map string_ids;      /* string id -> handle */
-    struct tcd_vec strings;         /* struct tcd_string_entry, handle - 1 */
-    struct tcd_map thread_ids;      /* thread id -> index + 1 */
-    struct tcd_paged threads;       /* struct tcd_thread */
-    struct tcd_map srcloc_ids;      /* static srcloc id -> index + 1 */
-    struct tcd_map srcloc_payloads; /* content hash -> index + 1 (collisions probed) */
-    struct tcd_paged srclocs;       /* struct tcd_srcloc_rec */
+    /* tables: each map gives an index into the array or chunks below it */
+    struct tcu_arena arena;         /* every string kept */
+    struct tcu_map string_ids;      /* string id -> handle - 1 */
+    struct tcu_array strings;       /* struct tcd_string_entry */
+    struct tcu_map thread_ids;      /* thread id -> index */
+    struct tcu_chunks threads;      /* struct tcd_thread */
+    struct tcu_map srcloc_ids;      /* static srcloc id -> index */
+    struct tcu_map srcloc_payloads; /* content hash -> index of the newest payload srcloc with it */
+    struct tcu_chunks srclocs;      /* struct tcd_srcloc_rec */
     uint64_t last_srcloc_id;
     uint32_t last_srcloc_index;
-    struct tcd_map plot_ids;
-    struct tcd_vec plots; /* struct tcd_named */
-    struct tcd_map frame_ids;
-    struct tcd_vec frame_sets; /* struct tcd_named, 0 = "Frame" */
-    struct tcd_map pool_ids;   /* name string id -> pool */
-    struct tcd_vec pools;      /* uint32_t string handle, 0 = default pool */
-    struct tcd_map fiber_ids;  /* fiber id -> thread index + 1 */
+    struct tcu_map plot_ids;
+    struct tcu_array plots; /* struct tcd_named */
+    struct tcu_map frame_ids;
+    struct tcu_array frame_sets; /* struct tcd_named, 0 = "Frame" */
+    struct tcu_map pool_ids;     /* name string id -> index */
+    struct tcu_array pools;      /* uint32_t string handle, 0 = default pool */
+    struct tcu_map fiber_ids;    /* fiber id -> thread index */
     uint32_t fiber_count;
-    struct tcd_map lock_ids;
-    struct tcd_vec locks; /* struct tcd_lock */
+    struct tcu_map lock_ids;
+    struct tcu_array locks; /* struct tcd_lock */
     struct tcd_gpu_ctx gpu[256];
 
     /* queries */
-    struct tcd_vec query_queue; /* uint8_t[13] packets */
+    struct tcu_array query_queue; /* uint8_t[13] packets */
     uint32_t query_head;
     uint32_t outstanding;
-    struct tcd_vec srcloc_fifo; /* uint32_t srcloc index of SourceLocation queries */
+    struct tcu_array srcloc_fifo; /* uint32_t srcloc index of SourceLocation queries */
     uint32_t srcloc_fifo_head;
     uint32_t pending_strings, pending_threads, pending_plots, pending_frames, pending_fibers;
 
@@ -206,42 +181,15 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n);
 /* decode_names.c */
 const char *tcd_item_name(uint8_t type);
 
-/* decode_tables.c: memory */
-void *tcd_alloc(struct tcd_decoder *dec, size_t size);
-void *tcd_realloc(struct tcd_decoder *dec, void *ptr, size_t old_size, size_t new_size);
-void tcd_dealloc(struct tcd_decoder *dec, void *ptr, size_t size);
-bool tcd_vec_reserve(struct tcd_decoder *dec, struct tcd_vec *v, size_t elem, uint32_t need);
+/* decode_tables.c: memory. Every table allocates through dec->budget, bounded by
+ * max_memory, whose refusals FAIL the decoder. */
+bool tcd_tables_init(struct tcd_decoder *dec, size_t max_memory);
 void tcd_tables_free(struct tcd_decoder *dec);
-bool tcd_tables_init(struct tcd_decoder *dec);
+/* A zero-filled new element of a table indexed by uint32_t, at index v->count, mapped
+ * from key in ids (unless ids is NULL); NULL (and FAILED) when memory ran out. */
+void *tcd_table_add(struct tcd_decoder *dec, struct tcu_array *v, struct tcu_map *ids, uint64_t key);
 const char *tcd_arena_strdup(struct tcd_decoder *dec, const void *s, size_t len);
 bool tcd_pending_keep(struct tcd_decoder *dec, struct tcd_pending_bytes *pb);
-
-/* decode_tables.c: maps. The multiplier mixes the per-decoder seed into the high bits,
- * which pick the slot. */
-static inline uint32_t tcd_map_hash(const struct tcd_decoder *dec, uint64_t key)
-{
-    return (uint32_t)(((key ^ dec->hash_seed) * 0x9e3779b97f4a7c15ull) >> 32);
-}
-
-static inline uint32_t tcd_map_find(const struct tcd_decoder *dec, const struct tcd_map *m, uint64_t key)
-{
-    if (!m->slots)
-        return 0;
-    for (uint32_t i = tcd_map_hash(dec, key) & m->mask;; i = (i + 1) & m->mask) {
-        const struct tcd_map_slot *s = &m->slots[i];
-        if (s->value == 0)
-            return 0;
-        if (s->key == key)
-            return s->value;
-    }
-}
-
-bool tcd_map_insert(struct tcd_decoder *dec, struct tcd_map *m, uint64_t key, uint32_t value);
-
-static inline void *tcd_paged_at(const struct tcd_paged *p, uint32_t i)
-{
-    return (char *)p->pages[i >> TCD_PAGE_SHIFT] + (size_t)(i & ((1u << TCD_PAGE_SHIFT) - 1)) * p->elem_size;
-}
 
 /* decode_tables.c: symbol tables; each sends the query the real server sends for a
  * new identifier. On allocation failure the decoder is FAILED and a harmless stand-in

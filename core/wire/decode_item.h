@@ -92,12 +92,12 @@ static inline uint32_t tcd_item_srcloc(struct tcd_decoder *dec, uint64_t id)
 {
     if (id == dec->last_srcloc_id && dec->srclocs.count)
         return dec->last_srcloc_index;
-    uint32_t idx = tcd_map_find(dec, &dec->srcloc_ids, id);
-    if (!idx)
+    const uint64_t *index = tcu_map_get(&dec->srcloc_ids, id);
+    if (!index)
         return tcd_check_srcloc(dec, id); /* new: query it */
     dec->last_srcloc_id = id;
-    dec->last_srcloc_index = idx - 1;
-    return idx - 1;
+    dec->last_srcloc_index = (uint32_t)*index;
+    return (uint32_t)*index;
 }
 
 /* decode_global.c: memory, lock and GPU items, which carry their own thread id. */

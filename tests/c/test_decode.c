@@ -1214,6 +1214,12 @@ static void srcloc_dedupe_and_limits(void)
              "max_memory bounds the tables (%s)", tcd_decoder_error(r.dec));
     rec_free(&r);
     free(items.p);
+
+    /* A limit below what the decoder needs to start (its ~1 MiB ring) is refused, not
+     * read as no limit at all. */
+    struct tcd_decoder *tiny = tcd_decoder_new(NULL, NULL, &(struct tcd_limits){.max_memory = 4096});
+    tt_check(tiny == NULL, "max_memory smaller than the decoder itself: no decoder");
+    tcd_decoder_free(tiny);
 }
 
 /* Random and mutated streams: no crash, no leak, no out-of-bounds read (run under ASan). */
