@@ -40,12 +40,12 @@ struct tcd_thread {
     uint32_t id;
     uint32_t next_zone_id; /* ZoneValidation register, spec 8.4 */
     uint32_t depth;        /* zone stack: only the validation ids are needed */
+    uint8_t name_pending;
+    uint8_t is_fiber;
     uint32_t *zone_ids;
     size_t cap;
     struct tcd_thread *fiber; /* fiber this OS thread runs, or NULL */
     const char *name;         /* decimal id until named */
-    uint8_t name_pending;
-    uint8_t is_fiber;
 };
 
 struct tcd_srcloc_rec {
