@@ -113,5 +113,16 @@ int main(void)
     CHECK_EQ_INT(tt_count(cap, TCD_FRAME_MARK), 1);
     check_zones(cap);
     tt_capture_free(cap);
+
+    /* The name table takes ids up to TRACYC_FFI_MAX_IDS, then refuses. */
+    uint32_t last = 0, id;
+    int in_order = 1;
+    while ((id = tracyc_ffi_name_register("filler", 6)) != 0) {
+        in_order &= id == last + 1 || last == 0;
+        last = id;
+    }
+    CHECK(in_order);
+    CHECK_EQ_INT(last, TRACYC_FFI_MAX_IDS);
+    CHECK_EQ_INT(tracyc_ffi_name_register("one more", 8), 0);
     return tt_finish("test_ffi_shim");
 }
