@@ -163,6 +163,15 @@ def test_bad_arguments_raise_type_errors():
         _tracer.configure(max_depth="deep")
 
 
+def test_source_locations_with_colliding_hashes_stay_apart():
+    # The interning table hashes (line, color) as line * 31 + color: (n, 31) and (n + 1, 0)
+    # share a hash, and must still be two source locations.
+    first = tracer.zone("collide", color=31)
+    second = tracer.zone("collide", color=0)
+    line = int(repr(first).rstrip(">").rsplit(":", 1)[1])
+    assert repr(second).endswith(f":{line + 1}>")
+
+
 def test_ending_a_zone_that_is_not_open_raises_runtime_error():
     z = tracer.zone("never opened")
     with pytest.raises(RuntimeError, match="not open on this thread"):

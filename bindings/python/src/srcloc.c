@@ -12,16 +12,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/map.h"
+
 size_t tp_srcloc_budget = 30000;
 
 static const tp_srcloc fallback = {NULL, "(tracer: source-location budget exhausted)", "<tracer>", 0, 0x808080};
 
-/* Open addressing, linear probing, power-of-two sizes, grown at 1/2 load. */
-struct table {
-    void **slots;
-    size_t cap, len;
+/* Both tables map a hash of the content to the newest entry with that hash; entries
+ * whose 64-bit hashes are equal are chained, newest first. */
+struct interned {
+    struct interned *same_hash;
+    char text[];
 };
-static struct table strings, locs;
+struct interned_loc {
+    tp_srcloc loc; /* first: the address handed out */
+    struct interned_loc *same_hash;
+};
+static struct tcu_map strings, locs;
+static size_t locs_len;
 
 static uint64_t hash_bytes(const char *s, size_t len)
 {
@@ -46,54 +54,31 @@ static int same_loc(const tp_srcloc *a, const tp_srcloc *b)
            a->color == b->color;
 }
 
-static int grow(struct table *t, uint64_t (*hash)(const void *))
+/* The newest entry stored under hash, or NULL. */
+static void *newest(const struct tcu_map *m, uint64_t hash)
 {
-    size_t cap = t->cap ? t->cap * 2 : 1024;
-    void **slots = calloc(cap, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (size_t i = 0; i < t->cap; i++) {
-        if (!t->slots[i])
-            continue;
-        size_t j = hash(t->slots[i]) & (cap - 1);
-        while (slots[j])
-            j = (j + 1) & (cap - 1);
-        slots[j] = t->slots[i];
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->cap = cap;
-    return 0;
-}
-
-static uint64_t hash_string_entry(const void *s)
-{
-    return hash_bytes(s, strlen(s));
-}
-
-static uint64_t hash_loc_entry(const void *l)
-{
-    return hash_loc(l);
+    const uint64_t *entry = tcu_map_get(m, hash);
+    return entry ? (void *)(uintptr_t)*entry : NULL;
 }
 
 const char *tp_intern(const char *s, size_t len)
 {
-    if ((strings.len + 1) * 2 > strings.cap && grow(&strings, hash_string_entry) != 0)
+    uint64_t h = hash_bytes(s, len);
+    struct interned *first = newest(&strings, h);
+    for (struct interned *e = first; e; e = e->same_hash)
+        if (strncmp(e->text, s, len) == 0 && e->text[len] == '\0')
+            return e->text;
+    struct interned *e = malloc(sizeof *e + len + 1);
+    if (!e)
         return NULL;
-    size_t i = hash_bytes(s, len) & (strings.cap - 1);
-    for (; strings.slots[i]; i = (i + 1) & (strings.cap - 1)) {
-        const char *e = strings.slots[i];
-        if (strncmp(e, s, len) == 0 && e[len] == '\0')
-            return e;
+    e->same_hash = first;
+    memcpy(e->text, s, len);
+    e->text[len] = '\0';
+    if (tcu_map_put(&strings, h, (uintptr_t)e) < 0) {
+        free(e);
+        return NULL;
     }
-    char *copy = malloc(len + 1);
-    if (!copy)
-        return NULL;
-    memcpy(copy, s, len);
-    copy[len] = '\0';
-    strings.slots[i] = copy;
-    strings.len++;
-    return copy;
+    return e->text;
 }
 
 const char *tp_intern_str(PyObject *s)
@@ -134,23 +119,21 @@ const tp_srcloc *tp_srcloc_get(const char *name, const char *function, const cha
     if (!function || !file)
         return &fallback;
     tp_srcloc key = {name, function, file, line, color};
-    if (locs.cap) {
-        for (size_t i = hash_loc(&key) & (locs.cap - 1); locs.slots[i]; i = (i + 1) & (locs.cap - 1))
-            if (same_loc(locs.slots[i], &key))
-                return locs.slots[i];
-    }
-    if (locs.len >= tp_srcloc_budget)
+    uint64_t h = hash_loc(&key);
+    struct interned_loc *first = newest(&locs, h);
+    for (struct interned_loc *e = first; e; e = e->same_hash)
+        if (same_loc(&e->loc, &key))
+            return &e->loc;
+    if (locs_len >= tp_srcloc_budget)
         return over_budget();
-    if ((locs.len + 1) * 2 > locs.cap && grow(&locs, hash_loc_entry) != 0)
+    struct interned_loc *e = malloc(sizeof *e);
+    if (!e)
         return &fallback;
-    tp_srcloc *l = malloc(sizeof *l);
-    if (!l)
+    *e = (struct interned_loc){key, first};
+    if (tcu_map_put(&locs, h, (uintptr_t)e) < 0) {
+        free(e);
         return &fallback;
-    *l = key;
-    size_t i = hash_loc(l) & (locs.cap - 1);
-    while (locs.slots[i])
-        i = (i + 1) & (locs.cap - 1);
-    locs.slots[i] = l;
-    locs.len++;
-    return l;
+    }
+    locs_len++;
+    return &e->loc;
 }

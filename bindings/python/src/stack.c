@@ -10,6 +10,7 @@
  * because it cannot outlast its parent.
  */
 #include "tracer.h"
+#include "util/array.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -89,12 +90,10 @@ static inline void name_late(struct tp_thread *t)
 static struct tp_zone *push(struct tp_thread *t)
 {
     if (__builtin_expect(t->len == t->cap, 0)) {
-        uint32_t cap = t->cap ? t->cap * 2 : 64;
-        struct tp_zone *z = realloc(t->zones, cap * sizeof *z);
+        struct tp_zone *z = tcu_grow(NULL, t->zones, &t->cap, (size_t)t->len + 1, sizeof *z);
         if (!z)
             return NULL;
         t->zones = z;
-        t->cap = cap;
     }
     return &t->zones[t->len++];
 }

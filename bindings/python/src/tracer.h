@@ -86,7 +86,8 @@ struct tp_zone {
 };
 struct tp_thread {
     struct tp_zone *zones;
-    uint32_t len, cap;
+    size_t cap;
+    uint32_t len;
     uint32_t depth;   /* open TP_PY and TP_C entries, for --max-depth */
     uint32_t flushed; /* no TP_PENDING entry below this index */
     uint32_t epoch;   /* tp_epoch when this stack was last in step with tracing */
