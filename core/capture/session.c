@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/array.h"
 #include "wire/protocol.h"
 
 #define RECV_CHUNK (256 * 1024)
@@ -51,18 +52,12 @@ static void say(struct session *s, const char *fmt, ...)
 
 static void out_append(struct session *s, const void *data, size_t len)
 {
-    if (s->out_len + len > s->out_cap) {
-        size_t cap = s->out_cap ? s->out_cap * 2 : 4096;
-        while (cap < s->out_len + len)
-            cap *= 2;
-        uint8_t *p = realloc(s->out, cap);
-        if (!p) {
-            s->out_failed = true;
-            return;
-        }
-        s->out = p;
-        s->out_cap = cap;
+    uint8_t *grown = tcu_grow(NULL, s->out, &s->out_cap, s->out_len + len, 1);
+    if (!grown) {
+        s->out_failed = true;
+        return;
     }
+    s->out = grown;
     memcpy(s->out + s->out_len, data, len);
     s->out_len += len;
 }

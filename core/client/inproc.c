@@ -5,6 +5,7 @@
 
 #include "trace/export.h"
 #include "trace/model.h"
+#include "util/array.h"
 #include "wire/decode.h"
 #include "wire/protocol.h"
 
@@ -33,16 +34,10 @@ static void push_bytes(struct tc_inproc *ip, const uint8_t *data, size_t len)
 {
     if (ip->pending_read == ip->pending_len)
         ip->pending_read = ip->pending_len = 0;
-    if (ip->pending_len + len > ip->pending_cap) {
-        size_t cap = ip->pending_cap ? ip->pending_cap * 2 : 4096;
-        while (cap < ip->pending_len + len)
-            cap *= 2;
-        uint8_t *p = realloc(ip->pending, cap);
-        if (!p)
-            return;
-        ip->pending = p;
-        ip->pending_cap = cap;
-    }
+    uint8_t *grown = tcu_grow(NULL, ip->pending, &ip->pending_cap, ip->pending_len + len, 1);
+    if (!grown)
+        return;
+    ip->pending = grown;
     memcpy(ip->pending + ip->pending_len, data, len);
     ip->pending_len += len;
 }

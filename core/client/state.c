@@ -2,6 +2,7 @@
 #include "client/state.h"
 
 #include "tracyc.h"
+#include "util/array.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -68,17 +69,13 @@ void tc_names_set(uint32_t tid, const char *name)
             return;
         }
     }
-    if (names_len == names_cap) {
-        size_t cap = names_cap ? names_cap * 2 : 16;
-        struct name_entry *n = realloc(names, cap * sizeof *n);
-        if (!n) {
-            pthread_mutex_unlock(&names_lock);
-            free(copy);
-            return;
-        }
-        names = n;
-        names_cap = cap;
+    struct name_entry *grown = tcu_grow(NULL, names, &names_cap, names_len + 1, sizeof *names);
+    if (!grown) {
+        pthread_mutex_unlock(&names_lock);
+        free(copy);
+        return;
     }
+    names = grown;
     names[names_len++] = (struct name_entry){tid, copy};
     pthread_mutex_unlock(&names_lock);
 }
