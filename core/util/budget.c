@@ -21,25 +21,10 @@ static int budget_allows(struct tcu_budget *budget, size_t more)
     return 0;
 }
 
-void *tcu_alloc(struct tcu_budget *budget, size_t size)
+/* p, the result of an allocation that replaced old_size bytes by new_size, counted; NULL
+ * (refused) when the system had no memory. */
+static void *counted(struct tcu_budget *budget, void *p, size_t old_size, size_t new_size)
 {
-    if (budget && !budget_allows(budget, size))
-        return NULL;
-    void *p = calloc(1, size);
-    if (!p) {
-        tcu_budget_refuse(budget, tcu_budget_out_of_memory);
-        return NULL;
-    }
-    if (budget)
-        budget->used += size;
-    return p;
-}
-
-void *tcu_realloc(struct tcu_budget *budget, void *ptr, size_t old_size, size_t new_size)
-{
-    if (budget && new_size > old_size && !budget_allows(budget, new_size - old_size))
-        return NULL;
-    void *p = realloc(ptr, new_size);
     if (!p) {
         tcu_budget_refuse(budget, tcu_budget_out_of_memory);
         return NULL;
@@ -47,6 +32,20 @@ void *tcu_realloc(struct tcu_budget *budget, void *ptr, size_t old_size, size_t 
     if (budget)
         budget->used = budget->used - old_size + new_size;
     return p;
+}
+
+void *tcu_alloc(struct tcu_budget *budget, size_t size)
+{
+    if (budget && !budget_allows(budget, size))
+        return NULL;
+    return counted(budget, calloc(1, size), 0, size);
+}
+
+void *tcu_realloc(struct tcu_budget *budget, void *ptr, size_t old_size, size_t new_size)
+{
+    if (budget && new_size > old_size && !budget_allows(budget, new_size - old_size))
+        return NULL;
+    return counted(budget, realloc(ptr, new_size), old_size, new_size);
 }
 
 void tcu_free(struct tcu_budget *budget, void *ptr, size_t size)

@@ -6,8 +6,8 @@
  * the table. The slot is picked from the high bits of (key ^ seed) times a 64-bit odd
  * constant; give each map that holds identifiers chosen by someone else (a decoded
  * stream) its own unpredictable seed, so crafted keys cannot aim at one probe run.
- * Values that do not fit 64 bits live elsewhere and the map holds their index or address
- * (for keys that are hashes of content, chain the entries that share a hash).
+ * Values that do not fit 64 bits live elsewhere and the map holds their index or address;
+ * for keys that are hashes of content (tcu_hash_bytes), chain the entries that share one.
  *
  * Allocation goes through an optional budget (budget.h). A failed put leaves the map as
  * it was. A zero-filled struct tcu_map is an empty map with seed 0 and no budget.
@@ -74,6 +74,17 @@ size_t tcu_map_memory(const struct tcu_map *m);
 static inline size_t tcu_map_count(const struct tcu_map *m)
 {
     return m->count;
+}
+
+/* A key for content: FNV-1a over data, then its length, continuing from h (start from
+ * TCU_HASH_INIT), so successive calls hash a sequence of byte strings unambiguously. */
+#define TCU_HASH_INIT 0xcbf29ce484222325ull
+static inline uint64_t tcu_hash_bytes(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return (h ^ len) * 0x100000001b3ull;
 }
 
 #endif

@@ -363,14 +363,6 @@ bool tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function,
     return true;
 }
 
-static uint64_t content_hash(uint64_t h, const void *data, size_t len)
-{
-    const uint8_t *p = data; /* FNV-1a, then mixed again by the map */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return (h ^ len) * 0x100000001b3ull;
-}
-
 static bool srcloc_equal(const struct tcd_srcloc *a, uint32_t color, uint32_t line, const char *function, size_t flen,
                          const char *file, size_t slen, const char *name, size_t nlen)
 {
@@ -384,9 +376,9 @@ static bool srcloc_equal(const struct tcd_srcloc *a, uint32_t color, uint32_t li
 uint32_t tcd_payload_srcloc(struct tcd_decoder *dec, uint32_t color, uint32_t line, const char *function, size_t flen,
                             const char *file, size_t slen, const char *name, size_t nlen)
 {
-    uint64_t h = content_hash(0xcbf29ce484222325ull ^ ((uint64_t)line << 32 | color), function, flen);
-    h = content_hash(h, file, slen);
-    h = content_hash(h, name, nlen);
+    uint64_t h = tcu_hash_bytes(TCU_HASH_INIT ^ ((uint64_t)line << 32 | color), function, flen);
+    h = tcu_hash_bytes(h, file, slen);
+    h = tcu_hash_bytes(h, name, nlen);
     const uint64_t *newest = tcu_map_get(&dec->srcloc_payloads, h);
     uint32_t same_hash = newest ? (uint32_t)*newest + 1 : 0;
     for (uint32_t i = same_hash; i;) {

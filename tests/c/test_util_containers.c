@@ -244,6 +244,15 @@ static void test_map_budget(void)
     tt_check(ok && b.used == 0, "map: free gives every byte back to the budget (%zu left)", b.used);
 }
 
+static void test_hash_bytes(void)
+{
+    uint64_t ab_c = tcu_hash_bytes(tcu_hash_bytes(TCU_HASH_INIT, "ab", 2), "c", 1);
+    uint64_t a_bc = tcu_hash_bytes(tcu_hash_bytes(TCU_HASH_INIT, "a", 1), "bc", 2);
+    uint64_t abc = tcu_hash_bytes(TCU_HASH_INIT, "abc", 3);
+    tt_check(ab_c != a_bc && ab_c != abc && a_bc != abc && abc == tcu_hash_bytes(TCU_HASH_INIT, "abc", 3),
+             "hash_bytes: the same bytes give the same key; (\"ab\", \"c\"), (\"a\", \"bc\") and \"abc\" do not");
+}
+
 /* ---- arrays ---------------------------------------------------------------------------------- */
 
 static void test_grow(void)
@@ -421,6 +430,7 @@ int main(void)
     test_map_growth();
     test_map_seeded();
     test_map_budget();
+    test_hash_bytes();
     test_grow();
     test_array();
     test_chunks();

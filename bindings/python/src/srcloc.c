@@ -31,14 +31,6 @@ struct interned_loc {
 static struct tcu_map strings, locs;
 static size_t locs_len;
 
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 static uint64_t hash_loc(const tp_srcloc *l)
 {
     uint64_t h = (uintptr_t)l->name * 31 + (uintptr_t)l->function;
@@ -63,7 +55,7 @@ static void *newest(const struct tcu_map *m, uint64_t hash)
 
 const char *tp_intern(const char *s, size_t len)
 {
-    uint64_t h = hash_bytes(s, len);
+    uint64_t h = tcu_hash_bytes(TCU_HASH_INIT, s, len);
     struct interned *first = newest(&strings, h);
     for (struct interned *e = first; e; e = e->same_hash)
         if (strncmp(e->text, s, len) == 0 && e->text[len] == '\0')
