@@ -58,15 +58,25 @@ bool tcd_pending_keep(struct tcd_decoder *dec, struct tcd_pending_bytes *pb)
 
 /* ---- setup ------------------------------------------------------------------------- */
 
+#define MAP_COUNT 9
+
+/* The decoder's maps, set up and freed together. */
+static void decoder_maps(struct tcd_decoder *dec, struct tcu_map *maps[MAP_COUNT])
+{
+    struct tcu_map *all[MAP_COUNT] = {&dec->string_ids,      &dec->thread_ids, &dec->srcloc_ids,
+                                      &dec->srcloc_payloads, &dec->plot_ids,   &dec->frame_ids,
+                                      &dec->pool_ids,        &dec->fiber_ids,  &dec->lock_ids};
+    memcpy(maps, all, sizeof all);
+}
+
 bool tcd_tables_init(struct tcd_decoder *dec, size_t max_memory)
 {
     dec->budget = (struct tcu_budget){.used = sizeof *dec, .limit = max_memory, .refused = refused, .user = dec};
     struct tcu_budget *b = &dec->budget;
     tcu_arena_init(&dec->arena, b);
-    struct tcu_map *maps[] = {&dec->string_ids,      &dec->thread_ids, &dec->srcloc_ids,
-                              &dec->srcloc_payloads, &dec->plot_ids,   &dec->frame_ids,
-                              &dec->pool_ids,        &dec->fiber_ids,  &dec->lock_ids};
-    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
+    struct tcu_map *maps[MAP_COUNT];
+    decoder_maps(dec, maps);
+    for (size_t i = 0; i < MAP_COUNT; i++)
         tcu_map_init(maps[i], dec->hash_seed, b);
     tcu_chunks_init(&dec->threads, sizeof(struct tcd_thread), TCD_CHUNK_SHIFT, b);
     tcu_chunks_init(&dec->srclocs, sizeof(struct tcd_srcloc_rec), TCD_CHUNK_SHIFT, b);
@@ -97,10 +107,9 @@ void tcd_tables_free(struct tcd_decoder *dec)
     tcu_free(b, scratch->zone_ids, scratch->cap * sizeof *scratch->zone_ids);
     tcu_chunks_free(&dec->threads);
     tcu_chunks_free(&dec->srclocs);
-    struct tcu_map *maps[] = {&dec->string_ids,      &dec->thread_ids, &dec->srcloc_ids,
-                              &dec->srcloc_payloads, &dec->plot_ids,   &dec->frame_ids,
-                              &dec->pool_ids,        &dec->fiber_ids,  &dec->lock_ids};
-    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
+    struct tcu_map *maps[MAP_COUNT];
+    decoder_maps(dec, maps);
+    for (size_t i = 0; i < MAP_COUNT; i++)
         tcu_map_free(maps[i]);
     struct tcu_array *arrays[] = {&dec->strings, &dec->plots,       &dec->frame_sets, &dec->pools,
                                   &dec->locks,   &dec->query_queue, &dec->srcloc_fifo};
