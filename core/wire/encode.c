@@ -51,8 +51,12 @@ void tc_enc_free(struct tc_encoder *e)
 
 int tc_enc_flush(struct tc_encoder *e)
 {
-    if (e->failed)
+    if (e->failed) {
+        /* The transport is gone: what was written since is discarded, and the ring
+         * starts over so that later items stay within it. */
+        e->start = e->pos = 0;
         return -1;
+    }
     size_t n = e->pos - e->start;
     if (n == 0)
         return 0;
