@@ -2,7 +2,7 @@
  *
  * Bytes arrive in any chunking. A frame that is whole inside the caller's chunk is
  * decompressed straight from it; otherwise it is gathered in inbuf (at most 4 + 263188
- * bytes). Frames are decompressed into one ring exactly as the server does (spec 5.3),
+ * bytes). Frames are decompressed into one ring exactly as the server does (docs/protocol.md §5.3),
  * so any stream tracy-capture accepts decodes here too.
  */
 #include <inttypes.h>

@@ -52,7 +52,7 @@ static void mem_discard(struct tcd_decoder *dec, const uint8_t *it)
         tcd_item_fail(dec, "a MemNamePayload precedes MemDiscard");
         return;
     }
-    /* The server ignores an unknown pool without applying the delta (spec 8.9). */
+    /* The server ignores an unknown pool without applying the delta (docs/protocol.md §15). */
     uint32_t pool = tcd_find_pool(dec, rd64(it + 13));
     if (!pool)
         return;

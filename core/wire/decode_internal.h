@@ -24,7 +24,7 @@
 #include "wire/decode.h"
 #include "wire/protocol.h"
 
-#define TCD_RING_SIZE (3 * TCW_TARGET_FRAME_SIZE + 1) /* spec 5.3 */
+#define TCD_RING_SIZE (3 * TCW_TARGET_FRAME_SIZE + 1) /* docs/protocol.md §5.3 */
 #define TCD_FRAME_HEADER 4
 #define TCD_DEFAULT_MAX_MEMORY ((size_t)1 << 30)
 #define TCD_DEFAULT_MAX_QUERIES 8188u /* min(SO_SNDBUF / 13, 8192) - 4 in upstream */
@@ -38,7 +38,7 @@ struct tcd_string_entry {
 
 struct tcd_thread {
     uint32_t id;
-    uint32_t next_zone_id; /* ZoneValidation register, spec 8.4 */
+    uint32_t next_zone_id; /* ZoneValidation register, docs/protocol.md §11.5 */
     uint32_t depth;        /* zone stack: only the validation ids are needed */
     uint8_t name_pending;
     uint8_t is_fiber;
@@ -112,7 +112,7 @@ struct tcd_decoder {
     const uint8_t *frame_items; /* the frame being parsed and its current item, */
     const uint8_t *item;        /* for error messages */
 
-    /* time chains, spec 8.1 (unsigned: hostile deltas must wrap, not overflow) */
+    /* time chains, docs/protocol.md §8 (unsigned: hostile deltas must wrap, not overflow) */
     uint64_t ref_thread, ref_serial, ref_gpu;
 
     /* current thread context */

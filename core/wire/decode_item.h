@@ -72,7 +72,7 @@ static inline int64_t serial_time(struct tcd_decoder *dec, uint64_t delta)
     return trace_time(dec, dec->ref_serial += delta);
 }
 
-/* The 64-bit variant of a compact encoding (spec 8.1.2). */
+/* The 64-bit variant of a compact encoding (docs/protocol.md §8.3). */
 static inline uint64_t delta64(const uint8_t *p)
 {
     int64_t v = (int64_t)rd64(p);

@@ -1,9 +1,9 @@
 /* decode_items.c - one decompressed frame of protocol-82 items in, events out.
  *
  * Every item is checked against the frame's end before any of its bytes is read, and
- * every length is checked before it is trusted. Semantics follow the spec (section 8)
+ * every length is checked before it is trusted. Semantics follow docs/protocol.md (§7-§20)
  * and, where it is silent, tracy-capture 0.14.0: the order in which new identifiers are
- * queried, the time chains, and the failures of section 9.2.
+ * queried, the time chains, and the failures of §21.2.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -31,7 +31,7 @@ static inline struct tcd_thread *current_thread(struct tcd_decoder *dec)
 }
 
 /* Zone text, name, colour and value go to the innermost zone of the current thread,
- * checked against the ZoneValidation register (spec 8.4). */
+ * checked against the ZoneValidation register (docs/protocol.md §11.5). */
 static struct tcd_thread *zone_extra_target(struct tcd_decoder *dec, const char *failure)
 {
     struct tcd_thread *td = dec->ctx ? dec->ctx : tcd_find_thread(dec, dec->ctx_tid);

@@ -1,4 +1,4 @@
-/* encode.c - item layouts of protocol 82 (spec section 8) and LZ4 framing (section 5). */
+/* encode.c - item layouts of protocol 82 (docs/protocol.md §7-§19) and LZ4 framing (§5). */
 #include "wire/encode.h"
 
 #include "wire/protocol.h"
@@ -51,8 +51,12 @@ void tc_enc_free(struct tc_encoder *e)
 
 int tc_enc_flush(struct tc_encoder *e)
 {
-    if (e->failed)
+    if (e->failed) {
+        /* The transport is gone: what was written since is discarded, and the ring
+         * starts over so that later items stay within it. */
+        e->start = e->pos = 0;
         return -1;
+    }
     size_t n = e->pos - e->start;
     if (n == 0)
         return 0;
@@ -108,7 +112,7 @@ static int64_t serial_delta(struct tc_encoder *e, int64_t time)
     return d;
 }
 
-/* The 16/32/64-bit rule of spec section 8.1.2. `base` is the 64-bit type; the 32- and
+/* The 16/32/64-bit rule of docs/protocol.md §8.3. `base` is the 64-bit type; the 32- and
  * 16-bit types follow it. Returns a pointer past the time field. */
 static uint8_t *compact_time(struct tc_encoder *e, uint8_t base, int64_t d, size_t tail)
 {

@@ -1,7 +1,7 @@
 /* protocol.h - constants of Tracy's wire protocol 82 (Tracy 0.14.0).
  *
  * Shared by the client (encoder, worker) and the server side (decoder). Item codes
- * keep upstream's QueueType names so they can be checked against the protocol spec.
+ * keep upstream's QueueType names so they can be checked against docs/protocol.md §7.
  * Every multi-byte value on the wire is little-endian and packed.
  */
 #ifndef TRACYC_WIRE_PROTOCOL_H
@@ -78,7 +78,7 @@ enum tcw_query {
 #define TCW_MESSAGE_META(severity) ((uint8_t)(((severity)&0x0f) << 4))
 #define TCW_MESSAGE_SOURCE_TRACY 1u
 
-/* Compact zone time encodings (spec section 8.1.2). */
+/* Compact zone time encodings (docs/protocol.md §8.3). */
 #define TCW_DELTA16_LIMIT 65536LL
 #define TCW_DELTA32_LIMIT (65536LL + 4294967296LL)
 

@@ -1,4 +1,4 @@
-/* test_decode.c - the protocol-82 decoder against the spec's worked example and against
+/* test_decode.c - the protocol-82 decoder against the reference session of docs/protocol.md §23.6 and
  * hand-built streams: every item kind, the time encodings, framing, and hostile input. */
 #include <inttypes.h>
 #include <lz4.h>
@@ -65,7 +65,7 @@ static void clear(struct buf *b)
     b->len = 0;
 }
 
-/* Items (spec section 8). */
+/* Items (docs/protocol.md §7). */
 static void it_thread(struct buf *b, uint32_t tid)
 {
     u8(b, TCW_ThreadContext);
@@ -95,7 +95,7 @@ static void it_string(struct buf *b, uint8_t type, uint64_t id, const char *s)
     it_transfer(b, type, id, s, strlen(s));
 }
 
-/* Zone begin/end with the compact encoding of spec 8.1.2. */
+/* Zone begin/end with the compact encoding of docs/protocol.md §8.3. */
 static void it_delta(struct buf *b, uint8_t t64, uint8_t t32, uint8_t t16, int64_t d)
 {
     if (d >= 0 && d < TCW_DELTA16_LIMIT) {
@@ -337,7 +337,7 @@ static void expect_items_failure(const char *what, const struct buf *items, cons
     free(wire.p);
 }
 
-/* ---- spec section 11: the worked example ----------------------------------------------------- */
+/* ---- docs/protocol.md §23.6: the reference session ------------------------------------------ */
 
 static void worked_example(size_t chunk)
 {
