@@ -104,8 +104,8 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const u
                             r->gpu_zone_end.context, 0);
         break;
     case TC_REC_SECTION_ENTER:
-        tc_enc_section_enter(e, r->section_enter.time, r->section_enter.id, r->section_enter.category,
-                             tc_rec_text(r), r->any.len);
+        tc_enc_section_enter(e, r->section_enter.time, r->section_enter.id, r->section_enter.category, tc_rec_text(r),
+                             r->any.len);
         break;
     case TC_REC_SECTION_LEAVE:
         tc_enc_section_leave(e, r->section_leave.time, r->section_leave.id);

@@ -271,11 +271,38 @@ enum tc_rec_type {
 /* Every layout once. */
 #define TC_REC_LAYOUTS(X)                                                                                              \
     X(zone_begin)                                                                                                      \
-    X(zone_begin_alloc) X(zone_end) X(zone_text) X(zone_color) X(zone_value) X(message) X(message_literal) X(app_info) \
-        X(plot) X(plot_config) X(frame) X(frame_image) X(fiber_enter) X(fiber_leave) X(gpu_zone_begin) X(gpu_zone_end) \
-            X(gpu_time) X(gpu_new_context) X(gpu_context_name) X(gpu_calibration) X(gpu_time_sync) X(mem_alloc)        \
-                X(mem_free) X(mem_discard) X(lock_announce) X(lock_terminate) X(lock_event) X(lock_mark) X(lock_name)  \
-                    X(section_enter) X(section_leave) X(section_setup)
+    X(zone_begin_alloc)                                                                                                \
+    X(zone_end)                                                                                                        \
+    X(zone_text)                                                                                                       \
+    X(zone_color)                                                                                                      \
+    X(zone_value)                                                                                                      \
+    X(message)                                                                                                         \
+    X(message_literal)                                                                                                 \
+    X(app_info)                                                                                                        \
+    X(plot)                                                                                                            \
+    X(plot_config)                                                                                                     \
+    X(frame)                                                                                                           \
+    X(frame_image)                                                                                                     \
+    X(fiber_enter)                                                                                                     \
+    X(fiber_leave)                                                                                                     \
+    X(gpu_zone_begin)                                                                                                  \
+    X(gpu_zone_end)                                                                                                    \
+    X(gpu_time)                                                                                                        \
+    X(gpu_new_context)                                                                                                 \
+    X(gpu_context_name)                                                                                                \
+    X(gpu_calibration)                                                                                                 \
+    X(gpu_time_sync)                                                                                                   \
+    X(mem_alloc)                                                                                                       \
+    X(mem_free)                                                                                                        \
+    X(mem_discard)                                                                                                     \
+    X(lock_announce)                                                                                                   \
+    X(lock_terminate)                                                                                                  \
+    X(lock_event)                                                                                                      \
+    X(lock_mark)                                                                                                       \
+    X(lock_name)                                                                                                       \
+    X(section_enter)                                                                                                   \
+    X(section_leave)                                                                                                   \
+    X(section_setup)
 
 union tc_rec {
     struct tc_rec_any any;
