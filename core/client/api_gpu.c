@@ -1,5 +1,6 @@
-/* api_gpu.c - GPU contexts and zones. Non-serial zone items go to the calling thread's
- * stream (they use its time chain); everything else to the serial stream. */
+/* api_gpu.c - GPU contexts and zones. Non-serial zone and time items go to the calling
+ * thread's stream (they use its time chain and order); everything else to the serial
+ * stream. */
 #include "client/api.h"
 
 #include <stdlib.h>
@@ -55,15 +56,20 @@ static void zone_end(uint16_t query, uint8_t context, int serial)
     commit(t, serial);
 }
 
-static void gpu_time(int64_t gpu_time, uint16_t query, uint8_t context)
+/* A non-serial time goes to the calling thread's stream, behind the zone that reserved
+ * its query: the server takes it as that zone's end and aborts if the zone is not there. */
+static void gpu_time(int64_t gpu_time, uint16_t query, uint8_t context, int serial)
 {
-    union tc_rec *r = tc_serial_reserve(TC_REC_GPU_TIME, 0, 1);
+    struct tc_thread *t = tc_thread_get();
+    if (!t)
+        return;
+    union tc_rec *r = reserve(TC_REC_GPU_TIME, 1, serial);
     if (!r)
         return;
     r->gpu_time.gpu_time = gpu_time;
     r->gpu_time.query = query;
     r->gpu_time.context = context;
-    tc_serial_commit();
+    commit(t, serial);
 }
 
 static void new_context(const struct ___tracy_gpu_new_context_data d)
@@ -145,7 +151,7 @@ void ___tracy_emit_gpu_zone_end(const struct ___tracy_gpu_zone_end_data d)
 
 void ___tracy_emit_gpu_time(const struct ___tracy_gpu_time_data d)
 {
-    gpu_time(d.gpuTime, d.queryId, d.context);
+    gpu_time(d.gpuTime, d.queryId, d.context, 0);
 }
 
 void ___tracy_emit_gpu_new_context(const struct ___tracy_gpu_new_context_data d)
@@ -195,7 +201,7 @@ void ___tracy_emit_gpu_zone_end_serial(const struct ___tracy_gpu_zone_end_data d
 
 void ___tracy_emit_gpu_time_serial(const struct ___tracy_gpu_time_data d)
 {
-    gpu_time(d.gpuTime, d.queryId, d.context);
+    gpu_time(d.gpuTime, d.queryId, d.context, 1);
 }
 
 void ___tracy_emit_gpu_new_context_serial(const struct ___tracy_gpu_new_context_data d)

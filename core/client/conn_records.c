@@ -103,6 +103,9 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const u
         tc_enc_gpu_zone_end(e, TCW_GpuZoneEnd, r->gpu_zone_end.time, r->gpu_zone_end.thread, r->gpu_zone_end.query,
                             r->gpu_zone_end.context, 0);
         break;
+    case TC_REC_GPU_TIME:
+        tc_enc_gpu_time(e, r->gpu_time.gpu_time, r->gpu_time.query, r->gpu_time.context);
+        break;
     case TC_REC_SECTION_ENTER:
         tc_enc_section_enter(e, r->section_enter.time, r->section_enter.id, r->section_enter.category, tc_rec_text(r),
                              r->any.len);

@@ -122,7 +122,7 @@ struct tc_rec_gpu_zone_end { /* thread-bound or serial */
     uint8_t context;
 };
 
-struct tc_rec_gpu_time { /* serial */
+struct tc_rec_gpu_time { /* thread-bound or serial */
     TC_REC_HEAD(unused8, unused32);
     int64_t gpu_time;
     uint16_t query;

@@ -201,6 +201,11 @@ int main(void)
     CHECK_EQ_INT(tt_count(cap, TCD_GPU_ZONE_BEGIN), 1);
     CHECK_EQ_INT(tt_count(cap, TCD_GPU_ZONE_END), 1);
     CHECK_EQ_INT(tt_count(cap, TCD_GPU_TIME), 2);
+    /* The server takes a GPU time as the end of a query some zone already reserved: a
+     * time that arrives before its zone makes an assertion-enabled server abort. */
+    const struct tcd_event *gend = tt_nth(cap, TCD_GPU_ZONE_END, 0), *gtime = tt_nth(cap, TCD_GPU_TIME, 0);
+    tt_check(gend && gtime && (const char *)gtime > (const char *)gend,
+             "the GPU times arrive after the zone whose queries they answer");
 
     /* thread name */
     b = tt_nth(cap, TCD_ZONE_BEGIN, 0);
