@@ -1,30 +1,17 @@
-/* api_gpu.c - GPU contexts and zones. Non-serial zone and time items go to the calling
- * thread's stream (they use its time chain and order); everything else to the serial
- * stream. */
+/* api_gpu.c - GPU contexts, zones and times. Every GPU event goes to the serial stream,
+ * whether the program called the serial or the plain variant: a time is read against
+ * the latest calibration or time sync of its context and must follow the zone that
+ * reserved its query, so GPU events need one order across threads and streams. (The
+ * plain variants are sent as the protocol's serial items, which the server treats the
+ * same.) */
 #include "client/api.h"
 
 #include <stdlib.h>
 
-static union tc_rec *reserve(unsigned type, int force, int serial)
-{
-    struct tc_thread *owner;
-    return serial ? tc_serial_reserve(type, 0, force) : tc_thread_reserve(&owner, type, 0, force);
-}
-
-static void commit(struct tc_thread *t, int serial)
-{
-    if (serial)
-        tc_serial_commit();
-    else
-        tc_thread_commit(t);
-}
-
-static void zone_begin(uint64_t srcloc, uint16_t query, uint8_t context, int alloc, int serial)
+static void zone_begin(uint64_t srcloc, uint16_t query, uint8_t context, int alloc)
 {
     struct tc_thread *t = tc_thread_get();
-    if (!t)
-        return;
-    union tc_rec *r = reserve(TC_REC_GPU_ZONE_BEGIN, 0, serial);
+    union tc_rec *r = t ? tc_serial_reserve(TC_REC_GPU_ZONE_BEGIN, 0, 0) : NULL;
     if (!r) {
         if (alloc)
             free((void *)(uintptr_t)srcloc);
@@ -36,15 +23,12 @@ static void zone_begin(uint64_t srcloc, uint16_t query, uint8_t context, int all
     r->gpu_zone_begin.srcloc = srcloc;
     r->gpu_zone_begin.query = query;
     r->gpu_zone_begin.context = context;
-    commit(t, serial);
+    tc_serial_commit();
 }
 
-static void zone_end(uint16_t query, uint8_t context, int serial)
+static void zone_end(uint16_t query, uint8_t context)
 {
-    struct tc_thread *t = tc_thread_get();
-    if (!t)
-        return;
-    union tc_rec *r = reserve(TC_REC_GPU_ZONE_END, 1, serial);
+    union tc_rec *r = tc_serial_reserve(TC_REC_GPU_ZONE_END, 0, 1);
     if (!r)
         return;
     /* Contexts are created with a thread, so the server keeps one zone stack per
@@ -53,23 +37,18 @@ static void zone_end(uint16_t query, uint8_t context, int serial)
     r->gpu_zone_end.time = tc_clock_now();
     r->gpu_zone_end.query = query;
     r->gpu_zone_end.context = context;
-    commit(t, serial);
+    tc_serial_commit();
 }
 
-/* A non-serial time goes to the calling thread's stream, behind the zone that reserved
- * its query: the server takes it as that zone's end and aborts if the zone is not there. */
-static void gpu_time(int64_t gpu_time, uint16_t query, uint8_t context, int serial)
+static void gpu_time(int64_t gpu_time, uint16_t query, uint8_t context)
 {
-    struct tc_thread *t = tc_thread_get();
-    if (!t)
-        return;
-    union tc_rec *r = reserve(TC_REC_GPU_TIME, 1, serial);
+    union tc_rec *r = tc_serial_reserve(TC_REC_GPU_TIME, 0, 1);
     if (!r)
         return;
     r->gpu_time.gpu_time = gpu_time;
     r->gpu_time.query = query;
     r->gpu_time.context = context;
-    commit(t, serial);
+    tc_serial_commit();
 }
 
 static void new_context(const struct ___tracy_gpu_new_context_data d)
@@ -126,32 +105,32 @@ static void time_sync(const struct ___tracy_gpu_time_sync_data d)
 
 void ___tracy_emit_gpu_zone_begin(const struct ___tracy_gpu_zone_begin_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 0, 0);
+    zone_begin(d.srcloc, d.queryId, d.context, 0);
 }
 
 void ___tracy_emit_gpu_zone_begin_callstack(const struct ___tracy_gpu_zone_begin_callstack_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 0, 0);
+    zone_begin(d.srcloc, d.queryId, d.context, 0);
 }
 
 void ___tracy_emit_gpu_zone_begin_alloc(const struct ___tracy_gpu_zone_begin_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 1, 0);
+    zone_begin(d.srcloc, d.queryId, d.context, 1);
 }
 
 void ___tracy_emit_gpu_zone_begin_alloc_callstack(const struct ___tracy_gpu_zone_begin_callstack_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 1, 0);
+    zone_begin(d.srcloc, d.queryId, d.context, 1);
 }
 
 void ___tracy_emit_gpu_zone_end(const struct ___tracy_gpu_zone_end_data d)
 {
-    zone_end(d.queryId, d.context, 0);
+    zone_end(d.queryId, d.context);
 }
 
 void ___tracy_emit_gpu_time(const struct ___tracy_gpu_time_data d)
 {
-    gpu_time(d.gpuTime, d.queryId, d.context, 0);
+    gpu_time(d.gpuTime, d.queryId, d.context);
 }
 
 void ___tracy_emit_gpu_new_context(const struct ___tracy_gpu_new_context_data d)
@@ -176,32 +155,32 @@ void ___tracy_emit_gpu_time_sync(const struct ___tracy_gpu_time_sync_data d)
 
 void ___tracy_emit_gpu_zone_begin_serial(const struct ___tracy_gpu_zone_begin_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 0, 1);
+    zone_begin(d.srcloc, d.queryId, d.context, 0);
 }
 
 void ___tracy_emit_gpu_zone_begin_callstack_serial(const struct ___tracy_gpu_zone_begin_callstack_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 0, 1);
+    zone_begin(d.srcloc, d.queryId, d.context, 0);
 }
 
 void ___tracy_emit_gpu_zone_begin_alloc_serial(const struct ___tracy_gpu_zone_begin_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 1, 1);
+    zone_begin(d.srcloc, d.queryId, d.context, 1);
 }
 
 void ___tracy_emit_gpu_zone_begin_alloc_callstack_serial(const struct ___tracy_gpu_zone_begin_callstack_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 1, 1);
+    zone_begin(d.srcloc, d.queryId, d.context, 1);
 }
 
 void ___tracy_emit_gpu_zone_end_serial(const struct ___tracy_gpu_zone_end_data d)
 {
-    zone_end(d.queryId, d.context, 1);
+    zone_end(d.queryId, d.context);
 }
 
 void ___tracy_emit_gpu_time_serial(const struct ___tracy_gpu_time_data d)
 {
-    gpu_time(d.gpuTime, d.queryId, d.context, 1);
+    gpu_time(d.gpuTime, d.queryId, d.context);
 }
 
 void ___tracy_emit_gpu_new_context_serial(const struct ___tracy_gpu_new_context_data d)

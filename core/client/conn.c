@@ -73,6 +73,8 @@ void tc_conn_close(struct tc_conn *c)
     tc_enc_free(&c->enc);
     tcu_map_free(&c->ids);
     tcu_map_free(&c->pools);
+    tcu_map_free(&c->locks);
+    tcu_map_free(&c->gpu);
     c->alive = 0;
 }
 

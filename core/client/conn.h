@@ -33,6 +33,8 @@ struct tc_conn {
     struct tcu_map ids;       /* id -> its kind << 56 | its address */
     uint64_t recent_ids[256]; /* direct-mapped cache of ids already in `ids` */
     struct tcu_map pools;     /* memory pools announced */
+    struct tcu_map locks;     /* lock << 32 | thread -> what was sent of its use (conn_records.c) */
+    struct tcu_map gpu;       /* GPU zone depths and reserved queries sent (conn_records.c) */
     uint8_t query[13];
     size_t query_len;
     int alive;

@@ -11,17 +11,42 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-static void encode_gpu_zone_begin(struct tc_conn *c, const struct tc_rec_gpu_zone_begin *z, int serial)
+/* The server gives each GPU context one zone stack and keeps, per query, the zone that
+ * reserved it: a zone end with no open zone, or a time for a query no zone reserved,
+ * makes it abort. A zone begun before this connection existed (or dropped at the buffer
+ * limit) has neither on this connection, so its end and times are not sent. Keys: the
+ * context's depth under GPU_DEPTH | context, a reserved query under context << 16 | query. */
+#define GPU_DEPTH ((uint64_t)1 << 32)
+
+static void gpu_zone_begin(struct tc_conn *c, const struct tc_rec_gpu_zone_begin *z)
 {
-    static const uint8_t types[2][2] = {{TCW_GpuZoneBegin, TCW_GpuZoneBeginAllocSrcLoc},
-                                        {TCW_GpuZoneBeginSerial, TCW_GpuZoneBeginAllocSrcLocSerial}};
+    uint64_t *depth = tcu_map_get(&c->gpu, GPU_DEPTH | z->context);
+    if (tcu_map_put(&c->gpu, GPU_DEPTH | z->context, (depth ? *depth : 0) + 1) < 0 ||
+        tcu_map_put(&c->gpu, (uint64_t)z->context << 16 | z->query, 1) < 0)
+        return;
     if (z->alloc)
         tc_enc_srcloc_payload(&c->enc, (const uint8_t *)(uintptr_t)z->srcloc);
-    tc_enc_gpu_zone_begin(&c->enc, types[serial][z->alloc], z->time, z->thread, z->query, z->context,
-                          z->alloc ? 0 : tc_conn_srcloc_id(c, z->srcloc), serial);
+    tc_enc_gpu_zone_begin(&c->enc, z->alloc ? TCW_GpuZoneBeginAllocSrcLocSerial : TCW_GpuZoneBeginSerial, z->time,
+                          z->thread, z->query, z->context, z->alloc ? 0 : tc_conn_srcloc_id(c, z->srcloc), 1);
 }
 
-/* Thread-bound records: zones, messages, plots, frames, fibers, non-serial GPU items. */
+static void gpu_zone_end(struct tc_conn *c, const struct tc_rec_gpu_zone_end *z)
+{
+    uint64_t *depth = tcu_map_get(&c->gpu, GPU_DEPTH | z->context);
+    if (!depth || !*depth || tcu_map_put(&c->gpu, (uint64_t)z->context << 16 | z->query, 1) < 0)
+        return;
+    depth = tcu_map_get(&c->gpu, GPU_DEPTH | z->context); /* the put may have moved it */
+    --*depth;
+    tc_enc_gpu_zone_end(&c->enc, TCW_GpuZoneEndSerial, z->time, z->thread, z->query, z->context, 1);
+}
+
+static void gpu_time(struct tc_conn *c, const struct tc_rec_gpu_time *g)
+{
+    if (tcu_map_remove(&c->gpu, (uint64_t)g->context << 16 | g->query, NULL))
+        tc_enc_gpu_time(&c->enc, g->gpu_time, g->query, g->context);
+}
+
+/* Thread-bound records: zones, messages, plots, frames, fibers, sections. */
 static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const union tc_rec *r)
 {
     struct tc_encoder *e = &c->enc;
@@ -96,16 +121,6 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const u
             t->conn_fiber[c->slot] = 0;
         }
         break;
-    case TC_REC_GPU_ZONE_BEGIN:
-        encode_gpu_zone_begin(c, &r->gpu_zone_begin, 0);
-        break;
-    case TC_REC_GPU_ZONE_END:
-        tc_enc_gpu_zone_end(e, TCW_GpuZoneEnd, r->gpu_zone_end.time, r->gpu_zone_end.thread, r->gpu_zone_end.query,
-                            r->gpu_zone_end.context, 0);
-        break;
-    case TC_REC_GPU_TIME:
-        tc_enc_gpu_time(e, r->gpu_time.gpu_time, r->gpu_time.query, r->gpu_time.context);
-        break;
     case TC_REC_SECTION_ENTER:
         tc_enc_section_enter(e, r->section_enter.time, r->section_enter.id, r->section_enter.category, tc_rec_text(r),
                              r->any.len);
@@ -127,6 +142,32 @@ static uint8_t lock_item(unsigned type, int shared)
         return shared ? TCW_LockSharedObtain : TCW_LockObtain;
     default:
         return shared ? TCW_LockSharedRelease : TCW_LockRelease;
+    }
+}
+
+/* The server checks that every obtain follows a wait of the same thread and every release
+ * a held lock. An obtain whose wait this connection never sent (dropped at the buffer
+ * limit, or sent to an earlier server) is therefore not sent, nor is the release that goes
+ * with it. The state per lock and thread: waiting (bit 0) and the hold depth (the rest),
+ * so recursive locks keep their nesting. */
+static int lock_event_sendable(struct tc_conn *c, unsigned type, const struct tc_rec_lock_event *l)
+{
+    uint64_t key = (uint64_t)l->lock << 32 | l->thread;
+    uint64_t *state = tcu_map_get(&c->locks, key);
+    switch (type) {
+    case TC_REC_LOCK_WAIT:
+        return tcu_map_put(&c->locks, key, (state ? *state : 0) | 1) >= 0;
+    case TC_REC_LOCK_OBTAIN:
+        if (!state || !(*state & 1))
+            return 0;
+        *state = (*state & ~(uint64_t)1) + 2;
+        return 1;
+    default:
+        if (!state || *state < 2)
+            return 0;
+        if ((*state -= 2) == 0)
+            tcu_map_remove(&c->locks, key, NULL);
+        return 1;
     }
 }
 
@@ -165,8 +206,9 @@ static void encode_serial_record(struct tc_conn *c, const union tc_rec *r)
     case TC_REC_LOCK_WAIT:
     case TC_REC_LOCK_OBTAIN:
     case TC_REC_LOCK_RELEASE:
-        tc_enc_lock_event(e, lock_item(r->any.type, r->lock_event.shared), r->lock_event.lock, r->lock_event.time,
-                          r->lock_event.thread);
+        if (lock_event_sendable(c, r->any.type, &r->lock_event))
+            tc_enc_lock_event(e, lock_item(r->any.type, r->lock_event.shared), r->lock_event.lock, r->lock_event.time,
+                              r->lock_event.thread);
         break;
     case TC_REC_LOCK_MARK:
         tc_enc_lock_mark(e, r->lock_mark.lock, r->lock_mark.thread, tc_conn_srcloc_id(c, r->lock_mark.srcloc));
@@ -200,14 +242,13 @@ static void encode_serial_record(struct tc_conn *c, const union tc_rec *r)
         tc_enc_gpu_time_sync(e, r->gpu_time_sync.gpu_time, r->gpu_time_sync.cpu_time, r->gpu_time_sync.context);
         break;
     case TC_REC_GPU_TIME:
-        tc_enc_gpu_time(e, r->gpu_time.gpu_time, r->gpu_time.query, r->gpu_time.context);
+        gpu_time(c, &r->gpu_time);
         break;
     case TC_REC_GPU_ZONE_BEGIN:
-        encode_gpu_zone_begin(c, &r->gpu_zone_begin, 1);
+        gpu_zone_begin(c, &r->gpu_zone_begin);
         break;
     case TC_REC_GPU_ZONE_END:
-        tc_enc_gpu_zone_end(e, TCW_GpuZoneEndSerial, r->gpu_zone_end.time, r->gpu_zone_end.thread,
-                            r->gpu_zone_end.query, r->gpu_zone_end.context, 1);
+        gpu_zone_end(c, &r->gpu_zone_end);
         break;
     default:
         break;

@@ -107,7 +107,7 @@ struct tc_rec_fiber_leave {
     int64_t time;
 };
 
-struct tc_rec_gpu_zone_begin {  /* thread-bound or serial */
+struct tc_rec_gpu_zone_begin {  /* serial */
     TC_REC_HEAD(alloc, thread); /* alloc: srcloc is a heap payload, freed by the worker */
     int64_t time;
     uint64_t srcloc;
@@ -115,14 +115,14 @@ struct tc_rec_gpu_zone_begin {  /* thread-bound or serial */
     uint8_t context;
 };
 
-struct tc_rec_gpu_zone_end { /* thread-bound or serial */
+struct tc_rec_gpu_zone_end { /* serial */
     TC_REC_HEAD(unused8, thread);
     int64_t time;
     uint16_t query;
     uint8_t context;
 };
 
-struct tc_rec_gpu_time { /* thread-bound or serial */
+struct tc_rec_gpu_time { /* serial */
     TC_REC_HEAD(unused8, unused32);
     int64_t gpu_time;
     uint16_t query;

@@ -1,5 +1,6 @@
 /* A server that goes away mid-stream never blocks or crashes the program, and a new
- * server can connect afterwards: zones open across the switch do not corrupt it. */
+ * server can connect afterwards: zones open and locks held across the switch do not
+ * corrupt it. */
 #include "test_capture.h"
 #include "test_util.h"
 #include "tracyc.h"
@@ -10,6 +11,8 @@
 
 static const struct ___tracy_source_location_data loc = {"tick", "main", "reconnect.c", 1, 0};
 static const struct ___tracy_source_location_data span_loc = {"span", "main", "reconnect.c", 2, 0};
+static const struct ___tracy_source_location_data lock_loc = {"held", "main", "reconnect.c", 3, 0};
+static const struct ___tracy_source_location_data gpu_loc = {"gpu", "main", "reconnect.c", 4, 0};
 
 static void tick(int n)
 {
@@ -34,6 +37,11 @@ int main(void)
     wait_connected(1);
     CHECK_EQ_INT(___tracy_connected(), 1);
     TracyCZoneCtx span = ___tracy_emit_zone_begin(&span_loc, 1); /* open across the switch */
+    struct __tracy_lockable_context_data *lock = ___tracy_announce_lockable_ctx(&lock_loc);
+    ___tracy_before_lock_lockable_ctx(lock); /* held across the switch */
+    ___tracy_after_lock_lockable_ctx(lock);
+    ___tracy_emit_gpu_new_context((struct ___tracy_gpu_new_context_data){0, 1.0f, 0, 0, 1});
+    ___tracy_emit_gpu_zone_begin((struct ___tracy_gpu_zone_begin_data){(uint64_t)(uintptr_t)&gpu_loc, 1, 0});
     tick(1000);
     usleep(100000);
     __atomic_store_n(&first->stop, 1, __ATOMIC_RELAXED); /* the first server leaves */
@@ -44,6 +52,18 @@ int main(void)
     struct tt_capture *second = tt_capture_start(port);
     wait_connected(1);
     tick(1000);
+    ___tracy_after_unlock_lockable_ctx(lock);
+    ___tracy_emit_gpu_zone_end((struct ___tracy_gpu_zone_end_data){2, 0}); /* the GPU zone open across it */
+    ___tracy_emit_gpu_time((struct ___tracy_gpu_time_data){10, 1, 0});
+    ___tracy_emit_gpu_time((struct ___tracy_gpu_time_data){20, 2, 0});
+    ___tracy_emit_gpu_zone_begin((struct ___tracy_gpu_zone_begin_data){(uint64_t)(uintptr_t)&gpu_loc, 3, 0});
+    ___tracy_emit_gpu_zone_end((struct ___tracy_gpu_zone_end_data){4, 0});
+    ___tracy_emit_gpu_time((struct ___tracy_gpu_time_data){30, 3, 0});
+    ___tracy_emit_gpu_time((struct ___tracy_gpu_time_data){40, 4, 0});
+    ___tracy_before_lock_lockable_ctx(lock);
+    ___tracy_after_lock_lockable_ctx(lock);
+    ___tracy_after_unlock_lockable_ctx(lock);
+    ___tracy_terminate_lockable_ctx(lock);
     ___tracy_emit_zone_end(span);
     ___tracy_shutdown_profiler();
     CHECK_EQ_INT(tt_capture_join(second), 0);
@@ -55,6 +75,15 @@ int main(void)
     CHECK(tt_count(second, TCD_ZONE_BEGIN) >= 2000);
     CHECK_EQ_INT(tt_count(second, TCD_ZONE_BEGIN), tt_count(second, TCD_ZONE_END));
     CHECK_EQ_INT(tcd_decoder_state(second->dec), TCD_STATE_DONE);
+    /* The lock obtained before it connected is not released on it: a release of a lock
+     * the server never saw obtained trips its lock bookkeeping. */
+    tt_check(tt_count(second, TCD_LOCK_OBTAIN) == 1 && tt_count(second, TCD_LOCK_RELEASE) == 1,
+             "the second server sees one obtain and one release of the lock (%zu, %zu)",
+             tt_count(second, TCD_LOCK_OBTAIN), tt_count(second, TCD_LOCK_RELEASE));
+    /* Likewise the GPU zone begun before it: only the later zone and its two times. */
+    tt_check(tt_count(second, TCD_GPU_CONTEXT) == 1 && tt_count(second, TCD_GPU_ZONE_BEGIN) == 1 &&
+                 tt_count(second, TCD_GPU_ZONE_END) == 1 && tt_count(second, TCD_GPU_TIME) == 2,
+             "the second server sees the GPU context, one GPU zone and its two times");
     tt_capture_free(first);
     tt_capture_free(second);
     return tt_finish("test_reconnect");

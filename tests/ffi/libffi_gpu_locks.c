@@ -129,15 +129,22 @@ static void emit_gpu_zones(const char *suffix, uint16_t q)
     }
 }
 
-/* A GPU time after a time sync or calibration, bracketed by a CPU zone so the check
- * can bound the CPU time the sync or calibration was taken at. */
+/* A GPU zone whose start time comes after a time sync or calibration, bracketed by a CPU
+ * zone so the check can bound the CPU time the sync or calibration was taken at. (A time
+ * answers a query that a zone reserved: the server aborts on any other.) */
 static void emit_bracketed(int bracket, const char *name, void *data, int64_t gpu_time, uint16_t query, uint8_t context)
 {
+    struct ___tracy_gpu_zone_begin_data begin = {(uint64_t)(uintptr_t)&gpu_loc, query, context};
+    struct ___tracy_gpu_zone_end_data end = {(uint16_t)(query + 100), context};
+    CALL("___tracy_emit_gpu_zone_begin", &begin);
+    CALL("___tracy_emit_gpu_zone_end", &end);
     TracyCZoneCtx z = CALL("___tracy_emit_zone_begin", A_PTR(&bracket_loc[bracket]), A_I32(1)).zone;
     fc_call(name, (void *[]){data});
     CALL("___tracy_emit_zone_end", &z);
-    struct ___tracy_gpu_time_data t = {gpu_time, query, context};
+    struct ___tracy_gpu_time_data t = {gpu_time, query, context},
+                                  t_end = {gpu_time + 1, (uint16_t)(query + 100), context};
     CALL("___tracy_emit_gpu_time", &t);
+    CALL("___tracy_emit_gpu_time", &t_end);
 }
 
 void emit_gpu(void)
@@ -199,8 +206,8 @@ void check_gpu(const struct tt_capture *c)
     CHECK(name && strcmp(name->text, "ffi gpu") == 0);
     name = find_id(c, TCD_GPU_CONTEXT_NAME, 1);
     CHECK(name && strcmp(name->text, "ffi gpu 2") == 0);
-    CHECK_EQ_INT(tt_count(c, TCD_GPU_ZONE_BEGIN), 8);
-    CHECK_EQ_INT(tt_count(c, TCD_GPU_ZONE_END), 8);
+    CHECK_EQ_INT(tt_count(c, TCD_GPU_ZONE_BEGIN), 12);
+    CHECK_EQ_INT(tt_count(c, TCD_GPU_ZONE_END), 12);
     for (uint16_t first = 1; first <= 11; first += 10) {
         for (uint16_t q = first; q < first + 8; q += 2) {
             const struct tcd_event *b = gpu_event(c, TCD_GPU_ZONE_BEGIN, q, 0);
