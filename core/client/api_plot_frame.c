@@ -63,7 +63,7 @@ void ___tracy_emit_plot_config(const char *name, int32_t type, int32_t step, int
     tc_serial_commit();
 }
 
-static void frame(unsigned type, const char *name)
+static void frame(unsigned type, const char *name, uint32_t index)
 {
     struct tc_thread *t;
     union tc_rec *r = tc_thread_reserve(&t, type, 0, 0);
@@ -71,26 +71,26 @@ static void frame(unsigned type, const char *name)
         return;
     r->frame.time = tc_clock_now();
     r->frame.name = name;
+    r->frame.index = index;
     tc_thread_commit(t);
 }
 
 void ___tracy_emit_frame_mark(const char *name)
 {
-    if (!name)
-        atomic_fetch_add_explicit(&main_frames, 1, memory_order_relaxed);
-    frame(TC_REC_FRAME_MARK, name);
+    uint32_t index = name ? 0 : atomic_fetch_add_explicit(&main_frames, 1, memory_order_relaxed) + 1;
+    frame(TC_REC_FRAME_MARK, name, index);
 }
 
 void ___tracy_emit_frame_mark_start(const char *name)
 {
     if (name) /* discontinuous frames need a named set */
-        frame(TC_REC_FRAME_START, name);
+        frame(TC_REC_FRAME_START, name, 0);
 }
 
 void ___tracy_emit_frame_mark_end(const char *name)
 {
     if (name)
-        frame(TC_REC_FRAME_END, name);
+        frame(TC_REC_FRAME_END, name, 0);
 }
 
 /* The image travels DXT1-compressed (w*h/2 bytes) inside one LZ4 frame. */
@@ -112,6 +112,7 @@ void ___tracy_emit_frame_image(const void *image, uint16_t w, uint16_t h, uint8_
         return;
     uint32_t frames = atomic_load_explicit(&main_frames, memory_order_relaxed);
     img->frame = frames >= offset ? frames - offset : 0;
+    img->frames = frames;
     img->w = w;
     img->h = h;
     img->flip = flip ? 1 : 0;

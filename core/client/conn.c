@@ -40,6 +40,7 @@ int tc_conn_open(struct tc_conn *c, struct tc_transport *t, int slot)
 {
     memset(c, 0, sizeof *c);
     c->slot = slot;
+    c->frame_base = -1;
     uint8_t hello[12];
     if (read_exact(t, hello, sizeof hello, 2000) != 0 || memcmp(hello, TCW_SHIBBOLETH, 8) != 0) {
         t->close(t);
@@ -75,6 +76,7 @@ void tc_conn_close(struct tc_conn *c)
     tcu_map_free(&c->pools);
     tcu_map_free(&c->locks);
     tcu_map_free(&c->gpu);
+    tcu_map_free(&c->frames);
     c->alive = 0;
 }
 

@@ -35,6 +35,8 @@ struct tc_conn {
     struct tcu_map pools;     /* memory pools announced */
     struct tcu_map locks;     /* lock << 32 | thread -> what was sent of its use (conn_records.c) */
     struct tcu_map gpu;       /* GPU zone depths and reserved queries sent (conn_records.c) */
+    struct tcu_map frames;    /* discontinuous frame sets started on this connection */
+    int64_t frame_base;       /* main frame marks made before this connection's first, -1: none yet */
     uint8_t query[13];
     size_t query_len;
     int alive;

@@ -46,6 +46,33 @@ static void gpu_time(struct tc_conn *c, const struct tc_rec_gpu_time *g)
         tc_enc_gpu_time(&c->enc, g->gpu_time, g->query, g->context);
 }
 
+/* The server fails the capture on a discontinuous frame's end whose start it never saw,
+ * so an end is sent only after its start went out on this connection. */
+static void encode_frame(struct tc_conn *c, unsigned type, const struct tc_rec_frame *f)
+{
+    static const uint8_t types[] = {TCW_FrameMarkMsg, TCW_FrameMarkMsgStart, TCW_FrameMarkMsgEnd};
+    uint64_t name = (uint64_t)(uintptr_t)f->name;
+    if (type == TC_REC_FRAME_MARK && !f->name && c->frame_base < 0)
+        c->frame_base = (int64_t)f->index - 1;
+    else if (type == TC_REC_FRAME_START && tcu_map_put(&c->frames, name, 1) < 0)
+        return;
+    else if (type == TC_REC_FRAME_END && !tcu_map_remove(&c->frames, name, NULL))
+        return;
+    tc_enc_frame_mark(&c->enc, types[type - TC_REC_FRAME_MARK], f->time, tc_conn_string_id(c, f->name));
+}
+
+/* The server numbers frames from the first main frame mark it receives, so an image is
+ * numbered likewise; one of a frame from before this connection is not sent. */
+static void encode_frame_image(struct tc_conn *c, const struct tc_frame_image *img)
+{
+    if (c->frame_base < 0)
+        c->frame_base = img->frames;
+    if (img->frame < c->frame_base)
+        return;
+    tc_enc_frame_image(&c->enc, (uint64_t)(uintptr_t)img, img->data, img->size, (uint32_t)(img->frame - c->frame_base),
+                       img->w, img->h, img->flip);
+}
+
 /* Thread-bound records: zones, messages, plots, frames, fibers, sections. */
 static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const union tc_rec *r)
 {
@@ -100,17 +127,12 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const u
     }
     case TC_REC_FRAME_MARK:
     case TC_REC_FRAME_START:
-    case TC_REC_FRAME_END: {
-        static const uint8_t types[] = {TCW_FrameMarkMsg, TCW_FrameMarkMsgStart, TCW_FrameMarkMsgEnd};
-        tc_enc_frame_mark(e, types[r->any.type - TC_REC_FRAME_MARK], r->frame.time,
-                          tc_conn_string_id(c, r->frame.name));
+    case TC_REC_FRAME_END:
+        encode_frame(c, r->any.type, &r->frame);
         break;
-    }
-    case TC_REC_FRAME_IMAGE: {
-        const struct tc_frame_image *img = r->frame_image.image;
-        tc_enc_frame_image(e, (uint64_t)(uintptr_t)img, img->data, img->size, img->frame, img->w, img->h, img->flip);
+    case TC_REC_FRAME_IMAGE:
+        encode_frame_image(c, r->frame_image.image);
         break;
-    }
     case TC_REC_FIBER_ENTER:
         tc_enc_fiber_enter(e, r->fiber_enter.time, tc_conn_string_id(c, r->fiber_enter.fiber), t->tid);
         t->conn_fiber[c->slot] = (uint64_t)(uintptr_t)r->fiber_enter.fiber;

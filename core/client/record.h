@@ -85,8 +85,8 @@ struct tc_rec_plot_config { /* serial */
     uint8_t step, fill;
 };
 
-struct tc_rec_frame { /* frame mark, start or end */
-    TC_REC_HEAD(unused8, unused32);
+struct tc_rec_frame {            /* frame mark, start or end */
+    TC_REC_HEAD(unused8, index); /* index: a main frame mark's number (1, 2, ...), else 0 */
     int64_t time;
     const char *name; /* NULL: the main frame set */
 };
@@ -337,7 +337,8 @@ static inline char *tc_rec_text(const union tc_rec *r)
 
 /* A frame image as queued: already DXT1-compressed. */
 struct tc_frame_image {
-    uint32_t frame;
+    uint32_t frame;  /* the frame it shows, counted in main frame marks since start-up */
+    uint32_t frames; /* main frame marks made before it was taken */
     uint16_t w, h;
     uint8_t flip;
     uint32_t size;

@@ -42,6 +42,9 @@ int main(void)
     ___tracy_after_lock_lockable_ctx(lock);
     ___tracy_emit_gpu_new_context((struct ___tracy_gpu_new_context_data){0, 1.0f, 0, 0, 1});
     ___tracy_emit_gpu_zone_begin((struct ___tracy_gpu_zone_begin_data){(uint64_t)(uintptr_t)&gpu_loc, 1, 0});
+    for (int i = 0; i < 5; i++)
+        ___tracy_emit_frame_mark(NULL);
+    ___tracy_emit_frame_mark_start("loading"); /* a discontinuous frame across the switch */
     tick(1000);
     usleep(100000);
     __atomic_store_n(&first->stop, 1, __ATOMIC_RELAXED); /* the first server leaves */
@@ -53,6 +56,11 @@ int main(void)
     wait_connected(1);
     tick(1000);
     ___tracy_after_unlock_lockable_ctx(lock);
+    ___tracy_emit_frame_mark_end("loading");
+    for (int i = 0; i < 3; i++)
+        ___tracy_emit_frame_mark(NULL);
+    static uint8_t pixels[4 * 4 * 4];
+    ___tracy_emit_frame_image(pixels, 4, 4, 0, 0); /* the current frame: the second server's third */
     ___tracy_emit_gpu_zone_end((struct ___tracy_gpu_zone_end_data){2, 0}); /* the GPU zone open across it */
     ___tracy_emit_gpu_time((struct ___tracy_gpu_time_data){10, 1, 0});
     ___tracy_emit_gpu_time((struct ___tracy_gpu_time_data){20, 2, 0});
@@ -80,6 +88,12 @@ int main(void)
     tt_check(tt_count(second, TCD_LOCK_OBTAIN) == 1 && tt_count(second, TCD_LOCK_RELEASE) == 1,
              "the second server sees one obtain and one release of the lock (%zu, %zu)",
              tt_count(second, TCD_LOCK_OBTAIN), tt_count(second, TCD_LOCK_RELEASE));
+    /* Likewise the end of the frame started before it, and frames count from its own first. */
+    tt_check(tt_count(second, TCD_FRAME_END) == 0, "the second server gets no end of a frame it never saw start");
+    const struct tcd_event *image = tt_nth(second, TCD_FRAME_IMAGE, 0);
+    tt_check(image && image->id == 3 && tt_count(second, TCD_FRAME_MARK) == 3,
+             "the image is of the second server's frame 3 (%lld) after its 3 frame marks (%zu)",
+             image ? (long long)image->id : -1LL, tt_count(second, TCD_FRAME_MARK));
     /* Likewise the GPU zone begun before it: only the later zone and its two times. */
     tt_check(tt_count(second, TCD_GPU_CONTEXT) == 1 && tt_count(second, TCD_GPU_ZONE_BEGIN) == 1 &&
                  tt_count(second, TCD_GPU_ZONE_END) == 1 && tt_count(second, TCD_GPU_TIME) == 2,
