@@ -18,7 +18,6 @@
 #define TCW_TARGET_FRAME_SIZE 262144
 #define TCW_LZ4_SIZE (TCW_TARGET_FRAME_SIZE + TCW_TARGET_FRAME_SIZE / 255 + 16)
 #define TCW_MAX_STRING 65535u /* longest u16-length string */
-#define TCW_MAX_SRCLOC_PAYLOAD 65533u
 #define TCW_DEFAULT_PORT 8086
 
 /* Offsets inside the 1170-byte WelcomeMessage. */

@@ -370,8 +370,9 @@ static void worked_example(size_t chunk)
     tt_check(items.len == 55, "frame A is 55 bytes");
     frame(&wire, &items);
     hex(&expect, frame_a_wire);
-    tt_check(wire.len == expect.len && !memcmp(wire.p, expect.p, wire.len),
-             "frame A compressed with LZ4_compress_default equals the spec's bytes");
+    tt_check(
+        wire.len == expect.len && !memcmp(wire.p, expect.p, wire.len),
+        "frame A compressed with LZ4_compress_default equals the reference session's bytes (docs/protocol.md §23.6)");
     hex(&wire, frame_b_wire);
 
     struct recorder r;
@@ -385,8 +386,8 @@ static void worked_example(size_t chunk)
     tt_check(st == TCD_STATE_RUNNING, "[chunk %zu] running after frames A and B (waits for its queries)", chunk);
     clear(&expect);
     hex(&expect, burst1);
-    tt_check(r.nq == 3 && !memcmp(r.queries, expect.p, 39), "[chunk %zu] first query burst is byte-identical to 11.4",
-             chunk);
+    tt_check(r.nq == 3 && !memcmp(r.queries, expect.p, 39),
+             "[chunk %zu] first query burst is byte-identical to the reference session's (§23.6)", chunk);
 
     const struct tcd_welcome *w = tcd_decoder_welcome(r.dec);
     tt_check(w->timer_mul == 1.0 && w->init_begin == INIT_BEGIN && w->resolution == 20 && w->pid == 1234 &&
@@ -413,7 +414,7 @@ static void worked_example(size_t chunk)
     clear(&expect);
     hex(&expect, burst2);
     tt_check(st == TCD_STATE_RUNNING && r.nq == 5 && !memcmp(r.queries[3], expect.p, 26),
-             "[chunk %zu] second query burst is byte-identical to 11.6", chunk);
+             "[chunk %zu] second query burst is byte-identical to the reference session's (§23.6)", chunk);
 
     clear(&tmp);
     clear(&items);
