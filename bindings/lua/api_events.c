@@ -4,8 +4,7 @@
 /* Thread-bound events go to the calling coroutine's fiber, as its zones do. */
 static void enter_self(lua_State *L)
 {
-    struct tl_state *S = tl_upstate(L);
-    tl_enter(tl_co_self(S, L));
+    tl_enter(tl_self(L));
 }
 
 static int message(lua_State *L)
@@ -30,7 +29,7 @@ static int message_c(lua_State *L)
 static int plot(lua_State *L)
 {
     const char *name = tl_intern(tl_upstate(L), L, 1);
-    if (lua_isinteger(L, 2))
+    if (tl_isinteger(L, 2))
         ___tracy_emit_plot_int(name, (int64_t)lua_tointeger(L, 2));
     else
         ___tracy_emit_plot(name, (double)luaL_checknumber(L, 2));
@@ -124,5 +123,5 @@ void tl_open_events(lua_State *L)
         {NULL, NULL},
     };
     tl_push_state(L);
-    luaL_setfuncs(L, fns, 1);
+    tl_setfuncs(L, fns, 1);
 }

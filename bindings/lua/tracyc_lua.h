@@ -35,6 +35,18 @@ TRACYC_LUA_API int luaopen_tracy(lua_State *L);
  * stack as it was. */
 TRACYC_LUA_API void tracyc_lua_register(lua_State *L);
 
+/* The zones of hook mode, for a host that sets its own lua_sethook hook (upstream's
+ * tracy::LuaHook): call it from that hook with every LUA_HOOKCALL, LUA_HOOKRET and
+ * LUA_HOOKTAILCALL (5.1: LUA_HOOKTAILRET) event, with the hook's own ar, before using ar
+ * for anything else; other events are ignored. Each call becomes a zone named and placed
+ * as tracy.HookEnable() names and places it, in the calling coroutine's fiber, with the
+ * same rules for returns that do not pair up (docs/lua.md). The module must be loaded in
+ * the state (tracyc_lua_register). It never sets or removes a hook itself, and
+ * tracy.HookEnable/HookDisable must not be used in that state. On LuaJIT, compiled code
+ * calls no hook: flush it when setting yours (luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE |
+ * LUAJIT_MODE_FLUSH)), and expect zones for Lua functions only. */
+TRACYC_LUA_API void tracyc_lua_hook(lua_State *L, lua_Debug *ar);
+
 /* Removes every instrumentation call `tracy.<Name>(...)` from a Lua script in place,
  * so that an instrumented script costs nothing when profiling is off (upstream's
  * tracy::LuaRemove, made safe). It follows Lua's lexical rules: calls inside strings and

@@ -41,7 +41,7 @@ static const char *errors = "local ok, err = pcall(function() tracy.ZoneEnd() en
                             "ok, err = pcall(tracy.MessageC, 'm')\n"
                             "assert(not ok and err:find('bad argument #2', 1, true), err)\n"
                             "local section = tracy.SectionEnter('loading', 3)\n"
-                            "assert(math.type(section) == 'integer' and section > 0)\n"
+                            "assert(section == math.floor(section) and section > 0)\n"
                             "tracy.SectionLeave(section)\n"
                             "assert(type(tracy.IsConnected()) == 'boolean')\n"
                             "assert(require 'tracy' == tracy)\n";
