@@ -158,13 +158,8 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const s
         break;
     }
     case TC_REC_FRAME_MARK:
-    case TC_REC_FRAME_START:
-    case TC_REC_FRAME_END: {
-        static const uint8_t types[] = {TCW_FrameMarkMsg, TCW_FrameMarkMsgStart, TCW_FrameMarkMsgEnd};
-        tc_enc_frame_mark(e, types[r->type - TC_REC_FRAME_MARK], (int64_t)r->w[0],
-                          string_id(c, (const char *)(uintptr_t)r->w[1]));
+        tc_enc_frame_mark(e, TCW_FrameMarkMsg, (int64_t)r->w[0], string_id(c, (const char *)(uintptr_t)r->w[1]));
         break;
-    }
     case TC_REC_FRAME_IMAGE: {
         const struct tc_frame_image *img = (const struct tc_frame_image *)(uintptr_t)r->w[0];
         tc_enc_frame_image(e, r->w[0], img->data, img->size, img->frame, img->w, img->h, img->flip);
@@ -203,11 +198,17 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const s
     }
 }
 
-/* Serial records: memory, locks, GPU contexts and serial GPU items, plot configuration. */
+/* Serial records: memory, locks, GPU contexts and serial GPU items, plot configuration,
+ * discontinuous frames. */
 static void encode_serial_record(struct tc_conn *c, const struct tc_rec *r)
 {
     struct tc_encoder *e = &c->enc;
     switch (r->type) {
+    case TC_REC_FRAME_START:
+    case TC_REC_FRAME_END:
+        tc_enc_frame_mark(e, r->type == TC_REC_FRAME_START ? TCW_FrameMarkMsgStart : TCW_FrameMarkMsgEnd,
+                          (int64_t)r->w[0], string_id(c, (const char *)(uintptr_t)r->w[1]));
+        break;
     case TC_REC_MEM_ALLOC: {
         uint64_t pool = string_id(c, (const char *)(uintptr_t)r->w[3]);
         if (pool)

@@ -57,6 +57,7 @@ struct tc_profiler {
     _Atomic uint64_t dropped;
     _Atomic int connected; /* a TCP server is connected */
     _Atomic uint32_t next_lock_id;
+    _Atomic int capture_failed; /* the in-process capture failed or could not be written */
 };
 
 extern struct tc_profiler tc_prof;

@@ -28,8 +28,8 @@ enum tc_rec_type {
     TC_REC_PLOT_INT,         /* w0 time, w1 name, w2 value */
     TC_REC_PLOT_CONFIG,      /* u8 format|step<<4|fill<<5, u32 color, w0 name */
     TC_REC_FRAME_MARK,       /* w0 time, w1 name (0 = main) */
-    TC_REC_FRAME_START,      /* w0 time, w1 name */
-    TC_REC_FRAME_END,        /* w0 time, w1 name */
+    TC_REC_FRAME_START,      /* w0 time, w1 name (serial) */
+    TC_REC_FRAME_END,        /* w0 time, w1 name (serial) */
     TC_REC_FRAME_IMAGE,      /* w0 heap image (struct tc_frame_image) */
     TC_REC_FIBER_ENTER,      /* w0 time, w1 fiber name */
     TC_REC_FIBER_LEAVE,      /* w0 time */

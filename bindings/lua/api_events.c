@@ -56,13 +56,20 @@ static int frame_mark(lua_State *L)
 
 static int frame_mark_start(lua_State *L)
 {
-    ___tracy_emit_frame_mark_start(tl_intern(tl_upstate(L), L, 1));
+    const char *name = tl_intern(tl_upstate(L), L, 1);
+    tl_frame_set_open(name, 1);
+    ___tracy_emit_frame_mark_start(name);
     return 0;
 }
 
+/* An end without its start would make a server fail the capture: refused, as the C API
+ * refuses it (which it also does, in case the state was left some other way). */
 static int frame_mark_end(lua_State *L)
 {
-    ___tracy_emit_frame_mark_end(tl_intern(tl_upstate(L), L, 1));
+    const char *name = tl_intern(tl_upstate(L), L, 1);
+    if (!tl_frame_set_open(name, 0))
+        return luaL_error(L, "tracy.FrameMarkEnd: frame set \"%s\" has no FrameMarkStart open", name);
+    ___tracy_emit_frame_mark_end(name);
     return 0;
 }
 

@@ -209,6 +209,9 @@ int tl_table_grow(void ***table, size_t *cap, size_t first_cap, uint64_t (*hash)
 
 /* interned.c: a copy of the string at idx that lives as long as the process. */
 const char *tl_intern(struct tl_state *S, lua_State *L, int idx);
+/* Marks the discontinuous frame set named by an interned name open or not; returns
+ * whether it was open. */
+int tl_frame_set_open(const char *name, int open);
 void tl_intern_cache_free(struct tl_state *S);
 
 /* The function groups, each adding its functions to the table on the top of the stack

@@ -39,6 +39,8 @@ fails("bad argument #1", tracy.ZoneColor, "red")
 fails("bad argument #1", tracy.Message, {})
 fails("bad argument #1", tracy.FrameMarkStart)
 fails("bad argument #2", tracy.SectionEnter, "s", 70000)
+-- a frame end without its start would fail the whole capture: refused
+fails('tracy.FrameMarkEnd: frame set "nope" has no FrameMarkStart open', tracy.FrameMarkEnd, "nope")
 
 -- balanced use, every function
 tracy.SetThreadName("lua main")
@@ -60,6 +62,7 @@ tracy.FrameMark()
 tracy.FrameMark("named")
 tracy.FrameMarkStart("f")
 tracy.FrameMarkEnd("f")
+fails('tracy.FrameMarkEnd: frame set "f" has no FrameMarkStart open', tracy.FrameMarkEnd, "f")
 local id = tracy.SectionEnter("s")
 assert(type(id) == "number" and id == math.floor(id) and id > 0)
 tracy.SectionLeave(id)
