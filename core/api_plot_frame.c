@@ -22,12 +22,22 @@ static void plot(unsigned type, const char *name, uint64_t bits)
     tc_thread_commit(t);
 }
 
-/* Non-finite values are dropped: the server discards them without advancing its time
- * reference, which would shift every later event of the thread. */
+/* Non-finite values are not sent: the server discards them without advancing its time
+ * reference, which would shift every later event of the thread. They are counted, and
+ * the count is reported like dropped events (conn.c). */
+static void skip_plot_value(void)
+{
+    atomic_fetch_add_explicit(&tc_prof.plot_skipped, 1, memory_order_relaxed);
+}
+
 void ___tracy_emit_plot(const char *name, double val)
 {
-    if (!name || !isfinite(val))
+    if (!name)
         return;
+    if (!isfinite(val)) {
+        skip_plot_value();
+        return;
+    }
     uint64_t bits;
     memcpy(&bits, &val, 8);
     plot(TC_REC_PLOT_DOUBLE, name, bits);
@@ -35,8 +45,12 @@ void ___tracy_emit_plot(const char *name, double val)
 
 void ___tracy_emit_plot_float(const char *name, float val)
 {
-    if (!name || !isfinite(val))
+    if (!name)
         return;
+    if (!isfinite(val)) {
+        skip_plot_value();
+        return;
+    }
     uint32_t bits;
     memcpy(&bits, &val, 4);
     plot(TC_REC_PLOT_FLOAT, name, bits);

@@ -446,16 +446,32 @@ int tc_conn_serve_queries(struct tc_conn *c, int timeout_ms)
     return answered;
 }
 
-void tc_conn_report_drops(struct tc_conn *c, uint64_t dropped)
+static void report(struct tc_conn *c, const char *text, int n)
 {
-    if (!c->alive || dropped <= c->dropped_reported)
-        return;
-    char text[160];
-    int n =
-        snprintf(text, sizeof text, "tracyc: dropped %" PRIu64 " events in total: buffer limit of %zu bytes reached",
-                 dropped, tc_buffer_limit);
     tc_enc_thread(&c->enc, tc_prof.main_tid);
     tc_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
                    (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
-    c->dropped_reported = dropped;
+}
+
+void tc_conn_report_drops(struct tc_conn *c, uint64_t dropped)
+{
+    if (!c->alive)
+        return;
+    char text[160];
+    if (dropped > c->dropped_reported) {
+        report(c, text,
+               snprintf(text, sizeof text,
+                        "tracyc: dropped %" PRIu64 " events in total: buffer limit of %zu bytes reached", dropped,
+                        tc_buffer_limit));
+        c->dropped_reported = dropped;
+    }
+    uint64_t skipped = atomic_load_explicit(&tc_prof.plot_skipped, memory_order_relaxed);
+    if (skipped > c->plot_skipped_reported) {
+        report(c, text,
+               snprintf(text, sizeof text,
+                        "tracyc: skipped %" PRIu64
+                        " plot values in total: NaN or infinity, which Tracy plots cannot hold",
+                        skipped));
+        c->plot_skipped_reported = skipped;
+    }
 }
