@@ -115,9 +115,17 @@ static const char *loader_name(lua_State *L, lua_Debug *ar, char *buf, size_t si
     if (!lua_getstack(L, 1, &caller))
         return NULL;
     lua_getinfo(L, "f", &caller);
-    lua_getglobal(L, "require");
-    int by_require = lua_rawequal(L, -1, -2);
-    lua_pop(L, 2);
+    /* loaded._G.require, read raw: no __index of a strict-mode _G may run in a hook */
+    tl_getsubtable(L, LUA_REGISTRYINDEX, TL_LOADED_TABLE);
+    lua_pushliteral(L, "_G");
+    if (tl_rawget(L, -2) == LUA_TTABLE) {
+        lua_pushliteral(L, "require");
+        lua_rawget(L, -2);
+    } else {
+        lua_pushnil(L);
+    }
+    int by_require = lua_rawequal(L, -1, -4);
+    lua_pop(L, 4);
     if (!by_require || !lua_getlocal(L, ar, 1))
         return NULL;
     const char *module = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
