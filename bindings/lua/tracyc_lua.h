@@ -1,12 +1,15 @@
-/* tracyc_lua.h - the `tracy` Lua 5.4 module of tracyc, for programs that embed Lua.
+/* tracyc_lua.h - the `tracy` Lua module of tracyc, for programs that embed Lua (5.1, 5.3,
+ * 5.4 or LuaJIT 2.1: the header works with any of them, the library is built per Lua).
  *
  * A script loads the module with `local tracy = require "tracy"` (tracy.so, entry point
- * luaopen_tracy). A host program that embeds Lua links the static library tracyc_lua
- * (and tracyc) and calls tracyc_lua_register(L), which sets the global `tracy` as
+ * luaopen_tracy). A host program that embeds Lua links the static library built for its
+ * Lua (CMake: tracyc_lua_lua54, tracyc_lua_lua53, tracyc_lua_lua51, tracyc_lua_luajit; it
+ * brings tracyc) and calls tracyc_lua_register(L), which sets the global `tracy` as
  * upstream Tracy's tracy::LuaRegister does. docs/lua.md lists the functions.
  *
- * Both entry points also replace coroutine.resume, coroutine.wrap and coroutine.close of
- * the state by versions that make each coroutine a Tracy fiber.
+ * Both entry points also replace coroutine.resume, coroutine.wrap and (5.4)
+ * coroutine.close of the state by versions that make each coroutine a Tracy fiber, and
+ * debug.sethook by one that ends hook mode cleanly when the program sets its own hook.
  *
  * A lua_State must stay on one OS thread while it has open zones: Tracy requires a zone
  * to end on the thread that began it.
