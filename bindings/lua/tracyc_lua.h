@@ -55,8 +55,9 @@ TRACYC_LUA_API void tracyc_lua_hook(lua_State *L, lua_Debug *ar);
  * tracy::LuaRemove, made safe). It follows Lua's lexical rules: calls inside strings and
  * comments stay, `x.tracy.Name()` and `mytracy.Name()` stay, arguments may hold strings,
  * comments and nested parentheses and span lines. Every newline is kept, so line numbers
- * do not move. A call used as a statement becomes `;` and spaces; a call used as a value
- * becomes a value (`0` for SectionEnter, `false` for IsConnected, otherwise `nil`). A
+ * do not move. A call used as a statement becomes `do end` and spaces (valid anywhere in
+ * every Lua); a call used as a value, a table constructor's field included, becomes a
+ * value (`0` for SectionEnter, `false` for IsConnected, otherwise `nil`). A
  * call whose result is indexed or called again (`tracy.X().y`) is left as is. Reads and
  * writes only script[0 .. len-1]; the script need not be NUL-terminated. */
 TRACYC_LUA_API void tracyc_lua_remove(char *script, size_t len);
