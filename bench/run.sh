@@ -7,8 +7,9 @@
 # With UPSTREAM_TRACY_INCLUDE=/path/to/tracy/public and UPSTREAM_TRACY_LIB=/dir holding
 # a libTracyClient.so of upstream Tracy 0.14 built with TRACY_MANUAL_LIFETIME and
 # TRACY_DELAYED_INIT, the zone-cost and throughput benchmarks are also built from the
-# same source against upstream's client and compared. Nothing of upstream is part of
-# this repository.
+# same source against upstream's client and compared. UPSTREAM_TRACY_INCLUDE alone is
+# enough for the Lua comparison, which compiles upstream's TracyClient.cpp in. Nothing
+# of upstream is part of this repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/bench}
@@ -59,27 +60,59 @@ echo "== memory with no server connected"
 echo "== capture decode speed"
 "$build/bench/bench_capture"
 
-lua_bench="$build/bench/lua/bench_lua_zones"
-if [ -x "$lua_bench" ]; then
-  echo "== Lua zone pair cost (in-process capture)"
+# Lua: a zone pair (tracy.ZoneBeginN + ZoneEnd) on each Lua the module was built for,
+# against an empty Lua call pair measured in the same process, and -- given
+# UPSTREAM_TRACY_INCLUDE, upstream's public/ directory -- against upstream's own
+# TracyLua.hpp: bench/lua/upstream_lua_host.cpp built with upstream's TracyClient.cpp
+# compiled in, on the same Lua. Both run with a tracyc-capture connected; best of three
+# alternating rounds, as the machine may be busy. Upstream runs with its sampling and
+# system tracing off (it turns them on when run as root).
+pair_ns() { awk -v what="$1" 'index($0, what) {print $(NF-1); exit}'; }
+lua_pkg() { case $1 in luajit) echo luajit ;; lua5*) echo "lua5.${1#lua5}" ;; esac; }
+upstream_client=""
+if [ -n "${UPSTREAM_TRACY_INCLUDE:-}" ] && command -v g++ >/dev/null; then
+  up="$build/bench/upstream"
+  mkdir -p "$up"
+  upstream_defs="-DTRACY_ENABLE -DTRACY_NO_BROADCAST -DTRACY_ONLY_LOCALHOST -DTRACY_MANUAL_LIFETIME -DTRACY_DELAYED_INIT"
+  g++ -O2 $upstream_defs -I"$UPSTREAM_TRACY_INCLUDE" -c "$UPSTREAM_TRACY_INCLUDE/TracyClient.cpp" \
+    -o "$up/TracyClient.o" && upstream_client="$up/TracyClient.o"
+fi
+lua_rows=""
+for lua_bench in "$build"/bench/lua/bench_lua_zones_*; do
+  [ -x "$lua_bench" ] || continue
+  id=${lua_bench##*_}
+  pkg=$(lua_pkg "$id")
+  echo "== Lua zone pair cost, $pkg (in-process capture)"
   "$lua_bench"
-  if [ -n "${UPSTREAM_TRACY_LIB:-}" ] && command -v g++ >/dev/null && pkg-config --exists lua5.4; then
-    # Upstream's TracyLua.hpp in a host of ours, the same Lua loops, both with a capture
-    # connected; best of a few alternating rounds, as the machine may be busy.
-    g++ -O2 -DTRACY_ENABLE -DTRACY_MANUAL_LIFETIME -DTRACY_DELAYED_INIT -I"$UPSTREAM_TRACY_INCLUDE" -Ibench/lua \
-      $(pkg-config --cflags lua5.4) bench/lua/upstream_lua_host.cpp -o "$up/lua_host" \
-      -L"$UPSTREAM_TRACY_LIB" -lTracyClient $(pkg-config --libs lua5.4) -lpthread -Wl,-rpath,"$UPSTREAM_TRACY_LIB"
-    echo "== Lua zone pair cost against upstream TracyLua (server connected and draining, both)"
-    pair_ns() { awk '/tracy.ZoneBeginN \+ ZoneEnd/ {print $(NF-1)}'; }
-    lua_t=1e30 lua_u=1e30
-    for round in 1 2 3; do
-      t=$(run_with_capture lua "$lua_bench" --server | pair_ns)
-      u=$(run_with_capture lua "$up/lua_host" | pair_ns)
-      lua_t=$(awk -v a="$lua_t" -v b="${t:-1e30}" 'BEGIN{print (b < a ? b : a)}')
-      lua_u=$(awk -v a="$lua_u" -v b="${u:-1e30}" 'BEGIN{print (b < a ? b : a)}')
-    done
-    awk -v t="$lua_t" -v u="$lua_u" 'BEGIN{printf "tracyc   tracy.ZoneBeginN + ZoneEnd %7.1f ns\nupstream tracy.ZoneBeginN + ZoneEnd %7.1f ns (TracyLua.hpp)\nratio tracyc / upstream TracyLua     %6.2f   (target <= 0.3)\n", t, u, t / u}'
+  host=""
+  if [ -n "$upstream_client" ] && pkg-config --exists "$pkg"; then
+    host="$up/lua_host_$id"
+    g++ -O2 $upstream_defs -I"$UPSTREAM_TRACY_INCLUDE" -Ibench/lua $(pkg-config --cflags "$pkg") \
+      bench/lua/upstream_lua_host.cpp "$upstream_client" -o "$host" $(pkg-config --libs "$pkg") -lpthread -ldl || host=""
   fi
+  t=1e30 u=1e30 e=1e30 c=1e30
+  best() { awk -v a="$1" -v b="$2" 'BEGIN{print (b != "" && b < a ? b : a)}'; }
+  for round in 1 2 3; do
+    out=$(run_with_capture lua "$lua_bench" --server)
+    t=$(best "$t" "$(echo "$out" | pair_ns "tracy.ZoneBeginN + ZoneEnd")")
+    e=$(best "$e" "$(echo "$out" | pair_ns "empty Lua function pair")")
+    c=$(best "$c" "$(echo "$out" | pair_ns "empty C function pair")")
+    if [ -n "$host" ]; then
+      out=$(TRACY_NO_SAMPLING=1 TRACY_NO_SYS_TRACE=1 TRACY_NO_CONTEXT_SWITCH=1 run_with_capture lua "$host")
+      u=$(best "$u" "$(echo "$out" | pair_ns "tracy.ZoneBeginN + ZoneEnd")")
+    fi
+  done
+  lua_rows="$lua_rows$(awk -v l="$pkg" -v t="$t" -v u="$u" -v e="$e" -v c="$c" 'BEGIN{
+    printf "  %-8s %9.1f ns %12s %10s %8.1f ns %8.1f ns %9.2f %9.2f\n", l, t, (u < 1e30 ? sprintf("%.1f ns", u) : "-"),
+      (u < 1e30 ? sprintf("%.2f", t / u) : "-"), e, c, t / e, t / c}')
+"
+done
+if [ -n "$lua_rows" ]; then
+  echo "== Lua zone pair (ZoneBeginN + ZoneEnd), server connected, best of 3 rounds"
+  printf "  %-8s %12s %12s %10s %11s %11s %9s %9s\n" Lua tracyc upstream /upstream "empty Lua" "empty C" "/empty Lua" "/empty C"
+  printf "%s" "$lua_rows"
+  echo "  (empty Lua/C: an empty Lua / C function called in the same loop, same process as tracyc's figure;"
+  echo "   targets: <= 0.3 x upstream TracyLua, aim <= 3 x an empty Lua call pair, which LuaJIT compiles away)"
 fi
 
 for extra in "$build"/bench/python_overhead/run.sh; do

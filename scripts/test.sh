@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Runs every test: the C, Lua, Python and FFI suites in a normal build, the C tests again
-# under AddressSanitizer + UndefinedBehaviorSanitizer, and the threaded ones under
-# ThreadSanitizer. Ends with one line: "N passed, N failed".
+# Runs every test: the C, Lua (on Lua 5.1, 5.3, 5.4 and LuaJIT), Python and FFI suites in a
+# normal build, the C tests and the Lua 5.4 tests again under AddressSanitizer +
+# UndefinedBehaviorSanitizer, and the threaded ones under ThreadSanitizer. Ends with one
+# line: "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh gcc make cmake pkg-config liblz4-dev lua5.4 liblua5.4-dev \
+scripts/deps.sh gcc make cmake pkg-config liblz4-dev lua5.4 liblua5.4-dev lua5.3 liblua5.3-dev \
+  lua5.1 liblua5.1-0-dev luajit libluajit-5.1-dev neovim \
   python3 python3-dev python3-pytest python3-setuptools libffi-dev clang clang-format libclang-rt-14-dev || exit 1
 command -v cargo >/dev/null || scripts/deps.sh cargo || exit 1
 
@@ -33,8 +35,9 @@ run_suite() {
 }
 
 run_suite "all tests" build/test "-DCMAKE_BUILD_TYPE=RelWithDebInfo" ""
-run_suite "C, Lua and FFI tests under ASan+UBSan" build/asan \
-  "-DCMAKE_BUILD_TYPE=Debug -DTRACYC_SANITIZE=address,undefined -DTRACYC_BUILD_BENCH=OFF" "-L ^c$|^lua$|^ffi$"
+run_suite "C, Lua 5.4 and FFI tests under ASan+UBSan" build/asan \
+  "-DCMAKE_BUILD_TYPE=Debug -DTRACYC_SANITIZE=address,undefined -DTRACYC_BUILD_BENCH=OFF -DTRACYC_LUA_VERSIONS=5.4" \
+  "-L ^c$|^lua$|^ffi$"
 run_suite "threaded tests under TSan" build/tsan \
   "-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRACYC_SANITIZE=thread -DTRACYC_BUILD_BENCH=OFF -DTRACYC_BUILD_LUA=OFF" "-L threaded"
 

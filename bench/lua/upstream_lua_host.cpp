@@ -1,10 +1,11 @@
 /* upstream_lua_host.cpp - the same Lua loops as bench_lua_zones, on upstream Tracy's own
  * TracyLua.hpp (tracy::LuaRegister), for bench/run.sh to print tracyc / upstream.
  *
- * Our code, built only by bench/run.sh and only when it is given an upstream install
- * (UPSTREAM_TRACY_INCLUDE: upstream's public/ directory; UPSTREAM_TRACY_LIB: a
- * libTracyClient.so of Tracy 0.14 built with TRACY_MANUAL_LIFETIME and
- * TRACY_DELAYED_INIT). Nothing of upstream is in this repository.
+ * Our code, built only by bench/run.sh and only when it is given upstream's sources
+ * (UPSTREAM_TRACY_INCLUDE: upstream's public/ directory), once for each Lua the module
+ * was built for (upstream's TracyLua.hpp works on 5.1, 5.3, 5.4 and LuaJIT), with
+ * upstream's TracyClient.cpp compiled in with TRACY_MANUAL_LIFETIME and
+ * TRACY_DELAYED_INIT. Nothing of upstream is in this repository.
  *
  *   upstream_lua_host [pairs]
  *

@@ -4,8 +4,7 @@
 /* Thread-bound events go to the calling coroutine's fiber, as its zones do. */
 static void enter_self(lua_State *L)
 {
-    struct tl_state *S = tl_upstate(L);
-    tl_enter(tl_co_self(S, L));
+    tl_enter(tl_self(L));
 }
 
 static int message(lua_State *L)
@@ -30,7 +29,7 @@ static int message_c(lua_State *L)
 static int plot(lua_State *L)
 {
     const char *name = tl_intern(tl_upstate(L), L, 1);
-    if (lua_isinteger(L, 2))
+    if (tl_isinteger(L, 2))
         ___tracy_emit_plot_int(name, (int64_t)lua_tointeger(L, 2));
     else
         ___tracy_emit_plot(name, (double)luaL_checknumber(L, 2));
@@ -57,13 +56,20 @@ static int frame_mark(lua_State *L)
 
 static int frame_mark_start(lua_State *L)
 {
-    ___tracy_emit_frame_mark_start(tl_intern(tl_upstate(L), L, 1));
+    const char *name = tl_intern(tl_upstate(L), L, 1);
+    tl_frame_set_open(name, 1);
+    ___tracy_emit_frame_mark_start(name);
     return 0;
 }
 
+/* An end without its start would make a server fail the capture: refused, as the C API
+ * refuses it (which it also does, in case the state was left some other way). */
 static int frame_mark_end(lua_State *L)
 {
-    ___tracy_emit_frame_mark_end(tl_intern(tl_upstate(L), L, 1));
+    const char *name = tl_intern(tl_upstate(L), L, 1);
+    if (!tl_frame_set_open(name, 0))
+        return luaL_error(L, "tracy.FrameMarkEnd: frame set \"%s\" has no FrameMarkStart open", name);
+    ___tracy_emit_frame_mark_end(name);
     return 0;
 }
 
@@ -124,5 +130,5 @@ void tl_open_events(lua_State *L)
         {NULL, NULL},
     };
     tl_push_state(L);
-    luaL_setfuncs(L, fns, 1);
+    tl_setfuncs(L, fns, 1);
 }

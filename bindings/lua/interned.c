@@ -17,6 +17,7 @@
 struct name {
     uint64_t hash;
     size_t len;
+    _Atomic int frame_open; /* a discontinuous frame set of this name is open */
     char text[];
 };
 
@@ -65,6 +66,7 @@ static const struct name *intern(const char *s, size_t n)
         if (nm) {
             nm->hash = h;
             nm->len = n;
+            atomic_init(&nm->frame_open, 0);
             memcpy(nm->text, s, n);
             nm->text[n] = 0;
             size_t j = h & (table_cap - 1);
@@ -98,6 +100,12 @@ const char *tl_intern(struct tl_state *S, lua_State *L, int idx)
     if (slot)
         *slot = (struct tl_name_slot){s, nm};
     return nm->text;
+}
+
+int tl_frame_set_open(const char *name, int open)
+{
+    struct name *nm = (struct name *)(uintptr_t)(name - offsetof(struct name, text));
+    return atomic_exchange(&nm->frame_open, open);
 }
 
 void tl_intern_cache_free(struct tl_state *S)

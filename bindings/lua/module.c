@@ -6,7 +6,7 @@ static const char module_key = 0; /* registry[&module_key] = the table, made onc
 
 int luaopen_tracy(lua_State *L)
 {
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &module_key) == LUA_TTABLE)
+    if (tl_rawgetp(L, LUA_REGISTRYINDEX, &module_key) == LUA_TTABLE)
         return 1;
     lua_pop(L, 1);
     tl_state_new(L);
@@ -18,14 +18,15 @@ int luaopen_tracy(lua_State *L)
     tl_open_remove(L);
     tl_open_loader(L);
     lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &module_key);
+    tl_rawsetp(L, LUA_REGISTRYINDEX, &module_key);
     tl_install_coroutines(L);
+    tl_install_sethook(L);
     return 1;
 }
 
 void tracyc_lua_register(lua_State *L)
 {
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    tl_getsubtable(L, LUA_REGISTRYINDEX, TL_LOADED_TABLE);
     luaopen_tracy(L);
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, "tracy"); /* so that scripts may also require "tracy" */

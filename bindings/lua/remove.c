@@ -2,10 +2,13 @@
  *
  * One pass over the text tokenizes just enough of Lua to know where strings, comments
  * and names are, and what kind of token came last: that decides whether a call that
- * starts here is a statement (it becomes ";") or a value (it becomes a value). Every read
- * is bounded by len; anything unusual (an unterminated string or bracket, a call whose
- * result is used further) leaves the text as it was, which is always valid: the tracy
- * module is still there, inert. */
+ * starts here is a statement (it becomes "do end", an empty statement valid anywhere in
+ * every Lua, where 5.1 and LuaJIT reject a lone ";") or a value (it becomes a value). A
+ * stack of open brackets and blocks tells a ";" between the fields of a table
+ * constructor, after which a value comes, from one between statements. Every read is
+ * bounded by len; anything unusual (an unterminated string or bracket, a call whose result
+ * is used further, brackets and blocks that do not match) leaves the text from there as
+ * it was, which is always valid: the tracy module is still there, inert. */
 #include "binding.h"
 #include "tracyc_lua.h"
 
@@ -200,10 +203,12 @@ static size_t remove_call(char *s, size_t len, size_t i, size_t j, enum context 
     for (size_t p = i; p < e; p++)
         if (s[p] != '\n' && s[p] != '\r')
             s[p] = ' ';
-    if (ctx == VALUE)
+    if (ctx == VALUE) {
         memcpy(s + i, value, strlen(value)); /* fits: "tracy" alone is 5 bytes */
-    else
-        s[i] = ';'; /* keeps the previous statement from running on */
+    } else { /* "do" where "tracy" was, "end" where the name was (at least 4 bytes, one line) */
+        memcpy(s + i, "do", 2);
+        memcpy(s + n0, "end", 3);
+    }
     return e;
 }
 
@@ -219,6 +224,44 @@ static enum context after_word(const char *w, size_t n)
         if (strlen(decl_kw[k]) == n && memcmp(decl_kw[k], w, n) == 0)
             return NOT_CALL;
     return STATEMENT; /* a name, nil/true/false, or do/then/else/end/repeat/break */
+}
+
+/* The brackets and blocks open at a point of the script, innermost last. */
+#define NEST_MAX 256 /* deeper (or not matching): the rest of the script is left alone */
+struct nesting {
+    char v[NEST_MAX]; /* '(', '[', '{', or 'b' for a block */
+    size_t n;
+    int lost; /* the script does not nest as Lua would parse it */
+};
+
+static void nest_open(struct nesting *st, char kind)
+{
+    if (st->n == NEST_MAX)
+        st->lost = 1;
+    else
+        st->v[st->n++] = kind;
+}
+
+static void nest_close(struct nesting *st, char kind)
+{
+    if (st->n && st->v[st->n - 1] == kind)
+        st->n--;
+    else
+        st->lost = 1;
+}
+
+/* A keyword that opens or closes a block: function, do, if, repeat open one (while and for
+ * open theirs with do), end and until close it. */
+static void nest_word(struct nesting *st, const char *w, size_t n)
+{
+    static const char *const opens[] = {"function", "do", "if", "repeat"};
+    static const char *const closes[] = {"end", "until"};
+    for (size_t k = 0; k < sizeof opens / sizeof opens[0]; k++)
+        if (strlen(opens[k]) == n && memcmp(opens[k], w, n) == 0)
+            nest_open(st, 'b');
+    for (size_t k = 0; k < sizeof closes / sizeof closes[0]; k++)
+        if (strlen(closes[k]) == n && memcmp(closes[k], w, n) == 0)
+            nest_close(st, 'b');
 }
 
 static size_t number_end(const char *s, size_t len, size_t i)
@@ -238,13 +281,15 @@ static size_t number_end(const char *s, size_t len, size_t i)
 
 void tracyc_lua_remove(char *s, size_t len)
 {
+    static const char opening[] = "([{", closing[] = ")]}";
+    struct nesting st = {.n = 0};
     enum context ctx = STATEMENT;
     size_t i = 0, body;
     int closed, level;
     if (len && s[0] == '#') /* a "#!" line, which Lua's loadfile skips */
         while (i < len && s[i] != '\n')
             i++;
-    while (i < len) {
+    while (i < len && !st.lost) {
         char c = s[i];
         if (is_space(c)) {
             i++;
@@ -267,6 +312,7 @@ void tracyc_lua_remove(char *s, size_t len)
                 ctx = STATEMENT; /* a value, or an empty statement, ended */
                 i = e;
             } else {
+                nest_word(&st, s + i, j - i); /* keywords are reserved: never a field name */
                 ctx = after_word(s + i, j - i);
                 i = j;
             }
@@ -280,8 +326,15 @@ void tracyc_lua_remove(char *s, size_t len)
             ctx = vararg || (c == ':' && twice) ? STATEMENT : twice ? VALUE : NOT_CALL;
             i += vararg ? 3 : twice ? 2 : 1;
         } else {
-            /* ) ] } and ; end something; every other operator or bracket wants a value */
-            ctx = (c == ')' || c == ']' || c == '}' || c == ';') ? STATEMENT : VALUE;
+            /* ) ] } and ; end something; every other operator or bracket wants a value, and
+             * so does ; between the fields of a table constructor */
+            const char *o = strchr(opening, c), *cl = strchr(closing, c);
+            if (c && o)
+                nest_open(&st, c);
+            else if (c && cl)
+                nest_close(&st, opening[cl - closing]);
+            int in_table = st.n && st.v[st.n - 1] == '{';
+            ctx = (c && cl) || (c == ';' && !in_table) ? STATEMENT : VALUE;
             i++;
         }
     }
@@ -291,11 +344,10 @@ static int remove_in_string(lua_State *L)
 {
     size_t len;
     const char *src = luaL_checklstring(L, 1, &len);
-    luaL_Buffer b;
-    char *copy = luaL_buffinitsize(L, &b, len);
+    char *copy = lua_newuserdata(L, len ? len : 1); /* collected with the call's stack */
     memcpy(copy, src, len);
     tracyc_lua_remove(copy, len);
-    luaL_pushresultsize(&b, len);
+    lua_pushlstring(L, copy, len);
     return 1;
 }
 

@@ -19,15 +19,12 @@
  * is keyed by the calling function itself (lua_getinfo "fl": the function value and the
  * current line, without "S", which formats the short source on every call), the line
  * and the name string's address, and a hit needs no source compare. That is exact
- * because a hit needs a guarded function: an ephemeron entry guards[function] = a
- * userdata whose finalizer bumps the state's epoch, and which refers back to the
- * function. When the function becomes garbage the guard is finalized first, resurrecting
- * the function until the finalizer has run (Lua frees it only in a later cycle), so its
- * address cannot be reused before every slot stamped with the old epoch has become a
- * miss. A miss takes the way above, and guards the function once it has filled the slot a
- * few times in a row (a guard costs an allocation and a finalizer: code that makes a new
- * closure for every call should not pay it). Only the name is confirmed by content
- * (names are not guarded; they are short). */
+ * because a slot trusts its function only while generation.c keeps that function alive:
+ * until the state's epoch moves (at the next collection), its address cannot be reused.
+ * A miss takes the way above, and once the same function has filled the slot a few times
+ * in a row, keeps it and trusts it again (code that makes a new closure for every call
+ * should not fill the generation with them). Only the name is confirmed by content
+ * (names are not kept; they are short). */
 #include "binding.h"
 
 #include <pthread.h>
@@ -62,28 +59,17 @@ struct tl_loc_slot {
     const struct tl_loc *loc;
 };
 
-/* The call-site cache: the calling function (guarded), its current line, the name. */
+/* The call-site cache: the calling function, its current line, the name. */
 struct tl_site_slot {
     const void *func;
     const char *name;
     int line;
-    unsigned epoch; /* guarded: S->epoch when filled */
+    unsigned epoch; /* S->epoch when func was kept alive (trusted) */
     const struct tl_loc *loc;
-    uint8_t guarded;   /* func had a guard when filled; else the slot only remembers it */
+    uint8_t trusted;   /* func was kept when filled; else the slot only remembers it */
     uint8_t sightings; /* confirmed lookups of this function in a row */
-    uint8_t strikes;   /* guards made for this location here that died */
 };
-#define GUARD_AFTER 4 /* sightings in a row before a guard, doubled by each strike */
-#define STRIKES_MAX 3 /* then no more guards for that location in that slot */
-
-/* A guard: its function is the user value. */
-struct guard {
-    struct tl_state *S;
-    size_t slot; /* where it was made */
-};
-
-static const char guards_key = 0; /* registry[&guards_key] = { [function] = guard } (weak keys) */
-#define GUARD_META "tracyc.guard"
+#define TRUST_AFTER 4 /* sightings in a row before the function is kept and trusted */
 
 /* What a location is made of, before interning. */
 struct site {
@@ -274,86 +260,33 @@ static inline int same_bytes(const char *a, const char *b, size_t n)
     return 1;
 }
 
-static int guard_gc(lua_State *L)
-{
-    struct guard *g = lua_touserdata(L, 1);
-    g->S->epoch++;
-    if (g->S->sites && g->S->sites[g->slot].strikes < STRIKES_MAX) /* sites: NULL once the state closes */
-        g->S->sites[g->slot].strikes++;
-    return 0;
-}
-
-/* Does the function on the top of L's stack have a guard? If not and make is set, gives
- * it one (0 if there is no stack space for it; a Lua error when out of memory). */
-static int guard(struct tl_state *S, lua_State *L, int make, size_t slot)
-{
-    if (!lua_checkstack(L, 4))
-        return 0;
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &guards_key) != LUA_TTABLE) {
-        lua_pop(L, 1);
-        lua_createtable(L, 0, 8);
-        lua_createtable(L, 0, 1);
-        lua_pushliteral(L, "k");
-        lua_setfield(L, -2, "__mode");
-        lua_setmetatable(L, -2);
-        lua_pushvalue(L, -1);
-        lua_rawsetp(L, LUA_REGISTRYINDEX, &guards_key);
-    }
-    lua_pushvalue(L, -2);
-    if (lua_rawget(L, -2) == LUA_TNIL) { /* func, guards, nil */
-        if (!make) {
-            lua_pop(L, 2);
-            return 0;
-        }
-        lua_pop(L, 1);
-        struct guard *g = lua_newuserdatauv(L, sizeof *g, 1);
-        *g = (struct guard){S, slot};
-        if (luaL_newmetatable(L, GUARD_META)) {
-            lua_pushcfunction(L, guard_gc);
-            lua_setfield(L, -2, "__gc");
-        }
-        lua_setmetatable(L, -2);
-        lua_pushvalue(L, -3);
-        lua_setiuservalue(L, -2, 1); /* finalizing the guard resurrects func */
-        lua_pushvalue(L, -3);
-        lua_insert(L, -2); /* func, guards, func, guard */
-        lua_rawset(L, -3);
-    }
-    lua_pop(L, 1);
-    return 1;
-}
-
 /* The location of a call site missing from the call-site cache; the calling function is
  * on the top of the stack, ar has its "l"; seen: the slot holds this function's address,
- * line and name already, but unguarded or stamped with an older epoch. The function is
- * guarded after a few confirmed lookups in a row, more where guards for that location
- * died before, and never after STRIKES_MAX of them: a closure made anew for every call
+ * line and name already, but untrusted or stamped with an older epoch. The function is
+ * trusted after a few confirmed lookups in a row: a closure made anew for every call
  * (which Lua often gives the address of the one before) stays on this way rather than
- * pay for a guard each time. */
+ * be kept alive each time. */
 static struct tl_where callsite_slow(struct tl_state *S, lua_State *L, lua_Debug *ar, struct tl_site_slot *slot,
                                      const char *name, size_t namelen, int seen)
 {
     const void *func = lua_topointer(L, -1);
     lua_getinfo(L, "S", ar);
-    struct site s = {TL_LOC_CALLSITE, ar->source,      ar->srclen < SRC_MAX ? ar->srclen : SRC_MAX,
+    size_t srclen = tl_srclen(ar);
+    struct site s = {TL_LOC_CALLSITE, ar->source,      srclen < SRC_MAX ? srclen : SRC_MAX,
                      ar->currentline, ar->linedefined, name,
                      namelen};
     const struct tl_loc *loc;
     struct tl_where w = lookup(S, L, ar, &s, name, &loc);
     if (loc && slot) {
-        size_t index = (size_t)(slot - S->sites);
         int same = seen && slot->loc == loc;
-        if (slot->loc != loc)
-            slot->strikes = 0;
-        int enough = GUARD_AFTER << slot->strikes;
-        int sightings = same ? slot->sightings + (slot->sightings < enough) : 1;
-        /* still the function guarded before (an epoch change is mostly someone else's)? */
-        int guarded = same && slot->guarded && guard(S, L, 0, index);
-        if (!guarded && sightings >= enough && slot->strikes < STRIKES_MAX)
-            guarded = guard(S, L, 1, index);
-        /* making a guard may have run finalizers: read the epoch (and strikes) after */
-        *slot = (struct tl_site_slot){
-            func, name, ar->currentline, S->epoch, loc, (uint8_t)guarded, (uint8_t)sightings, slot->strikes};
+        int sightings = same ? slot->sightings + (slot->sightings < TRUST_AFTER) : 1;
+        unsigned epoch = S->epoch; /* before keeping: a collection then moves it */
+        int trusted = sightings >= TRUST_AFTER && lua_checkstack(L, 6);
+        if (trusted) {
+            lua_pushvalue(L, -1);
+            tl_gen_keep(S, L);
+        }
+        *slot = (struct tl_site_slot){func, name, ar->currentline, epoch, loc, (uint8_t)trusted, (uint8_t)sightings};
     }
     return w;
 }
@@ -362,9 +295,9 @@ struct tl_where tl_srcloc_callsite(struct tl_state *S, lua_State *L, const char 
 {
     lua_Debug ar;
     if (!lua_getstack(L, 1, &ar)) { /* called from C with no Lua function below */
-        ar = (lua_Debug){.source = "=[C]", .srclen = 4, .currentline = 0, .linedefined = 0, .what = "C"};
+        ar = (lua_Debug){.source = "=[C]", .currentline = 0, .linedefined = 0, .what = "C"};
         strcpy(ar.short_src, "[C]");
-        struct site s = {TL_LOC_CALLSITE, ar.source, ar.srclen, 0, 0, name, namelen};
+        struct site s = {TL_LOC_CALLSITE, ar.source, 4, 0, 0, name, namelen};
         const struct tl_loc *loc;
         return lookup(S, NULL, &ar, &s, name, &loc);
     }
@@ -380,7 +313,7 @@ struct tl_where tl_srcloc_callsite(struct tl_state *S, lua_State *L, const char 
         const struct tl_loc *loc = slot->loc;
         seen = slot->func == func && slot->name == name && slot->line == ar.currentline &&
                (!name || (loc->keylen == namelen && same_bytes(loc->key, name, namelen)));
-        if (seen && slot->guarded && slot->epoch == S->epoch)
+        if (seen && slot->trusted && slot->epoch == S->epoch)
             return (struct tl_where){&loc->data, 0};
     }
     return callsite_slow(S, L, &ar, slot, name, namelen, seen);
@@ -389,13 +322,9 @@ struct tl_where tl_srcloc_callsite(struct tl_state *S, lua_State *L, const char 
 struct tl_where tl_srcloc_function(struct tl_state *S, lua_Debug *ar)
 {
     int line = ar->linedefined > 0 ? ar->linedefined : 0;
-    struct site s = {TL_LOC_FUNCTION,
-                     ar->source,
-                     ar->srclen < SRC_MAX ? ar->srclen : SRC_MAX,
-                     line,
-                     ar->linedefined,
-                     ar->name,
-                     ar->name ? strlen(ar->name) : 0};
+    size_t srclen = tl_srclen(ar);
+    struct site s = {TL_LOC_FUNCTION, ar->source, srclen < SRC_MAX ? srclen : SRC_MAX, line,
+                     ar->linedefined, ar->name,   ar->name ? strlen(ar->name) : 0};
     const struct tl_loc *loc;
     return lookup(S, NULL, ar, &s, NULL, &loc);
 }

@@ -7,11 +7,21 @@
  * ends -- the innermost one of the calling Lua thread, recorded inside that thread's
  * fiber, which is how the server nests -- and hands the core the context it expects:
  * the newest still-open context begun on this OS thread. The ZoneEnd record carries only
- * a time, so any of them ends the right zone. */
+ * a time, so any of them ends the right zone.
+ *
+ * Hook zones (a function call each) and ZoneBegin* zones share a thread's stack, but
+ * they need not nest: a helper may begin a zone that outlives it (`function pb(n)
+ * tracy.ZoneBeginN(n) end`), and ZoneEnd ends the innermost ZoneBegin* zone even when
+ * calls are open above it. A trace must nest, so where the two cross the crossing zones
+ * are ended in the trace and begun again at once, with the same location: the function
+ * that returns ends, the ZoneBegin* zone above it continues as a second zone of the
+ * same name; ZoneEnd ends its zone, and the calls above it continue likewise. Text,
+ * name, colour and value are not carried over to the continuation. */
 #include "binding.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 _Thread_local struct tl_ctx_stack tl_ctxs TL_FAST_TLS;
 static pthread_key_t ctxs_key;
@@ -54,41 +64,140 @@ void tl_zone_grow(lua_State *L, struct tl_co *co)
     }
 }
 
-void tl_zone_begin_any(struct tl_co *co, struct tl_where w, const void *func, int depth)
+static TracyCZoneCtx begin(struct tl_where w, int depth)
 {
-    tl_enter(co);
-    TracyCZoneCtx ctx;
     if (w.loc)
-        ctx = depth ? ___tracy_emit_zone_begin_callstack(w.loc, depth, 1) : ___tracy_emit_zone_begin(w.loc, 1);
-    else
-        ctx = depth ? ___tracy_emit_zone_begin_alloc_callstack(w.alloc, depth, 1)
-                    : ___tracy_emit_zone_begin_alloc(w.alloc, 1);
-    co->zones[co->nzones++] = (struct tl_zone){func, ctx.active != 0};
-    co->nhook += func != NULL;
+        return depth ? ___tracy_emit_zone_begin_callstack(w.loc, depth, 1) : ___tracy_emit_zone_begin(w.loc, 1);
+    return depth ? ___tracy_emit_zone_begin_alloc_callstack(w.alloc, depth, 1)
+                 : ___tracy_emit_zone_begin_alloc(w.alloc, 1);
+}
+
+static void push(struct tl_co *co, struct tl_zone z, TracyCZoneCtx ctx)
+{
+    z.active = ctx.active != 0;
+    co->zones[co->nzones++] = z;
     if (ctx.active)
         tl_ctxs.v[tl_ctxs.n++] = ctx;
 }
 
-static void end_innermost(struct tl_co *co)
+void tl_zone_begin_any(struct tl_co *co, struct tl_where w, int depth)
 {
-    struct tl_zone z = co->zones[--co->nzones];
-    co->nhook -= z.func != NULL;
-    if (z.active && tl_ctxs.n)
-        ___tracy_emit_zone_end(tl_ctxs.v[--tl_ctxs.n]);
+    tl_enter(co);
+    push(co, (struct tl_zone){NULL, w.loc, 0, 0}, begin(w, depth));
+}
+
+void tl_hook_zone_begin(struct tl_co *co, struct tl_where w, const void *func, int frame)
+{
+    tl_enter(co);
+    push(co, (struct tl_zone){func, w.loc, frame, 0}, w.loc || w.alloc ? begin(w, 0) : (TracyCZoneCtx){0, 0});
+    co->nhook++;
+    co->S->hook_zones++;
+}
+
+#define ENDED 2 /* tl_zone.active: recorded, ended in the trace for a moment, to begin again */
+
+/* Ends in the trace the zones from index i up, innermost first; they stay in co. */
+static void trace_end_from(struct tl_co *co, size_t i)
+{
+    for (size_t j = co->nzones; j-- > i;) {
+        if (co->zones[j].active && tl_ctxs.n) {
+            ___tracy_emit_zone_end(tl_ctxs.v[--tl_ctxs.n]);
+            co->zones[j].active = ENDED;
+        }
+    }
+}
+
+/* Begins again in the trace the zones from index i up that trace_end_from ended. A zone
+ * whose location was allocated (consumed by its first begin) stays unrecorded. */
+static void trace_begin_from(struct tl_co *co, size_t i)
+{
+    for (size_t j = i; j < co->nzones; j++) {
+        if (co->zones[j].active != ENDED || !co->zones[j].loc) {
+            co->zones[j].active = 0;
+            continue;
+        }
+        TracyCZoneCtx ctx = ___tracy_emit_zone_begin(co->zones[j].loc, 1);
+        co->zones[j].active = ctx.active != 0;
+        if (ctx.active)
+            tl_ctxs.v[tl_ctxs.n++] = ctx;
+    }
+}
+
+/* Which zones from index i up are removed rather than continued. */
+enum removal { REMOVE_ONE, REMOVE_HOOK_ZONES, REMOVE_ALL };
+
+static void remove_from(struct tl_co *co, size_t i, enum removal which)
+{
+    tl_enter(co);
+    trace_end_from(co, i);
+    size_t kept = i;
+    for (size_t j = i; j < co->nzones; j++) {
+        struct tl_zone z = co->zones[j];
+        int removed = which == REMOVE_ALL || j == i || (which == REMOVE_HOOK_ZONES && z.func);
+        if (!removed) {
+            co->zones[kept++] = z;
+        } else if (z.func) {
+            co->nhook--;
+            co->S->hook_zones--;
+        }
+    }
+    co->nzones = kept;
+    trace_begin_from(co, i);
+}
+
+/* The index of co's innermost ZoneBegin* zone, or -1. */
+static long innermost_manual(const struct tl_co *co)
+{
+    long i = (long)co->nzones - 1;
+    while (i >= 0 && co->zones[i].func)
+        i--;
+    return i;
+}
+
+int tl_zone_end_below(struct tl_co *co)
+{
+    long i = innermost_manual(co);
+    if (i < 0)
+        return 0;
+    remove_from(co, (size_t)i, REMOVE_ONE);
+    return 1;
+}
+
+void tl_zones_unwind(struct tl_co *co, size_t i)
+{
+    remove_from(co, i, REMOVE_HOOK_ZONES);
+}
+
+void tl_hook_zones_end(struct tl_co *co)
+{
+    size_t i = 0;
+    while (i < co->nzones && !co->zones[i].func)
+        i++;
+    if (i < co->nzones)
+        remove_from(co, i, REMOVE_HOOK_ZONES);
 }
 
 void tl_zones_end_to(struct tl_co *co, size_t n)
 {
-    tl_enter(co);
-    while (co->nzones > n)
-        end_innermost(co);
+    if (co->nzones > n)
+        remove_from(co, n, REMOVE_ALL);
 }
 
-TracyCZoneCtx tl_zone_ctx(struct tl_co *co)
+int tl_zone_edit(struct tl_co *co, void (*op)(TracyCZoneCtx ctx, const void *arg), const void *arg)
 {
-    if (co->nzones && co->zones[co->nzones - 1].active && tl_ctxs.n) {
-        tl_enter(co);
-        return tl_ctxs.v[tl_ctxs.n - 1];
-    }
-    return (TracyCZoneCtx){0, 0};
+    long i = innermost_manual(co);
+    if (i < 0)
+        return 0;
+    if (co->zones[i].active != 1)
+        return 1;
+    tl_enter(co);
+    size_t above = (size_t)i + 1;
+    int lifted = above < co->nzones; /* calls open above it: the edit goes to the innermost zone */
+    if (lifted)
+        trace_end_from(co, above);
+    if (tl_ctxs.n)
+        op(tl_ctxs.v[tl_ctxs.n - 1], arg);
+    if (lifted)
+        trace_begin_from(co, above);
+    return 1;
 }

@@ -2,8 +2,10 @@
 #include "client/api.h"
 
 #include "client/dxt1.h"
+#include "util/array.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,12 +23,22 @@ static void plot(unsigned type, const char *name, uint64_t bits)
     tc_thread_commit(t);
 }
 
-/* Non-finite values are dropped: the server discards them without advancing its time
- * reference, which would shift every later event of the thread. */
+/* Non-finite values are not sent: the server discards them without advancing its time
+ * reference, which would shift every later event of the thread. They are counted, and
+ * the count is reported like dropped events (conn.c). */
+static void skip_plot_value(void)
+{
+    atomic_fetch_add_explicit(&tc_prof.plot_skipped, 1, memory_order_relaxed);
+}
+
 void ___tracy_emit_plot(const char *name, double val)
 {
-    if (!name || !isfinite(val))
+    if (!name)
         return;
+    if (!isfinite(val)) {
+        skip_plot_value();
+        return;
+    }
     uint64_t bits;
     memcpy(&bits, &val, 8);
     plot(TC_REC_PLOT_DOUBLE, name, bits);
@@ -34,8 +46,12 @@ void ___tracy_emit_plot(const char *name, double val)
 
 void ___tracy_emit_plot_float(const char *name, float val)
 {
-    if (!name || !isfinite(val))
+    if (!name)
         return;
+    if (!isfinite(val)) {
+        skip_plot_value();
+        return;
+    }
     uint32_t bits;
     memcpy(&bits, &val, 4);
     plot(TC_REC_PLOT_FLOAT, name, bits);
@@ -81,16 +97,69 @@ void ___tracy_emit_frame_mark(const char *name)
     frame(TC_REC_FRAME_MARK, name, index);
 }
 
+/* Discontinuous frames. A server fails the whole capture on an end whose frame set was
+ * never started ("Discontinuous frame begin/end mismatch"), so an end is refused here
+ * unless its set is open. A start and its end may come from different threads: both go
+ * through the serial stream, in the order this lock gives them, so the check holds on
+ * the wire too. Frame sets open at once are few; a linear search finds them. */
+static pthread_mutex_t frames_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char **open_frames;
+static size_t open_len, open_cap;
+
+static size_t open_index(const char *name)
+{
+    size_t i = 0;
+    while (i < open_len && open_frames[i] != name)
+        i++;
+    return i;
+}
+
+/* Records a discontinuous frame mark; 0, or -1 if it was dropped. Under frames_lock. */
+static int serial_frame(unsigned type, const char *name)
+{
+    union tc_rec *r = tc_serial_reserve(type, 0, 0);
+    if (!r)
+        return -1;
+    r->frame.time = tc_clock_now();
+    r->frame.name = name;
+    tc_serial_commit();
+    return 0;
+}
+
 void ___tracy_emit_frame_mark_start(const char *name)
 {
-    if (name) /* discontinuous frames need a named set */
-        frame(TC_REC_FRAME_START, name, 0);
+    if (!name) /* discontinuous frames need a named set */
+        return;
+    pthread_mutex_lock(&frames_lock);
+    size_t i = open_index(name);
+    if (i == open_len) {
+        const char **grown = tcu_grow(NULL, open_frames, &open_cap, open_len + 1, sizeof *grown);
+        if (!grown) {
+            pthread_mutex_unlock(&frames_lock);
+            tc_set_error("frame mark start \"%s\": out of memory", name);
+            return;
+        }
+        open_frames = grown;
+    }
+    if (serial_frame(TC_REC_FRAME_START, name) == 0 && i == open_len)
+        open_frames[open_len++] = name; /* a start that was dropped opens nothing */
+    pthread_mutex_unlock(&frames_lock);
 }
 
 void ___tracy_emit_frame_mark_end(const char *name)
 {
-    if (name)
-        frame(TC_REC_FRAME_END, name, 0);
+    if (!name)
+        return;
+    pthread_mutex_lock(&frames_lock);
+    size_t i = open_index(name);
+    if (i == open_len) {
+        pthread_mutex_unlock(&frames_lock);
+        tc_set_error("frame mark end \"%s\" ignored: that frame set has no FrameMarkStart open", name);
+        return;
+    }
+    open_frames[i] = open_frames[--open_len];
+    serial_frame(TC_REC_FRAME_END, name);
+    pthread_mutex_unlock(&frames_lock);
 }
 
 /* The image travels DXT1-compressed (w*h/2 bytes) inside one LZ4 frame. */

@@ -42,6 +42,7 @@ struct tc_conn {
     int alive;
     int terminated; /* the server asked to stop */
     uint64_t dropped_reported;
+    uint64_t plot_skipped_reported;
 };
 
 /* Performs the client side of the handshake. 0 when the server was welcomed. */

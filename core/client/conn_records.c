@@ -126,8 +126,6 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const u
         break;
     }
     case TC_REC_FRAME_MARK:
-    case TC_REC_FRAME_START:
-    case TC_REC_FRAME_END:
         encode_frame(c, r->any.type, &r->frame);
         break;
     case TC_REC_FRAME_IMAGE:
@@ -193,11 +191,15 @@ static int lock_event_sendable(struct tc_conn *c, unsigned type, const struct tc
     }
 }
 
-/* Serial records: memory, locks, GPU contexts and serial GPU items, plot configuration. */
+/* Serial records: memory, locks, GPU items, plot configuration, discontinuous frames. */
 static void encode_serial_record(struct tc_conn *c, const union tc_rec *r)
 {
     struct tc_encoder *e = &c->enc;
     switch (r->any.type) {
+    case TC_REC_FRAME_START:
+    case TC_REC_FRAME_END:
+        encode_frame(c, r->any.type, &r->frame);
+        break;
     case TC_REC_MEM_ALLOC: {
         const struct tc_rec_mem_alloc *m = &r->mem_alloc;
         uint64_t pool = tc_conn_string_id(c, m->pool);
@@ -297,16 +299,32 @@ void tc_conn_record(struct tc_conn *c, struct tc_thread *t, const union tc_rec *
     tc_conn_records(c, t, begin, begin + tc_rec_size(r->any.type, r->any.len));
 }
 
-void tc_conn_report_drops(struct tc_conn *c, uint64_t dropped)
+static void report(struct tc_conn *c, const char *text, int n)
 {
-    if (!c->alive || dropped <= c->dropped_reported)
-        return;
-    char text[160];
-    int n =
-        snprintf(text, sizeof text, "tracyc: dropped %" PRIu64 " events in total: buffer limit of %zu bytes reached",
-                 dropped, tc_buffer_limit);
     tc_enc_thread(&c->enc, tc_prof.main_tid);
     tc_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
                    (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
-    c->dropped_reported = dropped;
+}
+
+void tc_conn_report_drops(struct tc_conn *c, uint64_t dropped)
+{
+    if (!c->alive)
+        return;
+    char text[160];
+    if (dropped > c->dropped_reported) {
+        report(c, text,
+               snprintf(text, sizeof text,
+                        "tracyc: dropped %" PRIu64 " events in total: buffer limit of %zu bytes reached", dropped,
+                        tc_buffer_limit));
+        c->dropped_reported = dropped;
+    }
+    uint64_t skipped = atomic_load_explicit(&tc_prof.plot_skipped, memory_order_relaxed);
+    if (skipped > c->plot_skipped_reported) {
+        report(c, text,
+               snprintf(text, sizeof text,
+                        "tracyc: skipped %" PRIu64
+                        " plot values in total: NaN or infinity, which Tracy plots cannot hold",
+                        skipped));
+        c->plot_skipped_reported = skipped;
+    }
 }

@@ -130,11 +130,17 @@ int tc_inproc_finish(struct tc_inproc *ip)
 {
     int rc = 0;
     if (ip->dec && ip->trace && ip->path) {
-        if (tcd_decoder_state(ip->dec) == TCD_STATE_FAILED)
-            fprintf(stderr, "tracyc: in-process capture: %s\n", tcd_decoder_error(ip->dec));
+        /* A failed decoder stopped reading: what came after is missing, and the file says so. */
+        char why[320] = "";
+        if (tcd_decoder_state(ip->dec) == TCD_STATE_FAILED) {
+            snprintf(why, sizeof why, "the capture failed, later events are missing: %s", tcd_decoder_error(ip->dec));
+            fprintf(stderr, "tracyc: in-process capture: %s\n", why);
+            rc = -1;
+        }
         tct_trace_finish(ip->trace);
+        struct tct_export_options options = {.incomplete = why[0] ? why : NULL};
         char err[256];
-        if (tct_export_file(ip->trace, ip->dec, ip->path, NULL, err, sizeof err) != 0) {
+        if (tct_export_file(ip->trace, ip->dec, ip->path, &options, err, sizeof err) != 0) {
             fprintf(stderr, "tracyc: cannot write %s: %s\n", ip->path, err);
             rc = -1;
         }

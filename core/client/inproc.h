@@ -16,7 +16,8 @@ int tc_inproc_check_path(const char *path, char *err, size_t errlen);
  * (message in err). */
 struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen);
 struct tc_transport *tc_inproc_transport(struct tc_inproc *ip);
-/* Writes the output file and frees everything. 0 or -1 (message on stderr). */
+/* Writes the output file and frees everything. 0, or -1 (message on stderr) when the
+ * file could not be written or the capture failed (the file then says why). */
 int tc_inproc_finish(struct tc_inproc *ip);
 
 #endif

@@ -57,8 +57,10 @@ struct tc_profiler {
     uint64_t epoch;
     uint32_t main_tid;
     _Atomic uint64_t dropped;
-    _Atomic int connected; /* a TCP server is connected */
+    _Atomic uint64_t plot_skipped; /* NaN and infinite plot values, not sent */
+    _Atomic int connected;         /* a TCP server is connected */
     _Atomic uint32_t next_lock_id;
+    _Atomic int capture_failed; /* the in-process capture failed or could not be written */
 };
 
 extern struct tc_profiler tc_prof;

@@ -394,7 +394,8 @@ void tc_worker_stop(void)
             break;
     }
     if (w.inproc) {
-        tc_inproc_finish(w.inproc);
+        if (tc_inproc_finish(w.inproc) != 0)
+            atomic_store(&tc_prof.capture_failed, 1);
         w.inproc = NULL;
     }
     if (w.listen_fd >= 0) {

@@ -267,8 +267,8 @@ static void plots(struct chrome *c, const struct tct_trace *tr)
             tct_write_str(c->w, ",\"args\":{");
             json_string(c->w, plot);
             tct_write_char(c->w, ':');
-            if (p->is_int)
-                tct_write_i64(c->w, (int64_t)pt->value);
+            if (pt->is_int) /* exactly: a double holds 53 bits */
+                tct_write_i64(c->w, pt->ivalue);
             else
                 tct_write_fmt(c->w, "%.17g", pt->value);
             tct_write_str(c->w, "}}");
@@ -304,6 +304,7 @@ static void other_data(struct chrome *c, const struct tct_trace *tr, const struc
     json_string(w, program);
     field_u64(c, ",\"pid\":", c->pid);
     field_u64(c, ",\"dropped_events\":", tr->dropped);
+    field_u64(c, ",\"skipped_plot_values\":", tr->plot_skipped);
     field_u64(c, ",\"unfinished_zones\":", tr->unfinished_zones);
     if (o->incomplete) {
         tct_write_str(w, ",\"incomplete\":");

@@ -87,6 +87,10 @@ static void warnings(struct summary *s, const struct tct_export_options *o)
                 "this profile is missing them.\n",
                 any++ ? "" : "\n", tct_format_count(a, tr->dropped));
     }
+    if (tr->plot_skipped)
+        fprintf(s->out,
+                "%s!! %s plot values were SKIPPED by the client: NaN or infinity, which Tracy plots cannot hold.\n",
+                any++ ? "" : "\n", tct_format_count(a, tr->plot_skipped));
     if (tr->crash.happened)
         fprintf(s->out, "%s!! The program CRASHED (thread %" PRIu32 ", at %s): %s\n", any++ ? "" : "\n",
                 tr->crash.thread, tct_format_duration(a, tr->crash.time), tct_crash_text(s->names, &tr->crash));
@@ -230,6 +234,19 @@ static void frame_table(struct summary *s)
     }
 }
 
+/* Min, max and last of a plot whose every point is an integer, exactly. */
+static void int_plot_row(struct summary *s, const struct tct_plot *p)
+{
+    int64_t mn = INT64_MAX, mx = INT64_MIN;
+    for (size_t k = 0; k < p->points.count; k++) {
+        int64_t v = tct_plot_point(p, k)->ivalue;
+        mn = v < mn ? v : mn;
+        mx = v > mx ? v : mx;
+    }
+    fprintf(s->out, " %14" PRId64 " %14" PRId64 " %14" PRId64 "\n", mn, mx,
+            tct_plot_point(p, p->points.count - 1)->ivalue);
+}
+
 static void plot_table(struct summary *s)
 {
     const struct tct_trace *tr = s->tr;
@@ -242,7 +259,9 @@ static void plot_table(struct summary *s)
         const char *name = s->names->plot(s->names->ctx, p->id);
         char n[TCT_UNITS_BUF];
         fprintf(s->out, "  %-36.36s %12s", name && name[0] ? name : "(unnamed)", tct_format_count(n, p->points.count));
-        if (p->points.count)
+        if (p->points.count && p->is_int)
+            int_plot_row(s, p);
+        else if (p->points.count)
             fprintf(s->out, " %14.6g %14.6g %14.6g\n", p->min, p->max, tct_plot_point(p, p->points.count - 1)->value);
         else
             fprintf(s->out, " %14s %14s %14s\n", "-", "-", "-");

@@ -404,6 +404,9 @@ void tct_trace_on_event(struct tct_trace *tr, const struct tcd_event *ev)
     case TCD_DROPPED:
         tr->dropped = ev->value > tr->dropped ? ev->value : tr->dropped;
         break;
+    case TCD_PLOT_SKIPPED:
+        tr->plot_skipped = ev->value > tr->plot_skipped ? ev->value : tr->plot_skipped;
+        break;
     case TCD_SECTION_ENTER:
     case TCD_SECTION_LEAVE:
     case TCD_SECTION_SETUP:

@@ -87,7 +87,9 @@ struct tct_message {
 
 struct tct_plot_point {
     int64_t time;
-    double value;
+    double value;   /* every point as a double (for min, max, charts) */
+    int64_t ivalue; /* a point that came as an integer, exactly */
+    uint8_t is_int;
 };
 
 struct tct_plot {
@@ -194,6 +196,7 @@ struct tct_trace {
     uint64_t zones;    /* zones recorded (CPU) */
     uint64_t gpu_zones;
     uint64_t dropped;          /* events the client reported dropping (TCD_DROPPED) */
+    uint64_t plot_skipped;     /* plot values the client reported not sending (TCD_PLOT_SKIPPED) */
     uint64_t unfinished_zones; /* open when the capture ended, closed at last_time */
     uint64_t ignored_events;   /* ends without a begin, zone data outside any zone, ... */
     uint64_t lost_events;      /* events lost because memory ran out */

@@ -157,6 +157,8 @@ void tct_model_plot(struct tct_trace *tr, const struct tcd_event *ev)
         return;
     }
     pt->time = ev->time;
+    pt->is_int = ev->is_int;
+    pt->ivalue = ev->is_int ? (int64_t)ev->value : 0;
     pt->value = ev->is_int ? (double)(int64_t)ev->value : ev->dvalue;
     if (!ev->is_int)
         p->is_int = 0;

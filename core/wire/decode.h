@@ -69,6 +69,8 @@ enum tcd_event_kind {
     TCD_SECTION_ENTER, /* thread, time, id = section, query = category, text */
     TCD_SECTION_LEAVE, /* thread, time, id = section */
     TCD_SECTION_SETUP, /* query = category, text = its description */
+    TCD_PLOT_SKIPPED,  /* thread, time, value = the running total of plot values the client did not send
+                          * (NaN, infinity): follows the TCD_MESSAGE "tracyc: skipped <count>..." */
     TCD_EVENT_KIND_COUNT
 };
 

@@ -144,21 +144,33 @@ static void zone_text(struct tcd_decoder *dec, enum tcd_event_kind kind)
 
 /* ---- messages ------------------------------------------------------------------------- */
 
-/* A tracyc client reports events dropped at its buffer limit as a Tracy-source message
- * "tracyc: dropped <count> ...". */
-static void check_dropped(struct tcd_decoder *dec, const struct tcd_event *msg, uint8_t meta)
+/* The count after prefix in a Tracy-source message, or -1 if the message is not that. */
+static int reported_count(const struct tcd_event *msg, uint8_t meta, const char *prefix, uint64_t *count)
 {
-    static const char prefix[] = "tracyc: dropped ";
-    const size_t plen = sizeof prefix - 1;
+    size_t plen = strlen(prefix);
     const char *s = msg->text;
     if ((meta & 0x0f) != TCW_MESSAGE_SOURCE_TRACY || msg->text_len <= plen || memcmp(s, prefix, plen) ||
         s[plen] < '0' || s[plen] > '9')
-        return;
-    uint64_t count = 0;
+        return -1;
+    *count = 0;
     for (size_t i = plen; i < msg->text_len && s[i] >= '0' && s[i] <= '9'; i++)
-        count = count > (UINT64_MAX - 9) / 10 ? UINT64_MAX : count * 10 + (uint64_t)(s[i] - '0');
-    dec->stats.dropped += count;
-    emit(dec, &(struct tcd_event){.kind = TCD_DROPPED, .thread = msg->thread, .time = msg->time, .value = count});
+        *count = *count > (UINT64_MAX - 9) / 10 ? UINT64_MAX : *count * 10 + (uint64_t)(s[i] - '0');
+    return 0;
+}
+
+/* A tracyc client reports events dropped at its buffer limit as a Tracy-source message
+ * "tracyc: dropped <count> ...", and plot values it could not send "tracyc: skipped
+ * <count> ...". */
+static void check_dropped(struct tcd_decoder *dec, const struct tcd_event *msg, uint8_t meta)
+{
+    uint64_t count;
+    if (reported_count(msg, meta, "tracyc: dropped ", &count) == 0) {
+        dec->stats.dropped += count;
+        emit(dec, &(struct tcd_event){.kind = TCD_DROPPED, .thread = msg->thread, .time = msg->time, .value = count});
+    } else if (reported_count(msg, meta, "tracyc: skipped ", &count) == 0) {
+        emit(dec,
+             &(struct tcd_event){.kind = TCD_PLOT_SKIPPED, .thread = msg->thread, .time = msg->time, .value = count});
+    }
 }
 
 static void message(struct tcd_decoder *dec, uint64_t time, uint32_t color, uint8_t meta)

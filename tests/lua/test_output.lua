@@ -5,7 +5,7 @@ local out = os.tmpname() .. ".json"
 local cmd = ("TRACYC_OUTPUT=%q %q ../../examples/lua/game_loop.lua 40"):format(out, interpreter)
 assert(os.execute(cmd), "the example failed: " .. cmd)
 local f = assert(io.open(out))
-local json = f:read("a")
+local json = f:read("*a")
 f:close()
 os.remove(out)
 

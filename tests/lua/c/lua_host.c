@@ -31,12 +31,34 @@ lua_State *lh_state(void)
 int lh_run(lua_State *L, const char *chunkname, const char *code)
 {
     if (luaL_loadbuffer(L, code, strlen(code), chunkname) || lua_pcall(L, 0, 0, 0)) {
-        fprintf(stderr, "lua error: %s\n", luaL_tolstring(L, -1, NULL));
-        lua_pop(L, 1);
+        const char *msg = lua_tostring(L, -1);
+        fprintf(stderr, "lua error: %s\n", msg ? msg : "(not a string)");
         lua_pop(L, 1);
         return 0;
     }
     return 1;
+}
+
+int lh_resume(lua_State *co, lua_State *L, int narg)
+{
+#if LUA_VERSION_NUM >= 504
+    int nres;
+    return lua_resume(co, L, narg, &nres);
+#elif LUA_VERSION_NUM == 503
+    return lua_resume(co, L, narg);
+#else
+    (void)L;
+    return lua_resume(co, narg);
+#endif
+}
+
+int lh_lua_version(void)
+{
+#if defined(TRACYC_LUAJIT)
+    return 1;
+#else
+    return LUA_VERSION_NUM;
+#endif
 }
 
 struct open_stack {

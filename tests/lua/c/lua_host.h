@@ -26,6 +26,11 @@ lua_State *lh_state(void);
 /* Runs code as a chunk named chunkname; returns 1 if it ran without error (else prints
  * the error). */
 int lh_run(lua_State *L, const char *chunkname, const char *code);
+/* lua_resume on every Lua: resumes co from L with narg arguments, returns the status
+ * (0 finished, LUA_YIELD, or an error) and leaves the results on co's stack. */
+int lh_resume(lua_State *co, lua_State *L, int narg);
+/* LUA_VERSION_NUM of the Lua this host embeds; 1 for LuaJIT. */
+int lh_lua_version(void);
 
 struct lh_zone {
     uint32_t thread; /* OS thread, or a fiber's virtual thread (0x80000000 | n) */

@@ -12,14 +12,15 @@
 /* Each chunk zones at line 1 with the same name: only the file tells them apart. Each
  * runs RUNS times (the cache trusts a function after a few calls), and is collected
  * before the next is loaded, so its function's address is reused. */
-static const char *reuse = "for i = 1, (...) do\n"
-                           "  local f = assert(load(\"tracy.ZoneBeginN('g') tracy.ZoneEnd()\", '=chunk' .. i))\n"
-                           "  for _ = 1, select(2, ...) do f() end\n"
-                           "  f = nil\n"
-                           "  collectgarbage() collectgarbage()\n"
-                           "end\n"
-                           "-- called through a C function (pcall): the call site is [C]\n"
-                           "pcall(tracy.ZoneBeginN, 'via pcall') tracy.ZoneEnd()\n";
+static const char *reuse =
+    "for i = 1, (...) do\n"
+    "  local f = assert((loadstring or load)(\"tracy.ZoneBeginN('g') tracy.ZoneEnd()\", '=chunk' .. i))\n"
+    "  for _ = 1, select(2, ...) do f() end\n"
+    "  f = nil\n"
+    "  collectgarbage() collectgarbage()\n"
+    "end\n"
+    "-- called through a C function (pcall): the call site is [C]\n"
+    "pcall(tracy.ZoneBeginN, 'via pcall') tracy.ZoneEnd()\n";
 
 static int run_reuse(lua_State *L)
 {
@@ -57,10 +58,12 @@ int main(void)
         luaL_openlibs(C);
         lua_createtable(C, 128, 0);
         for (int size = 8; size <= 1024; size += 8) {
-            memset(lua_newuserdatauv(C, (size_t)size, 0), 0xa5, (size_t)size);
+            memset(lua_newuserdata(C, (size_t)size), 0xa5, (size_t)size);
             lua_rawseti(C, -2, size / 8);
         }
-        lua_rawsetp(C, LUA_REGISTRYINDEX, C);
+        lua_pushlightuserdata(C, C);
+        lua_insert(C, -2);
+        lua_rawset(C, LUA_REGISTRYINDEX);
         tracyc_lua_register(C);
         CHECK(lh_run(C, "=c",
                      "local ok, err = pcall(tracy.ZoneEnd)\n"

@@ -22,7 +22,9 @@ static const char *script = "local function work()\n"                           
                             "tracy.PlotConfig('load', 'percentage', true, false, 0xff)\n"                 /* 17 */
                             "tracy.FrameMark() tracy.FrameMarkStart('load') tracy.FrameMarkEnd('load')\n" /* 18 */
                             "tracy.AppInfo('lua host test')\n"                                            /* 19 */
-                            "tracy.ZoneBeginN('left open')\n"; /* 20: ended by lua_close */
+                            "tracy.ZoneBeginN('long') tracy.ZoneText(('x'):rep(70000)) tracy.ZoneEnd()\n" /* 20 */
+                            "tracy.Message(('m'):rep(70000))\n"                                           /* 21 */
+                            "tracy.ZoneBeginN('left open')\n"; /* 22: ended by lua_close */
 
 static const char *errors = "local ok, err = pcall(function() tracy.ZoneEnd() end)\n"
                             "assert(not ok and err == 'errors.lua:1: tracy.ZoneEnd: no open zone', err)\n"
@@ -41,7 +43,7 @@ static const char *errors = "local ok, err = pcall(function() tracy.ZoneEnd() en
                             "ok, err = pcall(tracy.MessageC, 'm')\n"
                             "assert(not ok and err:find('bad argument #2', 1, true), err)\n"
                             "local section = tracy.SectionEnter('loading', 3)\n"
-                            "assert(math.type(section) == 'integer' and section > 0)\n"
+                            "assert(section == math.floor(section) and section > 0)\n"
                             "tracy.SectionLeave(section)\n"
                             "assert(type(tracy.IsConnected()) == 'boolean')\n"
                             "assert(require 'tracy' == tracy)\n";
@@ -108,6 +110,15 @@ int main(void)
     if (from_c)
         CHECK_STR(from_c->loc->file, "[C]");
 
+    /* Strings over 65,534 bytes are truncated, as documented. */
+    const struct lh_zone *longz = lh_find(&t, "long");
+    CHECK(longz && longz->text && strlen(longz->text) == 65534);
+    size_t longest = 0;
+    for (size_t i = 0; i < tt_count(cap, TCD_MESSAGE); i++) {
+        size_t n = strlen(tt_text(cap, tt_nth(cap, TCD_MESSAGE, i)));
+        longest = n > longest ? n : longest;
+    }
+    CHECK_EQ_INT(longest, 65534);
     CHECK(tt_find_text(cap, TCD_MESSAGE, "hello") != NULL);
     const struct tcd_event *red = tt_find_text(cap, TCD_MESSAGE, "red");
     CHECK(red && red->color == 0xff0000);

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# docs/lua.md's Neovim recipes, run for real on Neovim (LuaJIT) with the in-process capture:
+#   test_nvim.sh NVIM MODULE_DIR    (MODULE_DIR holds the LuaJIT tracy.so)
+# 1. a Lua file with manual zones, loaded with -u NONE -c 'luafile ...';
+# 2. a configuration's startup in hook mode (--cmd enables it before the config loads).
+set -uo pipefail
+nvim=$1 modules=$2
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export LUA_CPATH="$modules/?.so;;" XDG_DATA_HOME="$work/data" XDG_STATE_HOME="$work/state" XDG_CACHE_HOME="$work/cache"
+fail=0
+check() { grep -q -- "$2" "$1" || { echo "FAIL: $1 lacks: $2"; fail=1; }; }
+
+TRACYC_OUTPUT="$work/file.txt" "$nvim" --headless -u NONE -c "luafile $here/profile.lua" -c q ||
+  { echo "FAIL: nvim exited with $?"; fail=1; }
+check "$work/file.txt" "^ *177 .* fib  profile.lua:4$"
+check "$work/file.txt" "buffer work  profile.lua:9"
+check "$work/file.txt" "^  lines  *1 *1001 *1001 *1001$"
+
+XDG_CONFIG_HOME="$here/config_home" TRACYC_OUTPUT="$work/startup.txt" \
+  "$nvim" --headless --cmd 'lua require("tracy").HookEnable()' -c 'qa!' ||
+  { echo "FAIL: nvim exited with $?"; fail=1; }
+check "$work/startup.txt" "main chunk  init.lua:0"
+check "$work/startup.txt" "apply  settings.lua:7"
+check "$work/startup.txt" "^ *4 .* set  settings.lua:3"
+check "$work/startup.txt" "main chunk  lsp.lua:0"
+[ $fail = 0 ] && echo "test_nvim: ok" && cat "$work/startup.txt" | head -12
+exit $fail
