@@ -17,6 +17,7 @@
 
 #include "compat.h"
 #include "tracyc.h"
+#include "util/map.h"
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -202,10 +203,6 @@ struct tl_where tl_srcloc_callsite(struct tl_state *S, lua_State *L, const char 
 /* The zone location of the function described by ar (after lua_getinfo "Sn"). */
 struct tl_where tl_srcloc_function(struct tl_state *S, lua_Debug *ar);
 void tl_srcloc_cache_free(struct tl_state *S);
-
-/* table.c: doubles *table (first_cap entries when empty), re-placing each entry by its
- * hash. 0, or -1 out of memory (the table is unchanged). */
-int tl_table_grow(void ***table, size_t *cap, size_t first_cap, uint64_t (*hash)(const void *entry));
 
 /* interned.c: a copy of the string at idx that lives as long as the process. */
 const char *tl_intern(struct tl_state *S, lua_State *L, int idx);

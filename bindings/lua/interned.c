@@ -15,7 +15,7 @@
 #define CACHE_SLOTS 256
 
 struct name {
-    uint64_t hash;
+    const struct name *same_hash; /* an older name with the same hash */
     size_t len;
     _Atomic int frame_open; /* a discontinuous frame set of this name is open */
     char text[];
@@ -27,54 +27,28 @@ struct tl_name_slot {
 };
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct name **table;
-static size_t table_len, table_cap;
-
-static uint64_t hash_of(const char *s, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-    return h;
-}
-
-static uint64_t entry_hash(const void *entry)
-{
-    return ((const struct name *)entry)->hash;
-}
-
-static int table_grow(void)
-{
-    return tl_table_grow((void ***)&table, &table_cap, 64, entry_hash);
-}
+static struct tcu_map table; /* content hash -> the newest name with that hash */
 
 static const struct name *intern(const char *s, size_t n)
 {
-    uint64_t h = hash_of(s, n);
-    const struct name *found = NULL;
+    uint64_t h = tcu_hash_bytes(TCU_HASH_INIT, s, n);
     pthread_mutex_lock(&table_lock);
-    if (table_cap) {
-        for (size_t j = h & (table_cap - 1); table[j]; j = (j + 1) & (table_cap - 1)) {
-            if (table[j]->hash == h && table[j]->len == n && memcmp(table[j]->text, s, n) == 0) {
-                found = table[j];
-                break;
-            }
-        }
-    }
-    if (!found && table_len < NAME_LIMIT && (2 * (table_len + 1) <= table_cap || table_grow() == 0)) {
+    const uint64_t *newest = tcu_map_get(&table, h);
+    const struct name *found = newest ? (const struct name *)(uintptr_t)*newest : NULL;
+    while (found && !(found->len == n && memcmp(found->text, s, n) == 0))
+        found = found->same_hash;
+    if (!found && tcu_map_count(&table) < NAME_LIMIT) {
         struct name *nm = malloc(sizeof *nm + n + 1);
         if (nm) {
-            nm->hash = h;
+            nm->same_hash = newest ? (const struct name *)(uintptr_t)*newest : NULL;
             nm->len = n;
             atomic_init(&nm->frame_open, 0);
             memcpy(nm->text, s, n);
             nm->text[n] = 0;
-            size_t j = h & (table_cap - 1);
-            while (table[j])
-                j = (j + 1) & (table_cap - 1);
-            table[j] = nm;
-            table_len++;
-            found = nm;
+            if (tcu_map_put(&table, h, (uintptr_t)nm) >= 0)
+                found = nm;
+            else
+                free(nm);
         }
     }
     pthread_mutex_unlock(&table_lock);

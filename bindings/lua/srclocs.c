@@ -44,6 +44,7 @@ enum tl_loc_kind { TL_LOC_CALLSITE, TL_LOC_FUNCTION };
 struct tl_loc {
     struct ___tracy_source_location_data data;
     uint64_t hash;
+    const struct tl_loc *same_hash; /* an older location whose key has the same hash */
     uint8_t kind;
     int line, linedefined;
     char *src; /* key: the first SRC_MAX bytes of lua_Debug.source */
@@ -82,24 +83,14 @@ struct site {
 };
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct tl_loc **table;
-static size_t table_len, table_cap; /* cap: a power of two, kept at most half full */
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ s[i]) * 0x100000001b3ull;
-    return h;
-}
+static struct tcu_map table; /* key hash -> the newest location with that hash */
 
 static uint64_t site_hash(const struct site *s)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    int nums[3] = {s->kind, s->line, s->linedefined};
-    h = fnv(h, nums, sizeof nums);
-    h = fnv(h, s->src, s->srclen);
-    return s->key ? fnv(h ^ 1, s->key, s->keylen) : h;
+    int nums[4] = {s->kind, s->line, s->linedefined, s->key != NULL};
+    uint64_t h = tcu_hash_bytes(TCU_HASH_INIT, nums, sizeof nums);
+    h = tcu_hash_bytes(h, s->src, s->srclen);
+    return s->key ? tcu_hash_bytes(h, s->key, s->keylen) : h;
 }
 
 static int site_is(const struct tl_loc *l, const struct site *s)
@@ -171,39 +162,21 @@ static struct tl_loc *make(const lua_Debug *ar, const struct site *s, const char
     return l;
 }
 
-static uint64_t entry_hash(const void *entry)
-{
-    return ((const struct tl_loc *)entry)->hash;
-}
-
-static int table_grow(void)
-{
-    return tl_table_grow((void ***)&table, &table_cap, 256, entry_hash);
-}
-
 /* The interned location of a site, made if new; NULL past the limit or out of memory. */
 static const struct tl_loc *intern(const lua_Debug *ar, const struct site *s, const char *zone_name)
 {
     uint64_t h = site_hash(s);
-    const struct tl_loc *found = NULL;
     pthread_mutex_lock(&table_lock);
-    if (table_cap) {
-        for (size_t j = h & (table_cap - 1); table[j]; j = (j + 1) & (table_cap - 1)) {
-            if (table[j]->hash == h && site_is(table[j], s)) {
-                found = table[j];
-                break;
-            }
-        }
-    }
-    if (!found && table_len < LOC_LIMIT && (2 * (table_len + 1) <= table_cap || table_grow() == 0)) {
+    const uint64_t *newest = tcu_map_get(&table, h);
+    const struct tl_loc *found = newest ? (const struct tl_loc *)(uintptr_t)*newest : NULL;
+    while (found && !site_is(found, s))
+        found = found->same_hash;
+    if (!found && tcu_map_count(&table) < LOC_LIMIT) {
         struct tl_loc *l = make(ar, s, zone_name, h);
         if (l) {
-            size_t j = h & (table_cap - 1);
-            while (table[j])
-                j = (j + 1) & (table_cap - 1);
-            table[j] = l;
-            table_len++;
-            found = l;
+            l->same_hash = newest ? (const struct tl_loc *)(uintptr_t)*newest : NULL;
+            if (tcu_map_put(&table, h, (uintptr_t)l) >= 0)
+                found = l;
         }
     }
     pthread_mutex_unlock(&table_lock);
