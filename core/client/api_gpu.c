@@ -153,52 +153,17 @@ void ___tracy_emit_gpu_time_sync(const struct ___tracy_gpu_time_sync_data d)
     time_sync(d);
 }
 
-void ___tracy_emit_gpu_zone_begin_serial(const struct ___tracy_gpu_zone_begin_data d)
-{
-    zone_begin(d.srcloc, d.queryId, d.context, 0);
-}
-
-void ___tracy_emit_gpu_zone_begin_callstack_serial(const struct ___tracy_gpu_zone_begin_callstack_data d)
-{
-    zone_begin(d.srcloc, d.queryId, d.context, 0);
-}
-
-void ___tracy_emit_gpu_zone_begin_alloc_serial(const struct ___tracy_gpu_zone_begin_data d)
-{
-    zone_begin(d.srcloc, d.queryId, d.context, 1);
-}
-
-void ___tracy_emit_gpu_zone_begin_alloc_callstack_serial(const struct ___tracy_gpu_zone_begin_callstack_data d)
-{
-    zone_begin(d.srcloc, d.queryId, d.context, 1);
-}
-
-void ___tracy_emit_gpu_zone_end_serial(const struct ___tracy_gpu_zone_end_data d)
-{
-    zone_end(d.queryId, d.context);
-}
-
-void ___tracy_emit_gpu_time_serial(const struct ___tracy_gpu_time_data d)
-{
-    gpu_time(d.gpuTime, d.queryId, d.context);
-}
-
-void ___tracy_emit_gpu_new_context_serial(const struct ___tracy_gpu_new_context_data d)
-{
-    new_context(d);
-}
-
-void ___tracy_emit_gpu_context_name_serial(const struct ___tracy_gpu_context_name_data d)
-{
-    context_name(d);
-}
-
-void ___tracy_emit_gpu_calibration_serial(const struct ___tracy_gpu_calibration_data d)
-{
-    calibration(d);
-}
-
-void ___tracy_emit_gpu_time_sync_serial(const struct ___tracy_gpu_time_sync_data d)
-{
-    time_sync(d);
-}
+/* The serial forms are the plain ones: every GPU event is serial here (see the top). */
+#define TC_GPU_SERIAL(name, data)                                                                                      \
+    void ___tracy_emit_gpu_##name##_serial(const struct ___tracy_gpu_##data d)                                         \
+        __attribute__((alias("___tracy_emit_gpu_" #name)));
+TC_GPU_SERIAL(zone_begin, zone_begin_data)
+TC_GPU_SERIAL(zone_begin_callstack, zone_begin_callstack_data)
+TC_GPU_SERIAL(zone_begin_alloc, zone_begin_data)
+TC_GPU_SERIAL(zone_begin_alloc_callstack, zone_begin_callstack_data)
+TC_GPU_SERIAL(zone_end, zone_end_data)
+TC_GPU_SERIAL(time, time_data)
+TC_GPU_SERIAL(new_context, new_context_data)
+TC_GPU_SERIAL(context_name, context_name_data)
+TC_GPU_SERIAL(calibration, calibration_data)
+TC_GPU_SERIAL(time_sync, time_sync_data)
