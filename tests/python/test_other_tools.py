@@ -1,0 +1,44 @@
+"""A traced program keeps the use of its own profilers and debuggers: cProfile, pdb and
+the standard sys.monitoring tool ids on 3.12+."""
+import pytest
+
+from conftest import pythons
+
+WITH_TOOLS = """\
+import cProfile, io, pdb, pstats, sys
+
+def work():
+    return sum(range(100))
+
+profile = cProfile.Profile()
+profile.enable()
+work()
+profile.disable()
+stats = io.StringIO()
+pstats.Stats(profile, stream=stats).print_stats("work")
+print("cProfile saw work:", "work" in stats.getvalue())
+
+debugger_out = io.StringIO()
+debugger = pdb.Pdb(stdin=io.StringIO("p 6 * 7\\ncontinue\\n"), stdout=debugger_out)
+debugger.use_rawinput = False
+debugger.runcall(work)
+print("pdb printed 42:", "42" in debugger_out.getvalue())
+
+free = []
+for tool in (sys.monitoring.DEBUGGER_ID, sys.monitoring.COVERAGE_ID, sys.monitoring.PROFILER_ID):
+    sys.monitoring.use_tool_id(tool, "mine")
+    sys.monitoring.free_tool_id(tool)
+    free.append(tool)
+print("standard tool ids free:", free)
+work()
+"""
+
+
+@pytest.mark.parametrize("py", pythons(minimum="3.12"), indirect=True)
+def test_cprofile_pdb_and_standard_tool_ids_stay_free(py, tmp_path):
+    (tmp_path / "tools.py").write_text(WITH_TOOLS)
+    run = py.tracer("tools.py", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["cProfile saw work: True", "pdb printed 42: True",
+                                       "standard tool ids free: [0, 1, 2]"]
+    assert len(run.trace.named("work")) >= 2  # traced before and after the program's own tools
