@@ -90,7 +90,6 @@ struct tp_thread {
     uint32_t depth;   /* open TP_PY and TP_C entries, for --max-depth */
     uint32_t flushed; /* no TP_PENDING entry below this index */
     uint32_t epoch;   /* tp_epoch when this stack was last in step with tracing */
-    uint8_t unnamed;  /* its threading.Thread was not registered yet when the stack was made */
 };
 /* Incremented whenever tracing starts or stops: a stack from an older epoch holds
  * zones of a finished tracing period, which tp_thread_sync closes. */
