@@ -140,6 +140,11 @@ static PyObject *api_is_connected(PyObject *self, PyObject *unused)
     return PyBool_FromLong(___tracy_connected());
 }
 
+static PyObject *api_profiler_started(PyObject *self, PyObject *unused)
+{
+    return PyBool_FromLong(___tracy_profiler_started());
+}
+
 static PyObject *api_capture_start(PyObject *self, PyObject *path)
 {
     PyObject *bytes;
@@ -179,6 +184,8 @@ PyMethodDef tp_api_methods[] = {
      "frame_mark(name=None)\nThe end of a frame of the main frame set, or of the set name."},
     {"set_thread_name", api_set_thread_name, METH_O, "set_thread_name(name)\nNames the calling thread."},
     {"is_connected", api_is_connected, METH_NOARGS, "is_connected() -> bool\nTrue while a Tracy server is connected."},
+    {"profiler_started", api_profiler_started, METH_NOARGS,
+     "profiler_started() -> bool\nThe profiler runs (and so does its worker thread)."},
     {"capture_start", api_capture_start, METH_O,
      "capture_start(path)\nProfiles in-process and writes path (.json, .csv, else a summary; '-' = stdout) at"
      " shutdown."},

@@ -5,8 +5,11 @@
 
 See docs/python.md.
 """
+from tracer import _fork
 from tracer._profiler import Profiler
 from tracer._signpost import signpost
 from tracer._tracer import frame_mark, is_connected, message, plot, set_thread_name, zone
+
+_fork.install()
 
 __all__ = ["Profiler", "frame_mark", "is_connected", "message", "plot", "set_thread_name", "signpost", "zone"]
