@@ -315,7 +315,7 @@ static void test_csv(void)
     csv = export_to_string(tct_export_csv, tr, &o);
     CHECK(has_line(csv, "main,app.c,10,6000,50.000000,1,6000,6000,6000,0.000000"));
     CHECK(has_line(csv, "work,/src/work.c,20,1500,12.500000,1,1500,1500,1500,0.000000"));
-    /* upstream's std for self times still uses the total-time sums */
+    /* leaves: self times are the spans */
     CHECK(has_line(csv, "leaf,work.c,30,2500,20.833333,3,833,500,1000,288.675423"));
     free(csv);
 
@@ -363,6 +363,78 @@ static void test_csv(void)
     tct_trace_finish(tr);
     csv = export_to_string(tct_export_csv, tr, &o);
     CHECK_STR(csv, "There are currently no messages!\n");
+    free(csv);
+    tct_trace_free(tr);
+}
+
+/* The std_ns column of a source location's zones, from its CSV row ("" when none). */
+static double csv_std(const char *csv, const char *label)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "\n%s,", label);
+    const char *row = strstr(csv, prefix);
+    const char *eol = row ? strchr(row + 1, '\n') : NULL;
+    if (!eol)
+        return -1;
+    const char *last = eol;
+    while (last > row && last[-1] != ',')
+        last--;
+    return strtod(last, NULL);
+}
+
+/* std_ns where upstream's formula breaks: avg*avg*count overflowing a uint64 (two calls of
+ * 3.1 s; a 40,000-deep recursion), and self times (upstream uses the total-time sums). */
+static void test_csv_std(void)
+{
+    struct tct_trace *tr = tct_trace_new();
+    int64_t t = 0;
+    begin(tr, MAIN_TID, t, SL_MAIN); /* 3.1 s and 3.1 s + 2 ns: mean 3100000001, std sqrt(2) */
+    end(tr, MAIN_TID, t += 3100000000);
+    begin(tr, MAIN_TID, t, SL_MAIN);
+    end(tr, MAIN_TID, t += 3100000002);
+    enum { DEEP = 40000 };
+    int64_t start = t;
+    for (int i = 0; i < DEEP; i++) /* nested: span of depth i is 2 (DEEP - i) us */
+        begin(tr, MAIN_TID, start + (int64_t)i * 1000, SL_LEAF);
+    for (int i = DEEP; i-- > 0;)
+        end(tr, MAIN_TID, start + (int64_t)(2 * DEEP - i) * 1000);
+    t = start + (int64_t)2 * DEEP * 1000 + 1000;
+    for (int k = 0; k < 2; k++) { /* work: 1000 then 3000, each with 100 ns of its own */
+        int64_t span = k ? 3000 : 1000;
+        begin(tr, WORKER_TID, t, SL_WORK);
+        begin(tr, WORKER_TID, t + 50, SL_LOCK);
+        end(tr, WORKER_TID, t + span - 50);
+        end(tr, WORKER_TID, t + span);
+        t += span + 10;
+    }
+    tct_trace_finish(tr);
+
+    struct tct_export_options o = {0};
+    char *csv = export_to_string(tct_export_csv, tr, &o);
+    CHECK(strstr(csv, "nan") == NULL);
+    CHECK(strstr(csv, "\nmain,app.c,10,6200000002,") != NULL);
+    CHECK(strstr(csv, ",2,3100000001,3100000000,3100000002,1.414214\n") != NULL);
+    /* the deep zones, worked out exactly: sum((x - mean_ns)^2) / (n - 1) */
+    long double total = 0, ss = 0;
+    for (int i = 0; i < DEEP; i++)
+        total += 2000.0L * (DEEP - i);
+    long double avg = floorl(total / DEEP);
+    for (int i = 0; i < DEEP; i++) {
+        long double d = 2000.0L * (DEEP - i) - avg;
+        ss += d * d;
+    }
+    double expected = (double)sqrtl(ss / (DEEP - 1));
+    double got = csv_std(csv, "leaf");
+    CHECK(fabs(got - expected) <= expected * 1e-9);
+    CHECK(fabs(csv_std(csv, "work") - 1414.213562) < 1e-6);
+    free(csv);
+
+    o.self_time = 1;
+    csv = export_to_string(tct_export_csv, tr, &o);
+    CHECK(strstr(csv, "nan") == NULL);
+    CHECK(strstr(csv, "\nwork,/src/work.c,20,200,") != NULL);
+    CHECK(csv_std(csv, "work") == 0); /* both self times are 100 */
+    CHECK(csv_std(csv, "leaf") == 0); /* every deep zone has 2 us of its own */
     free(csv);
     tct_trace_free(tr);
 }
@@ -576,6 +648,7 @@ int main(void)
 {
     test_model();
     test_csv();
+    test_csv_std();
     test_chrome();
     test_summary();
     test_scale();
