@@ -608,6 +608,35 @@ static void test_scale(void)
     tct_trace_free(tr);
 }
 
+/* A recursion deeper than 16 bits: every zone is recorded, with its depth and self time. */
+static void test_deep_nesting(void)
+{
+    enum { DEEP = 70000 };
+    struct tct_trace *tr = tct_trace_new();
+    for (int i = 0; i < DEEP; i++)
+        begin(tr, MAIN_TID, i, SL_LEAF);
+    for (int i = DEEP; i-- > 0;)
+        end(tr, MAIN_TID, 2 * DEEP - i);
+    tct_trace_finish(tr);
+    CHECK_EQ_INT(tr->zones, DEEP);
+    CHECK_EQ_INT(tr->ignored_events, 0);
+    const struct tct_thread *m = tr->threads[0];
+    CHECK_EQ_INT(m->zones.count, DEEP);
+    CHECK_EQ_INT(m->max_depth, DEEP - 1);
+    CHECK_EQ_INT(tct_thread_zone(m, DEEP - 1)->depth, DEEP - 1);
+    int64_t *self = tct_thread_self_times(m);
+    int self_ok = self != NULL;
+    for (size_t i = 0; self && i < DEEP; i++)
+        self_ok &= self[i] == 2;
+    CHECK(self_ok);
+    free(self);
+    struct tct_export_options o = {0};
+    char *csv = export_to_string(tct_export_csv, tr, &o);
+    CHECK(strstr(csv, ",70000,70001,2,140000,") != NULL); /* counts, mean, min, max */
+    free(csv);
+    tct_trace_free(tr);
+}
+
 static void test_export_file(void)
 {
     CHECK_EQ_INT(tct_export_format_for("a/b.json"), TCT_FORMAT_CHROME);
@@ -652,6 +681,7 @@ int main(void)
     test_chrome();
     test_summary();
     test_scale();
+    test_deep_nesting();
     test_export_file();
     return tt_finish("test_export");
 }

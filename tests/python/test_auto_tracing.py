@@ -227,3 +227,21 @@ def test_threads_are_named_even_when_threading_itself_is_traced(py, tmp_path):
     names = {trace.thread_names.get(z["tid"]) for z in trace.named("work")}
     assert "named-thread" in names
     assert names - {"named-thread"} <= {"ThreadPoolExecutor-0_0", "ThreadPoolExecutor-0_1"}, names
+
+
+@pytest.mark.parametrize("py", pythons(), indirect=True)
+def test_recursion_deeper_than_65535(py, tmp_path):
+    # every level is a zone (the capture once kept 16 bits of depth), and the CSV's
+    # std_ns is a number (an integer overflow once made it -nan)
+    (tmp_path / "deep.py").write_text(
+        "import sys\n"
+        "sys.setrecursionlimit(100000)\n"
+        "def rec(n):\n"
+        "    return 0 if n == 0 else rec(n - 1) + 1\n"
+        "rec(69999)\n")
+    run = py.tracer("--no-c-calls", "deep.py", cwd=tmp_path, output="stats.csv")
+    assert run.returncode == 0, run.stderr
+    (row,) = [row for row in run.csv_rows() if row["name"] == "rec"]
+    assert row["counts"] == "70000"
+    std = float(row["std_ns"])
+    assert 0 < std < int(row["max_ns"]) - int(row["min_ns"])
