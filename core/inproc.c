@@ -92,6 +92,8 @@ static void ip_close(struct tc_transport *t)
 
 int tc_inproc_check_path(const char *path, char *err, size_t errlen)
 {
+    if (tct_export_check_format(path, err, errlen) != 0)
+        return -1;
     FILE *probe = strcmp(path, "-") ? fopen(path, "a") : stdout;
     if (!probe) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));

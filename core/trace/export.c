@@ -74,16 +74,44 @@ const char *tct_crash_text(const struct tct_names *names, const struct tct_crash
     return text_or_string(names, crash->text, crash->string);
 }
 
+/* The extension of path's last component ("" when it has none; a leading dot, as in
+ * ".profile", starts a name, not an extension). */
+static const char *extension(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base ? dot : "";
+}
+
 enum tct_format tct_export_format_for(const char *path)
 {
-    const char *dot = strrchr(path, '.');
-    if (dot && strchr(dot, '/') == NULL) {
-        if (strcasecmp(dot, ".json") == 0)
-            return TCT_FORMAT_CHROME;
-        if (strcasecmp(dot, ".csv") == 0)
-            return TCT_FORMAT_CSV;
-    }
-    return TCT_FORMAT_SUMMARY;
+    const char *ext = extension(path);
+    if (strcasecmp(ext, ".json") == 0)
+        return TCT_FORMAT_CHROME;
+    if (strcasecmp(ext, ".csv") == 0)
+        return TCT_FORMAT_CSV;
+    if (!*ext || strcasecmp(ext, ".txt") == 0)
+        return TCT_FORMAT_SUMMARY;
+    return TCT_FORMAT_UNSUPPORTED;
+}
+
+int tct_export_check_format(const char *path, char *err, size_t errlen)
+{
+    if (strcmp(path, "-") == 0 || tct_export_format_for(path) != TCT_FORMAT_UNSUPPORTED)
+        return 0;
+    const char *ext = extension(path);
+    if (strcasecmp(ext, ".tracy") == 0)
+        snprintf(err, errlen,
+                 "%s: tracyc cannot write .tracy (the Tracy GUI's format): record it with upstream's "
+                 "tracy-capture, or write .json and convert it with tracy-import-chrome",
+                 path);
+    else
+        snprintf(err, errlen,
+                 "%s: unknown output format '%s': tracyc writes .json (Chrome trace), .csv (zone statistics), .txt "
+                 "or no extension (summary)",
+                 path, ext);
+    return -1;
 }
 
 int64_t tct_export_last_time(const struct tct_trace *trace, const struct tct_names *names)
@@ -123,6 +151,8 @@ int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec
     }
     struct tct_names names;
     tct_names_from_decoder(&names, dec);
+    if (tct_export_check_format(path, err, errlen) != 0)
+        return -1;
     int to_stdout = strcmp(path, "-") == 0;
     enum tct_format format = to_stdout ? TCT_FORMAT_SUMMARY : tct_export_format_for(path);
     FILE *out = to_stdout ? stdout : fopen(path, "w");

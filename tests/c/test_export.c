@@ -643,6 +643,16 @@ static void test_export_file(void)
     CHECK_EQ_INT(tct_export_format_for("stats.CSV"), TCT_FORMAT_CSV);
     CHECK_EQ_INT(tct_export_format_for("summary.txt"), TCT_FORMAT_SUMMARY);
     CHECK_EQ_INT(tct_export_format_for("dir.json/out"), TCT_FORMAT_SUMMARY);
+    CHECK_EQ_INT(tct_export_format_for("/dev/stdout"), TCT_FORMAT_SUMMARY);
+    CHECK_EQ_INT(tct_export_format_for("dir/.profile"), TCT_FORMAT_SUMMARY);
+    CHECK_EQ_INT(tct_export_format_for("x.tracy"), TCT_FORMAT_UNSUPPORTED);
+    CHECK_EQ_INT(tct_export_format_for("x.json.gz"), TCT_FORMAT_UNSUPPORTED);
+    char why[256] = "";
+    CHECK_EQ_INT(tct_export_check_format("-", why, sizeof why), 0);
+    CHECK_EQ_INT(tct_export_check_format("out/trace.TRACY", why, sizeof why), -1);
+    CHECK(strstr(why, "out/trace.TRACY: ") == why && strstr(why, "tracy-capture") != NULL);
+    CHECK_EQ_INT(tct_export_check_format("x.html", why, sizeof why), -1);
+    CHECK(strstr(why, "'.html'") != NULL && strstr(why, ".json") != NULL);
 
     /* a decoder that never saw a client: names are empty, the export still works */
     static const struct tcd_callbacks cb = {0};
@@ -667,6 +677,13 @@ static void test_export_file(void)
     CHECK(fgets(line, sizeof line, f) == NULL);
     fclose(f);
     unlink(path);
+    char refused[] = "/tmp/tracyc_test_export_XXXXXX.tracy";
+    fd = mkstemps(refused, 6);
+    CHECK(fd >= 0);
+    close(fd);
+    unlink(refused);
+    CHECK_EQ_INT(tct_export_file(tr, dec, refused, NULL, err, sizeof err), -1);
+    CHECK(strstr(err, "tracy-capture") != NULL && access(refused, F_OK) != 0); /* nothing written */
     CHECK_EQ_INT(tct_export_file(tr, dec, "/nonexistent-dir/x.json", NULL, err, sizeof err), -1);
     CHECK(strstr(err, "/nonexistent-dir/x.json") != NULL);
     tct_trace_free(tr);

@@ -2,6 +2,8 @@
  * the in-process capture. Argument errors raise TypeError or ValueError. */
 #include "tracer.h"
 
+#include "trace/export.h" /* the capture model's output formats */
+
 /* A colour argument: None (0, the default colour) or 0xRRGGBB. */
 static int parse_color(PyObject *o, uint32_t *out)
 {
@@ -157,6 +159,19 @@ static PyObject *api_capture_start(PyObject *self, PyObject *path)
     Py_RETURN_NONE;
 }
 
+static PyObject *api_check_output(PyObject *self, PyObject *path)
+{
+    PyObject *bytes;
+    if (!PyUnicode_FSConverter(path, &bytes))
+        return NULL;
+    char err[512];
+    int rc = tct_export_check_format(PyBytes_AS_STRING(bytes), err, sizeof err);
+    Py_DECREF(bytes);
+    if (rc != 0)
+        return PyErr_Format(PyExc_ValueError, "%s", err);
+    Py_RETURN_NONE;
+}
+
 static PyObject *api_startup(PyObject *self, PyObject *unused)
 {
     ___tracy_startup_profiler();
@@ -189,6 +204,8 @@ PyMethodDef tp_api_methods[] = {
     {"capture_start", api_capture_start, METH_O,
      "capture_start(path)\nProfiles in-process and writes path (.json, .csv, else a summary; '-' = stdout) at"
      " shutdown."},
+    {"check_output", api_check_output, METH_O,
+     "check_output(path)\nValueError when the in-process capture cannot write path's format (.tracy, ...)."},
     {"startup", api_startup, METH_NOARGS,
      "startup()\nStarts the profiler now, reading its environment (TRACY_PORT, TRACY_NO_EXIT, ...)."},
     {"shutdown", api_shutdown, METH_NOARGS,

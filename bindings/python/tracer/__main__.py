@@ -6,7 +6,7 @@ import sys
 from tracer import _cli, _run, _session, _tracer
 
 
-def _start_profiler(options):
+def _start_profiler(options, prog):
     """Starts the profiler with the CLI's settings, leaving the program's environment as it was."""
     settings = {"TRACY_PORT": str(options.port) if options.port is not None else None,
                 "TRACY_NO_EXIT": "1" if options.wait else None}
@@ -24,7 +24,7 @@ def _start_profiler(options):
         try:
             _tracer.capture_start(options.output)
         except RuntimeError as exc:
-            sys.exit(f"python -m tracer: {exc}")
+            sys.exit(f"{prog}: {exc}")
 
 
 def _finish(options, pid):
@@ -41,9 +41,9 @@ def _finish(options, pid):
     _tracer.shutdown()
 
 
-def main(argv):
-    options, module, script, args = _cli.parse(argv)
-    _start_profiler(options)
+def main(argv, prog="python -m tracer"):
+    options, module, script, args = _cli.parse(argv, prog)
+    _start_profiler(options, prog)
     _session.configure(c_calls=not options.no_c_calls, lines=options.lines, max_depth=options.max_depth,
                        min_duration_ns=options.min_duration, include=options.include, exclude=options.exclude)
     _session.cli_active = True

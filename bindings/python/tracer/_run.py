@@ -8,7 +8,9 @@ import runpy
 import sys
 import types
 
-_OWN_FILES = (os.path.dirname(os.path.abspath(__file__)), runpy.__file__)
+from tracer import _filters
+
+_OWN_FILES = (*(os.path.join(d, "") for d in _filters.own_packages()), runpy.__file__)
 
 
 def _fresh_main(path=None):
