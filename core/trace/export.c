@@ -2,8 +2,12 @@
 #include "trace/export.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const struct tcd_srcloc *decoder_srcloc(const void *ctx, uint32_t index)
 {
@@ -142,6 +146,38 @@ int tct_export_to(FILE *out, enum tct_format format, const struct tct_trace *tra
     }
 }
 
+/* Opens where the export goes: a new file beside path (its name in tmp, which has room for
+ * path plus 32 bytes), renamed over path once complete, so that a program that dies on the
+ * way (os._exit, SIGKILL) leaves no empty or truncated file and an existing one intact.
+ * What cannot be replaced that way (/dev/stdout, a pipe) is written directly, tmp "". */
+static FILE *open_output(const char *path, char *tmp, size_t tmplen)
+{
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    tmp[0] = '\0';
+    if (exists && !S_ISREG(st.st_mode))
+        return fopen(path, "w");
+    mode_t mode = exists ? st.st_mode & 07777 : 0666; /* a new file: 0666 less the umask, as fopen */
+    for (unsigned serial = 0; serial < 100; serial++) {
+        snprintf(tmp, tmplen, "%s.%ld-%u.tmp", path, (long)getpid(), serial);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        if (fd >= 0) {
+            if (exists)
+                fchmod(fd, mode); /* keep the replaced file's permissions, umask or not */
+            FILE *out = fdopen(fd, "w");
+            if (!out) {
+                close(fd);
+                unlink(tmp);
+            }
+            return out;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    tmp[0] = '\0';
+    return NULL;
+}
+
 int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec, const char *path,
                     const struct tct_export_options *options, char *err, size_t errlen)
 {
@@ -155,9 +191,16 @@ int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec
         return -1;
     int to_stdout = strcmp(path, "-") == 0;
     enum tct_format format = to_stdout ? TCT_FORMAT_SUMMARY : tct_export_format_for(path);
-    FILE *out = to_stdout ? stdout : fopen(path, "w");
+    size_t tmplen = strlen(path) + 32;
+    char *tmp = malloc(tmplen);
+    if (!tmp) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    FILE *out = to_stdout ? stdout : open_output(path, tmp, tmplen);
     if (!out) {
         snprintf(err, errlen, "cannot open %s for writing: %s", path, strerror(errno));
+        free(tmp);
         return -1;
     }
     int rc = tct_export_to(out, format, trace, &names, options);
@@ -170,7 +213,18 @@ int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec
         rc = -1;
         saved = errno;
     }
-    if (rc != 0)
+    if (!to_stdout && tmp[0]) {
+        if (rc == 0 && rename(tmp, path) != 0) {
+            rc = -1;
+            saved = errno;
+        }
+        if (rc != 0)
+            unlink(tmp);
+    }
+    free(tmp);
+    if (rc != 0) {
         snprintf(err, errlen, "cannot write %s: %s", to_stdout ? "the summary" : path, strerror(saved ? saved : EIO));
+        errno = saved ? saved : EIO;
+    }
     return rc;
 }

@@ -75,8 +75,10 @@ enum tct_format tct_export_format_for(const char *path);
 int tct_export_check_format(const char *path, char *err, size_t errlen);
 
 /* Writes the trace to path in the format its extension asks for ("-" = summary on
- * stdout). options may be NULL. Returns 0, or -1 with a message in err. The trace must be
- * finished (tct_trace_finish). */
+ * stdout). options may be NULL. Returns 0, or -1 with a message in err (and errno set).
+ * The trace must be finished (tct_trace_finish). The file is written beside path under a
+ * temporary name and renamed to path when complete (devices and pipes are written
+ * directly): path is never left empty or half written. */
 int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec, const char *path,
                     const struct tct_export_options *options, char *err, size_t errlen);
 

@@ -566,6 +566,31 @@ static void test_summary(void)
     CHECK(strstr(text, "!!") == NULL);
     free(text);
     tct_trace_free(tr);
+
+    /* warnings and errors are shown with their first line; plain messages only counted */
+    tr = tct_trace_new();
+    const char *warning = "tracer: the program was stopped by SIGTERM\nsecond line";
+    ev(tr, (struct tcd_event){
+               .kind = TCD_MESSAGE, .thread = MAIN_TID, .time = 5, .text = "just info", .text_len = 9, .severity = 2});
+    ev(tr, (struct tcd_event){.kind = TCD_MESSAGE,
+                              .thread = MAIN_TID,
+                              .time = 6,
+                              .text = warning,
+                              .text_len = strlen(warning),
+                              .severity = 3});
+    for (int i = 0; i < 12; i++)
+        ev(tr,
+           (struct tcd_event){
+               .kind = TCD_MESSAGE, .thread = MAIN_TID, .time = 7 + i, .text = "bad", .text_len = 3, .severity = 4});
+    tct_trace_finish(tr);
+    text = export_to_string(tct_export_summary, tr, &o);
+    CHECK(strstr(text, "Messages: 14 (1 warning, 12 error)\n"
+                       "  warning tracer: the program was stopped by SIGTERM\n"
+                       "  error   bad\n") != NULL);
+    CHECK(strstr(text, "just info") == NULL && strstr(text, "second line") == NULL);
+    CHECK(strstr(text, "  ... and 3 more\n") != NULL);
+    free(text);
+    tct_trace_free(tr);
 }
 
 /* Many zones across chunk boundaries, deep recursion, and the hash map under churn. */
