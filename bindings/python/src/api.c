@@ -86,6 +86,16 @@ static PyObject *api_message(PyObject *self, PyObject *args, PyObject *kwargs)
     Py_RETURN_NONE;
 }
 
+static PyObject *api_warning(PyObject *self, PyObject *text)
+{
+    Py_ssize_t len;
+    const char *s = text_arg(text, "warning text", &len);
+    if (!s)
+        return NULL;
+    ___tracy_emit_logString(TracyMessageSeverityWarning, 0, 0, (size_t)len, s);
+    Py_RETURN_NONE;
+}
+
 static PyObject *api_plot(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2) {
@@ -194,6 +204,7 @@ PyMethodDef tp_api_methods[] = {
     {"is_tracing", api_is_tracing, METH_NOARGS, "is_tracing() -> bool"},
     {"message", (PyCFunction)(void (*)(void))api_message, METH_VARARGS | METH_KEYWORDS,
      "message(text, color=None)\nA message in the profile's timeline."},
+    {"warning", api_warning, METH_O, "warning(text)\nA warning in the profile's timeline (tracer's own notes)."},
     {"plot", (PyCFunction)(void (*)(void))api_plot, METH_FASTCALL, "plot(name, value)\nA value of the plot name."},
     {"frame_mark", (PyCFunction)(void (*)(void))api_frame_mark, METH_FASTCALL,
      "frame_mark(name=None)\nThe end of a frame of the main frame set, or of the set name."},
