@@ -55,6 +55,22 @@ def _finish(options, pid):
         except RuntimeError:
             pass  # a capture is running already (TRACYC_OUTPUT), or the profiler is disabled
     _tracer.shutdown()
+    if getattr(options, "interrupted", False):
+        _die_of_sigint()
+
+
+def _die_of_sigint():
+    """What Python does after the traceback of an uncaught KeyboardInterrupt and its exit
+    handlers: die of SIGINT, so that a shell or parent sees the interruption. _finish runs
+    as the last exit handler (registered before the program's)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and not stream.closed:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
 
 
 def _write_profile_on_sigterm(options, pid):
@@ -98,10 +114,12 @@ def main(argv, prog="python -m tracer"):
             _run.run_module(module, args)
         else:
             _run.run_script(script, args)
-    except (SystemExit, KeyboardInterrupt):
+    except SystemExit:
         raise
     except BaseException as exc:
         _run.report_uncaught(exc)
+        if isinstance(exc, KeyboardInterrupt):
+            options.interrupted = True  # _finish ends the process as Python does
         sys.exit(1)
 
 
