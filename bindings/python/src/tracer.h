@@ -46,6 +46,8 @@ struct tp_code {
     uint8_t traced;
 };
 int tp_codeinfo_init(void);
+/* Attributes code compiled at run time from now on to the file that compiled it. */
+int tp_codeinfo_watch_generated(void);
 /* The info of a code object, made on first sight. NULL when it cannot be made. */
 struct tp_code *tp_code_lookup(PyCodeObject *co);
 /* Applies the current filters to the code (and makes its source location if traced). */
