@@ -96,6 +96,12 @@ static PyObject *api_warning(PyObject *self, PyObject *text)
     Py_RETURN_NONE;
 }
 
+static PyObject *api_budget_warning(PyObject *self, PyObject *unused)
+{
+    const char *text = tp_srcloc_budget_warning();
+    return text[0] ? PyUnicode_FromString(text) : Py_NewRef(Py_None);
+}
+
 static PyObject *api_plot(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2) {
@@ -204,6 +210,8 @@ PyMethodDef tp_api_methods[] = {
     {"is_tracing", api_is_tracing, METH_NOARGS, "is_tracing() -> bool"},
     {"message", (PyCFunction)(void (*)(void))api_message, METH_VARARGS | METH_KEYWORDS,
      "message(text, color=None)\nA message in the profile's timeline."},
+    {"budget_warning", api_budget_warning, METH_NOARGS,
+     "budget_warning() -> str or None\nThe warning given when the source-location budget ran out."},
     {"warning", api_warning, METH_O, "warning(text)\nA warning in the profile's timeline (tracer's own notes)."},
     {"plot", (PyCFunction)(void (*)(void))api_plot, METH_FASTCALL, "plot(name, value)\nA value of the plot name."},
     {"frame_mark", (PyCFunction)(void (*)(void))api_frame_mark, METH_FASTCALL,

@@ -38,6 +38,8 @@ const char *tp_intern_str(PyObject *s);
  * shared fallback, and the first time that happens a warning is printed. */
 const tp_srcloc *tp_srcloc_get(const char *name, const char *function, const char *file, uint32_t line, uint32_t color);
 extern size_t tp_srcloc_budget;
+/* The warning printed when the budget ran out, "" while it has not. */
+const char *tp_srcloc_budget_warning(void);
 
 /* ---- per-code and per-C-function lookups (codeinfo.c) ------------------------------- */
 struct tp_code {

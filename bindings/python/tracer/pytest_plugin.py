@@ -48,6 +48,13 @@ class _TracedRun:
     def pytest_sessionfinish(self, session, exitstatus):
         signpost("pytest session end", f"exit status {int(exitstatus)}, {session.testsfailed} failed")
 
+    def pytest_terminal_summary(self, terminalreporter):
+        # tracer's warnings go to stderr when they happen, which pytest captures per test
+        warning = _tracer.budget_warning()
+        if warning:
+            terminalreporter.write_sep("=", "tracer", yellow=True)
+            terminalreporter.write_line(warning, yellow=True)
+
     def pytest_unconfigure(self, config):
         if self._stop_at_end:
             _tracer.stop()
