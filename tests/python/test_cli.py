@@ -17,6 +17,7 @@ print("path0", sys.path[0])
 print("name", __name__, os.path.basename(__file__))
 print("main", sys.modules["__main__"].Point is Point)
 print("pickle", type(pickle.loads(pickle.dumps(Point()))).__name__)
+print("dunders", sorted(name for name in vars(sys.modules["__main__"]) if name.startswith("__")))
 """
 
 

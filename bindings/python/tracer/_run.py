@@ -16,6 +16,8 @@ _OWN_FILES = (*(os.path.join(d, "") for d in _filters.own_packages()), runpy.__f
 def _fresh_main(path=None):
     main = types.ModuleType("__main__")
     main.__builtins__ = builtins
+    if "__annotations__" in vars(sys.modules["__main__"]):  # the interpreter's own __main__ has one (3.11-3.13)
+        main.__annotations__ = {}
     if path:
         main.__file__ = path
         main.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
