@@ -1,5 +1,6 @@
 """A traced program keeps the use of its own profilers and debuggers: cProfile, pdb and
-the standard sys.monitoring tool ids on 3.12+."""
+the standard sys.monitoring tool ids on 3.12+; on 3.11, where a thread has one profile
+function, its own sys.setprofile() pauses tracing on that thread and says so."""
 import pytest
 
 from conftest import pythons
@@ -42,3 +43,48 @@ def test_cprofile_pdb_and_standard_tool_ids_stay_free(py, tmp_path):
     assert run.stdout.splitlines() == ["cProfile saw work: True", "pdb printed 42: True",
                                        "standard tool ids free: [0, 1, 2]"]
     assert len(run.trace.named("work")) >= 2  # traced before and after the program's own tools
+
+
+OWN_PROFILER = """\
+import sys
+
+def before():
+    pass
+
+def during():
+    pass
+
+def after():
+    pass
+
+def again():
+    pass
+
+calls = []
+def my_profiler(frame, event, arg):
+    if event == "call":
+        calls.append(frame.f_code.co_name)
+
+before()
+sys.setprofile(my_profiler)
+during()
+sys.setprofile(None)
+after()
+sys.setprofile(None)  # a program making sure no profiler runs
+again()
+print("my profiler saw during:", "during" in calls)
+"""
+
+
+@pytest.mark.parametrize("py", pythons(maximum="3.11"), indirect=True)
+def test_the_programs_own_setprofile_pauses_tracing_and_says_so(py, tmp_path):
+    # 3.11 has one profile function per thread: the program's replaces tracer's while set
+    (tmp_path / "own.py").write_text(OWN_PROFILER)
+    run = py.tracer("--no-c-calls", "own.py", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "my profiler saw during: True\n"
+    trace = run.trace
+    trace.assert_nested()
+    assert {"before", "after", "again"} <= trace.names() and "during" not in trace.names()
+    (warning,) = [m["name"] for m in trace.messages]
+    assert "sys.setprofile" in warning and "not traced" in warning
