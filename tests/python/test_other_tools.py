@@ -88,3 +88,42 @@ def test_the_programs_own_setprofile_pauses_tracing_and_says_so(py, tmp_path):
     assert {"before", "after", "again"} <= trace.names() and "during" not in trace.names()
     (warning,) = [m["name"] for m in trace.messages]
     assert "sys.setprofile" in warning and "not traced" in warning
+
+
+SIGNAL_WHILE_BLOCKED = """\
+import os, signal, threading
+
+signal.signal(signal.SIGUSR1, lambda *args: None)
+signal.siginterrupt(signal.SIGUSR1, False)  # SA_RESTART: the main thread's read() goes on after the handler
+read_end, write_end = os.pipe()
+main_thread = threading.get_ident()
+started = threading.Event()
+
+def f():
+    pass
+
+def worker():
+    started.wait()
+    signal.pthread_kill(main_thread, signal.SIGUSR1)  # pending until the main thread runs Python again
+    for _ in range(1000000):  # keep the GIL while the main thread's C handler runs
+        pass
+    f()  # CPython 3.11 with a profile function: spins here, at the function's entry
+    os.write(write_end, b"x")
+
+threading.Thread(target=worker).start()
+threading.Timer(0.2, started.set).start()  # by then the main thread is blocked in os.read
+os.read(read_end, 1)
+print("done")
+"""
+
+
+@pytest.mark.parametrize("py", pythons(maximum="3.11"), indirect=True)
+def test_signal_for_the_main_thread_does_not_hang_a_traced_thread(py, tmp_path):
+    # CPython 3.11: a thread entering a function with a profile function set, while a
+    # signal waits for the blocked main thread, loops at the function's entry forever
+    # (every all-threads profiler meets it; docs/python.md). tracer breaks the loop.
+    (tmp_path / "blocked.py").write_text(SIGNAL_WHILE_BLOCKED)
+    run = py.tracer("blocked.py", cwd=tmp_path, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "done\n"
+    assert run.trace.named("f")

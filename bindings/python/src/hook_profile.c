@@ -15,6 +15,9 @@
 
 #if PY_VERSION_HEX < 0x030C0000
 
+#include <pthread.h>
+#include <time.h>
+
 int tp_tracing;
 static PyObject *trampoline; /* the function given to threading.setprofile */
 
@@ -90,6 +93,44 @@ static int line_hook(PyObject *obj, PyFrameObject *frame, int what, PyObject *ar
     return 0;
 }
 
+/* ---- CPython 3.11's spin at a function entry --------------------------------------- *
+ * A signal caught while the main thread is blocked sets the interpreter's eval breaker,
+ * which only the main thread can clear. In 3.11's eval loop with a profile function set,
+ * a function's first instruction (RESUME) checks the breaker and, when it cannot clear it,
+ * dispatches the same instruction again: the thread loops there, holding the GIL, and if
+ * the main thread waits for it (join), forever. Every all-threads profiler meets it (a
+ * pure-Python threading.setprofile too); 3.12's sys.monitoring has no such loop.
+ * A thread that takes the GIL recomputes the breaker for itself, without the main
+ * thread's signals, which ends the loop: while tracing and once a second thread has
+ * started, a helper thread takes the GIL every 100 ms. */
+
+static int ticker_running;
+
+static void ticker_main(void *unused)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    while (tp_tracing) {
+        Py_BEGIN_ALLOW_THREADS nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+        Py_END_ALLOW_THREADS
+    }
+    ticker_running = 0;
+    PyGILState_Release(gil);
+}
+
+static void start_ticker(void)
+{
+    if (ticker_running)
+        return;
+    ticker_running = 1;
+    if (PyThread_start_new_thread(ticker_main, NULL) == PYTHREAD_INVALID_THREAD_ID)
+        ticker_running = 0;
+}
+
+static void forget_ticker(void)
+{
+    ticker_running = 0; /* a forked child has no such thread */
+}
+
 /* threading.setprofile's hook, called once at the start of each new thread (for the
  * c_return of the sys.setprofile call that installed it, which matches no zone). */
 static PyObject *thread_trampoline(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -98,6 +139,7 @@ static PyObject *thread_trampoline(PyObject *self, PyObject *const *args, Py_ssi
         PyEval_SetProfile(profile_hook, NULL);
         if (tp_cfg.lines)
             PyEval_SetTrace(line_hook, NULL);
+        start_ticker();
     } else {
         PyEval_SetProfile(NULL, NULL);
     }
@@ -167,6 +209,7 @@ int tp_hook_init(PyObject *module)
 {
     trampoline = PyCFunction_NewEx(&trampoline_def, NULL, NULL);
     guard = PyCFunction_NewEx(&guard_def, NULL, NULL);
+    pthread_atfork(NULL, NULL, forget_ticker);
     return trampoline && guard ? 0 : -1;
 }
 
@@ -201,11 +244,14 @@ int tp_hook_start(void)
     tp_tracing = 1;
     tp_epoch++;
     PyInterpreterState *interp = PyInterpreterState_Get();
-    for (PyThreadState *ts = PyInterpreterState_ThreadHead(interp); ts; ts = PyThreadState_Next(ts)) {
+    int threads = 0;
+    for (PyThreadState *ts = PyInterpreterState_ThreadHead(interp); ts; ts = PyThreadState_Next(ts), threads++) {
         _PyEval_SetProfile(ts, profile_hook, NULL);
         if (tp_cfg.lines)
             _PyEval_SetTrace(ts, line_hook, NULL);
     }
+    if (threads > 1)
+        start_ticker();
     return 0;
 }
 
