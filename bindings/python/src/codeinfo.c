@@ -60,13 +60,15 @@ int tp_code_refresh(struct tp_code *info)
     return info->traced;
 }
 
-static struct code_extra *make_extra(PyCodeObject *co)
+/* owner: the file the filters judge the code by, NULL for its own. */
+static struct code_extra *make_extra(PyCodeObject *co, const char *owner)
 {
     struct code_extra *x = calloc(1, sizeof *x);
     if (!x)
         return NULL;
     x->qualname = tp_intern_str(co->co_qualname);
-    x->file = x->owner_file = tp_intern_str(co->co_filename);
+    x->file = tp_intern_str(co->co_filename);
+    x->owner_file = owner ? owner : x->file;
     x->first_line = co->co_firstlineno;
     if (!x->qualname || !x->file) {
         free(x);
@@ -89,7 +91,7 @@ struct tp_code *tp_code_lookup(PyCodeObject *co)
         return NULL;
     }
     if (__builtin_expect(x == NULL, 0))
-        x = make_extra(co);
+        x = make_extra(co, NULL);
     return x;
 }
 
@@ -113,10 +115,14 @@ static int generated(PyCodeObject *co)
 static void attribute(PyCodeObject *co, const char *owner, int depth)
 {
     if (generated(co)) {
-        struct code_extra *x = (struct code_extra *)tp_code_lookup(co);
-        if (x && x->owner_file != owner) {
-            x->owner_file = owner;
-            x->info.gen = 0; /* judged again at its next call */
+        void *x = NULL;
+        if (code_get_extra((PyObject *)co, extra_index, &x) != 0)
+            PyErr_Clear();
+        else if (!x) /* judged by its owner from the start: no source location for left-out code */
+            make_extra(co, owner);
+        else if (((struct code_extra *)x)->owner_file != owner) {
+            ((struct code_extra *)x)->owner_file = owner;
+            ((struct code_extra *)x)->info.gen = 0; /* judged again at its next call */
         }
     }
     PyObject *consts = co->co_consts;
