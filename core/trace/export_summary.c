@@ -196,7 +196,7 @@ static void message_line(struct summary *s)
     fputs(sep[0] == ',' ? ")\n" : "\n", s->out);
     /* Warnings and errors often concern the profile itself (a budget reached, the program
      * stopped by a signal): their first lines are shown. */
-    enum { SHOWN = 10, TEXT_WIDTH = WIDTH - 12 };
+    enum { SHOWN = 10, TEXT_WIDTH = WIDTH - 13 }; /* "  warning " before, "..." after */
     uint64_t shown = 0;
     for (size_t i = 0; i < tr->messages.count; i++) {
         const struct tct_message *m = tct_trace_message(tr, i);

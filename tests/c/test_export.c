@@ -591,6 +591,23 @@ static void test_summary(void)
     CHECK(strstr(text, "  ... and 3 more\n") != NULL);
     free(text);
     tct_trace_free(tr);
+
+    /* a long warning is cut to stay within 100 columns */
+    tr = tct_trace_new();
+    char longtext[300];
+    memset(longtext, 'w', sizeof longtext);
+    ev(tr, (struct tcd_event){.kind = TCD_MESSAGE,
+                              .thread = MAIN_TID,
+                              .time = 5,
+                              .text = longtext,
+                              .text_len = sizeof longtext,
+                              .severity = 3});
+    tct_trace_finish(tr);
+    text = export_to_string(tct_export_summary, tr, &o);
+    const char *row = strstr(text, "  warning www");
+    CHECK(row != NULL && strchr(row, '\n') - row == 100 && strstr(row, "w...\n") != NULL);
+    free(text);
+    tct_trace_free(tr);
 }
 
 /* Many zones across chunk boundaries, deep recursion, and the hash map under churn. */
