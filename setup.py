@@ -1,5 +1,6 @@
 """Builds the `tracer` package: bindings/python/tracer plus the C extension tracer._tracer,
-compiled from bindings/python/src and the tracyc core sources (no separate libtracyc).
+compiled from bindings/python/src and the tracyc core sources (no separate libtracyc), and
+`tracy`, tt-metal's module name for the same commands.
 
     python3 setup.py build_ext --inplace          # importable from bindings/python
     pip install --no-build-isolation .             # installed
@@ -38,7 +39,7 @@ setup(
     version="0.1.0",
     description="Tracy profiling for Python in C: automatic call tracing on every thread, zones, signposts",
     python_requires=">=3.11",
-    packages=["tracer"],
-    package_dir={"tracer": "bindings/python/tracer"},
+    packages=["tracer", "tracy"],  # tracy: tt-metal's `python -m tracy` and `from tracy import signpost`
+    package_dir={"tracer": "bindings/python/tracer", "tracy": "bindings/python/tracy"},
     ext_modules=[extension],
 )

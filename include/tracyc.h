@@ -548,10 +548,17 @@ TRACYC_API void ___tracy_init_thread(void);
 /* Start the in-process capture: everything the program records from now on is decoded
  * in-process and written to path when the profiler shuts down (process exit or
  * ___tracy_shutdown_profiler). The format follows the extension: .json (Chrome Trace
- * Event / Perfetto), .csv (Tracy zone statistics), anything else a text summary.
- * Same as setting TRACYC_OUTPUT. Returns 0, or -1 with tracyc_last_error() set (path
- * not writable, capture already running, library disabled). */
+ * Event / Perfetto), .csv (Tracy zone statistics), .txt or none a text summary; "-" is
+ * the summary on stdout. A relative path is taken from the current directory now. The
+ * file is written whole at the end (under a temporary name, then renamed); nothing is
+ * created before. Same as setting TRACYC_OUTPUT. Returns 0, or -1 with
+ * tracyc_last_error() set (an extension of another format such as .tracy, path not
+ * writable, capture already running, library disabled). */
 TRACYC_API int tracyc_capture_start(const char *path);
+/* Whether tracyc_capture_start(path) could write path: a supported format and a place that
+ * can be written. Starts nothing, creates nothing. Returns 0, or -1 with tracyc_last_error()
+ * saying why. For tools that check their options before running a program. */
+TRACYC_API int tracyc_output_check(const char *path);
 
 /* Zones with timestamps the caller took earlier with ___tracy_get_time(), for tools that
  * decide after the fact whether to record a zone (e.g. only zones longer than a minimum).

@@ -1,9 +1,9 @@
 /* tracyc-capture - a headless Tracy server: connect to a client, record, export.
  *
  * Flags follow upstream tracy-capture where they overlap (-a, -p, -o, -f, -s); the output
- * format follows -o's extension (.json Chrome trace, .csv zone statistics, anything else
- * the text summary), and the CSV takes tracy-csvexport's options as long flags (its short
- * ones clash with tracy-capture's).
+ * format follows -o's extension (.json Chrome trace, .csv zone statistics, .txt or none the
+ * text summary; any other is refused, .tracy included), and the CSV takes tracy-csvexport's
+ * options as long flags (its short ones clash with tracy-capture's).
  *
  * Exit status: 0 the capture is complete, 1 incomplete (the client vanished, Ctrl-C, the
  * time limit; the output is still written), 2 error.
@@ -70,7 +70,8 @@ static void usage(FILE *out)
                  "  -a ADDR          client address (default 127.0.0.1)\n"
                  "  -p PORT          client port (default 8086)\n"
                  "  -o FILE          output: .json Chrome/Perfetto trace, .csv zone statistics,\n"
-                 "                   anything else the text summary (\"-\" = stdout)\n"
+                 "                   .txt or no extension the text summary (\"-\" = stdout);\n"
+                 "                   for a .tracy file use upstream's tracy-capture\n"
                  "  -f               overwrite FILE if it exists\n"
                  "  -s SECONDS       stop capturing after this long\n"
                  "  -h, --help       this help\n"
@@ -158,11 +159,17 @@ static int parse_args(int argc, char **argv, struct args *a)
     return 0;
 }
 
-/* Refuses an existing file without -f, and an unwritable path, before capturing. */
+/* Refuses a format it cannot write, an existing file without -f, and an unwritable path,
+ * before capturing. */
 static int check_output(const struct args *a)
 {
     if (!a->output || strcmp(a->output, "-") == 0)
         return 0;
+    char err[512];
+    if (tct_export_check_format(a->output, err, sizeof err) != 0) {
+        fprintf(stderr, "tracyc-capture: %s\n", err);
+        return -1;
+    }
     struct stat st;
     int exists = stat(a->output, &st) == 0;
     if (exists && !a->overwrite) {

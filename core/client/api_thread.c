@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 void ___tracy_set_thread_name(const char *name)
 {
@@ -76,6 +77,20 @@ void ___tracy_end_sampling_profiler(void)
 {
 }
 
+int tracyc_output_check(const char *path)
+{
+    char err[256];
+    if (!path || !*path) {
+        tc_set_error("no output path");
+        return -1;
+    }
+    if (tc_inproc_check_path(path, err, sizeof err) != 0) {
+        tc_set_error("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
 int tracyc_capture_start(const char *path)
 {
     if (!path || !*path) {
@@ -91,7 +106,14 @@ int tracyc_capture_start(const char *path)
         tc_set_error("tracyc_capture_start: %s", err);
         return -1;
     }
-    if (tc_worker_capture_start(path) != 0) {
+    char *absolute = tc_inproc_absolute_path(path);
+    if (!absolute) {
+        tc_set_error("tracyc_capture_start: out of memory");
+        return -1;
+    }
+    int busy = tc_worker_capture_start(absolute) != 0;
+    free(absolute);
+    if (busy) {
         tc_set_error("tracyc_capture_start: a capture is already running");
         return -1;
     }

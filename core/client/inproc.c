@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct tc_inproc {
     struct tc_transport base;
@@ -87,14 +89,46 @@ static void ip_close(struct tc_transport *t)
 
 int tc_inproc_check_path(const char *path, char *err, size_t errlen)
 {
-    FILE *probe = strcmp(path, "-") ? fopen(path, "a") : stdout;
-    if (!probe) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    if (tct_export_check_format(path, err, errlen) != 0)
         return -1;
+    if (strcmp(path, "-") == 0)
+        return 0;
+    /* Nothing is created now: the file is written at the end, beside its place (export.h). */
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            snprintf(err, errlen, "cannot write %s: it is a directory", path);
+            return -1;
+        }
+        if (access(path, W_OK) == 0)
+            return 0;
+    } else if (errno == ENOENT) {
+        char *dir = strdup(path);
+        if (!dir) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        char *slash = strrchr(dir, '/');
+        const char *where = !slash ? "." : slash == dir ? "/" : (*slash = '\0', dir);
+        int ok = access(where, W_OK | X_OK) == 0;
+        free(dir);
+        if (ok)
+            return 0;
     }
-    if (probe != stdout)
-        fclose(probe);
-    return 0;
+    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+    return -1;
+}
+
+char *tc_inproc_absolute_path(const char *path)
+{
+    char cwd[4096];
+    if (strcmp(path, "-") == 0 || path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        return strdup(path);
+    size_t len = strlen(cwd) + strlen(path) + 2;
+    char *abs = malloc(len);
+    if (abs)
+        snprintf(abs, len, "%s/%s", cwd, path);
+    return abs;
 }
 
 struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen)
@@ -139,9 +173,11 @@ int tc_inproc_finish(struct tc_inproc *ip)
         }
         tct_trace_finish(ip->trace);
         struct tct_export_options options = {.incomplete = why[0] ? why : NULL};
-        char err[256];
+        char err[512];
         if (tct_export_file(ip->trace, ip->dec, ip->path, &options, err, sizeof err) != 0) {
-            fprintf(stderr, "tracyc: cannot write %s: %s\n", ip->path, err);
+            /* A summary for a stdout whose reader has gone (prog | head) is nobody's loss. */
+            if (!(errno == EPIPE && strcmp(ip->path, "-") == 0))
+                fprintf(stderr, "tracyc: %s\n", err);
             rc = -1;
         }
     }

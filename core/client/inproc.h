@@ -9,8 +9,14 @@
 
 struct tc_inproc;
 
-/* 0 when path ("-": stdout) can be written, else -1 with the reason in err. */
+/* 0 when path ("-": stdout) names a format the capture writes and can be written there,
+ * else -1 with the reason in err. Creates nothing. */
 int tc_inproc_check_path(const char *path, char *err, size_t errlen);
+
+/* path made absolute against the current directory, so that a program that changes
+ * directory later still gets its file where it asked for it ("-" stays). malloc'd; NULL
+ * when out of memory. */
+char *tc_inproc_absolute_path(const char *path);
 
 /* Checks that path can be written, then prepares decoder and model. NULL on error
  * (message in err). */

@@ -3,6 +3,7 @@
 #include "client/lifecycle.h"
 
 #include "client/clock.h"
+#include "client/inproc.h"
 #include "client/worker.h"
 #include "tracyc.h"
 
@@ -56,7 +57,7 @@ static void read_config(struct tc_config *c)
     c->no_exit = env_true("TRACY_NO_EXIT");
     c->buffer_limit = (v = getenv("TRACYC_BUFFER_LIMIT")) ? parse_size(v, (size_t)256 << 20) : (size_t)256 << 20;
     v = getenv("TRACYC_OUTPUT");
-    c->output = v && *v ? strdup(v) : NULL;
+    c->output = v && *v ? tc_inproc_absolute_path(v) : NULL; /* where the program started */
 }
 
 static void thread_exit(void *arg)

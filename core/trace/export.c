@@ -2,8 +2,12 @@
 #include "trace/export.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const struct tcd_srcloc *decoder_srcloc(const void *ctx, uint32_t index)
 {
@@ -74,16 +78,44 @@ const char *tct_crash_text(const struct tct_names *names, const struct tct_crash
     return text_or_string(names, crash->text, crash->string);
 }
 
+/* The extension of path's last component ("" when it has none; a leading dot, as in
+ * ".profile", starts a name, not an extension). */
+static const char *extension(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return dot && dot != base ? dot : "";
+}
+
 enum tct_format tct_export_format_for(const char *path)
 {
-    const char *dot = strrchr(path, '.');
-    if (dot && strchr(dot, '/') == NULL) {
-        if (strcasecmp(dot, ".json") == 0)
-            return TCT_FORMAT_CHROME;
-        if (strcasecmp(dot, ".csv") == 0)
-            return TCT_FORMAT_CSV;
-    }
-    return TCT_FORMAT_SUMMARY;
+    const char *ext = extension(path);
+    if (strcasecmp(ext, ".json") == 0)
+        return TCT_FORMAT_CHROME;
+    if (strcasecmp(ext, ".csv") == 0)
+        return TCT_FORMAT_CSV;
+    if (!*ext || strcasecmp(ext, ".txt") == 0)
+        return TCT_FORMAT_SUMMARY;
+    return TCT_FORMAT_UNSUPPORTED;
+}
+
+int tct_export_check_format(const char *path, char *err, size_t errlen)
+{
+    if (strcmp(path, "-") == 0 || tct_export_format_for(path) != TCT_FORMAT_UNSUPPORTED)
+        return 0;
+    const char *ext = extension(path);
+    if (strcasecmp(ext, ".tracy") == 0)
+        snprintf(err, errlen,
+                 "%s: tracyc cannot write .tracy (the Tracy GUI's format): record it with upstream's "
+                 "tracy-capture, or write .json and convert it with tracy-import-chrome",
+                 path);
+    else
+        snprintf(err, errlen,
+                 "%s: unknown output format '%s': tracyc writes .json (Chrome trace), .csv (zone statistics), .txt "
+                 "or no extension (summary)",
+                 path, ext);
+    return -1;
 }
 
 int64_t tct_export_last_time(const struct tct_trace *trace, const struct tct_names *names)
@@ -114,6 +146,38 @@ int tct_export_to(FILE *out, enum tct_format format, const struct tct_trace *tra
     }
 }
 
+/* Opens where the export goes: a new file beside path (its name in tmp, which has room for
+ * path plus 32 bytes), renamed over path once complete, so that a program that dies on the
+ * way (os._exit, SIGKILL) leaves no empty or truncated file and an existing one intact.
+ * What cannot be replaced that way (/dev/stdout, a pipe) is written directly, tmp "". */
+static FILE *open_output(const char *path, char *tmp, size_t tmplen)
+{
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    tmp[0] = '\0';
+    if (exists && !S_ISREG(st.st_mode))
+        return fopen(path, "w");
+    mode_t mode = exists ? st.st_mode & 07777 : 0666; /* a new file: 0666 less the umask, as fopen */
+    for (unsigned serial = 0; serial < 100; serial++) {
+        snprintf(tmp, tmplen, "%s.%ld-%u.tmp", path, (long)getpid(), serial);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        if (fd >= 0) {
+            if (exists)
+                fchmod(fd, mode); /* keep the replaced file's permissions, umask or not */
+            FILE *out = fdopen(fd, "w");
+            if (!out) {
+                close(fd);
+                unlink(tmp);
+            }
+            return out;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    tmp[0] = '\0';
+    return NULL;
+}
+
 int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec, const char *path,
                     const struct tct_export_options *options, char *err, size_t errlen)
 {
@@ -123,11 +187,20 @@ int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec
     }
     struct tct_names names;
     tct_names_from_decoder(&names, dec);
+    if (tct_export_check_format(path, err, errlen) != 0)
+        return -1;
     int to_stdout = strcmp(path, "-") == 0;
     enum tct_format format = to_stdout ? TCT_FORMAT_SUMMARY : tct_export_format_for(path);
-    FILE *out = to_stdout ? stdout : fopen(path, "w");
+    size_t tmplen = strlen(path) + 32;
+    char *tmp = malloc(tmplen);
+    if (!tmp) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    FILE *out = to_stdout ? stdout : open_output(path, tmp, tmplen);
     if (!out) {
         snprintf(err, errlen, "cannot open %s for writing: %s", path, strerror(errno));
+        free(tmp);
         return -1;
     }
     int rc = tct_export_to(out, format, trace, &names, options);
@@ -140,7 +213,18 @@ int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec
         rc = -1;
         saved = errno;
     }
-    if (rc != 0)
+    if (!to_stdout && tmp[0]) {
+        if (rc == 0 && rename(tmp, path) != 0) {
+            rc = -1;
+            saved = errno;
+        }
+        if (rc != 0)
+            unlink(tmp);
+    }
+    free(tmp);
+    if (rc != 0) {
         snprintf(err, errlen, "cannot write %s: %s", to_stdout ? "the summary" : path, strerror(saved ? saved : EIO));
+        errno = saved ? saved : EIO;
+    }
     return rc;
 }

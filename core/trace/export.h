@@ -4,7 +4,9 @@
  *   Chrome Trace Event JSON (.json)  opens in Perfetto and chrome://tracing, and goes back
  *                                    into Tracy through upstream's tracy-import-chrome;
  *   zone statistics CSV (.csv)       the columns and numbers of upstream's tracy-csvexport;
- *   summary (anything else, "-" = stdout)  a cProfile-like text report, 100 columns wide.
+ *   summary (.txt, no extension, "-" = stdout)  a cProfile-like text report, 100 columns wide.
+ * Any other extension is refused: .tracy, for one, is the Tracy GUI's own format, which
+ * only upstream's tracy-capture writes.
  *
  * Exporters resolve names through struct tct_names: normally the decoder's tables
  * (tct_names_from_decoder), but any table will do, which is how the tests seed names.
@@ -61,14 +63,22 @@ enum tct_format {
     TCT_FORMAT_SUMMARY,
     TCT_FORMAT_CHROME,
     TCT_FORMAT_CSV,
+    TCT_FORMAT_UNSUPPORTED, /* an extension of a format not written here */
 };
 
-/* The format a path asks for: ".json" Chrome, ".csv" CSV, anything else summary. */
+/* The format a path asks for by its extension (case-insensitive): ".json" Chrome, ".csv"
+ * CSV, ".txt" or none (so also /dev/stdout) the summary, anything else unsupported. */
 enum tct_format tct_export_format_for(const char *path);
 
+/* 0 when path ("-": stdout) names a format written here, else -1 with a message in err
+ * that says which formats are, and how to get a .tracy file. */
+int tct_export_check_format(const char *path, char *err, size_t errlen);
+
 /* Writes the trace to path in the format its extension asks for ("-" = summary on
- * stdout). options may be NULL. Returns 0, or -1 with a message in err. The trace must be
- * finished (tct_trace_finish). */
+ * stdout). options may be NULL. Returns 0, or -1 with a message in err (and errno set).
+ * The trace must be finished (tct_trace_finish). The file is written beside path under a
+ * temporary name and renamed to path when complete (devices and pipes are written
+ * directly): path is never left empty or half written. */
 int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec, const char *path,
                     const struct tct_export_options *options, char *err, size_t errlen);
 

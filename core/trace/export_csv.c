@@ -11,7 +11,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,9 +68,12 @@ static void stats_row(struct tct_writer *w, const char *sep, const struct tct_na
     uint64_t count = e->count;
     /* Upstream divides an int64 by a size_t: unsigned. */
     uint64_t avg = (uint64_t)time / count;
-    /* Upstream's variance uses the total-time sums even for self times; kept for agreement. */
-    double ss = e->sum_sq - 2. * (double)e->total * (double)avg + (double)(avg * avg * count);
-    double std = count > 1 ? sqrt(ss / (double)(count - 1)) : 0;
+    /* Upstream's std_ns is the deviation about the integer mean_ns, sum((x - avg)^2) / (n - 1),
+     * computed as sumSq - 2 total avg + avg*avg*count: the uint64 avg*avg*count overflows
+     * past ~4.3 s of mean (or a large count), the difference cancels to a negative number
+     * (-nan) for spread-out spans, and self times use the total-time sums. Here the same
+     * quantity comes from running deviations (zone_stats.h), of the self times for self. */
+    double std = tct_spread_std_about(self ? &e->self_spread : &e->spread, (double)avg);
     location(w, sep, names, e->srcloc);
     tct_write_i64(w, time);
     tct_write_str(w, sep);

@@ -198,6 +198,23 @@ static void message_line(struct summary *s)
         sep = ", ";
     }
     fputs(sep[0] == ',' ? ")\n" : "\n", s->out);
+    /* Warnings and errors often concern the profile itself (a budget reached, the program
+     * stopped by a signal): their first lines are shown. */
+    enum { SHOWN = 10, TEXT_WIDTH = WIDTH - 13 }; /* "  warning " before, "..." after */
+    uint64_t shown = 0;
+    for (size_t i = 0; i < tr->messages.count; i++) {
+        const struct tct_message *m = tct_trace_message(tr, i);
+        if (m->severity < 3)
+            continue;
+        if (shown++ < SHOWN) {
+            const char *text = tct_message_text(s->names, m);
+            int len = (int)strcspn(text, "\n");
+            fprintf(s->out, "  %-7s %.*s%s\n", severities[m->severity < 6 ? m->severity : 5],
+                    len < TEXT_WIDTH ? len : TEXT_WIDTH, text, len > TEXT_WIDTH ? "..." : "");
+        }
+    }
+    if (shown > SHOWN)
+        fprintf(s->out, "  ... and %s more\n", tct_format_count(n, shown - SHOWN));
 }
 
 static void frame_table(struct summary *s)

@@ -133,7 +133,7 @@ static void zone_begin(struct tct_trace *tr, const struct tcd_event *ev)
     z->begin = ev->time;
     z->end = TCT_TIME_NONE;
     z->srcloc = ev->srcloc;
-    z->depth = (uint16_t)t->open_count;
+    z->depth = (uint32_t)t->open_count;
     if (z->depth > t->max_depth)
         t->max_depth = z->depth;
     t->open[t->open_count++] = t->zones.count - 1;

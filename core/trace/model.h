@@ -34,7 +34,7 @@
 #include "wire/decode.h"
 
 #define TCT_TIME_NONE INT64_MIN /* an end (or GPU time) that never arrived */
-#define TCT_MAX_DEPTH 0xffffu   /* zones nested deeper than this are not recorded */
+#define TCT_MAX_DEPTH 0xffffffu /* zones nested deeper than this are not recorded */
 #define TCT_CHUNK_SHIFT 12      /* zones, messages, plot points, frames: 4096 a chunk */
 
 enum tct_zone_flag {
@@ -44,10 +44,10 @@ enum tct_zone_flag {
 
 struct tct_zone {
     int64_t begin;
-    int64_t end;     /* TCT_TIME_NONE while open (only before tct_trace_finish) */
-    uint32_t srcloc; /* index for tcd_srcloc() */
-    uint16_t depth;  /* 0 = top level */
-    uint8_t flags;   /* enum tct_zone_flag */
+    int64_t end;         /* TCT_TIME_NONE while open (only before tct_trace_finish) */
+    uint32_t srcloc;     /* index for tcd_srcloc() */
+    uint32_t depth : 24; /* 0 = top level; 24 bits keep a zone at 24 bytes */
+    uint32_t flags : 8;  /* enum tct_zone_flag */
 };
 
 struct tct_zone_extra {
@@ -67,7 +67,7 @@ struct tct_thread {
                                 "thread" column), 0 until an event assigned it */
     struct tcu_chunks zones; /* struct tct_zone */
     uint64_t messages;
-    uint16_t max_depth; /* deepest zone recorded */
+    uint32_t max_depth; /* deepest zone recorded */
     /* internal */
     struct tct_zone_extra *extras; /* sorted by zone index */
     size_t extra_count, extra_cap;

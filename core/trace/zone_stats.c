@@ -2,12 +2,22 @@
  *
  * Spans are accumulated thread by thread, each thread's zones in pre-order: the order in
  * which Tracy's server rebuilds its statistics when it loads a trace (the way
- * tracy-csvexport sees it), so even the floating-point sum of squares agrees. */
+ * tracy-csvexport sees it). */
 #include "trace/zone_stats.h"
 #include "util/array.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+double tct_spread_std_about(const struct tct_spread *s, double center)
+{
+    if (s->n < 2)
+        return 0;
+    /* sum((x - c)^2) = sum((x - mean)^2) + n (mean - c)^2 */
+    double offset = s->mean - center;
+    return sqrt((s->m2 + (double)s->n * offset * offset) / (double)(s->n - 1));
+}
 
 static struct tct_srcloc_stats *entry_for(struct tct_zone_stats *s, uint32_t srcloc, size_t *cap)
 {
@@ -44,6 +54,7 @@ static int add_self_time(void *user, size_t index, const struct tct_zone *z, int
         return 0;
     struct tct_srcloc_stats *e = &p->stats->entries[*tcu_map_get(&p->stats->by_srcloc, z->srcloc)];
     e->self_total += self;
+    tct_spread_add(&e->self_spread, self);
     if (self < e->self_min)
         e->self_min = self;
     if (self > e->self_max)
@@ -79,7 +90,7 @@ int tct_zone_stats_compute(struct tct_zone_stats *s, const struct tct_trace *tr,
                 e->min = span;
             if (span > e->max)
                 e->max = span;
-            e->sum_sq += (double)span * span;
+            tct_spread_add(&e->spread, span);
         }
     }
     if (s->count) /* entries is NULL when no zone counts: qsort must not see it */

@@ -14,12 +14,32 @@ enum tct_stats_rule {
     TCT_STATS_UPSTREAM, /* as Tracy's server counts them: finished zones with a span > 0 */
 };
 
+/* Welford's running mean and sum of squared deviations: numerically sound where a sum of
+ * squares minus the squared sum cancels out (or, in integers, overflows). */
+struct tct_spread {
+    uint64_t n;
+    double mean, m2;
+};
+
+static inline void tct_spread_add(struct tct_spread *s, int64_t x)
+{
+    double delta = (double)x - s->mean;
+    s->n++;
+    s->mean += delta / (double)s->n;
+    s->m2 += delta * ((double)x - s->mean);
+}
+
+/* The sample standard deviation about center (not necessarily the mean):
+ * sqrt(sum((x - center)^2) / (n - 1)); 0 for fewer than two values. */
+double tct_spread_std_about(const struct tct_spread *s, double center);
+
 struct tct_srcloc_stats {
     uint32_t srcloc;
     uint64_t count;
     int64_t total, min, max;
-    double sum_sq; /* sum of span^2, added in the same order as Tracy's server does */
+    struct tct_spread spread; /* of the spans */
     int64_t self_total, self_min, self_max;
+    struct tct_spread self_spread; /* of the self times */
 };
 
 struct tct_zone_stats {

@@ -315,7 +315,7 @@ static void test_csv(void)
     csv = export_to_string(tct_export_csv, tr, &o);
     CHECK(has_line(csv, "main,app.c,10,6000,50.000000,1,6000,6000,6000,0.000000"));
     CHECK(has_line(csv, "work,/src/work.c,20,1500,12.500000,1,1500,1500,1500,0.000000"));
-    /* upstream's std for self times still uses the total-time sums */
+    /* leaves: self times are the spans */
     CHECK(has_line(csv, "leaf,work.c,30,2500,20.833333,3,833,500,1000,288.675423"));
     free(csv);
 
@@ -363,6 +363,78 @@ static void test_csv(void)
     tct_trace_finish(tr);
     csv = export_to_string(tct_export_csv, tr, &o);
     CHECK_STR(csv, "There are currently no messages!\n");
+    free(csv);
+    tct_trace_free(tr);
+}
+
+/* The std_ns column of a source location's zones, from its CSV row ("" when none). */
+static double csv_std(const char *csv, const char *label)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "\n%s,", label);
+    const char *row = strstr(csv, prefix);
+    const char *eol = row ? strchr(row + 1, '\n') : NULL;
+    if (!eol)
+        return -1;
+    const char *last = eol;
+    while (last > row && last[-1] != ',')
+        last--;
+    return strtod(last, NULL);
+}
+
+/* std_ns where upstream's formula breaks: avg*avg*count overflowing a uint64 (two calls of
+ * 3.1 s; a 40,000-deep recursion), and self times (upstream uses the total-time sums). */
+static void test_csv_std(void)
+{
+    struct tct_trace *tr = tct_trace_new();
+    int64_t t = 0;
+    begin(tr, MAIN_TID, t, SL_MAIN); /* 3.1 s and 3.1 s + 2 ns: mean 3100000001, std sqrt(2) */
+    end(tr, MAIN_TID, t += 3100000000);
+    begin(tr, MAIN_TID, t, SL_MAIN);
+    end(tr, MAIN_TID, t += 3100000002);
+    enum { DEEP = 40000 };
+    int64_t start = t;
+    for (int i = 0; i < DEEP; i++) /* nested: span of depth i is 2 (DEEP - i) us */
+        begin(tr, MAIN_TID, start + (int64_t)i * 1000, SL_LEAF);
+    for (int i = DEEP; i-- > 0;)
+        end(tr, MAIN_TID, start + (int64_t)(2 * DEEP - i) * 1000);
+    t = start + (int64_t)2 * DEEP * 1000 + 1000;
+    for (int k = 0; k < 2; k++) { /* work: 1000 then 3000, each with 100 ns of its own */
+        int64_t span = k ? 3000 : 1000;
+        begin(tr, WORKER_TID, t, SL_WORK);
+        begin(tr, WORKER_TID, t + 50, SL_LOCK);
+        end(tr, WORKER_TID, t + span - 50);
+        end(tr, WORKER_TID, t + span);
+        t += span + 10;
+    }
+    tct_trace_finish(tr);
+
+    struct tct_export_options o = {0};
+    char *csv = export_to_string(tct_export_csv, tr, &o);
+    CHECK(strstr(csv, "nan") == NULL);
+    CHECK(strstr(csv, "\nmain,app.c,10,6200000002,") != NULL);
+    CHECK(strstr(csv, ",2,3100000001,3100000000,3100000002,1.414214\n") != NULL);
+    /* the deep zones, worked out exactly: sum((x - mean_ns)^2) / (n - 1) */
+    long double total = 0, ss = 0;
+    for (int i = 0; i < DEEP; i++)
+        total += 2000.0L * (DEEP - i);
+    long double avg = floorl(total / DEEP);
+    for (int i = 0; i < DEEP; i++) {
+        long double d = 2000.0L * (DEEP - i) - avg;
+        ss += d * d;
+    }
+    double expected = (double)sqrtl(ss / (DEEP - 1));
+    double got = csv_std(csv, "leaf");
+    CHECK(fabs(got - expected) <= expected * 1e-9);
+    CHECK(fabs(csv_std(csv, "work") - 1414.213562) < 1e-6);
+    free(csv);
+
+    o.self_time = 1;
+    csv = export_to_string(tct_export_csv, tr, &o);
+    CHECK(strstr(csv, "nan") == NULL);
+    CHECK(strstr(csv, "\nwork,/src/work.c,20,200,") != NULL);
+    CHECK(csv_std(csv, "work") == 0); /* both self times are 100 */
+    CHECK(csv_std(csv, "leaf") == 0); /* every deep zone has 2 us of its own */
     free(csv);
     tct_trace_free(tr);
 }
@@ -494,6 +566,48 @@ static void test_summary(void)
     CHECK(strstr(text, "!!") == NULL);
     free(text);
     tct_trace_free(tr);
+
+    /* warnings and errors are shown with their first line; plain messages only counted */
+    tr = tct_trace_new();
+    const char *warning = "tracer: the program was stopped by SIGTERM\nsecond line";
+    ev(tr, (struct tcd_event){
+               .kind = TCD_MESSAGE, .thread = MAIN_TID, .time = 5, .text = "just info", .text_len = 9, .severity = 2});
+    ev(tr, (struct tcd_event){.kind = TCD_MESSAGE,
+                              .thread = MAIN_TID,
+                              .time = 6,
+                              .text = warning,
+                              .text_len = strlen(warning),
+                              .severity = 3});
+    for (int i = 0; i < 12; i++)
+        ev(tr,
+           (struct tcd_event){
+               .kind = TCD_MESSAGE, .thread = MAIN_TID, .time = 7 + i, .text = "bad", .text_len = 3, .severity = 4});
+    tct_trace_finish(tr);
+    text = export_to_string(tct_export_summary, tr, &o);
+    CHECK(strstr(text, "Messages: 14 (1 warning, 12 error)\n"
+                       "  warning tracer: the program was stopped by SIGTERM\n"
+                       "  error   bad\n") != NULL);
+    CHECK(strstr(text, "just info") == NULL && strstr(text, "second line") == NULL);
+    CHECK(strstr(text, "  ... and 3 more\n") != NULL);
+    free(text);
+    tct_trace_free(tr);
+
+    /* a long warning is cut to stay within 100 columns */
+    tr = tct_trace_new();
+    char longtext[300];
+    memset(longtext, 'w', sizeof longtext);
+    ev(tr, (struct tcd_event){.kind = TCD_MESSAGE,
+                              .thread = MAIN_TID,
+                              .time = 5,
+                              .text = longtext,
+                              .text_len = sizeof longtext,
+                              .severity = 3});
+    tct_trace_finish(tr);
+    text = export_to_string(tct_export_summary, tr, &o);
+    const char *row = strstr(text, "  warning www");
+    CHECK(row != NULL && strchr(row, '\n') - row == 100 && strstr(row, "w...\n") != NULL);
+    free(text);
+    tct_trace_free(tr);
 }
 
 /* Many zones across chunk boundaries, deep recursion, and the hash map under churn. */
@@ -536,12 +650,51 @@ static void test_scale(void)
     tct_trace_free(tr);
 }
 
+/* A recursion deeper than 16 bits: every zone is recorded, with its depth and self time. */
+static void test_deep_nesting(void)
+{
+    enum { DEEP = 70000 };
+    struct tct_trace *tr = tct_trace_new();
+    for (int i = 0; i < DEEP; i++)
+        begin(tr, MAIN_TID, i, SL_LEAF);
+    for (int i = DEEP; i-- > 0;)
+        end(tr, MAIN_TID, 2 * DEEP - i);
+    tct_trace_finish(tr);
+    CHECK_EQ_INT(tr->zones, DEEP);
+    CHECK_EQ_INT(tr->ignored_events, 0);
+    const struct tct_thread *m = tr->threads[0];
+    CHECK_EQ_INT(m->zones.count, DEEP);
+    CHECK_EQ_INT(m->max_depth, DEEP - 1);
+    CHECK_EQ_INT(tct_thread_zone(m, DEEP - 1)->depth, DEEP - 1);
+    int64_t *self = tct_thread_self_times(m);
+    int self_ok = self != NULL;
+    for (size_t i = 0; self && i < DEEP; i++)
+        self_ok &= self[i] == 2;
+    CHECK(self_ok);
+    free(self);
+    struct tct_export_options o = {0};
+    char *csv = export_to_string(tct_export_csv, tr, &o);
+    CHECK(strstr(csv, ",70000,70001,2,140000,") != NULL); /* counts, mean, min, max */
+    free(csv);
+    tct_trace_free(tr);
+}
+
 static void test_export_file(void)
 {
     CHECK_EQ_INT(tct_export_format_for("a/b.json"), TCT_FORMAT_CHROME);
     CHECK_EQ_INT(tct_export_format_for("stats.CSV"), TCT_FORMAT_CSV);
     CHECK_EQ_INT(tct_export_format_for("summary.txt"), TCT_FORMAT_SUMMARY);
     CHECK_EQ_INT(tct_export_format_for("dir.json/out"), TCT_FORMAT_SUMMARY);
+    CHECK_EQ_INT(tct_export_format_for("/dev/stdout"), TCT_FORMAT_SUMMARY);
+    CHECK_EQ_INT(tct_export_format_for("dir/.profile"), TCT_FORMAT_SUMMARY);
+    CHECK_EQ_INT(tct_export_format_for("x.tracy"), TCT_FORMAT_UNSUPPORTED);
+    CHECK_EQ_INT(tct_export_format_for("x.json.gz"), TCT_FORMAT_UNSUPPORTED);
+    char why[256] = "";
+    CHECK_EQ_INT(tct_export_check_format("-", why, sizeof why), 0);
+    CHECK_EQ_INT(tct_export_check_format("out/trace.TRACY", why, sizeof why), -1);
+    CHECK(strstr(why, "out/trace.TRACY: ") == why && strstr(why, "tracy-capture") != NULL);
+    CHECK_EQ_INT(tct_export_check_format("x.html", why, sizeof why), -1);
+    CHECK(strstr(why, "'.html'") != NULL && strstr(why, ".json") != NULL);
 
     /* a decoder that never saw a client: names are empty, the export still works */
     static const struct tcd_callbacks cb = {0};
@@ -566,6 +719,13 @@ static void test_export_file(void)
     CHECK(fgets(line, sizeof line, f) == NULL);
     fclose(f);
     unlink(path);
+    char refused[] = "/tmp/tracyc_test_export_XXXXXX.tracy";
+    fd = mkstemps(refused, 6);
+    CHECK(fd >= 0);
+    close(fd);
+    unlink(refused);
+    CHECK_EQ_INT(tct_export_file(tr, dec, refused, NULL, err, sizeof err), -1);
+    CHECK(strstr(err, "tracy-capture") != NULL && access(refused, F_OK) != 0); /* nothing written */
     CHECK_EQ_INT(tct_export_file(tr, dec, "/nonexistent-dir/x.json", NULL, err, sizeof err), -1);
     CHECK(strstr(err, "/nonexistent-dir/x.json") != NULL);
     tct_trace_free(tr);
@@ -576,9 +736,11 @@ int main(void)
 {
     test_model();
     test_csv();
+    test_csv_std();
     test_chrome();
     test_summary();
     test_scale();
+    test_deep_nesting();
     test_export_file();
     return tt_finish("test_export");
 }

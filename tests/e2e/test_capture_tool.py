@@ -187,3 +187,27 @@ def test_existing_output_needs_f(tmp_path):
     result = subprocess.run([CAPTURE, "-p", str(free_port()), "-o", str(out)], capture_output=True, text=True,
                             timeout=10)
     assert result.returncode == 2 and out.read_text() == "keep me"
+
+
+def test_tracy_output_is_refused_with_directions(tmp_path):
+    # A .tracy file is the Tracy GUI's format: tracyc cannot write it and says where to get one.
+    out = tmp_path / "x.tracy"
+    result = subprocess.run([CAPTURE, "-p", str(free_port()), "-o", str(out)], capture_output=True, text=True,
+                            timeout=10)
+    assert result.returncode == 2 and not out.exists()
+    assert "tracy-capture" in result.stderr and ".json" in result.stderr
+    result = subprocess.run([CAPTURE, "-p", str(free_port()), "-o", str(tmp_path / "x.html")], capture_output=True,
+                            text=True, timeout=10)
+    assert result.returncode == 2 and "'.html'" in result.stderr
+
+
+def test_in_process_output_name_decides_the_format_or_is_refused(tmp_path):
+    run_inprocess("game_loop", tmp_path / "summary.txt")
+    assert "update" in (tmp_path / "summary.txt").read_text()
+    run_inprocess("game_loop", tmp_path / "summary")  # no extension: the summary too
+    assert "update" in (tmp_path / "summary").read_text()
+    env = dict(os.environ, TRACYC_OUTPUT=str(tmp_path / "trace.tracy"))
+    result = subprocess.run([example("game_loop")], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0  # the program itself is not disturbed
+    assert "trace.tracy" in result.stderr and "tracy-capture" in result.stderr
+    assert not (tmp_path / "trace.tracy").exists()

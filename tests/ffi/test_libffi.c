@@ -46,6 +46,9 @@ static void emit_lifetime(void)
     CALL("___tracy_set_thread_name", A_STR("ffi main"));
     for (int i = 0; i < 1000 && !connected; i++, sleep_ms(10))
         connected = (int32_t)CALL0("___tracy_connected").sword;
+    CHECK_EQ_INT(CALL("tracyc_output_check", A_STR(summary_path)).sword, 0);
+    CHECK_EQ_INT(CALL("tracyc_output_check", A_STR("profile.tracy")).sword, -1);
+    CHECK(strstr(CALL0("tracyc_last_error").ptr, "tracy-capture") != NULL);
     CHECK_EQ_INT(CALL("tracyc_capture_start", A_STR(summary_path)).sword, 0);
     CHECK_EQ_INT(CALL0("tracyc_disabled").sword, 0);
     time_a = CALL0("___tracy_get_time").i64;

@@ -1,8 +1,10 @@
 """Helpers for the tracer tests: run Python code or `python -m tracer` in a child process
 (the profiler is per process and writes its capture at exit) and read the capture."""
 import csv
+import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -127,3 +129,114 @@ def python_run(tmp_path):
                               text=True, timeout=timeout)
         return Run(proc, out_path)
     return run
+
+
+# ---- other CPythons ------------------------------------------------------------------
+# Tests that concern several CPython versions take the `py` fixture, parametrized with
+# pythons(): the interpreter running the tests (3.11 normally, with the in-place build)
+# and every 3.12+ of this machine (pyenv or PATH), each with the extension built once per
+# session. A version that is not installed is skipped, not failed.
+
+def version_of(python):
+    out = subprocess.run([python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], capture_output=True,
+                         text=True)
+    return out.stdout.strip() or None
+
+
+def _find_pythons():
+    found = {}
+    root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    candidates = sorted(glob.glob(os.path.join(root, "versions", "3.1[2-9]*", "bin", "python3")))
+    candidates += filter(None, (shutil.which(f"python3.{minor}") for minor in range(12, 20)))
+    for path in candidates:
+        version = version_of(path)
+        if version and version not in found:
+            found[version] = path
+    found[version_of(PYTHON)] = PYTHON  # the interpreter under test keeps its own version
+    return found
+
+
+FOUND_PYTHONS = _find_pythons()
+PYTHON_VERSION = version_of(PYTHON)
+
+
+def _key(version):
+    return tuple(int(part) for part in version.split("."))
+
+
+def pythons(minimum="3.11", maximum=None):
+    """pytest parameters for the CPythons from minimum to maximum: 3.11, 3.12 and 3.13
+    always (skipped when not installed), and any later one found."""
+    wanted = set(FOUND_PYTHONS) | {"3.11", "3.12", "3.13"}
+    params = []
+    for version in sorted(wanted, key=_key):
+        if _key(version) < _key(minimum) or (maximum and _key(version) > _key(maximum)):
+            continue
+        marks = () if version in FOUND_PYTHONS else pytest.mark.skip(reason=f"no Python {version} here")
+        params.append(pytest.param(version, id=f"py{version}", marks=marks))
+    return params
+
+
+def build_env(python):
+    """Lets an interpreter without setuptools of its own use the system's (pure Python)."""
+    env = dict(os.environ)
+    if subprocess.run([python, "-c", "import setuptools"], capture_output=True).returncode != 0:
+        system = subprocess.run([sys.executable, "-c", "import os, setuptools; "
+                                 "print(os.path.dirname(os.path.dirname(setuptools.__file__)))"],
+                                capture_output=True, text=True).stdout.strip()
+        env["PYTHONPATH"] = system
+    return env
+
+
+class Interpreter:
+    """One CPython and a build of the tracer package it can import."""
+
+    def __init__(self, version, python, package_dir):
+        self.version, self.python, self.package_dir = version, python, package_dir
+
+    def env(self, **extra):
+        env = child_env(**extra)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [self.package_dir, extra.get("PYTHONPATH")]))
+        return env
+
+    def run(self, args, cwd, env=None, timeout=120, **kwargs):
+        return subprocess.run([self.python, *args], cwd=cwd, env=self.env(**(env or {})), capture_output=True,
+                              text=True, timeout=timeout, **kwargs)
+
+    def tracer(self, *args, cwd, output="trace.json", env=None, timeout=120):
+        """python -m tracer -o cwd/output *args, as the tracer_run fixture."""
+        out_path = os.path.join(str(cwd), output) if output else None
+        proc = self.run(["-m", "tracer", *(["-o", out_path] if output else []), *args], cwd, env, timeout)
+        return Run(proc, out_path)
+
+
+def build_for(python, build_base):
+    """Builds the package for python under build_base; returns the importable directory."""
+    build = subprocess.run([python, "setup.py", "build", "--build-base", str(build_base)], cwd=REPO,
+                           env=build_env(python), capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stdout[-2000:] + build.stderr[-4000:]
+    (lib,) = glob.glob(os.path.join(str(build_base), "lib*"))
+    return lib
+
+
+@pytest.fixture(scope="session")
+def interpreters(tmp_path_factory):
+    """interpreters(version) -> Interpreter, built on first use."""
+    built = {}
+
+    def get(version):
+        if version not in built:
+            python = FOUND_PYTHONS[version]
+            if version == PYTHON_VERSION:
+                built[version] = Interpreter(version, python, PACKAGE_DIR)  # the in-place build
+            else:
+                lib = build_for(python, tmp_path_factory.mktemp(f"build-{version}"))
+                built[version] = Interpreter(version, python, lib)
+        return built[version]
+    return get
+
+
+@pytest.fixture
+def py(request, interpreters):
+    """The Interpreter of the test's parameter (see pythons())."""
+    return interpreters(request.param)

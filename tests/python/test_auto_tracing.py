@@ -1,5 +1,8 @@
 """Automatic tracing: every Python call a zone named by its qualified name, with its file
 and first line; every thread; generators and coroutines per resume; exceptions; C calls."""
+import pytest
+
+from conftest import pythons
 
 
 def test_zone_names_files_lines_and_nesting(tracer_run, write):
@@ -196,3 +199,49 @@ def test_no_zone_ends_on_another_thread(tracer_run, write):
     for z in trace.named("work"):
         per_thread[z["tid"]] = per_thread.get(z["tid"], 0) + 1
     assert sorted(per_thread.values()) == [1200] * 4
+
+
+THREAD_NAMES = """\
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+def work(n):
+    return n * 2
+
+with ThreadPoolExecutor(2) as pool:
+    list(pool.map(work, range(8)))
+t = threading.Thread(target=work, args=(1,), name="named-thread")
+t.start()
+t.join()
+"""
+
+
+@pytest.mark.parametrize("py", pythons(), indirect=True)
+def test_threads_are_named_even_when_threading_itself_is_traced(py, tmp_path):
+    # With --include '*' a thread's first zones are threading's bootstrap, which runs
+    # before the thread is registered under its name.
+    (tmp_path / "names.py").write_text(THREAD_NAMES)
+    run = py.tracer("--include", "*", "names.py", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    trace = run.trace
+    names = {trace.thread_names.get(z["tid"]) for z in trace.named("work")}
+    assert "named-thread" in names
+    assert names - {"named-thread"} <= {"ThreadPoolExecutor-0_0", "ThreadPoolExecutor-0_1"}, names
+
+
+@pytest.mark.parametrize("py", pythons(), indirect=True)
+def test_recursion_deeper_than_65535(py, tmp_path):
+    # every level is a zone (the capture once kept 16 bits of depth), and the CSV's
+    # std_ns is a number (an integer overflow once made it -nan)
+    (tmp_path / "deep.py").write_text(
+        "import sys\n"
+        "sys.setrecursionlimit(100000)\n"
+        "def rec(n):\n"
+        "    return 0 if n == 0 else rec(n - 1) + 1\n"
+        "rec(69999)\n")
+    run = py.tracer("--no-c-calls", "deep.py", cwd=tmp_path, output="stats.csv")
+    assert run.returncode == 0, run.stderr
+    (row,) = [row for row in run.csv_rows() if row["name"] == "rec"]
+    assert row["counts"] == "70000"
+    std = float(row["std_ns"])
+    assert 0 < std < int(row["max_ns"]) - int(row["min_ns"])

@@ -1,4 +1,5 @@
 """python -m tracer: the program sees what plain python gives it, and the outputs."""
+import signal
 import subprocess
 
 import pytest
@@ -16,6 +17,7 @@ print("path0", sys.path[0])
 print("name", __name__, os.path.basename(__file__))
 print("main", sys.modules["__main__"].Point is Point)
 print("pickle", type(pickle.loads(pickle.dumps(Point()))).__name__)
+print("dunders", sorted(name for name in vars(sys.modules["__main__"]) if name.startswith("__")))
 """
 
 
@@ -128,3 +130,38 @@ def test_pytest_under_the_cli(tracer_run, tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     assert "1 passed" in run.stdout
     assert run.trace.named("test_ok")
+
+
+def test_keyboard_interrupt_as_plain_python(tracer_run, write, tmp_path):
+    write("interrupted.py", """\
+        import atexit, os, signal
+        atexit.register(print, "atexit ran")
+        def wait():
+            os.kill(os.getpid(), signal.SIGINT)
+        wait()
+        """)
+    run = tracer_run("interrupted.py")
+    plain = plain_python(["interrupted.py"], tmp_path)
+    assert plain.returncode == -signal.SIGINT  # Python dies of SIGINT after its traceback
+    assert run.returncode == plain.returncode
+    assert run.stdout == plain.stdout == "atexit ran\n"
+    assert run.stderr == plain.stderr
+    assert "tracer" not in run.stderr and "runpy" not in run.stderr
+    assert run.trace.named("wait")
+
+
+STACK_PROBE = """\
+import inspect, sys
+def probe():
+    outer = [f.function for f in inspect.stack()]
+    print(outer[outer.index("<module>") + 1:])
+probe()
+"""
+
+
+def test_frames_below_the_program_are_the_documented_ones(tracer_run, write, tmp_path):
+    # docs/python.md lists them: plain python has none below a script's <module>
+    write("stack.py", STACK_PROBE)
+    assert plain_python(["stack.py"], tmp_path).stdout == "[]\n"
+    run = tracer_run("stack.py")
+    assert run.stdout == "['run_script', 'main', '<module>', '_run_code', '_run_module_as_main']\n"

@@ -1,4 +1,11 @@
 """Which calls become zones: path filters, --max-depth, --min-duration."""
+import os
+
+import pytest
+
+from conftest import pythons
+
+
 def test_standard_library_is_left_out_by_default(tracer_run, write):
     script = write("std.py", """\
         import json
@@ -78,3 +85,37 @@ def test_min_duration_drops_short_zones_and_keeps_times(tracer_run, write):
     (main,), (slow,) = trace.named("main"), trace.named("slow")
     assert trace.parent(slow) is main
     assert slow["dur"] >= 10_000 and main["dur"] >= slow["dur"]
+
+
+GENERATED = """\
+import collections, dataclasses
+import urllib.parse
+
+Point = collections.namedtuple("Point", "x y")
+
+@dataclasses.dataclass
+class D:
+    a: int
+
+def make():
+    return Point(1, 2), D(3)
+
+exec(compile("def generated_here():\\n    return 1\\n", "<mine>", "exec"))
+make()
+generated_here()
+urllib.parse.urlparse("http://example.com/a?b=c")  # the standard library calling its own generated code
+"""
+
+
+@pytest.mark.parametrize("py", pythons(), indirect=True)
+def test_code_compiled_at_run_time_is_filtered_as_the_module_that_compiled_it(py, tmp_path):
+    # namedtuple's and dataclasses' generated methods (file "<string>") belong to the
+    # standard library; the program's own exec'd code belongs to the program
+    (tmp_path / "gen.py").write_text(GENERATED)
+    run = py.tracer("--no-c-calls", "gen.py", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    zones = {(z["name"], os.path.basename(z["args"]["file"])) for z in run.trace.zones}
+    assert zones == {("<module>", "gen.py"), ("D", "gen.py"), ("make", "gen.py"), ("<module>", "<mine>"),
+                     ("generated_here", "<mine>")}
+    run = py.tracer("--no-c-calls", "--include", "*", "gen.py", cwd=tmp_path)
+    assert ("<lambda>", "<string>") in {(z["name"], z["args"]["file"]) for z in run.trace.zones}  # when asked for

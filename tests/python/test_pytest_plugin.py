@@ -74,3 +74,14 @@ def test_plugin_is_inert_without_tracer_flag(write, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not (tmp_path / "t.json").exists()  # the profiler never started
+
+
+def test_source_location_budget_warning_in_the_terminal_summary(tracer_run, write):
+    # the warning goes to stderr when the budget runs out, which pytest captures per test
+    write("test_many.py", "".join(f"def f{i}():\n    pass\n\n" for i in range(10)) +
+          "def test_calls():\n" + "".join(f"    f{i}()\n" for i in range(10)))
+    run = tracer_run("-m", "pytest", "-q", "-p", "no:cacheprovider", "test_many.py",
+                     env={"TRACER_SRCLOC_BUDGET": "5"})
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "1 passed" in run.stdout
+    assert "tracer: more than 5 source locations" in run.stdout

@@ -84,6 +84,22 @@ static PyObject *api_message(PyObject *self, PyObject *args, PyObject *kwargs)
     Py_RETURN_NONE;
 }
 
+static PyObject *api_warning(PyObject *self, PyObject *text)
+{
+    Py_ssize_t len;
+    const char *s = text_arg(text, "warning text", &len);
+    if (!s)
+        return NULL;
+    ___tracy_emit_logString(TracyMessageSeverityWarning, 0, 0, (size_t)len, s);
+    Py_RETURN_NONE;
+}
+
+static PyObject *api_budget_warning(PyObject *self, PyObject *unused)
+{
+    const char *text = tp_srcloc_budget_warning();
+    return text[0] ? PyUnicode_FromString(text) : Py_NewRef(Py_None);
+}
+
 static PyObject *api_plot(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 2) {
@@ -140,6 +156,11 @@ static PyObject *api_is_connected(PyObject *self, PyObject *unused)
     return PyBool_FromLong(___tracy_connected());
 }
 
+static PyObject *api_profiler_started(PyObject *self, PyObject *unused)
+{
+    return PyBool_FromLong(___tracy_profiler_started());
+}
+
 static PyObject *api_capture_start(PyObject *self, PyObject *path)
 {
     PyObject *bytes;
@@ -149,6 +170,18 @@ static PyObject *api_capture_start(PyObject *self, PyObject *path)
     Py_DECREF(bytes);
     if (rc != 0)
         return PyErr_Format(PyExc_RuntimeError, "%s", tracyc_last_error());
+    Py_RETURN_NONE;
+}
+
+static PyObject *api_check_output(PyObject *self, PyObject *path)
+{
+    PyObject *bytes;
+    if (!PyUnicode_FSConverter(path, &bytes))
+        return NULL;
+    int rc = tracyc_output_check(PyBytes_AS_STRING(bytes));
+    Py_DECREF(bytes);
+    if (rc != 0)
+        return PyErr_Format(PyExc_ValueError, "%s", tracyc_last_error());
     Py_RETURN_NONE;
 }
 
@@ -174,14 +207,21 @@ PyMethodDef tp_api_methods[] = {
     {"is_tracing", api_is_tracing, METH_NOARGS, "is_tracing() -> bool"},
     {"message", (PyCFunction)(void (*)(void))api_message, METH_VARARGS | METH_KEYWORDS,
      "message(text, color=None)\nA message in the profile's timeline."},
+    {"budget_warning", api_budget_warning, METH_NOARGS,
+     "budget_warning() -> str or None\nThe warning given when the source-location budget ran out."},
+    {"warning", api_warning, METH_O, "warning(text)\nA warning in the profile's timeline (tracer's own notes)."},
     {"plot", (PyCFunction)(void (*)(void))api_plot, METH_FASTCALL, "plot(name, value)\nA value of the plot name."},
     {"frame_mark", (PyCFunction)(void (*)(void))api_frame_mark, METH_FASTCALL,
      "frame_mark(name=None)\nThe end of a frame of the main frame set, or of the set name."},
     {"set_thread_name", api_set_thread_name, METH_O, "set_thread_name(name)\nNames the calling thread."},
     {"is_connected", api_is_connected, METH_NOARGS, "is_connected() -> bool\nTrue while a Tracy server is connected."},
+    {"profiler_started", api_profiler_started, METH_NOARGS,
+     "profiler_started() -> bool\nThe profiler runs (and so does its worker thread)."},
     {"capture_start", api_capture_start, METH_O,
      "capture_start(path)\nProfiles in-process and writes path (.json, .csv, else a summary; '-' = stdout) at"
      " shutdown."},
+    {"check_output", api_check_output, METH_O,
+     "check_output(path)\nValueError when the in-process capture cannot write path's format (.tracy, ...)."},
     {"startup", api_startup, METH_NOARGS,
      "startup()\nStarts the profiler now, reading its environment (TRACY_PORT, TRACY_NO_EXIT, ...)."},
     {"shutdown", api_shutdown, METH_NOARGS,

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #if PY_VERSION_HEX >= 0x030C0000
 #define request_extra_index PyUnstable_Eval_RequestCodeExtraIndex
@@ -20,6 +21,8 @@
 struct code_extra {
     struct tp_code info;
     const char *qualname, *file;
+    const char *owner_file; /* what the filters judge: file, or for code compiled at run
+                               time, the file of the code that compiled it */
     int first_line;
     const tp_srcloc **lines; /* line zones, indexed by line - first_line */
     size_t nlines;
@@ -50,20 +53,22 @@ int tp_codeinfo_init(void)
 int tp_code_refresh(struct tp_code *info)
 {
     const struct code_extra *x = (const struct code_extra *)info;
-    info->traced = (uint8_t)tp_filter_traced(x->file);
+    info->traced = (uint8_t)tp_filter_traced(x->owner_file);
     info->gen = tp_filter_gen;
     if (info->traced && !info->loc)
         info->loc = tp_srcloc_get(NULL, x->qualname, x->file, (uint32_t)x->first_line, 0);
     return info->traced;
 }
 
-static struct code_extra *make_extra(PyCodeObject *co)
+/* owner: the file the filters judge the code by, NULL for its own. */
+static struct code_extra *make_extra(PyCodeObject *co, const char *owner)
 {
     struct code_extra *x = calloc(1, sizeof *x);
     if (!x)
         return NULL;
     x->qualname = tp_intern_str(co->co_qualname);
     x->file = tp_intern_str(co->co_filename);
+    x->owner_file = owner ? owner : x->file;
     x->first_line = co->co_firstlineno;
     if (!x->qualname || !x->file) {
         free(x);
@@ -86,8 +91,70 @@ struct tp_code *tp_code_lookup(PyCodeObject *co)
         return NULL;
     }
     if (__builtin_expect(x == NULL, 0))
-        x = make_extra(co);
+        x = make_extra(co, NULL);
     return x;
+}
+
+/* ---- code compiled at run time --------------------------------------------------- */
+
+/* Code compiled from a string (namedtuple, dataclasses, attrs, numpy's dispatchers, a
+ * program's own exec) has a made-up file name such as "<string>". Such code belongs to
+ * the module that compiled it and is filtered as that module's file: the standard
+ * library's generated code is left out with the standard library. The "exec" audit event
+ * (exec and eval) names the code, and the frame running exec is the module's. */
+static int generated(PyCodeObject *co)
+{
+    const char *name = PyUnicode_AsUTF8(co->co_filename);
+    if (!name) {
+        PyErr_Clear();
+        return 0;
+    }
+    return name[0] == '<' && strncmp(name, "<frozen ", 8) != 0;
+}
+
+static void attribute(PyCodeObject *co, const char *owner, int depth)
+{
+    if (generated(co)) {
+        void *x = NULL;
+        if (code_get_extra((PyObject *)co, extra_index, &x) != 0)
+            PyErr_Clear();
+        else if (!x) /* judged by its owner from the start: no source location for left-out code */
+            make_extra(co, owner);
+        else if (((struct code_extra *)x)->owner_file != owner) {
+            ((struct code_extra *)x)->owner_file = owner;
+            ((struct code_extra *)x)->info.gen = 0; /* judged again at its next call */
+        }
+    }
+    PyObject *consts = co->co_consts;
+    for (Py_ssize_t i = 0; depth < 64 && consts && i < PyTuple_GET_SIZE(consts); i++)
+        if (PyCode_Check(PyTuple_GET_ITEM(consts, i)))
+            attribute((PyCodeObject *)PyTuple_GET_ITEM(consts, i), owner, depth + 1);
+}
+
+static int on_audit(const char *event, PyObject *args, void *unused)
+{
+    if (strcmp(event, "exec") != 0 || !PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1 ||
+        !PyCode_Check(PyTuple_GET_ITEM(args, 0)))
+        return 0;
+    PyCodeObject *co = (PyCodeObject *)PyTuple_GET_ITEM(args, 0);
+    PyFrameObject *frame = PyEval_GetFrame(); /* the code calling exec(); none at a prompt */
+    if (!frame || !generated(co))
+        return 0;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyCodeObject *caller = PyFrame_GetCode(frame);
+    struct code_extra *creator = (struct code_extra *)tp_code_lookup(caller);
+    if (creator)
+        attribute(co, creator->owner_file, 0); /* generated code making code: the same owner */
+    Py_DECREF(caller);
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+    return 0;
+}
+
+int tp_codeinfo_watch_generated(void)
+{
+    return PySys_AddAuditHook(on_audit, NULL);
 }
 
 const tp_srcloc *tp_line_srcloc(PyCodeObject *co, int line)

@@ -15,6 +15,7 @@ struct list {
 };
 static struct list include_globs, exclude_globs, skip_dirs, own_dirs;
 static char *cwd;
+static int configured; /* until the first configure() there are no filters: nothing is traced */
 
 static void list_clear(struct list *l)
 {
@@ -76,6 +77,8 @@ static int matches_any(const char *path, const struct list *l)
 
 int tp_filter_traced(const char *file)
 {
+    if (!configured) /* code met before (tracer's own imports) makes no source location */
+        return 0;
     char buf[4096];
     const char *path = file;
     if (file[0] != '/' && file[0] != '<' && cwd) {
@@ -136,6 +139,7 @@ PyObject *tp_configure(PyObject *self, PyObject *args, PyObject *kwargs)
     if (min_ns >= 0)
         tp_cfg.min_ticks = min_ns ? (int64_t)((double)min_ns * tp_ticks_per_ns()) : 0;
     tp_srcloc_budget = (size_t)budget_v;
+    configured = 1;
     tp_filter_gen++;
     Py_RETURN_NONE;
 }

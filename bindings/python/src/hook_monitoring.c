@@ -230,21 +230,25 @@ int tp_hook_init(PyObject *module)
     return rc;
 }
 
-/* Takes the profiler tool id, or the next free one (cProfile also wants the first). */
+/* Takes a sys.monitoring tool id that no standard tool claims (3 and 4; then 5, which is
+ * reserved for optimizers), so that the program can still use pdb (DEBUGGER_ID 0),
+ * coverage (COVERAGE_ID 1) and cProfile (PROFILER_ID 2). Only when those are all taken
+ * does it fall back to a standard id, the profiler's first. */
 static int acquire_tool(void)
 {
-    for (int id = 2; id <= 5; id++) {
-        PyObject *r = monitoring_call("use_tool_id", "(is)", id, "tracer");
+    static const int order[] = {3, 4, 5, 2, 1, 0};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        PyObject *r = monitoring_call("use_tool_id", "(is)", order[i], "tracer");
         if (r) {
             Py_DECREF(r);
-            tool = id;
+            tool = order[i];
             return 0;
         }
         if (!PyErr_ExceptionMatches(PyExc_ValueError))
             return -1;
         PyErr_Clear();
     }
-    PyErr_SetString(PyExc_RuntimeError, "tracer: every sys.monitoring tool id from 2 to 5 is in use");
+    PyErr_SetString(PyExc_RuntimeError, "tracer: every sys.monitoring tool id is in use");
     return -1;
 }
 

@@ -90,18 +90,23 @@ const char *tp_intern_str(PyObject *s)
     return r;
 }
 
+/* The warning given when the budget ran out, "" before. */
+static char budget_warning[256];
+
+const char *tp_srcloc_budget_warning(void)
+{
+    return budget_warning;
+}
+
 static const tp_srcloc *over_budget(void)
 {
-    static int reported;
-    if (!reported) {
-        reported = 1;
-        char text[256];
-        int n = snprintf(text, sizeof text,
+    if (!budget_warning[0]) {
+        int n = snprintf(budget_warning, sizeof budget_warning,
                          "tracer: more than %zu source locations; further functions are recorded as '%s' "
                          "(raise the limit with TRACER_SRCLOC_BUDGET)",
                          tp_srcloc_budget, fallback.function);
-        PySys_WriteStderr("%s\n", text);
-        ___tracy_emit_logString(TracyMessageSeverityWarning, 0, 0, (size_t)n, text);
+        PySys_WriteStderr("%s\n", budget_warning);
+        ___tracy_emit_logString(TracyMessageSeverityWarning, 0, 0, (size_t)n, budget_warning);
     }
     return &fallback;
 }

@@ -34,10 +34,36 @@ static void make_key(void)
     pthread_key_create(&thread_key, free_thread);
 }
 
-/* Names the profiler's thread after its threading.Thread. Returns 0 when the thread is
- * not (yet) in threading's registry: on 3.12 a thread's first events come from
- * threading's bootstrap code, before it registers itself. */
-static int name_thread(void)
+/* The threading.Thread that is starting on this thread: the `self` of Thread._bootstrap,
+ * the outermost frame of every thread that threading starts. A thread's first events
+ * come before threading registers it in _active (its bootstrap code runs first). */
+static PyObject *starting_thread(PyObject *threading)
+{
+    PyFrameObject *f = PyEval_GetFrame();
+    if (!f)
+        return NULL;
+    Py_INCREF(f);
+    for (PyFrameObject *back; (back = PyFrame_GetBack(f)) != NULL;) {
+        Py_DECREF(f);
+        f = back;
+    }
+    PyObject *thread = NULL;
+    PyCodeObject *code = PyFrame_GetCode(f);
+    PyObject *globals = PyFrame_GetGlobals(f);
+    if (globals == PyModule_GetDict(threading) && PyUnicode_CompareWithASCIIString(code->co_name, "_bootstrap") == 0) {
+        PyObject *locals = PyFrame_GetLocals(f);
+        thread = locals ? PyMapping_GetItemString(locals, "self") : NULL;
+        Py_XDECREF(locals);
+    }
+    Py_XDECREF(globals);
+    Py_DECREF(code);
+    Py_DECREF(f);
+    return thread;
+}
+
+/* Names the profiler's thread after its threading.Thread, if it has one: the registered
+ * one (threads running when tracing starts), or the one being started. */
+static void name_thread(void)
 {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
@@ -48,7 +74,9 @@ static int name_thread(void)
     PyObject *main = mod ? PyObject_GetAttrString(mod, "_main_thread") : NULL;
     PyObject *ident = PyLong_FromUnsignedLong(PyThread_get_thread_ident());
     PyObject *thread = active && ident && PyDict_Check(active) ? PyDict_GetItemWithError(active, ident) : NULL;
-    int found = thread != NULL;
+    Py_XINCREF(thread);
+    if (!thread && mod && !PyErr_Occurred())
+        thread = starting_thread(mod);
     if (thread && thread != main) {
         PyObject *name = PyObject_GetAttrString(thread, "name");
         const char *s = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
@@ -56,15 +84,17 @@ static int name_thread(void)
             ___tracy_set_thread_name(s);
         Py_XDECREF(name);
     }
+    Py_XDECREF(thread);
     Py_XDECREF(ident);
     Py_XDECREF(main);
     Py_XDECREF(active);
     Py_XDECREF(mod);
     PyErr_Clear();
     PyErr_Restore(type, value, tb);
-    return found;
 }
 
+/* Made at the thread's first event, before any of its zones: the name must be known
+ * before the profiler first reports the thread, or the server never learns it. */
 struct tp_thread *tp_thread_make(void)
 {
     pthread_once(&key_once, make_key);
@@ -74,17 +104,8 @@ struct tp_thread *tp_thread_make(void)
     t->epoch = tp_epoch;
     tp_self = t; /* before naming: naming runs Python code, which may come back here */
     pthread_setspecific(thread_key, t);
-    t->unnamed = !name_thread();
+    name_thread();
     return t;
-}
-
-/* The thread's first zone is in the program's code, which runs registered: try again. */
-static inline void name_late(struct tp_thread *t)
-{
-    if (__builtin_expect(t->unnamed, 0)) {
-        t->unnamed = 0;
-        name_thread();
-    }
 }
 
 static struct tp_zone *push(struct tp_thread *t)
@@ -168,7 +189,6 @@ static void unwind(struct tp_thread *t, uint32_t from)
 
 void tp_auto_begin(struct tp_thread *t, enum tp_kind kind, const void *owner, const tp_srcloc *loc)
 {
-    name_late(t);
     struct tp_zone *z = push(t);
     if (!z)
         return;
@@ -235,7 +255,6 @@ void tp_close_auto(struct tp_thread *t)
 
 void tp_manual_begin(struct tp_thread *t, const void *owner, const tp_srcloc *loc)
 {
-    name_late(t);
     flush(t, t->len);
     struct tp_zone *z = push(t);
     if (!z)

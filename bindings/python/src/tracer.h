@@ -38,6 +38,8 @@ const char *tp_intern_str(PyObject *s);
  * shared fallback, and the first time that happens a warning is printed. */
 const tp_srcloc *tp_srcloc_get(const char *name, const char *function, const char *file, uint32_t line, uint32_t color);
 extern size_t tp_srcloc_budget;
+/* The warning printed when the budget ran out, "" while it has not. */
+const char *tp_srcloc_budget_warning(void);
 
 /* ---- per-code and per-C-function lookups (codeinfo.c) ------------------------------- */
 struct tp_code {
@@ -46,6 +48,8 @@ struct tp_code {
     uint8_t traced;
 };
 int tp_codeinfo_init(void);
+/* Attributes code compiled at run time from now on to the file that compiled it. */
+int tp_codeinfo_watch_generated(void);
 /* The info of a code object, made on first sight. NULL when it cannot be made. */
 struct tp_code *tp_code_lookup(PyCodeObject *co);
 /* Applies the current filters to the code (and makes its source location if traced). */
@@ -91,7 +95,6 @@ struct tp_thread {
     uint32_t depth;   /* open TP_PY and TP_C entries, for --max-depth */
     uint32_t flushed; /* no TP_PENDING entry below this index */
     uint32_t epoch;   /* tp_epoch when this stack was last in step with tracing */
-    uint8_t unnamed;  /* its threading.Thread was not registered yet when the stack was made */
 };
 /* Incremented whenever tracing starts or stops: a stack from an older epoch holds
  * zones of a finished tracing period, which tp_thread_sync closes. */

@@ -5,8 +5,17 @@
 
 See docs/python.md.
 """
+import os
+
+from tracer import _fork
 from tracer._profiler import Profiler
 from tracer._signpost import signpost
 from tracer._tracer import frame_mark, is_connected, message, plot, set_thread_name, zone
+
+_fork.install()
+if os.environ.get("TRACYC_OUTPUT", "-") != "-":
+    # the profiler starts at its first use, perhaps after an os.chdir: a relative path
+    # means where the program is now
+    os.environ["TRACYC_OUTPUT"] = os.path.abspath(os.environ["TRACYC_OUTPUT"])
 
 __all__ = ["Profiler", "frame_mark", "is_connected", "message", "plot", "set_thread_name", "signpost", "zone"]

@@ -1,12 +1,14 @@
 """python -m tracer [options] (script.py | -m module) [args ...]"""
 import atexit
 import os
+import select
+import signal
 import sys
 
 from tracer import _cli, _run, _session, _tracer
 
 
-def _start_profiler(options):
+def _start_profiler(options, prog):
     """Starts the profiler with the CLI's settings, leaving the program's environment as it was."""
     settings = {"TRACY_PORT": str(options.port) if options.port is not None else None,
                 "TRACY_NO_EXIT": "1" if options.wait else None}
@@ -24,7 +26,22 @@ def _start_profiler(options):
         try:
             _tracer.capture_start(options.output)
         except RuntimeError as exc:
-            sys.exit(f"python -m tracer: {exc}")
+            sys.exit(f"{prog}: {exc}")
+
+
+def _stdout_takes_a_summary():
+    """The summary goes to stdout only while the program keeps it open and someone reads
+    it: a profiler adds no output (nor errors) to a program that has closed its streams.
+    The program's own pending output is flushed first, to come before the summary."""
+    if sys.stdout is None or sys.stdout.closed:
+        return False
+    try:
+        sys.stdout.flush()
+        poller = select.poll()
+        poller.register(1, select.POLLOUT)
+        return not any(events & (select.POLLERR | select.POLLNVAL) for _, events in poller.poll(0))
+    except (OSError, ValueError):
+        return False  # a broken pipe, or fd 1 closed
 
 
 def _finish(options, pid):
@@ -32,18 +49,56 @@ def _finish(options, pid):
     if os.getpid() != pid:
         return  # a forked child: the profile belongs to the parent
     _tracer.stop()
-    if not options.output and not options.wait and not _tracer.is_connected():
+    if not options.output and not options.wait and not _tracer.is_connected() and _stdout_takes_a_summary():
         try:
             _tracer.capture_start("-")
         except RuntimeError:
             pass  # a capture is running already (TRACYC_OUTPUT), or the profiler is disabled
-    sys.stdout.flush()
     _tracer.shutdown()
+    if getattr(options, "interrupted", False):
+        _die_of_sigint()
 
 
-def main(argv):
-    options, module, script, args = _cli.parse(argv)
-    _start_profiler(options)
+def _die_of_sigint():
+    """What Python does after the traceback of an uncaught KeyboardInterrupt and its exit
+    handlers: die of SIGINT, so that a shell or parent sees the interruption. _finish runs
+    as the last exit handler (registered before the program's)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and not stream.closed:
+                stream.flush()
+        except (OSError, ValueError):
+            pass
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def _write_profile_on_sigterm(options, pid):
+    """SIGTERM is how programs are stopped the normal way: unless the program handles it
+    itself, the profile is written (saying it was cut short) before the process dies of
+    SIGTERM, as it would without tracer. Forked children get the default back."""
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+
+    def on_sigterm(signum, frame):
+        # (with --wait and no server the profile has nowhere to go: do not wait for one)
+        if os.getpid() == pid and not (options.wait and not _tracer.is_connected()):
+            _tracer.warning("tracer: the program was stopped by SIGTERM; the profile ends here")
+            _finish(options, pid)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    def in_child():
+        if signal.getsignal(signal.SIGTERM) is on_sigterm:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+    os.register_at_fork(after_in_child=in_child)
+
+
+def main(argv, prog="python -m tracer"):
+    options, module, script, args = _cli.parse(argv, prog)
+    _start_profiler(options, prog)
     _session.configure(c_calls=not options.no_c_calls, lines=options.lines, max_depth=options.max_depth,
                        min_duration_ns=options.min_duration, include=options.include, exclude=options.exclude)
     _session.cli_active = True
@@ -51,6 +106,7 @@ def main(argv):
         plugins = os.environ.get("PYTEST_PLUGINS")
         os.environ["PYTEST_PLUGINS"] = f"{plugins},tracer.pytest_plugin" if plugins else "tracer.pytest_plugin"
     atexit.register(_finish, options, os.getpid())
+    _write_profile_on_sigterm(options, os.getpid())
     if not options.partial:
         _session.start()
     try:
@@ -58,10 +114,12 @@ def main(argv):
             _run.run_module(module, args)
         else:
             _run.run_script(script, args)
-    except (SystemExit, KeyboardInterrupt):
+    except SystemExit:
         raise
     except BaseException as exc:
         _run.report_uncaught(exc)
+        if isinstance(exc, KeyboardInterrupt):
+            options.interrupted = True  # _finish ends the process as Python does
         sys.exit(1)
 
 

@@ -2,9 +2,10 @@
 import argparse
 import re
 
-USAGE = "python -m tracer [options] (script.py | -m module) [args ...]"
+from tracer import _tracer
+
 # Options that take a value, so the program's own arguments can be told apart.
-_VALUED = {"-o", "--output", "--port", "--include", "--exclude", "--max-depth", "--min-duration"}
+_VALUED = {"-o", "--output", "-t", "--port", "--include", "--exclude", "--max-depth", "--min-duration"}
 _UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 
 
@@ -16,18 +17,38 @@ def duration_ns(text):
     return int(float(match.group(1)) * _UNITS[match.group(2) or "us"])
 
 
-def _parser():
+def output_path(text):
+    """-o FILE: a name whose format the in-process capture writes."""
+    try:
+        _tracer.check_output(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+class _NoReport(argparse.Action):
+    """tt-metal's -r (capture plus ops report) needs tt-metal's own tools."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error("-r (tt-metal's capture and ops report) is not part of tracer: run tracyc-capture -o "
+                     "profile.json (or upstream's tracy-capture -o profile.tracy) next to the program; signposts "
+                     "keep tt-metal's format for its report tools")
+
+
+def _parser(prog):
     p = argparse.ArgumentParser(
-        prog="python -m tracer", usage=USAGE,
+        prog=prog, usage=f"{prog} [options] (script.py | -m module) [args ...]",
         description="Run a Python program with every call recorded as a Tracy zone. With no -o and no "
                     "Tracy server connected, a summary of the top zones is printed at exit.")
     p.add_argument("-p", "--partial", action="store_true",
                    help="trace only between Profiler().enable() and disable()")
     p.add_argument("-l", "--lines", action="store_true", help="line-level zones (needs --partial)")
-    p.add_argument("-o", "--output", metavar="FILE",
+    p.add_argument("-o", "--output", metavar="FILE", type=output_path,
                    help="profile in-process, no server: write FILE at exit (.json Chrome trace, "
-                        ".csv zone statistics, anything else a text summary)")
-    p.add_argument("--port", type=int, metavar="N", help="listen for the Tracy server on port N (default 8086)")
+                        ".csv zone statistics, .txt or no extension a text summary)")
+    p.add_argument("-t", "--port", type=int, metavar="N",
+                   help="listen for the Tracy server on port N (default 8086)")
+    p.add_argument("-r", nargs=0, action=_NoReport, help=argparse.SUPPRESS)
     p.add_argument("--wait", action="store_true",
                    help="at exit, wait until a Tracy server has connected and received everything")
     p.add_argument("--include", action="append", default=[], metavar="GLOB",
@@ -42,14 +63,14 @@ def _parser():
     return p
 
 
-def parse(argv):
+def parse(argv, prog="python -m tracer"):
     """Returns (options, module, script, args): one of module and script is set."""
     i = 0
     while i < len(argv) and argv[i] != "-m" and argv[i].startswith("-") and argv[i] != "-":
         if argv[i] == "--":
             break
         i += 2 if argv[i] in _VALUED else 1
-    parser = _parser()
+    parser = _parser(prog)
     options = parser.parse_args(argv[:i])
     rest = argv[i + 1:] if i < len(argv) and argv[i] == "--" else argv[i:]
     if options.lines and not options.partial:

@@ -19,7 +19,12 @@ def skip_dirs():
     return sorted(dirs)
 
 
-def own_dirs():
-    """tracer's own package: its frames are machinery, never part of the program."""
+def own_packages():
+    """tracer's own package and its tt-metal-named twin `tracy`, beside it."""
     here = os.path.dirname(os.path.abspath(__file__))
-    return sorted({_as_dir(here), _as_dir(os.path.realpath(here))})
+    return here, os.path.join(os.path.dirname(here), "tracy")
+
+
+def own_dirs():
+    """tracer's own packages: their frames are machinery, never part of the program."""
+    return sorted({_as_dir(d) for d in own_packages()} | {_as_dir(os.path.realpath(d)) for d in own_packages()})

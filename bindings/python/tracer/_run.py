@@ -8,12 +8,16 @@ import runpy
 import sys
 import types
 
-_OWN_FILES = (os.path.dirname(os.path.abspath(__file__)), runpy.__file__)
+from tracer import _filters
+
+_OWN_FILES = (*(os.path.join(d, "") for d in _filters.own_packages()), runpy.__file__)
 
 
 def _fresh_main(path=None):
     main = types.ModuleType("__main__")
     main.__builtins__ = builtins
+    if "__annotations__" in vars(sys.modules["__main__"]):  # the interpreter's own __main__ has one (3.11-3.13)
+        main.__annotations__ = {}
     if path:
         main.__file__ = path
         main.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)

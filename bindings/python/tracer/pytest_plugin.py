@@ -18,7 +18,7 @@ def pytest_addoption(parser):
     group = parser.getgroup("tracer", "Tracy profiling (tracer)")
     group.addoption("--tracer", action="store_true", help="trace every Python call of the run into Tracy")
     group.addoption("--tracer-output", metavar="FILE",
-                    help="with --tracer: profile in-process and write FILE at exit (.json, .csv, else a summary)")
+                    help="with --tracer: profile in-process and write FILE at exit (.json, .csv, .txt summary)")
 
 
 def pytest_configure(config):
@@ -28,7 +28,11 @@ def pytest_configure(config):
     if enabled:
         output = config.getoption("tracer_output")
         if output:
-            _tracer.capture_start(output)
+            try:
+                _tracer.check_output(output)
+                _tracer.capture_start(output)
+            except (ValueError, RuntimeError) as exc:
+                raise pytest.UsageError(f"--tracer-output: {exc}") from None
         if not _tracer.is_tracing():
             _session.start()
     config.pluginmanager.register(_TracedRun(stop_at_end=enabled), "tracer-run")
@@ -43,6 +47,13 @@ class _TracedRun:
 
     def pytest_sessionfinish(self, session, exitstatus):
         signpost("pytest session end", f"exit status {int(exitstatus)}, {session.testsfailed} failed")
+
+    def pytest_terminal_summary(self, terminalreporter):
+        # tracer's warnings go to stderr when they happen, which pytest captures per test
+        warning = _tracer.budget_warning()
+        if warning:
+            terminalreporter.write_sep("=", "tracer", yellow=True)
+            terminalreporter.write_line(warning, yellow=True)
 
     def pytest_unconfigure(self, config):
         if self._stop_at_end:
