@@ -7,12 +7,18 @@
 
 static const TracyCZoneCtx inactive_zone = {0, 0};
 
-static inline TracyCZoneCtx zone_begin_at(unsigned type, uint64_t srcloc, int64_t time)
+/* Reserves the record first and only then reads the clock (when `now`): the first call
+ * of a process starts the profiler inside tc_thread_reserve, and that start chooses the
+ * clock source, so a time read earlier would be in the wrong unit. Inlined with a
+ * constant `now`, the choice costs nothing. */
+static inline TracyCZoneCtx zone_begin(unsigned type, uint64_t srcloc, int now, int64_t time)
 {
     struct tc_thread *t;
     union tc_rec *r = tc_thread_reserve(&t, type, 0, 0);
     if (__builtin_expect(!r, 0))
         return inactive_zone;
+    if (now)
+        time = tc_clock_now();
     if (type == TC_REC_ZONE_BEGIN_ALLOC) /* a constant where this is inlined */
         r->zone_begin_alloc = (struct tc_rec_zone_begin_alloc){
             .type = TC_REC_ZONE_BEGIN_ALLOC, .time = time, .payload = (uint8_t *)(uintptr_t)srcloc};
@@ -25,23 +31,18 @@ static inline TracyCZoneCtx zone_begin_at(unsigned type, uint64_t srcloc, int64_
     return ctx;
 }
 
-static inline TracyCZoneCtx zone_begin(unsigned type, uint64_t srcloc)
-{
-    return zone_begin_at(type, srcloc, tc_clock_now());
-}
-
 TracyCZoneCtx ___tracy_emit_zone_begin(const struct ___tracy_source_location_data *srcloc, int32_t active)
 {
     if (!active || !srcloc)
         return inactive_zone;
-    return zone_begin(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc);
+    return zone_begin(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc, 1, 0);
 }
 
 TracyCZoneCtx tracyc_zone_begin_at(const struct ___tracy_source_location_data *srcloc, int64_t time)
 {
     if (!srcloc)
         return inactive_zone;
-    return zone_begin_at(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc, time);
+    return zone_begin(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc, 0, time);
 }
 
 TracyCZoneCtx ___tracy_emit_zone_begin_callstack(const struct ___tracy_source_location_data *srcloc, int32_t depth,
@@ -59,7 +60,7 @@ TracyCZoneCtx ___tracy_emit_zone_begin_alloc(uint64_t srcloc, int32_t active)
         free((void *)(uintptr_t)srcloc);
         return inactive_zone;
     }
-    TracyCZoneCtx ctx = zone_begin(TC_REC_ZONE_BEGIN_ALLOC, srcloc);
+    TracyCZoneCtx ctx = zone_begin(TC_REC_ZONE_BEGIN_ALLOC, srcloc, 1, 0);
     if (!ctx.active)
         free((void *)(uintptr_t)srcloc);
     return ctx;
