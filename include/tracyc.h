@@ -15,8 +15,10 @@
  *   TRACY_PORT=N          listen on port N (default 8086, trying the next 19 ports when busy)
  *   TRACYC_LISTEN=any     listen on every interface (default: 127.0.0.1 only)
  *   TRACYC_BROADCAST=1    announce the client by UDP broadcast (default: off)
- *   TRACYC_BUFFER_LIMIT=N bytes kept while no server is connected (default 256 MiB;
- *                         suffixes K, M, G); past it events are dropped and counted
+ *   TRACYC_BUFFER_LIMIT=N bytes kept for events not yet sent (default 256 MiB; suffixes
+ *                         K, M, G); past it events are dropped and counted. Ends of zones
+ *                         already recorded have a fixed 64 KiB reserve beyond it: the
+ *                         worst case is the limit + 64 KiB
  *   TRACY_NO_EXIT=1       at exit, wait until a server has connected and received everything
  *   TRACYC_OUTPUT=FILE    profile in-process and write FILE at exit (.json, .csv, .txt)
  *   TRACYC_DISABLE=1      make the whole library inert: no thread, no socket
@@ -568,7 +570,8 @@ TRACYC_API uint32_t tracyc_section_enter(uint16_t category, const char *text, si
 TRACYC_API void tracyc_section_leave(uint32_t id);
 TRACYC_API void tracyc_section_setup(uint16_t category, const char *text, size_t len);
 
-/* Number of events dropped because the buffer limit was reached. */
+/* Number of events dropped because the buffer limit (TRACYC_BUFFER_LIMIT, plus the reserve
+ * for zone ends) was reached. */
 TRACYC_API uint64_t tracyc_dropped_events(void);
 
 /* 1 when TRACYC_DISABLE made the library inert. */

@@ -21,12 +21,10 @@ static void commit(struct tc_thread *t, int serial)
 static void zone_begin(uint64_t srcloc, uint16_t query, uint8_t context, int alloc, int serial)
 {
     struct tc_thread *t = tc_thread_get();
-    if (!t)
-        return;
-    union tc_rec *r = reserve(TC_REC_GPU_ZONE_BEGIN, 0, serial);
+    union tc_rec *r = t ? reserve(TC_REC_GPU_ZONE_BEGIN, 0, serial) : NULL;
     if (!r) {
         if (alloc)
-            free((void *)(uintptr_t)srcloc);
+            tc_srcloc_payload_free(srcloc);
         return;
     }
     r->gpu_zone_begin.alloc = alloc != 0;

@@ -56,13 +56,9 @@ TracyCZoneCtx ___tracy_emit_zone_begin_alloc(uint64_t srcloc, int32_t active)
 {
     if (!srcloc)
         return inactive_zone;
-    if (!active) {
-        free((void *)(uintptr_t)srcloc);
-        return inactive_zone;
-    }
-    TracyCZoneCtx ctx = zone_begin(TC_REC_ZONE_BEGIN_ALLOC, srcloc, 1, 0);
+    TracyCZoneCtx ctx = active ? zone_begin(TC_REC_ZONE_BEGIN_ALLOC, srcloc, 1, 0) : inactive_zone;
     if (!ctx.active)
-        free((void *)(uintptr_t)srcloc);
+        tc_srcloc_payload_free(srcloc);
     return ctx;
 }
 

@@ -308,6 +308,14 @@ static inline char *tc_rec_text(const union tc_rec *r)
     return (char *)r + tc_rec_fixed_size(r->any.type);
 }
 
+/* Bytes of an allocated source location (srcloc.c): its first two bytes. */
+static inline size_t tc_srcloc_payload_size(const void *payload)
+{
+    uint16_t size;
+    __builtin_memcpy(&size, payload, 2);
+    return size;
+}
+
 /* A frame image as queued: already DXT1-compressed. */
 struct tc_frame_image {
     uint32_t frame;

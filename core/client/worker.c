@@ -129,12 +129,15 @@ static void remember(const union tc_rec *r)
 /* Heap data a record owns, released once every connection has encoded it. */
 static void release(const union tc_rec *r)
 {
-    if (r->any.type == TC_REC_ZONE_BEGIN_ALLOC)
-        free(r->zone_begin_alloc.payload);
-    else if (r->any.type == TC_REC_GPU_ZONE_BEGIN && r->gpu_zone_begin.alloc)
-        free((void *)(uintptr_t)r->gpu_zone_begin.srcloc);
-    else if (r->any.type == TC_REC_FRAME_IMAGE)
-        free(r->frame_image.image);
+    if (r->any.type == TC_REC_ZONE_BEGIN_ALLOC) {
+        tc_buffer_free(r->zone_begin_alloc.payload, tc_srcloc_payload_size(r->zone_begin_alloc.payload));
+    } else if (r->any.type == TC_REC_GPU_ZONE_BEGIN && r->gpu_zone_begin.alloc) {
+        void *payload = (void *)(uintptr_t)r->gpu_zone_begin.srcloc;
+        tc_buffer_free(payload, tc_srcloc_payload_size(payload));
+    } else if (r->any.type == TC_REC_FRAME_IMAGE) {
+        struct tc_frame_image *img = r->frame_image.image;
+        tc_buffer_free(img, sizeof *img + img->size);
+    }
 }
 
 static void release_all(const uint8_t *begin, const uint8_t *end, int serial)
