@@ -322,7 +322,10 @@ TRACYC_API int ___tracy_begin_sampling_profiling(void);
 TRACYC_API void ___tracy_end_sampling_profiling(void);
 
 /* Fibers: zones emitted between enter and leave belong to the fiber named fiber (a
- * string that must stay valid). Always available, no TRACY_FIBERS needed. */
+ * string that must stay valid; its address identifies the fiber). They nest in the
+ * fiber: a zone begun in it on one thread may end in it on another thread that entered
+ * it later (hand it over: leave on one thread before entering on the next). Always
+ * available, no TRACY_FIBERS needed. */
 TRACYC_API void ___tracy_fiber_enter(const char *fiber);
 TRACYC_API void ___tracy_fiber_leave(void);
 

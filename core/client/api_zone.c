@@ -27,7 +27,8 @@ static inline TracyCZoneCtx zone_begin(unsigned type, uint64_t srcloc, int now, 
     /* Not published yet: the next record of this thread (at the latest the zone's end)
      * publishes it. That saves one cache-line transfer to the worker per zone, and the
      * server could not close the zone before its end anyway. */
-    TracyCZoneCtx ctx = {t->zone_key | (++t->depth & 0xfffff), 1};
+    struct tc_zone_stack *z = t->zones;
+    TracyCZoneCtx ctx = {z->key | (++z->depth & 0xfffff), 1};
     return ctx;
 }
 
@@ -68,15 +69,19 @@ TracyCZoneCtx ___tracy_emit_zone_begin_alloc_callstack(uint64_t srcloc, int32_t 
     return ___tracy_emit_zone_begin_alloc(srcloc, active);
 }
 
-/* The zone of ctx is the innermost open zone of the calling thread. A zone ended on
- * another thread, ended twice or out of order would make the server abort the whole
- * capture, so such calls are ignored (and reported through tracyc_last_error). */
+/* The zone of ctx is the innermost open zone of the calling thread's context: the fiber
+ * it runs, or else the thread itself. A zone ended in another context, ended twice or
+ * out of order would make the server abort the whole capture, so such calls are ignored
+ * (and reported through tracyc_last_error). */
 static inline struct tc_thread *innermost(TracyCZoneCtx ctx)
 {
     struct tc_thread *t = tc_self;
-    if (__builtin_expect(t && ctx.id == (t->zone_key | (t->depth & 0xfffff)) && t->depth, 1))
-        return t;
-    tc_set_error("zone %u is not the innermost open zone of this thread", ctx.id);
+    if (__builtin_expect(t != NULL, 1)) {
+        const struct tc_zone_stack *z = t->zones;
+        if (__builtin_expect(ctx.id == (z->key | (z->depth & 0xfffff)) && z->depth, 1))
+            return t;
+    }
+    tc_set_error("zone %u is not the innermost open zone of this thread or fiber", ctx.id);
     return NULL;
 }
 
@@ -85,7 +90,7 @@ static inline void zone_end_at(TracyCZoneCtx ctx, int64_t time)
     struct tc_thread *t = innermost(ctx);
     if (!t)
         return;
-    t->depth--;
+    t->zones->depth--;
     /* Forced: the begin was recorded, so the end must be, even past the buffer limit. */
     union tc_rec *r = tc_stream_reserve(&t->stream, tc_rec_size(TC_REC_ZONE_END, 0), 1);
     if (__builtin_expect(!r, 0)) {

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct tc_fiber;
+
 #define TC_REC_HEAD(byte, word)                                                                                        \
     uint8_t type;                                                                                                      \
     uint8_t byte;                                                                                                      \
@@ -97,9 +99,9 @@ struct tc_rec_frame_image {
 };
 
 struct tc_rec_fiber_enter {
-    TC_REC_HEAD(unused8, unused32);
+    TC_REC_HEAD(unused8, seq); /* the how-many-th enter of the fiber (fiber.h) */
     int64_t time;
-    const char *fiber;
+    struct tc_fiber *fiber; /* fiber.h: its name, and the worker's view of it */
 };
 
 struct tc_rec_fiber_leave {

@@ -191,9 +191,11 @@ size_t tc_stream_drain(struct tc_stream *s, const struct tc_stream_mark *m, tc_r
         struct tc_chunk *c = s->head;
         size_t end = (m && m->chunk == c) ? m->end : atomic_load_explicit(&c->committed, memory_order_acquire);
         if (s->read < end) {
-            fn(user, c->data + s->read, c->data + end);
-            bytes += end - s->read;
-            s->read = end;
+            size_t used = fn(user, c->data + s->read, c->data + end);
+            bytes += used;
+            s->read += used;
+            if (s->read < end)
+                return bytes;
         }
         if (m && m->chunk == c)
             return bytes;

@@ -96,8 +96,9 @@ static inline void tc_stream_commit(struct tc_stream *s)
 /* Consumer side. */
 void tc_stream_mark(struct tc_stream *s, struct tc_stream_mark *m);
 /* Calls fn on each contiguous run of whole records up to the mark (or everything when
- * mark is NULL); returns the bytes drained. */
-typedef void (*tc_range_fn)(void *user, const uint8_t *begin, const uint8_t *end);
+ * mark is NULL); returns the bytes drained. fn returns the bytes it consumed, from the
+ * start of the run: fewer than offered stops the drain there (the rest waits). */
+typedef size_t (*tc_range_fn)(void *user, const uint8_t *begin, const uint8_t *end);
 size_t tc_stream_drain(struct tc_stream *s, const struct tc_stream_mark *m, tc_range_fn fn, void *user);
 int tc_stream_empty(struct tc_stream *s);
 
