@@ -26,7 +26,8 @@
  * Lifetime: the profiler starts at the first call into the library (or at
  * ___tracy_startup_profiler) and stops at process exit (or ___tracy_shutdown_profiler).
  * Both startup and shutdown are always exported, so TRACY_MANUAL_LIFETIME code works;
- * calls made after shutdown are ignored.
+ * a shutdown is final: calls made after it are ignored, and a later startup does not
+ * start the profiler again (___tracy_profiler_started() stays 0).
  *
  * Callstacks: tracyc does not collect callstacks yet. The *_callstack variants record
  * their event without a callstack, and ___tracy_begin_sampling_profiling returns 0
