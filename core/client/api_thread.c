@@ -32,7 +32,7 @@ void ___tracy_fiber_enter(const char *fiber)
     struct tc_fiber *f = t ? tc_fiber_get(fiber) : NULL;
     if (!f)
         return;
-    t->zones = &f->zones;
+    tc_fiber_switch(t, f);
     union tc_rec *r = tc_thread_reserve(&t, TC_REC_FIBER_ENTER, 0, 1);
     if (!r)
         return;
@@ -47,7 +47,7 @@ void ___tracy_fiber_leave(void)
     struct tc_thread *t = tc_thread_get();
     if (!t)
         return;
-    t->zones = &t->own;
+    tc_fiber_switch(t, NULL);
     union tc_rec *r = tc_thread_reserve(&t, TC_REC_FIBER_LEAVE, 0, 1);
     if (!r)
         return;

@@ -7,18 +7,27 @@
 
 static const TracyCZoneCtx inactive_zone = {0, 0};
 
-/* Reserves the record first and only then reads the clock (when `now`): the first call
- * of a process starts the profiler inside tc_thread_reserve, and that start chooses the
- * clock source, so a time read earlier would be in the wrong unit. Inlined with a
+/* The time is read first, so that it does not include the reservation. The first call
+ * of a thread (maybe of the process) takes the slow path, where the profiler may only now
+ * start and choose the clock source (TSC ticks or nanoseconds): there the time is read
+ * again, since one read before the start would be in the wrong unit. Inlined with a
  * constant `now`, the choice costs nothing. */
 static inline TracyCZoneCtx zone_begin(unsigned type, uint64_t srcloc, int now, int64_t time)
 {
-    struct tc_thread *t;
-    union tc_rec *r = tc_thread_reserve(&t, type, 0, 0);
-    if (__builtin_expect(!r, 0))
-        return inactive_zone;
     if (now)
         time = tc_clock_now();
+    struct tc_thread *t = tc_self;
+    if (__builtin_expect(!t, 0)) {
+        if (!(t = tc_thread_attach()))
+            return inactive_zone;
+        if (now)
+            time = tc_clock_now();
+    }
+    union tc_rec *r = tc_stream_reserve(&t->stream, tc_rec_size(type, 0), 0);
+    if (__builtin_expect(!r, 0)) {
+        tc_count_drop();
+        return inactive_zone;
+    }
     if (type == TC_REC_ZONE_BEGIN_ALLOC) /* a constant where this is inlined */
         r->zone_begin_alloc = (struct tc_rec_zone_begin_alloc){
             .type = TC_REC_ZONE_BEGIN_ALLOC, .time = time, .payload = (uint8_t *)(uintptr_t)srcloc};
@@ -27,8 +36,7 @@ static inline TracyCZoneCtx zone_begin(unsigned type, uint64_t srcloc, int now, 
     /* Not published yet: the next record of this thread (at the latest the zone's end)
      * publishes it. That saves one cache-line transfer to the worker per zone, and the
      * server could not close the zone before its end anyway. */
-    struct tc_zone_stack *z = t->zones;
-    TracyCZoneCtx ctx = {z->key | (++z->depth & 0xfffff), 1};
+    TracyCZoneCtx ctx = {t->zones.key | (++t->zones.depth & 0xfffff), 1};
     return ctx;
 }
 
@@ -76,11 +84,8 @@ TracyCZoneCtx ___tracy_emit_zone_begin_alloc_callstack(uint64_t srcloc, int32_t 
 static inline struct tc_thread *innermost(TracyCZoneCtx ctx)
 {
     struct tc_thread *t = tc_self;
-    if (__builtin_expect(t != NULL, 1)) {
-        const struct tc_zone_stack *z = t->zones;
-        if (__builtin_expect(ctx.id == (z->key | (z->depth & 0xfffff)) && z->depth, 1))
-            return t;
-    }
+    if (__builtin_expect(t && ctx.id == (t->zones.key | (t->zones.depth & 0xfffff)) && t->zones.depth, 1))
+        return t;
     tc_set_error("zone %u is not the innermost open zone of this thread or fiber", ctx.id);
     return NULL;
 }
@@ -90,7 +95,7 @@ static inline void zone_end_at(TracyCZoneCtx ctx, int64_t time)
     struct tc_thread *t = innermost(ctx);
     if (!t)
         return;
-    t->zones->depth--;
+    t->zones.depth--;
     /* Forced: the begin was recorded, so the end must be, even past the buffer limit. */
     union tc_rec *r = tc_stream_reserve(&t->stream, tc_rec_size(TC_REC_ZONE_END, 0), 1);
     if (__builtin_expect(!r, 0)) {

@@ -49,6 +49,18 @@ struct tc_fiber *tc_fiber_get(const char *name)
     return created;
 }
 
+void tc_fiber_switch(struct tc_thread *t, struct tc_fiber *f)
+{
+    if (t->running == f)
+        return;
+    if (t->running)
+        t->running->zones = t->zones;
+    else
+        t->own = t->zones;
+    t->zones = f ? f->zones : t->own;
+    t->running = f;
+}
+
 void tc_fiber_each(void (*fn)(struct tc_fiber *f, void *user), void *user)
 {
     for (size_t i = 0; i < sizeof buckets / sizeof *buckets; i++)

@@ -20,7 +20,7 @@
 struct tc_fiber {
     const char *name;
     struct tc_fiber *next;      /* in its bucket of the table; set before it is published */
-    struct tc_zone_stack zones; /* written by the thread running the fiber */
+    struct tc_zone_stack zones; /* saved here while no thread runs it (state.h) */
     _Atomic uint32_t enters;    /* enters recorded: numbers them */
     /* worker side */
     _Alignas(64) uint32_t drained;     /* the number of the last enter drained */
@@ -30,6 +30,10 @@ struct tc_fiber {
 
 /* The fiber called name, created at its first use; NULL when out of memory. Lock-free. */
 struct tc_fiber *tc_fiber_get(const char *name);
+
+/* The calling thread t now runs fiber f (NULL: none): saves the zone stack of the context
+ * it ran and loads f's (or the thread's own). */
+void tc_fiber_switch(struct tc_thread *t, struct tc_fiber *f);
 
 /* The number of an enter just reserved, in the order enters happen. */
 static inline uint32_t tc_fiber_number_enter(struct tc_fiber *f)

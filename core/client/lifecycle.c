@@ -130,8 +130,7 @@ struct tc_thread *tc_thread_attach(void)
         return NULL;
     }
     t->tid = tc_current_tid();
-    t->own.key = tc_zone_key_next();
-    t->zones = &t->own;
+    t->zones.key = tc_zone_key_next();
     pthread_mutex_lock(&tc_prof.threads_lock);
     t->next = tc_prof.threads;
     tc_prof.threads = t;

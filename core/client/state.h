@@ -24,8 +24,9 @@ enum tc_state {
 struct tc_fiber;
 
 /* The zones open in one context: an OS thread outside any fiber, or a fiber (whose zones
- * move with it from thread to thread, as Tracy nests them). Written only by the thread
- * running the context. */
+ * move with it from thread to thread, as Tracy nests them). The running context's stack
+ * lives in the thread's state, where the hot path reads it; entering or leaving a fiber
+ * saves it and loads the next one. */
 struct tc_zone_stack {
     uint32_t key;   /* high bits of the zone ids issued in this context */
     uint32_t depth; /* zones begun here and not yet ended */
@@ -37,8 +38,9 @@ struct tc_thread {
     struct tc_stream stream;
     /* owning thread */
     _Alignas(64) uint32_t tid;
-    struct tc_zone_stack *zones; /* the running context: &own, or the fiber entered */
-    struct tc_zone_stack own;
+    struct tc_zone_stack zones; /* the running context's: the thread's, or the fiber's */
+    struct tc_fiber *running;   /* the fiber entered, NULL for none */
+    struct tc_zone_stack own;   /* the thread's own, saved while a fiber runs */
     _Atomic int exited;
     struct tc_thread *next;
     /* worker side */
