@@ -15,8 +15,10 @@
  *   TRACY_PORT=N          listen on port N (default 8086, trying the next 19 ports when busy)
  *   TRACYC_LISTEN=any     listen on every interface (default: 127.0.0.1 only)
  *   TRACYC_BROADCAST=1    announce the client by UDP broadcast (default: off)
- *   TRACYC_BUFFER_LIMIT=N bytes kept while no server is connected (default 256 MiB;
- *                         suffixes K, M, G); past it events are dropped and counted
+ *   TRACYC_BUFFER_LIMIT=N bytes kept for events not yet sent (default 256 MiB; suffixes
+ *                         K, M, G); past it events are dropped and counted. Ends of zones
+ *                         already recorded have a fixed 64 KiB reserve beyond it: the
+ *                         worst case is the limit + 64 KiB
  *   TRACY_NO_EXIT=1       at exit, wait until a server has connected and received everything
  *   TRACYC_OUTPUT=FILE    profile in-process and write FILE at exit (.json, .csv, .txt)
  *   TRACYC_DISABLE=1      make the whole library inert: no thread, no socket
@@ -24,7 +26,8 @@
  * Lifetime: the profiler starts at the first call into the library (or at
  * ___tracy_startup_profiler) and stops at process exit (or ___tracy_shutdown_profiler).
  * Both startup and shutdown are always exported, so TRACY_MANUAL_LIFETIME code works;
- * calls made after shutdown are ignored.
+ * a shutdown is final: calls made after it are ignored, and a later startup does not
+ * start the profiler again (___tracy_profiler_started() stays 0).
  *
  * Callstacks: tracyc does not collect callstacks yet. The *_callstack variants record
  * their event without a callstack, and ___tracy_begin_sampling_profiling returns 0
@@ -320,7 +323,10 @@ TRACYC_API int ___tracy_begin_sampling_profiling(void);
 TRACYC_API void ___tracy_end_sampling_profiling(void);
 
 /* Fibers: zones emitted between enter and leave belong to the fiber named fiber (a
- * string that must stay valid). Always available, no TRACY_FIBERS needed. */
+ * string that must stay valid; its address identifies the fiber). They nest in the
+ * fiber: a zone begun in it on one thread may end in it on another thread that entered
+ * it later (hand it over: leave on one thread before entering on the next). Always
+ * available, no TRACY_FIBERS needed. */
 TRACYC_API void ___tracy_fiber_enter(const char *fiber);
 TRACYC_API void ___tracy_fiber_leave(void);
 
@@ -575,7 +581,8 @@ TRACYC_API uint32_t tracyc_section_enter(uint16_t category, const char *text, si
 TRACYC_API void tracyc_section_leave(uint32_t id);
 TRACYC_API void tracyc_section_setup(uint16_t category, const char *text, size_t len);
 
-/* Number of events dropped because the buffer limit was reached. */
+/* Number of events dropped because the buffer limit (TRACYC_BUFFER_LIMIT, plus the reserve
+ * for zone ends) was reached. */
 TRACYC_API uint64_t tracyc_dropped_events(void);
 
 /* 1 when TRACYC_DISABLE made the library inert. */

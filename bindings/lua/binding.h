@@ -27,8 +27,9 @@
 struct tl_zone {
     const void *func; /* hook zones: the function whose call opened it; NULL for ZoneBegin* */
     const struct ___tracy_source_location_data *loc; /* to begin it again (zones.c); NULL if allocated */
-    int frame;      /* hook zones on 5.1 and LuaJIT: the stack position of the call's frame */
-    uint8_t active; /* the core recorded the begin, so an end must be recorded */
+    int frame;         /* hook zones on 5.1 and LuaJIT: the stack position of the call's frame */
+    uint8_t active;    /* the core recorded the begin, so an end must be recorded */
+    TracyCZoneCtx ctx; /* its context in the core, while active */
 };
 
 /* A Lua thread: the main thread of a state or a coroutine. */
@@ -142,18 +143,12 @@ struct tl_where {
     const struct ___tracy_source_location_data *loc;
     uint64_t alloc;
 };
-/* The active contexts of this OS thread, newest last (see zones.c). */
-struct tl_ctx_stack {
-    TracyCZoneCtx *v;
-    size_t n, cap;
-};
-extern _Thread_local struct tl_ctx_stack tl_ctxs TL_FAST_TLS;
 void tl_zone_grow(lua_State *L, struct tl_co *co);
-/* Makes room for one more zone in co and on this OS thread; raises a Lua error if out of
- * memory. Call before computing the source location, which may allocate. */
+/* Makes room for one more zone in co; raises a Lua error if out of memory. Call before
+ * computing the source location, which may allocate. */
 static inline void tl_zone_reserve(lua_State *L, struct tl_co *co)
 {
-    if (co->nzones == co->cap || tl_ctxs.n == tl_ctxs.cap)
+    if (co->nzones == co->cap)
         tl_zone_grow(L, co);
 }
 void tl_zone_begin_any(struct tl_co *co, struct tl_where w, int depth);
@@ -166,9 +161,7 @@ static inline void tl_zone_begin(struct tl_co *co, struct tl_where w, int depth)
     }
     tl_enter(co);
     TracyCZoneCtx ctx = ___tracy_emit_zone_begin(w.loc, 1);
-    co->zones[co->nzones++] = (struct tl_zone){NULL, w.loc, 0, ctx.active != 0};
-    if (ctx.active)
-        tl_ctxs.v[tl_ctxs.n++] = ctx;
+    co->zones[co->nzones++] = (struct tl_zone){NULL, w.loc, 0, ctx.active != 0, ctx};
 }
 /* Begins a hook zone for a call of func, whose frame is at stack position frame. */
 void tl_hook_zone_begin(struct tl_co *co, struct tl_where w, const void *func, int frame);
@@ -181,8 +174,8 @@ static inline int tl_zone_end(struct tl_co *co)
         return tl_zone_end_below(co); /* none, or hook zones above it */
     tl_enter(co);
     co->nzones = n - 1;
-    if (co->zones[n - 1].active && tl_ctxs.n)
-        ___tracy_emit_zone_end(tl_ctxs.v[--tl_ctxs.n]);
+    if (co->zones[n - 1].active)
+        ___tracy_emit_zone_end(co->zones[n - 1].ctx);
     return 1;
 }
 /* The hook zone at index i has returned (or its frame is gone): ends it and the hook

@@ -1,13 +1,10 @@
 /* zones.c - the open zones of each Lua thread.
  *
- * Tracy nests zones per fiber, while the core checks that a zone ends as the innermost
- * open zone of its OS thread (a context carries that thread's depth). With coroutines
- * the two orders differ: a coroutine's zone stays open across a yield while the code
- * that resumed it opens and closes zones of its own. So the binding decides which zone
- * ends -- the innermost one of the calling Lua thread, recorded inside that thread's
- * fiber, which is how the server nests -- and hands the core the context it expects:
- * the newest still-open context begun on this OS thread. The ZoneEnd record carries only
- * a time, so any of them ends the right zone.
+ * Tracy nests zones per fiber, and so does the core: each coroutine's zones live in its
+ * fiber, so a coroutine's zone stays open across a yield while the code that resumed it
+ * opens and closes zones of its own. The binding decides which zone ends -- the innermost
+ * one of the calling Lua thread -- and ends it with its own context, inside that thread's
+ * fiber.
  *
  * Hook zones (a function call each) and ZoneBegin* zones share a thread's stack, but
  * they need not nest: a helper may begin a zone that outlives it (`function pb(n)
@@ -19,49 +16,14 @@
  * name, colour and value are not carried over to the continuation. */
 #include "binding.h"
 
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
-
-_Thread_local struct tl_ctx_stack tl_ctxs TL_FAST_TLS;
-static pthread_key_t ctxs_key;
-static pthread_once_t ctxs_once = PTHREAD_ONCE_INIT;
-
-static void ctxs_free(void *p)
-{
-    struct tl_ctx_stack *s = p;
-    free(s->v);
-    *s = (struct tl_ctx_stack){0};
-}
-
-static void ctxs_init(void)
-{
-    pthread_key_create(&ctxs_key, ctxs_free);
-}
-
-static int grow(void **v, size_t *cap, size_t size)
-{
-    size_t n = *cap ? *cap * 2 : 16;
-    void *p = realloc(*v, n * size);
-    if (!p)
-        return -1;
-    *v = p;
-    *cap = n;
-    return 0;
-}
+#include "util/array.h"
 
 void tl_zone_grow(lua_State *L, struct tl_co *co)
 {
-    if (co->nzones == co->cap && grow((void **)&co->zones, &co->cap, sizeof *co->zones))
+    struct tl_zone *grown = tcu_grow(NULL, co->zones, &co->cap, co->nzones + 1, sizeof *grown);
+    if (!grown)
         luaL_error(L, "tracy: not enough memory for another zone");
-    if (tl_ctxs.n == tl_ctxs.cap) {
-        if (!tl_ctxs.v) { /* first zone of this OS thread: free the stack when it exits */
-            pthread_once(&ctxs_once, ctxs_init);
-            pthread_setspecific(ctxs_key, &tl_ctxs);
-        }
-        if (grow((void **)&tl_ctxs.v, &tl_ctxs.cap, sizeof *tl_ctxs.v))
-            luaL_error(L, "tracy: not enough memory for another zone");
-    }
+    co->zones = grown;
 }
 
 static TracyCZoneCtx begin(struct tl_where w, int depth)
@@ -75,21 +37,21 @@ static TracyCZoneCtx begin(struct tl_where w, int depth)
 static void push(struct tl_co *co, struct tl_zone z, TracyCZoneCtx ctx)
 {
     z.active = ctx.active != 0;
+    z.ctx = ctx;
     co->zones[co->nzones++] = z;
-    if (ctx.active)
-        tl_ctxs.v[tl_ctxs.n++] = ctx;
 }
 
 void tl_zone_begin_any(struct tl_co *co, struct tl_where w, int depth)
 {
     tl_enter(co);
-    push(co, (struct tl_zone){NULL, w.loc, 0, 0}, begin(w, depth));
+    push(co, (struct tl_zone){.loc = w.loc}, begin(w, depth));
 }
 
 void tl_hook_zone_begin(struct tl_co *co, struct tl_where w, const void *func, int frame)
 {
     tl_enter(co);
-    push(co, (struct tl_zone){func, w.loc, frame, 0}, w.loc || w.alloc ? begin(w, 0) : (TracyCZoneCtx){0, 0});
+    push(co, (struct tl_zone){.func = func, .loc = w.loc, .frame = frame},
+         w.loc || w.alloc ? begin(w, 0) : (TracyCZoneCtx){0, 0});
     co->nhook++;
     co->S->hook_zones++;
 }
@@ -100,8 +62,8 @@ void tl_hook_zone_begin(struct tl_co *co, struct tl_where w, const void *func, i
 static void trace_end_from(struct tl_co *co, size_t i)
 {
     for (size_t j = co->nzones; j-- > i;) {
-        if (co->zones[j].active && tl_ctxs.n) {
-            ___tracy_emit_zone_end(tl_ctxs.v[--tl_ctxs.n]);
+        if (co->zones[j].active) {
+            ___tracy_emit_zone_end(co->zones[j].ctx);
             co->zones[j].active = ENDED;
         }
     }
@@ -118,8 +80,7 @@ static void trace_begin_from(struct tl_co *co, size_t i)
         }
         TracyCZoneCtx ctx = ___tracy_emit_zone_begin(co->zones[j].loc, 1);
         co->zones[j].active = ctx.active != 0;
-        if (ctx.active)
-            tl_ctxs.v[tl_ctxs.n++] = ctx;
+        co->zones[j].ctx = ctx;
     }
 }
 
@@ -195,8 +156,7 @@ int tl_zone_edit(struct tl_co *co, void (*op)(TracyCZoneCtx ctx, const void *arg
     int lifted = above < co->nzones; /* calls open above it: the edit goes to the innermost zone */
     if (lifted)
         trace_end_from(co, above);
-    if (tl_ctxs.n)
-        op(tl_ctxs.v[tl_ctxs.n - 1], arg);
+    op(co->zones[i].ctx, arg);
     if (lifted)
         trace_begin_from(co, above);
     return 1;

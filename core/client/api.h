@@ -39,6 +39,14 @@ union tc_rec *tc_serial_reserve(unsigned type, size_t len, int force);
 union tc_rec *tc_serial_reserve_text(unsigned type, const char *text, size_t len, int force);
 void tc_serial_commit(void);
 
+/* Frees an allocated source location that will not be recorded (or NULL). */
+static inline void tc_srcloc_payload_free(uint64_t srcloc)
+{
+    void *p = (void *)(uintptr_t)srcloc;
+    if (p)
+        tc_buffer_free(p, tc_srcloc_payload_size(p));
+}
+
 /* Length of text cut to at most max bytes without splitting a UTF-8 sequence. */
 size_t tc_text_fit(const char *text, size_t len, size_t max);
 

@@ -14,7 +14,7 @@ static void zone_begin(uint64_t srcloc, uint16_t query, uint8_t context, int all
     union tc_rec *r = t ? tc_serial_reserve(TC_REC_GPU_ZONE_BEGIN, 0, 0) : NULL;
     if (!r) {
         if (alloc)
-            free((void *)(uintptr_t)srcloc);
+            tc_srcloc_payload_free(srcloc);
         return;
     }
     r->gpu_zone_begin.alloc = alloc != 0;

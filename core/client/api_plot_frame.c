@@ -176,9 +176,11 @@ void ___tracy_emit_frame_image(const void *image, uint16_t w, uint16_t h, uint8_
         tc_set_error("frame image: %ux%u is too large for one frame", w, h);
         return;
     }
-    struct tc_frame_image *img = malloc(sizeof *img + size);
-    if (!img)
+    struct tc_frame_image *img = tc_buffer_alloc(sizeof *img + size); /* freed by the worker */
+    if (!img) {
+        tc_count_drop();
         return;
+    }
     uint32_t frames = atomic_load_explicit(&main_frames, memory_order_relaxed);
     img->frame = frames >= offset ? frames - offset : 0;
     img->frames = frames;
@@ -190,7 +192,7 @@ void ___tracy_emit_frame_image(const void *image, uint16_t w, uint16_t h, uint8_
     struct tc_thread *t;
     union tc_rec *r = tc_thread_reserve(&t, TC_REC_FRAME_IMAGE, 0, 0);
     if (!r) {
-        free(img);
+        tc_buffer_free(img, sizeof *img + size);
         return;
     }
     r->frame_image.image = img;

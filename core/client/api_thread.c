@@ -2,6 +2,7 @@
  * in-process capture entry point. */
 #include "client/api.h"
 
+#include "client/fiber.h"
 #include "client/inproc.h"
 #include "client/worker.h"
 
@@ -25,22 +26,29 @@ void ___tracy_init_thread(void)
     tc_thread_get();
 }
 
+/* From here on the thread's zones are the fiber's: they nest in it, wherever it runs. */
 void ___tracy_fiber_enter(const char *fiber)
 {
-    if (!fiber)
+    struct tc_thread *t = fiber ? tc_thread_get() : NULL;
+    struct tc_fiber *f = t ? tc_fiber_get(fiber) : NULL;
+    if (!f)
         return;
-    struct tc_thread *t;
+    tc_fiber_switch(t, f);
     union tc_rec *r = tc_thread_reserve(&t, TC_REC_FIBER_ENTER, 0, 1);
     if (!r)
         return;
     r->fiber_enter.time = tc_clock_now();
-    r->fiber_enter.fiber = fiber;
+    r->fiber_enter.fiber = f;
+    r->fiber_enter.seq = tc_fiber_number_enter(f);
     tc_thread_commit(t);
 }
 
 void ___tracy_fiber_leave(void)
 {
-    struct tc_thread *t;
+    struct tc_thread *t = tc_thread_get();
+    if (!t)
+        return;
+    tc_fiber_switch(t, NULL);
     union tc_rec *r = tc_thread_reserve(&t, TC_REC_FIBER_LEAVE, 0, 1);
     if (!r)
         return;

@@ -7,12 +7,27 @@
 
 static const TracyCZoneCtx inactive_zone = {0, 0};
 
-static inline TracyCZoneCtx zone_begin_at(unsigned type, uint64_t srcloc, int64_t time)
+/* The time is read first, so that it does not include the reservation. The first call
+ * of a thread (maybe of the process) takes the slow path, where the profiler may only now
+ * start and choose the clock source (TSC ticks or nanoseconds): there the time is read
+ * again, since one read before the start would be in the wrong unit. Inlined with a
+ * constant `now`, the choice costs nothing. */
+static inline TracyCZoneCtx zone_begin(unsigned type, uint64_t srcloc, int now, int64_t time)
 {
-    struct tc_thread *t;
-    union tc_rec *r = tc_thread_reserve(&t, type, 0, 0);
-    if (__builtin_expect(!r, 0))
+    if (now)
+        time = tc_clock_now();
+    struct tc_thread *t = tc_self;
+    if (__builtin_expect(!t, 0)) {
+        if (!(t = tc_thread_attach()))
+            return inactive_zone;
+        if (now)
+            time = tc_clock_now();
+    }
+    union tc_rec *r = tc_stream_reserve(&t->stream, tc_rec_size(type, 0), 0);
+    if (__builtin_expect(!r, 0)) {
+        tc_count_drop();
         return inactive_zone;
+    }
     if (type == TC_REC_ZONE_BEGIN_ALLOC) /* a constant where this is inlined */
         r->zone_begin_alloc = (struct tc_rec_zone_begin_alloc){
             .type = TC_REC_ZONE_BEGIN_ALLOC, .time = time, .payload = (uint8_t *)(uintptr_t)srcloc};
@@ -21,27 +36,22 @@ static inline TracyCZoneCtx zone_begin_at(unsigned type, uint64_t srcloc, int64_
     /* Not published yet: the next record of this thread (at the latest the zone's end)
      * publishes it. That saves one cache-line transfer to the worker per zone, and the
      * server could not close the zone before its end anyway. */
-    TracyCZoneCtx ctx = {t->zone_key | (++t->depth & 0xfffff), 1};
+    TracyCZoneCtx ctx = {t->zones.key | (++t->zones.depth & 0xfffff), 1};
     return ctx;
-}
-
-static inline TracyCZoneCtx zone_begin(unsigned type, uint64_t srcloc)
-{
-    return zone_begin_at(type, srcloc, tc_clock_now());
 }
 
 TracyCZoneCtx ___tracy_emit_zone_begin(const struct ___tracy_source_location_data *srcloc, int32_t active)
 {
     if (!active || !srcloc)
         return inactive_zone;
-    return zone_begin(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc);
+    return zone_begin(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc, 1, 0);
 }
 
 TracyCZoneCtx tracyc_zone_begin_at(const struct ___tracy_source_location_data *srcloc, int64_t time)
 {
     if (!srcloc)
         return inactive_zone;
-    return zone_begin_at(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc, time);
+    return zone_begin(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc, 0, time);
 }
 
 TracyCZoneCtx ___tracy_emit_zone_begin_callstack(const struct ___tracy_source_location_data *srcloc, int32_t depth,
@@ -55,13 +65,9 @@ TracyCZoneCtx ___tracy_emit_zone_begin_alloc(uint64_t srcloc, int32_t active)
 {
     if (!srcloc)
         return inactive_zone;
-    if (!active) {
-        free((void *)(uintptr_t)srcloc);
-        return inactive_zone;
-    }
-    TracyCZoneCtx ctx = zone_begin(TC_REC_ZONE_BEGIN_ALLOC, srcloc);
+    TracyCZoneCtx ctx = active ? zone_begin(TC_REC_ZONE_BEGIN_ALLOC, srcloc, 1, 0) : inactive_zone;
     if (!ctx.active)
-        free((void *)(uintptr_t)srcloc);
+        tc_srcloc_payload_free(srcloc);
     return ctx;
 }
 
@@ -71,15 +77,16 @@ TracyCZoneCtx ___tracy_emit_zone_begin_alloc_callstack(uint64_t srcloc, int32_t 
     return ___tracy_emit_zone_begin_alloc(srcloc, active);
 }
 
-/* The zone of ctx is the innermost open zone of the calling thread. A zone ended on
- * another thread, ended twice or out of order would make the server abort the whole
- * capture, so such calls are ignored (and reported through tracyc_last_error). */
+/* The zone of ctx is the innermost open zone of the calling thread's context: the fiber
+ * it runs, or else the thread itself. A zone ended in another context, ended twice or
+ * out of order would make the server abort the whole capture, so such calls are ignored
+ * (and reported through tracyc_last_error). */
 static inline struct tc_thread *innermost(TracyCZoneCtx ctx)
 {
     struct tc_thread *t = tc_self;
-    if (__builtin_expect(t && ctx.id == (t->zone_key | (t->depth & 0xfffff)) && t->depth, 1))
+    if (__builtin_expect(t && ctx.id == (t->zones.key | (t->zones.depth & 0xfffff)) && t->zones.depth, 1))
         return t;
-    tc_set_error("zone %u is not the innermost open zone of this thread", ctx.id);
+    tc_set_error("zone %u is not the innermost open zone of this thread or fiber", ctx.id);
     return NULL;
 }
 
@@ -88,7 +95,7 @@ static inline void zone_end_at(TracyCZoneCtx ctx, int64_t time)
     struct tc_thread *t = innermost(ctx);
     if (!t)
         return;
-    t->depth--;
+    t->zones.depth--;
     /* Forced: the begin was recorded, so the end must be, even past the buffer limit. */
     union tc_rec *r = tc_stream_reserve(&t->stream, tc_rec_size(TC_REC_ZONE_END, 0), 1);
     if (__builtin_expect(!r, 0)) {

@@ -22,6 +22,9 @@ static inline int64_t tc_clock_monotonic_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* Only after tc_clock_init (the profiler's start) has run: before it, this reads
+ * nanoseconds where the profiler will count TSC ticks. Entry points therefore reserve
+ * their record (which starts the profiler) before they read the time. */
 static inline int64_t tc_clock_now(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

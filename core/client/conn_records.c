@@ -3,6 +3,7 @@
 #include "client/conn.h"
 
 #include "client/clock.h"
+#include "client/fiber.h"
 #include "client/record.h"
 #include "client/state.h"
 #include "tracyc.h"
@@ -77,7 +78,9 @@ static void encode_frame_image(struct tc_conn *c, const struct tc_frame_image *i
 static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const union tc_rec *r)
 {
     struct tc_encoder *e = &c->enc;
-    uint32_t *depth = &t->conn_depth[c->slot];
+    /* Zones nest per context, as on the server: the fiber entered, or the thread. */
+    struct tc_fiber *fiber = t->conn_fiber[c->slot];
+    uint32_t *depth = fiber ? &fiber->conn_depth[c->slot] : &t->conn_depth[c->slot];
     tc_enc_thread(e, t->tid);
     switch (r->any.type) {
     case TC_REC_ZONE_BEGIN:
@@ -132,13 +135,13 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const u
         encode_frame_image(c, r->frame_image.image);
         break;
     case TC_REC_FIBER_ENTER:
-        tc_enc_fiber_enter(e, r->fiber_enter.time, tc_conn_string_id(c, r->fiber_enter.fiber), t->tid);
-        t->conn_fiber[c->slot] = (uint64_t)(uintptr_t)r->fiber_enter.fiber;
+        tc_enc_fiber_enter(e, r->fiber_enter.time, tc_conn_string_id(c, r->fiber_enter.fiber->name), t->tid);
+        t->conn_fiber[c->slot] = r->fiber_enter.fiber;
         break;
     case TC_REC_FIBER_LEAVE:
-        if (t->conn_fiber[c->slot]) {
+        if (fiber) {
             tc_enc_fiber_leave(e, r->fiber_leave.time, t->tid);
-            t->conn_fiber[c->slot] = 0;
+            t->conn_fiber[c->slot] = NULL;
         }
         break;
     case TC_REC_SECTION_ENTER:

@@ -140,7 +140,6 @@ int tc_profiler_ensure(void)
 
 struct tc_thread *tc_thread_attach(void)
 {
-    static _Atomic uint32_t next_key = 1;
     if (tc_profiler_ensure() != 0)
         return NULL;
     struct tc_thread *t = aligned_alloc(64, sizeof *t);
@@ -152,7 +151,7 @@ struct tc_thread *tc_thread_attach(void)
         return NULL;
     }
     t->tid = tc_current_tid();
-    t->zone_key = (atomic_fetch_add(&next_key, 1) & 0xfff) << 20;
+    t->zones.key = tc_zone_key_next();
     pthread_mutex_lock(&tc_prof.threads_lock);
     t->next = tc_prof.threads;
     tc_prof.threads = t;

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct tc_fiber;
+
 #define TC_REC_HEAD(byte, word)                                                                                        \
     uint8_t type;                                                                                                      \
     uint8_t byte;                                                                                                      \
@@ -97,9 +99,9 @@ struct tc_rec_frame_image {
 };
 
 struct tc_rec_fiber_enter {
-    TC_REC_HEAD(unused8, unused32);
+    TC_REC_HEAD(unused8, seq); /* the how-many-th enter of the fiber (fiber.h) */
     int64_t time;
-    const char *fiber;
+    struct tc_fiber *fiber; /* fiber.h: its name, and the worker's view of it */
 };
 
 struct tc_rec_fiber_leave {
@@ -333,6 +335,14 @@ static inline size_t tc_rec_size(unsigned type, size_t len)
 static inline char *tc_rec_text(const union tc_rec *r)
 {
     return (char *)r + tc_rec_fixed_size(r->any.type);
+}
+
+/* Bytes of an allocated source location (srcloc.c): its first two bytes. */
+static inline size_t tc_srcloc_payload_size(const void *payload)
+{
+    uint16_t size;
+    __builtin_memcpy(&size, payload, 2);
+    return size;
 }
 
 /* A frame image as queued: already DXT1-compressed. */

@@ -24,9 +24,13 @@ uint64_t ___tracy_alloc_srcloc_name(uint32_t line, const char *source, size_t so
     sourceSz = tc_text_fit(source, sourceSz, room - functionSz);
     nameSz = tc_text_fit(name, nameSz, room - functionSz - sourceSz);
     size_t size = fixed + functionSz + sourceSz + nameSz;
-    uint8_t *p = malloc(size);
-    if (!p)
+    /* The payload lives until the worker has sent its zone: it counts against the buffer
+     * limit, and past the limit the zone is dropped here. */
+    uint8_t *p = tc_buffer_alloc(size);
+    if (!p) {
+        tc_count_drop();
         return 0;
+    }
     uint16_t size16 = (uint16_t)size;
     memcpy(p, &size16, 2);
     memcpy(p + 2, &color, 4);

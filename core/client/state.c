@@ -32,6 +32,12 @@ uint32_t tc_current_tid(void)
     return (uint32_t)syscall(SYS_gettid);
 }
 
+uint32_t tc_zone_key_next(void)
+{
+    static _Atomic uint32_t next_key = 1;
+    return (atomic_fetch_add(&next_key, 1) & 0xfff) << 20;
+}
+
 void tc_set_error(const char *fmt, ...)
 {
     va_list ap;

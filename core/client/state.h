@@ -21,19 +21,34 @@ enum tc_state {
     TC_STATE_DISABLED, /* TRACYC_DISABLE=1, or a forked child */
 };
 
+struct tc_fiber;
+
+/* The zones open in one context: an OS thread outside any fiber, or a fiber (whose zones
+ * move with it from thread to thread, as Tracy nests them). The running context's stack
+ * lives in the thread's state, where the hot path reads it; entering or leaving a fiber
+ * saves it and loads the next one. */
+struct tc_zone_stack {
+    uint32_t key;   /* high bits of the zone ids issued in this context */
+    uint32_t depth; /* zones begun here and not yet ended */
+};
+
 /* Per-thread recording state. The owning thread writes `stream` and the zone fields;
  * the worker reads the stream and owns the per-connection fields. */
 struct tc_thread {
     struct tc_stream stream;
     /* owning thread */
     _Alignas(64) uint32_t tid;
-    uint32_t zone_key; /* high bits of zone ids issued on this thread */
-    uint32_t depth;    /* zones begun here and not yet ended */
+    struct tc_zone_stack zones; /* the running context's: the thread's, or the fiber's */
+    struct tc_fiber *running;   /* the fiber entered, NULL for none */
+    struct tc_zone_stack own;   /* the thread's own, saved while a fiber runs */
     _Atomic int exited;
     struct tc_thread *next;
     /* worker side */
-    _Alignas(64) uint32_t conn_depth[TC_MAX_CONNS]; /* zones open on each connection */
-    uint64_t conn_fiber[TC_MAX_CONNS];              /* fiber entered, as sent on each connection */
+    _Alignas(64) uint32_t conn_depth[TC_MAX_CONNS]; /* zones open outside fibers, on each connection */
+    struct tc_fiber *conn_fiber[TC_MAX_CONNS];      /* fiber entered, as sent on each connection */
+    struct tc_fiber *fiber;                         /* fiber entered, as drained so far */
+    int stalled;                                    /* its drain waits at a fiber enter for another thread (fiber.h) */
+    int stalled_passes;                             /* worker passes that ended with it waiting, in a row */
     struct tc_stream_mark mark;                     /* drain limit of the current worker pass */
 };
 
@@ -67,6 +82,8 @@ extern struct tc_profiler tc_prof;
 extern _Thread_local struct tc_thread *tc_self __attribute__((tls_model("initial-exec")));
 
 uint32_t tc_current_tid(void);
+/* The high bits of the ids of the zones of a new context (thread or fiber). */
+uint32_t tc_zone_key_next(void);
 void tc_count_drop(void);
 void tc_set_error(const char *fmt, ...);
 

@@ -1,4 +1,5 @@
-/* stream.c - chunk allocation, recycling and draining of a tc_stream. */
+/* stream.c - the event memory budget, and chunk allocation, recycling and draining of a
+ * tc_stream. */
 #include "client/stream.h"
 
 #include <stdlib.h>
@@ -8,39 +9,90 @@
 #define MAX_RECYCLED 4
 
 _Atomic size_t tc_buffer_bytes;
+_Atomic size_t tc_buffer_peak;
 size_t tc_buffer_limit = (size_t)256 << 20;
 
-static struct tc_chunk *chunk_new(size_t data_size, int force)
+/* A compare-and-swap rather than add-then-undo, so that even a failed charge never
+ * shows above the bound. */
+int tc_buffer_charge(size_t n, int force)
 {
-    size_t total = sizeof(struct tc_chunk) + data_size;
-    size_t used = atomic_fetch_add_explicit(&tc_buffer_bytes, total, memory_order_relaxed);
-    if (!force && used + total > tc_buffer_limit) {
-        atomic_fetch_sub_explicit(&tc_buffer_bytes, total, memory_order_relaxed);
+    size_t cap = tc_buffer_limit + (force ? TC_BUFFER_RESERVE : 0);
+    size_t used = atomic_load_explicit(&tc_buffer_bytes, memory_order_relaxed);
+    do {
+        if (used > cap || n > cap - used)
+            return -1;
+    } while (!atomic_compare_exchange_weak_explicit(&tc_buffer_bytes, &used, used + n, memory_order_relaxed,
+                                                    memory_order_relaxed));
+    size_t peak = atomic_load_explicit(&tc_buffer_peak, memory_order_relaxed);
+    while (used + n > peak && !atomic_compare_exchange_weak_explicit(&tc_buffer_peak, &peak, used + n,
+                                                                     memory_order_relaxed, memory_order_relaxed))
+        ;
+    return 0;
+}
+
+void tc_buffer_release(size_t n)
+{
+    atomic_fetch_sub_explicit(&tc_buffer_bytes, n, memory_order_relaxed);
+}
+
+void *tc_buffer_alloc(size_t n)
+{
+    if (tc_buffer_charge(n, 0) != 0)
         return NULL;
-    }
-    struct tc_chunk *c = malloc(total);
-    if (!c) {
-        atomic_fetch_sub_explicit(&tc_buffer_bytes, total, memory_order_relaxed);
-        return NULL;
-    }
+    void *p = malloc(n);
+    if (!p)
+        tc_buffer_release(n);
+    return p;
+}
+
+void tc_buffer_free(void *p, size_t n)
+{
+    if (!p)
+        return;
+    free(p);
+    tc_buffer_release(n);
+}
+
+static struct tc_chunk *chunk_init(struct tc_chunk *c, size_t data_size, size_t open_size)
+{
     atomic_init(&c->next, NULL);
     atomic_init(&c->committed, 0);
-    c->size = c->open_size = data_size;
+    c->size = data_size;
+    c->open_size = open_size;
     c->spare_next = NULL;
     return c;
 }
 
+/* A chunk of which other records may use open_size bytes and forced ones all. */
+static struct tc_chunk *chunk_new(size_t data_size, size_t open_size, int force)
+{
+    size_t total = sizeof(struct tc_chunk) + data_size;
+    if (tc_buffer_charge(total, force) != 0)
+        return NULL;
+    struct tc_chunk *c = malloc(total);
+    if (!c) {
+        tc_buffer_release(total);
+        return NULL;
+    }
+    return chunk_init(c, data_size, open_size);
+}
+
 static void chunk_free(struct tc_chunk *c)
 {
-    atomic_fetch_sub_explicit(&tc_buffer_bytes, sizeof(struct tc_chunk) + c->size, memory_order_relaxed);
+    if (c->size) /* the empty first chunk is not charged */
+        tc_buffer_release(sizeof(struct tc_chunk) + c->size);
     free(c);
 }
 
+/* A stream starts with an empty chunk, part of the thread's bookkeeping rather than of
+ * the budget: its first record takes a real chunk, under the limit like any other, so a
+ * thread that starts past the limit takes no memory for events. */
 int tc_stream_init(struct tc_stream *s)
 {
-    struct tc_chunk *c = chunk_new(CHUNK_BYTES - sizeof(struct tc_chunk), 1);
+    struct tc_chunk *c = malloc(sizeof *c);
     if (!c)
         return -1;
+    chunk_init(c, 0, 0);
     s->tail = s->head = c;
     s->pos = s->read = 0;
     s->spare = NULL;
@@ -70,14 +122,14 @@ void tc_stream_destroy(struct tc_stream *s)
     s->head = s->tail = NULL;
 }
 
-static struct tc_chunk *take_spare(struct tc_stream *s, size_t n)
+static struct tc_chunk *take_spare(struct tc_stream *s, size_t n, int force)
 {
     if (!s->spare) {
         s->spare = atomic_exchange_explicit(&s->recycled, NULL, memory_order_acquire);
         atomic_store_explicit(&s->recycled_count, 0, memory_order_relaxed);
     }
     struct tc_chunk *c = s->spare;
-    if (!c || c->size < n)
+    if (!c || (force ? c->size : c->open_size) < n)
         return NULL;
     s->spare = c->spare_next;
     atomic_store_explicit(&c->next, NULL, memory_order_relaxed);
@@ -87,17 +139,16 @@ static struct tc_chunk *take_spare(struct tc_stream *s, size_t n)
 
 void *tc_stream_reserve_slow(struct tc_stream *s, size_t n, int force)
 {
-    struct tc_chunk *c = take_spare(s, n);
+    struct tc_chunk *c = take_spare(s, n, force);
     if (!c) {
         size_t want = CHUNK_BYTES - sizeof(struct tc_chunk);
-        c = chunk_new(want >= n ? want : n, 0);
-        /* Past the limit, forced records (ends of recorded zones) get a small chunk that
-         * other records may not use, so it holds many of them and memory stays bounded. */
-        if (!c && force) {
-            c = chunk_new(n > FORCED_CHUNK_BYTES ? n : FORCED_CHUNK_BYTES, 1);
-            if (c)
-                c->open_size = 0;
-        }
+        if (want < n + TC_FORCED_HEADROOM)
+            want = n + TC_FORCED_HEADROOM;
+        c = chunk_new(want, want - TC_FORCED_HEADROOM, 0);
+        /* Past the limit and the tail's headroom, a forced record gets a small chunk from
+         * the reserve that other records may not use. */
+        if (!c && force)
+            c = chunk_new(n > FORCED_CHUNK_BYTES ? n : FORCED_CHUNK_BYTES, 0, 1);
         if (!c)
             return NULL;
     }
@@ -121,7 +172,7 @@ void tc_stream_mark(struct tc_stream *s, struct tc_stream_mark *m)
 
 static void recycle(struct tc_stream *s, struct tc_chunk *c)
 {
-    if (c->size < CHUNK_BYTES - sizeof(struct tc_chunk) ||
+    if (c->size < CHUNK_BYTES - sizeof(struct tc_chunk) || c->open_size == 0 ||
         atomic_load_explicit(&s->recycled_count, memory_order_relaxed) >= MAX_RECYCLED) {
         chunk_free(c);
         return;
@@ -140,9 +191,11 @@ size_t tc_stream_drain(struct tc_stream *s, const struct tc_stream_mark *m, tc_r
         struct tc_chunk *c = s->head;
         size_t end = (m && m->chunk == c) ? m->end : atomic_load_explicit(&c->committed, memory_order_acquire);
         if (s->read < end) {
-            fn(user, c->data + s->read, c->data + end);
-            bytes += end - s->read;
-            s->read = end;
+            size_t used = fn(user, c->data + s->read, c->data + end);
+            bytes += used;
+            s->read += used;
+            if (s->read < end)
+                return bytes;
         }
         if (m && m->chunk == c)
             return bytes;

@@ -1,12 +1,19 @@
-/* stream.h - a chunked single-producer single-consumer byte stream.
+/* stream.h - a chunked single-producer single-consumer byte stream, and the memory
+ * budget of everything the profiler keeps for events (TRACYC_BUFFER_LIMIT).
  *
  * The producer (an application thread) appends records into the tail chunk and
  * publishes them with a release store of the chunk's committed size; the consumer (the
  * worker) reads up to that size with an acquire load. Full chunks are linked to a new
  * one; the consumer hands drained chunks back through an atomic list the producer takes
- * whole, so in steady state no memory is allocated. All chunk memory counts against the
- * process-wide buffer limit: past it tc_stream_reserve returns NULL (the caller drops the
- * event and counts it), except with `force`, used for zone ends that must not be lost.
+ * whole, so in steady state no memory is allocated.
+ *
+ * The budget: chunks, and the heap data records point to (allocated source locations,
+ * frame images), are charged to tc_buffer_bytes, which never exceeds the limit plus
+ * TC_BUFFER_RESERVE. Past the limit tc_stream_reserve returns NULL (the caller drops the
+ * event and counts it), except with `force`, used for records that complete one already
+ * recorded (zone ends) and must not be lost: they take the last TC_FORCED_HEADROOM bytes
+ * of every chunk, which other records may not use, and past those a small chunk from
+ * the reserve. Only when the reserve too is spent is a forced record dropped.
  */
 #ifndef TRACYC_CLIENT_STREAM_H
 #define TRACYC_CLIENT_STREAM_H
@@ -46,8 +53,25 @@ struct tc_stream_mark {
     size_t end;
 };
 
+/* Room past the limit for forced records, shared by all threads: the worst case of the
+ * memory kept for events is tc_buffer_limit + TC_BUFFER_RESERVE (README:
+ * TRACYC_BUFFER_LIMIT). */
+#define TC_BUFFER_RESERVE ((size_t)64 << 10)
+/* The end of each chunk kept for forced records: 128 zone ends. */
+#define TC_FORCED_HEADROOM 2048
+
 extern _Atomic size_t tc_buffer_bytes;
+extern _Atomic size_t tc_buffer_peak; /* the highest tc_buffer_bytes so far */
 extern size_t tc_buffer_limit;
+
+/* Charges n bytes to the budget: up to the limit, or with force up to the limit plus
+ * the reserve. 0 when charged. */
+int tc_buffer_charge(size_t n, int force);
+void tc_buffer_release(size_t n);
+/* malloc charged to the budget (not forced): NULL past the limit. */
+void *tc_buffer_alloc(size_t n);
+/* Frees what tc_buffer_alloc(n) returned. */
+void tc_buffer_free(void *p, size_t n);
 
 int tc_stream_init(struct tc_stream *s);
 void tc_stream_destroy(struct tc_stream *s);
@@ -72,8 +96,9 @@ static inline void tc_stream_commit(struct tc_stream *s)
 /* Consumer side. */
 void tc_stream_mark(struct tc_stream *s, struct tc_stream_mark *m);
 /* Calls fn on each contiguous run of whole records up to the mark (or everything when
- * mark is NULL); returns the bytes drained. */
-typedef void (*tc_range_fn)(void *user, const uint8_t *begin, const uint8_t *end);
+ * mark is NULL); returns the bytes drained. fn returns the bytes it consumed, from the
+ * start of the run: fewer than offered stops the drain there (the rest waits). */
+typedef size_t (*tc_range_fn)(void *user, const uint8_t *begin, const uint8_t *end);
 size_t tc_stream_drain(struct tc_stream *s, const struct tc_stream_mark *m, tc_range_fn fn, void *user);
 int tc_stream_empty(struct tc_stream *s);
 

@@ -9,6 +9,7 @@
 
 #include "client/clock.h"
 #include "client/conn.h"
+#include "client/fiber.h"
 #include "client/inproc.h"
 #include "client/net.h"
 #include "client/state.h"
@@ -129,12 +130,15 @@ static void remember(const union tc_rec *r)
 /* Heap data a record owns, released once every connection has encoded it. */
 static void release(const union tc_rec *r)
 {
-    if (r->any.type == TC_REC_ZONE_BEGIN_ALLOC)
-        free(r->zone_begin_alloc.payload);
-    else if (r->any.type == TC_REC_GPU_ZONE_BEGIN && r->gpu_zone_begin.alloc)
-        free((void *)(uintptr_t)r->gpu_zone_begin.srcloc);
-    else if (r->any.type == TC_REC_FRAME_IMAGE)
-        free(r->frame_image.image);
+    if (r->any.type == TC_REC_ZONE_BEGIN_ALLOC) {
+        tc_buffer_free(r->zone_begin_alloc.payload, tc_srcloc_payload_size(r->zone_begin_alloc.payload));
+    } else if (r->any.type == TC_REC_GPU_ZONE_BEGIN && r->gpu_zone_begin.alloc) {
+        void *payload = (void *)(uintptr_t)r->gpu_zone_begin.srcloc;
+        tc_buffer_free(payload, tc_srcloc_payload_size(payload));
+    } else if (r->any.type == TC_REC_FRAME_IMAGE) {
+        struct tc_frame_image *img = r->frame_image.image;
+        tc_buffer_free(img, sizeof *img + img->size);
+    }
 }
 
 static void release_all(const uint8_t *begin, const uint8_t *end, int serial)
@@ -148,19 +152,22 @@ static void release_all(const uint8_t *begin, const uint8_t *end, int serial)
     }
 }
 
-static void on_thread_records(void *user, const uint8_t *begin, const uint8_t *end)
+static size_t on_thread_records(void *user, const uint8_t *begin, const uint8_t *end)
 {
+    end = tc_fiber_drain_limit(user, begin, end); /* a fiber's records in their order */
     for (int i = 0; i < TC_MAX_CONNS; i++)
         tc_conn_records(&w.conns[i], user, begin, end);
     release_all(begin, end, 0);
+    return (size_t)(end - begin);
 }
 
-static void on_serial_records(void *user, const uint8_t *begin, const uint8_t *end)
+static size_t on_serial_records(void *user, const uint8_t *begin, const uint8_t *end)
 {
     (void)user;
     for (int i = 0; i < TC_MAX_CONNS; i++)
         tc_conn_records(&w.conns[i], NULL, begin, end);
     release_all(begin, end, 1);
+    return (size_t)(end - begin);
 }
 
 static struct tc_thread *threads_head(void)
@@ -178,6 +185,7 @@ static void free_exited_threads(void)
         struct tc_thread *t = *p;
         if (atomic_load_explicit(&t->exited, memory_order_acquire) && tc_stream_empty(&t->stream)) {
             *p = t->next;
+            tc_fiber_thread_gone(t);
             tc_stream_destroy(&t->stream);
             free(t);
         } else {
@@ -195,19 +203,35 @@ static size_t drain_all(void)
     struct tc_thread *head = threads_head();
     for (struct tc_thread *t = head; t; t = t->next)
         tc_stream_mark(&t->stream, &t->mark);
-    size_t n = tc_stream_drain(&tc_prof.serial, NULL, on_serial_records, NULL);
+    size_t n = tc_stream_drain(&tc_prof.serial, NULL, on_serial_records, NULL), progress;
+    int waiting;
+    do { /* again while a thread waits at a fiber for others that went on */
+        progress = 0;
+        waiting = 0;
+        for (struct tc_thread *t = head; t; t = t->next) {
+            progress += tc_stream_drain(&t->stream, &t->mark, on_thread_records, t);
+            waiting |= t->stalled;
+        }
+        n += progress;
+    } while (progress && waiting);
     for (struct tc_thread *t = head; t; t = t->next)
-        n += tc_stream_drain(&t->stream, &t->mark, on_thread_records, t);
+        tc_fiber_pass_end(t);
     free_exited_threads();
     return n;
+}
+
+static void forget_fiber_state(struct tc_fiber *f, void *slot)
+{
+    f->conn_depth[*(int *)slot] = 0;
 }
 
 static void forget_connection_state(int slot)
 {
     for (struct tc_thread *t = threads_head(); t; t = t->next) {
         t->conn_depth[slot] = 0;
-        t->conn_fiber[slot] = 0;
+        t->conn_fiber[slot] = NULL;
     }
+    tc_fiber_each(forget_fiber_state, &slot);
 }
 
 static void replay_deferred(struct tc_conn *c)
@@ -327,21 +351,44 @@ int tc_worker_capture_start(const char *path)
     return busy ? -1 : 0;
 }
 
-/* The program is ending: zones still open (a thread blocked forever, exit() called inside
- * a zone) end now, marked so, or the server would wait for them and never finish. */
-static void end_open_zones(struct tc_conn *c)
+static void end_zones(struct tc_conn *c, uint32_t *depth, int64_t now)
 {
     static const char mark[] = "still open at exit";
+    for (; *depth; --*depth) {
+        tc_enc_zone_text(&c->enc, TCW_ZoneText, mark, sizeof mark - 1);
+        tc_enc_zone_end(&c->enc, now);
+    }
+}
+
+static void end_fiber_zones(struct tc_fiber *f, void *conn)
+{
+    struct tc_conn *c = conn;
+    if (!f->conn_depth[c->slot])
+        return;
+    int64_t now = tc_clock_now();
+    tc_enc_thread(&c->enc, tc_prof.main_tid);
+    tc_enc_fiber_enter(&c->enc, now, tc_conn_string_id(c, f->name), tc_prof.main_tid);
+    end_zones(c, &f->conn_depth[c->slot], now);
+    tc_enc_fiber_leave(&c->enc, now, tc_prof.main_tid);
+}
+
+/* The program is ending: zones still open (a thread blocked forever, exit() called inside
+ * a zone) end now, marked so, or the server would wait for them and never finish. A
+ * thread's own zones end outside any fiber, a fiber's zones inside it. */
+static void end_open_zones(struct tc_conn *c)
+{
     int64_t now = tc_clock_now();
     for (struct tc_thread *t = threads_head(); t; t = t->next) {
-        if (!t->conn_depth[c->slot])
+        if (!t->conn_depth[c->slot] && !t->conn_fiber[c->slot])
             continue;
         tc_enc_thread(&c->enc, t->tid);
-        for (; t->conn_depth[c->slot]; t->conn_depth[c->slot]--) {
-            tc_enc_zone_text(&c->enc, TCW_ZoneText, mark, sizeof mark - 1);
-            tc_enc_zone_end(&c->enc, now);
+        if (t->conn_fiber[c->slot]) {
+            tc_enc_fiber_leave(&c->enc, now, t->tid);
+            t->conn_fiber[c->slot] = NULL;
         }
+        end_zones(c, &t->conn_depth[c->slot], now);
     }
+    tc_fiber_each(end_fiber_zones, c);
 }
 
 /* Sends Terminate and answers queries until the server says it has everything, the

@@ -168,7 +168,7 @@ static void thread_table(struct summary *s)
         for (size_t z = 0; z < t->zones.count; z++) {
             const struct tct_zone *zone = tct_thread_zone(t, z);
             if (zone->depth == 0)
-                busy += zone->end - zone->begin;
+                busy = tct_time_add(busy, zone->end - zone->begin);
         }
         const char *name = s->names->thread(s->names->ctx, t->id);
         char n[TCT_UNITS_BUF], b[TCT_UNITS_BUF], pc[16], m[TCT_UNITS_BUF];
@@ -233,7 +233,7 @@ static void frame_table(struct summary *s)
             if (fr->end == TCT_TIME_NONE)
                 continue;
             int64_t len = fr->end - fr->start;
-            total += len;
+            total = tct_time_add(total, len);
             timed++;
             if (len < mn)
                 mn = len;
@@ -349,7 +349,7 @@ static void gpu_table(struct summary *s)
                 continue;
             timed++;
             if (g->depth == 0)
-                busy += g->gpu_end - g->gpu_begin;
+                busy = tct_time_add(busy, g->gpu_end - g->gpu_begin);
         }
         char name[64], z[TCT_UNITS_BUF], t[TCT_UNITS_BUF], b[TCT_UNITS_BUF];
         snprintf(name, sizeof name, "%" PRIu32 "%s%s", c->id, c->name ? " " : "", c->name ? c->name : "");

@@ -467,8 +467,8 @@ int tct_thread_walk(const struct tct_thread *t, tct_zone_visit_fn fn, void *user
             const struct tct_zone *z = tct_thread_zone(t, index[--top]);
             int64_t span = z->end - z->begin;
             if (top)
-                children[top - 1] += span;
-            result = fn(user, index[top], z, span - children[top]);
+                children[top - 1] = tct_time_add(children[top - 1], span);
+            result = fn(user, index[top], z, tct_time_sub(span, children[top]));
         }
         if (i < t->zones.count) {
             index[top] = i;

@@ -34,6 +34,29 @@
 #include "wire/decode.h"
 
 #define TCT_TIME_NONE INT64_MIN /* an end (or GPU time) that never arrived */
+
+/* Sums of times saturate. Times are within about 2^53 of the origin, so one span fits,
+ * but a hostile stream's 512 zones of the largest span would overflow a total. */
+static inline int64_t tct_time_add(int64_t a, int64_t b)
+{
+    int64_t sum;
+    if (__builtin_add_overflow(a, b, &sum))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return sum;
+}
+
+static inline int64_t tct_time_sub(int64_t a, int64_t b)
+{
+    int64_t diff;
+    if (__builtin_sub_overflow(a, b, &diff))
+        return b < 0 ? INT64_MAX : INT64_MIN;
+    return diff;
+}
+
+static inline uint64_t tct_bytes_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
 #define TCT_MAX_DEPTH 0xffffffu /* zones nested deeper than this are not recorded */
 #define TCT_CHUNK_SHIFT 12      /* zones, messages, plot points, frames: 4096 a chunk */
 

@@ -227,7 +227,7 @@ void tct_model_memory(struct tct_trace *tr, const struct tcd_event *ev)
         }
         p->allocs++;
         p->live_bytes += ev->value;
-        p->total_bytes += ev->value;
+        p->total_bytes = tct_bytes_add(p->total_bytes, ev->value);
         if (p->live_bytes > p->peak_bytes)
             p->peak_bytes = p->live_bytes;
         break;
@@ -260,7 +260,7 @@ static void lock_obtain(struct tct_lock *l, const struct tcd_event *ev)
         int64_t waited = ev->time - l->waiting[i].since;
         l->waiting[i] = l->waiting[--l->waiting_count];
         if (waited > 0) {
-            l->wait_total += waited;
+            l->wait_total = tct_time_add(l->wait_total, waited);
             if (waited > l->wait_max)
                 l->wait_max = waited;
         }

@@ -53,7 +53,7 @@ static int add_self_time(void *user, size_t index, const struct tct_zone *z, int
     if (!tct_zone_counts(z, p->rule))
         return 0;
     struct tct_srcloc_stats *e = &p->stats->entries[*tcu_map_get(&p->stats->by_srcloc, z->srcloc)];
-    e->self_total += self;
+    e->self_total = tct_time_add(e->self_total, self);
     tct_spread_add(&e->self_spread, self);
     if (self < e->self_min)
         e->self_min = self;
@@ -85,7 +85,7 @@ int tct_zone_stats_compute(struct tct_zone_stats *s, const struct tct_trace *tr,
                 goto fail;
             int64_t span = z->end - z->begin;
             e->count++;
-            e->total += span;
+            e->total = tct_time_add(e->total, span);
             if (span < e->min)
                 e->min = span;
             if (span > e->max)

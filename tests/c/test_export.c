@@ -679,6 +679,75 @@ static void test_deep_nesting(void)
     tct_trace_free(tr);
 }
 
+/* Hostile times: the model pulls them to within 2^53 of the origin, so one span (2^54)
+ * fits, but 512 of them overflow a sum. Zone totals, self times, busy times, lock waits,
+ * frame and GPU times and allocated bytes saturate instead (UBSan aborts on the overflow
+ * in the sanitizer build; wrapped sums came out negative in the others). */
+static void test_saturating_sums(void)
+{
+    enum { N = 512 };
+    const int64_t lo = -((int64_t)1 << 60), hi = (int64_t)1 << 60; /* clamped to -2^53, 2^53 */
+    struct tct_trace *tr = tct_trace_new();
+    for (int i = 0; i < N; i++) /* nested: work's total is N spans */
+        begin(tr, MAIN_TID, lo, SL_WORK);
+    for (int i = 0; i < N; i++)
+        end(tr, MAIN_TID, hi);
+    begin(tr, WORKER_TID, lo, SL_MAIN); /* children of N spans inside one span */
+    for (int i = 0; i < N; i++) {
+        begin(tr, WORKER_TID, lo, SL_LEAF);
+        end(tr, WORKER_TID, hi);
+    }
+    end(tr, WORKER_TID, hi);
+    for (int i = 0; i < N; i++) { /* N top-level spans: the thread's busy time */
+        begin(tr, WORKER_TID, lo, SL_LEAF);
+        end(tr, WORKER_TID, hi);
+    }
+    ev(tr, (struct tcd_event){.kind = TCD_LOCK_ANNOUNCE, .id = 3, .time = lo, .srcloc = SL_LOCK});
+    ev(tr, (struct tcd_event){.kind = TCD_GPU_CONTEXT, .id = 0, .thread = MAIN_TID, .time = lo, .dvalue = 1.0});
+    for (int i = 0; i < N; i++) {
+        ev(tr, (struct tcd_event){.kind = TCD_LOCK_WAIT, .id = 3, .thread = MAIN_TID, .time = lo});
+        ev(tr, (struct tcd_event){.kind = TCD_LOCK_OBTAIN, .id = 3, .thread = MAIN_TID, .time = hi});
+        ev(tr, (struct tcd_event){.kind = TCD_LOCK_RELEASE, .id = 3, .thread = MAIN_TID, .time = hi});
+        ev(tr, (struct tcd_event){.kind = TCD_FRAME_START, .id = 7, .time = lo});
+        ev(tr, (struct tcd_event){.kind = TCD_FRAME_END, .id = 7, .time = hi});
+        uint16_t q = (uint16_t)(2 * i);
+        ev(tr, (struct tcd_event){
+                   .kind = TCD_GPU_ZONE_BEGIN, .id = 0, .query = q, .thread = MAIN_TID, .time = lo, .srcloc = SL_WORK});
+        ev(tr, (struct tcd_event){.kind = TCD_GPU_ZONE_END, .id = 0, .query = q + 1, .thread = 0, .time = hi});
+        ev(tr, (struct tcd_event){.kind = TCD_GPU_TIME, .id = 0, .query = q, .time2 = lo});
+        ev(tr, (struct tcd_event){.kind = TCD_GPU_TIME, .id = 0, .query = q + 1, .time2 = hi});
+        ev(tr, (struct tcd_event){
+                   .kind = TCD_MEM_ALLOC, .thread = MAIN_TID, .address = 16 * (i + 1), .value = UINT64_MAX / 4});
+    }
+    tct_trace_finish(tr);
+
+    struct tct_zone_stats st;
+    CHECK_EQ_INT(tct_zone_stats_compute(&st, tr, TCT_STATS_ALL), 0);
+    const uint64_t *work = tcu_map_get(&st.by_srcloc, SL_WORK), *leaf = tcu_map_get(&st.by_srcloc, SL_LEAF);
+    const uint64_t *outer = tcu_map_get(&st.by_srcloc, SL_MAIN);
+    CHECK(work && st.entries[*work].total == INT64_MAX);
+    CHECK(leaf && st.entries[*leaf].total == INT64_MAX && st.entries[*leaf].self_total == INT64_MAX);
+    /* its span less its children's (saturated) total */
+    CHECK(outer && st.entries[*outer].self_total == ((int64_t)1 << 54) - INT64_MAX);
+    tct_zone_stats_free(&st);
+    CHECK(tr->lock_count == 1 && tr->locks[0].wait_total == INT64_MAX);
+    CHECK(tr->pool_count == 1 && tr->pools[0].total_bytes == UINT64_MAX);
+
+    struct tct_export_options o = {0};
+    char *csv = export_to_string(tct_export_csv, tr, &o);
+    CHECK(strstr(csv, "work,/src/work.c,20,9223372036854775807,") != NULL);
+    free(csv);
+    char *text = export_to_string(tct_export_summary, tr, &o);
+    /* the worker's busy time, the lock's wait, the frames' and the GPU's time */
+    size_t saturated = 0;
+    for (const char *p = text; (p = strstr(p, "9223372036.855 s")); p++)
+        saturated++;
+    CHECK(saturated >= 5);
+    free(text);
+    free(export_to_string(tct_export_chrome, tr, &o));
+    tct_trace_free(tr);
+}
+
 static void test_export_file(void)
 {
     CHECK_EQ_INT(tct_export_format_for("a/b.json"), TCT_FORMAT_CHROME);
@@ -741,6 +810,7 @@ int main(void)
     test_summary();
     test_scale();
     test_deep_nesting();
+    test_saturating_sums();
     test_export_file();
     return tt_finish("test_export");
 }

@@ -95,6 +95,9 @@ int main(void)
         CHECK(between->thread == outer->thread && between->parent == outer - t.zones);
         CHECK(co->end > outer->end); /* outer ended first: the coroutine's zone stayed open */
     }
+    /* Both ended when their ZoneEnd ran (a refused end would leave one open until exit). */
+    const struct lh_zone *main_open = lh_find(&t, "main open");
+    CHECK(outer && co && main_open && outer->end <= main_open->begin && co->end <= main_open->begin);
     const struct lh_zone *dies = lh_find(&t, "dies");
     CHECK(dies && lh_is_fiber(dies->thread) && dies->end >= dies->begin);
     CHECK(lh_find(&t, "wrapped") != NULL);
