@@ -14,6 +14,7 @@
 #include "client/net.h"
 #include "client/state.h"
 #include "client/record.h"
+#include "client/replay.h"
 #include "wire/protocol.h"
 
 #include <pthread.h>
@@ -28,11 +29,6 @@
 #define SLOT_TCP 1
 #define FINAL_QUERY_WAIT_MS 10000
 
-struct deferred {
-    union tc_rec *rec;
-    struct deferred *next;
-};
-
 static struct {
     pthread_t thread;
     int started;
@@ -44,7 +40,6 @@ static struct {
     pthread_mutex_t request_lock;
     char *requested_output;
     int request_result; /* 0 pending/ok, -1 failed */
-    struct deferred *deferred;
     int64_t last_broadcast;
 } w = {.listen_fd = -1, .request_lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -75,58 +70,6 @@ static int any_live(void)
     return conn_live(SLOT_INPROC) || conn_live(SLOT_TCP);
 }
 
-/* Records that a new server must see again before later events refer to them. */
-static int is_deferred(unsigned type)
-{
-    return type == TC_REC_LOCK_ANNOUNCE || type == TC_REC_LOCK_NAME || type == TC_REC_PLOT_CONFIG ||
-           type == TC_REC_APP_INFO || type == TC_REC_GPU_NEW_CONTEXT || type == TC_REC_GPU_CONTEXT_NAME ||
-           type == TC_REC_SECTION_SETUP;
-}
-
-/* The lock a deferred record describes, or UINT32_MAX. */
-static uint32_t deferred_lock(const union tc_rec *r)
-{
-    if (r->any.type == TC_REC_LOCK_ANNOUNCE)
-        return r->lock_announce.lock;
-    if (r->any.type == TC_REC_LOCK_NAME)
-        return r->lock_name.lock;
-    return UINT32_MAX;
-}
-
-static void remember(const union tc_rec *r)
-{
-    if (r->any.type == TC_REC_LOCK_TERMINATE) {
-        for (struct deferred **d = &w.deferred; *d;) {
-            if (deferred_lock((*d)->rec) == r->lock_terminate.lock) {
-                struct deferred *gone = *d;
-                *d = gone->next;
-                free(gone->rec);
-                free(gone);
-            } else {
-                d = &(*d)->next;
-            }
-        }
-        return;
-    }
-    if (!is_deferred(r->any.type))
-        return;
-    size_t size = tc_rec_size(r->any.type, r->any.len);
-    struct deferred *d = malloc(sizeof *d);
-    union tc_rec *copy = malloc(size);
-    if (!d || !copy) {
-        free(d);
-        free(copy);
-        return;
-    }
-    memcpy(copy, r, size);
-    d->rec = copy;
-    d->next = NULL;
-    struct deferred **tail = &w.deferred;
-    while (*tail)
-        tail = &(*tail)->next;
-    *tail = d;
-}
-
 /* Heap data a record owns, released once every connection has encoded it. */
 static void release(const union tc_rec *r)
 {
@@ -146,7 +89,7 @@ static void release_all(const uint8_t *begin, const uint8_t *end, int serial)
     while (begin < end) {
         const union tc_rec *r = (const union tc_rec *)begin;
         if (serial)
-            remember(r);
+            tc_replay_note(r);
         release(r);
         begin += tc_rec_size(r->any.type, r->any.len);
     }
@@ -234,12 +177,6 @@ static void forget_connection_state(int slot)
     tc_fiber_each(forget_fiber_state, &slot);
 }
 
-static void replay_deferred(struct tc_conn *c)
-{
-    for (struct deferred *d = w.deferred; d; d = d->next)
-        tc_conn_record(c, NULL, d->rec);
-}
-
 static void open_connection(int slot, struct tc_transport *t)
 {
     forget_connection_state(slot);
@@ -251,7 +188,7 @@ static void open_connection(int slot, struct tc_transport *t)
         tc_conn_close(&w.conns[slot]);
         return;
     }
-    replay_deferred(&w.conns[slot]);
+    tc_replay_to(&w.conns[slot]);
     if (slot == SLOT_TCP)
         atomic_store(&tc_prof.connected, 1);
 }
