@@ -30,6 +30,31 @@ static const char *decoder_string(const void *ctx, uint32_t handle)
     return tcd_string(ctx, handle);
 }
 
+static const uint32_t *decoder_callstack(const void *ctx, uint32_t id, uint32_t *depth)
+{
+    return tcd_callstack(ctx, id, depth);
+}
+static const struct tcd_frame *decoder_callstack_frame(const void *ctx, uint32_t index)
+{
+    return tcd_frame(ctx, index);
+}
+static int decoder_symbol(const void *ctx, uint64_t symbol, const char **file, uint32_t *line)
+{
+    return tcd_symbol(ctx, symbol, file, line);
+}
+static const char *decoder_system_thread(const void *ctx, uint32_t thread)
+{
+    return tcd_external_thread_name(ctx, thread);
+}
+static const char *decoder_system_process(const void *ctx, uint32_t thread)
+{
+    return tcd_external_process_name(ctx, thread);
+}
+static uint64_t decoder_thread_pid(const void *ctx, uint32_t thread)
+{
+    return tcd_thread_pid(ctx, thread);
+}
+
 void tct_names_from_decoder(struct tct_names *out, const struct tcd_decoder *dec)
 {
     out->ctx = dec;
@@ -39,6 +64,12 @@ void tct_names_from_decoder(struct tct_names *out, const struct tcd_decoder *dec
     out->frame = decoder_frame;
     out->pool = decoder_pool;
     out->string = decoder_string;
+    out->callstack = decoder_callstack;
+    out->callstack_frame = decoder_callstack_frame;
+    out->symbol = decoder_symbol;
+    out->system_thread = decoder_system_thread;
+    out->system_process = decoder_system_process;
+    out->thread_pid = decoder_thread_pid;
     out->welcome = NULL;
     /* A decoder that failed during the handshake never had a welcome. */
     const struct tcd_welcome *w = tcd_decoder_welcome(dec);

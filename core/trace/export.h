@@ -28,6 +28,16 @@ struct tct_names {
     const char *(*pool)(const void *ctx, uint32_t pool);
     const char *(*string)(const void *ctx, uint32_t handle); /* literal texts, "" unknown */
     const struct tcd_welcome *welcome;                       /* NULL when the handshake never completed */
+    /* Callstacks (tcd_callstack(), tcd_frame(), tcd_symbol()); NULL when these names have
+     * none: callstacks then expand to nothing. */
+    const uint32_t *(*callstack)(const void *ctx, uint32_t id, uint32_t *depth);
+    const struct tcd_frame *(*callstack_frame)(const void *ctx, uint32_t index);
+    int (*symbol)(const void *ctx, uint64_t symbol, const char **file, uint32_t *line);
+    /* Threads of the whole system, as context switches name them ("" / 0 unknown); NULL
+     * when unknown. */
+    const char *(*system_thread)(const void *ctx, uint32_t thread);
+    const char *(*system_process)(const void *ctx, uint32_t thread);
+    uint64_t (*thread_pid)(const void *ctx, uint32_t thread);
 };
 
 /* Names from the decoder that produced the trace (valid as long as the decoder is). */

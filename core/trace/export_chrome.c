@@ -16,6 +16,7 @@
  *   names       "M" process_name and thread_name metadata
  */
 #include "trace/export.h"
+#include "trace/json.h"
 #include "trace/writer.h"
 
 #include <inttypes.h>
@@ -33,114 +34,13 @@ struct chrome {
     int first; /* no event written yet */
 };
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 when it is not valid. */
-static size_t utf8_sequence(const unsigned char *p)
-{
-    unsigned c = p[0];
-    size_t n;
-    unsigned lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2;
-    else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        if (c == 0xe0)
-            lo = 0xa0; /* overlong */
-        if (c == 0xed)
-            hi = 0x9f; /* surrogates */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        if (c == 0xf0)
-            lo = 0x90; /* overlong */
-        if (c == 0xf4)
-            hi = 0x8f; /* beyond U+10FFFF */
-    } else
-        return 0;
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xbf)
-            return 0;
-    return n;
-}
-
-/* Escapes s[0..len) for a JSON string: quotes, backslashes and control characters
- * escaped, invalid UTF-8 replaced by U+FFFD. */
-static void json_chars(struct tct_writer *w, const char *s, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)s, *end = p + len;
-    while (p < end) {
-        const unsigned char *run = p;
-        while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
-            p++;
-        if (p > run)
-            tct_write(w, (const char *)run, (size_t)(p - run));
-        if (p == end)
-            break;
-        unsigned c = *p;
-        if (c == '"' || c == '\\') {
-            tct_write_char(w, '\\');
-            tct_write_char(w, (char)c);
-            p++;
-        } else if (c < 0x20) {
-            static const char hex[] = "0123456789abcdef";
-            char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            switch (c) {
-            case '\n':
-                tct_write(w, "\\n", 2);
-                break;
-            case '\r':
-                tct_write(w, "\\r", 2);
-                break;
-            case '\t':
-                tct_write(w, "\\t", 2);
-                break;
-            default:
-                tct_write(w, esc, sizeof esc);
-                break;
-            }
-            p++;
-        } else {
-            /* A NUL never occurs inside len, so utf8_sequence stops at the string's end. */
-            size_t n = utf8_sequence(p);
-            if (n) {
-                tct_write(w, (const char *)p, n);
-                p += n;
-            } else {
-                tct_write(w, "\xef\xbf\xbd", 3);
-                p++;
-            }
-        }
-    }
-}
-
-static void json_string(struct tct_writer *w, const char *s)
-{
-    tct_write_char(w, '"');
-    json_chars(w, s, strlen(s));
-    tct_write_char(w, '"');
-}
-
-/* Nanoseconds as microseconds with every nanosecond digit. The trailing "01" (a hundredth
- * of a nanosecond) makes tracy-import-chrome's uint64(us * 1000.) land on the exact
- * nanosecond: without it, about 1% of values parse a hair below and truncate to ns - 1. */
-static void json_us(struct tct_writer *w, int64_t ns)
-{
-    uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
-    if (ns < 0)
-        tct_write_char(w, '-');
-    tct_write_u64(w, mag / 1000);
-    unsigned frac = (unsigned)(mag % 1000);
-    char tail[6] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10), (char)('0' + frac % 10), '0', '1'};
-    tct_write(w, tail, sizeof tail);
-}
-
 static void begin_event(struct chrome *c, const char *ph, const char *name)
 {
     tct_write_str(c->w, c->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
     c->first = 0;
     tct_write_str(c->w, ph);
     tct_write_str(c->w, "\",\"name\":");
-    json_string(c->w, name);
+    tct_json_string(c->w, name);
     tct_write_str(c->w, ",\"pid\":");
     tct_write_u64(c->w, c->pid);
 }
@@ -156,7 +56,7 @@ static void metadata(struct chrome *c, const char *what, uint32_t tid, const cha
     begin_event(c, "M", what);
     field_u64(c, ",\"tid\":", tid);
     tct_write_str(c->w, ",\"args\":{\"name\":");
-    json_string(c->w, name);
+    tct_json_string(c->w, name);
     tct_write_str(c->w, "}}");
 }
 
@@ -174,19 +74,19 @@ static void zone_event(struct chrome *c, uint32_t tid, const struct tct_zone *z,
     begin_event(c, "X", zone_name(c, z, x));
     field_u64(c, ",\"tid\":", tid);
     tct_write_str(w, ",\"ts\":");
-    json_us(w, z->begin);
+    tct_json_us(w, z->begin);
     tct_write_str(w, ",\"dur\":");
-    json_us(w, z->end - z->begin);
+    tct_json_us(w, z->end - z->begin);
     tct_write_str(w, ",\"loc\":\"");
-    json_chars(w, file, strlen(file));
+    tct_json_chars(w, file, strlen(file));
     tct_write_char(w, ':');
     tct_write_u64(w, line);
     tct_write_str(w, "\",\"args\":{\"file\":");
-    json_string(w, file);
+    tct_json_string(w, file);
     field_u64(c, ",\"line\":", line);
     if (x && x->text) {
         tct_write_str(w, ",\"text\":");
-        json_string(w, x->text);
+        tct_json_string(w, x->text);
     }
     if (x && x->has_value)
         field_u64(c, ",\"value\":", x->value);
@@ -201,7 +101,7 @@ static void instant(struct chrome *c, const char *name, char scope, uint32_t tid
     tct_write_str(c->w, scope == 'g' ? ",\"s\":\"g\"" : ",\"s\":\"t\"");
     field_u64(c, ",\"tid\":", tid);
     tct_write_str(c->w, ",\"ts\":");
-    json_us(c->w, time);
+    tct_json_us(c->w, time);
     tct_write_char(c->w, '}');
 }
 
@@ -263,9 +163,9 @@ static void plots(struct chrome *c, const struct tct_trace *tr)
                 continue; /* JSON has no NaN or infinity */
             begin_event(c, "C", plot);
             tct_write_str(c->w, ",\"ts\":");
-            json_us(c->w, pt->time);
+            tct_json_us(c->w, pt->time);
             tct_write_str(c->w, ",\"args\":{");
-            json_string(c->w, plot);
+            tct_json_string(c->w, plot);
             tct_write_char(c->w, ':');
             if (p->is_int)
                 tct_write_i64(c->w, (int64_t)pt->value);
@@ -301,20 +201,20 @@ static void other_data(struct chrome *c, const struct tct_trace *tr, const struc
     struct tct_writer *w = c->w;
     tct_write_str(w, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"tracyc\","
                      "\"program\":");
-    json_string(w, program);
+    tct_json_string(w, program);
     field_u64(c, ",\"pid\":", c->pid);
     field_u64(c, ",\"dropped_events\":", tr->dropped);
     field_u64(c, ",\"unfinished_zones\":", tr->unfinished_zones);
     if (o->incomplete) {
         tct_write_str(w, ",\"incomplete\":");
-        json_string(w, o->incomplete);
+        tct_json_string(w, o->incomplete);
     }
     if (tr->app_info_count) {
         tct_write_str(w, ",\"app_info\":[");
         for (size_t i = 0; i < tr->app_info_count; i++) {
             if (i)
                 tct_write_char(w, ',');
-            json_string(w, tr->app_info[i]);
+            tct_json_string(w, tr->app_info[i]);
         }
         tct_write_char(w, ']');
     }
