@@ -113,6 +113,10 @@ enum tct_format tct_export_format_for(const char *path)
             return TCT_FORMAT_CHROME;
         if (strcasecmp(dot, ".csv") == 0)
             return TCT_FORMAT_CSV;
+        if (strcasecmp(dot, ".folded") == 0)
+            return TCT_FORMAT_FOLDED;
+        if (strcasecmp(dot, ".svg") == 0)
+            return TCT_FORMAT_SVG;
     }
     return TCT_FORMAT_SUMMARY;
 }
@@ -140,6 +144,10 @@ int tct_export_to(FILE *out, enum tct_format format, const struct tct_trace *tra
         return tct_export_chrome(out, trace, names, options);
     case TCT_FORMAT_CSV:
         return tct_export_csv(out, trace, names, options);
+    case TCT_FORMAT_FOLDED:
+        return tct_export_folded(out, trace, names, options);
+    case TCT_FORMAT_SVG:
+        return tct_export_svg(out, trace, names, options);
     default:
         return tct_export_summary(out, trace, names, options);
     }

@@ -1,9 +1,11 @@
 /* export.h - writing a finished trace model (model.h) as a file.
  *
- * Three formats, one model:
+ * Five formats, one model:
  *   Chrome Trace Event JSON (.json)  opens in Perfetto and chrome://tracing, and goes back
  *                                    into Tracy through upstream's tracy-import-chrome;
  *   zone statistics CSV (.csv)       the columns and numbers of upstream's tracy-csvexport;
+ *   folded stacks (.folded)          the CPU samples, for flamegraph.pl, inferno, speedscope;
+ *   flame graph (.svg)               the same samples drawn as a self-contained SVG;
  *   summary (anything else, "-" = stdout)  a cProfile-like text report, 100 columns wide.
  *
  * Exporters resolve names through struct tct_names: normally the decoder's tables
@@ -71,9 +73,12 @@ enum tct_format {
     TCT_FORMAT_SUMMARY,
     TCT_FORMAT_CHROME,
     TCT_FORMAT_CSV,
+    TCT_FORMAT_FOLDED,
+    TCT_FORMAT_SVG,
 };
 
-/* The format a path asks for: ".json" Chrome, ".csv" CSV, anything else summary. */
+/* The format a path asks for: ".json" Chrome, ".csv" CSV, ".folded" folded stacks, ".svg"
+ * flame graph, anything else summary. */
 enum tct_format tct_export_format_for(const char *path);
 
 /* Writes the trace to path in the format its extension asks for ("-" = summary on
@@ -92,6 +97,10 @@ int tct_export_csv(FILE *out, const struct tct_trace *trace, const struct tct_na
                    const struct tct_export_options *options);
 int tct_export_summary(FILE *out, const struct tct_trace *trace, const struct tct_names *names,
                        const struct tct_export_options *options);
+int tct_export_folded(FILE *out, const struct tct_trace *trace, const struct tct_names *names,
+                      const struct tct_export_options *options);
+int tct_export_svg(FILE *out, const struct tct_trace *trace, const struct tct_names *names,
+                   const struct tct_export_options *options);
 
 /* The trace's end as Tracy's server counts it: the latest event time, and at least the
  * end of the client's initialisation (the welcome's initEnd). */

@@ -3,8 +3,7 @@
 
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 when it is not valid. */
-static size_t utf8_sequence(const unsigned char *p)
+size_t tct_utf8_sequence(const unsigned char *p)
 {
     unsigned c = p[0];
     size_t n;
@@ -70,8 +69,8 @@ void tct_json_chars(struct tct_writer *w, const char *s, size_t len)
             }
             p++;
         } else {
-            /* A NUL never occurs inside len, so utf8_sequence stops at the string's end. */
-            size_t n = utf8_sequence(p);
+            /* A NUL never occurs inside len, so tct_utf8_sequence stops at the string's end. */
+            size_t n = tct_utf8_sequence(p);
             if (n) {
                 tct_write(w, (const char *)p, n);
                 p += n;

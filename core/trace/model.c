@@ -337,10 +337,10 @@ static int64_t event_time(const struct tcd_event *ev)
     case TCD_GPU_ZONE_END:
     case TCD_FIBER_ENTER:
     case TCD_FIBER_LEAVE:
-    case TCD_CONTEXT_SWITCH:
-    case TCD_THREAD_WAKEUP:
         return ev->time;
     case TCD_SAMPLE:
+    case TCD_CONTEXT_SWITCH:
+    case TCD_THREAD_WAKEUP:
         return ev->time ? ev->time : TCT_TIME_NONE; /* 0: the client gave no time */
     case TCD_GPU_TIME:
         return ev->time2;
@@ -454,7 +454,7 @@ void tct_trace_on_event(struct tct_trace *tr, const struct tcd_event *ev)
         tct_model_system(tr, ev);
         break;
     case TCD_CALLSTACK_FRAME:
-        break; /* frames stay in the decoder's tables */
+        break;             /* frames stay in the decoder's tables */
     case TCD_SAMPLES_LOST: /* a running total, as TCD_DROPPED */
         tr->samples_lost = ev->value > tr->samples_lost ? ev->value : tr->samples_lost;
         break;

@@ -56,10 +56,10 @@ struct tct_zone {
 };
 
 struct tct_zone_extra {
-    size_t zone;    /* index in the thread's zones */
-    char *text;     /* NULL when none. As the Tracy server stores it: ZoneText calls
+    size_t zone;        /* index in the thread's zones */
+    char *text;         /* NULL when none. As the Tracy server stores it: ZoneText calls
                        joined by '\n', each ZoneValue appended as "value [0xhex]" */
-    char *name;     /* dynamic ZoneName, NULL when none */
+    char *name;         /* dynamic ZoneName, NULL when none */
     uint64_t value;     /* the last ZoneValue, when has_value */
     uint32_t color;     /* 0x00RRGGBB, when has_color */
     uint32_t callstack; /* for tcd_callstack(), 0 = none */
@@ -69,16 +69,16 @@ struct tct_zone_extra {
 
 /* A callstack sample of a thread. */
 struct tct_sample {
-    int64_t time;       /* 0 when the client sent none */
-    uint32_t callstack; /* for tcd_callstack() */
+    int64_t time;         /* 0 when the client sent none */
+    uint32_t callstack;   /* for tcd_callstack() */
     uint8_t switched_out; /* the stack where the thread was switched out, not a CPU sample */
 };
 
 struct tct_thread {
-    uint32_t id;             /* as the decoder gives it (a fiber's virtual id for fibers) */
-    uint32_t server_index;   /* the number Tracy's server gives the thread (csvexport's
+    uint32_t id;               /* as the decoder gives it (a fiber's virtual id for fibers) */
+    uint32_t server_index;     /* the number Tracy's server gives the thread (csvexport's
                                 "thread" column), 0 until an event assigned it */
-    struct tcu_chunks zones; /* struct tct_zone */
+    struct tcu_chunks zones;   /* struct tct_zone */
     struct tcu_chunks samples; /* struct tct_sample, in arrival order */
     uint64_t cpu_samples;      /* samples that are not switched_out */
     uint64_t messages;
@@ -234,6 +234,7 @@ struct tct_trace {
     struct tct_crash crash;
     struct tcu_chunks switches; /* struct tct_switch, in arrival order (system-wide) */
     struct tcu_chunks wakeups;  /* struct tct_wakeup, in arrival order (system-wide) */
+    uint64_t untimed_switches;  /* switches and wakeups the client sent no time for: not kept */
 
     int64_t last_time; /* latest event time, counted as Tracy's server does */
     uint64_t events;   /* events received */

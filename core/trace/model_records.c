@@ -492,6 +492,10 @@ void tct_model_crash(struct tct_trace *tr, const struct tcd_event *ev)
 
 void tct_model_system(struct tct_trace *tr, const struct tcd_event *ev)
 {
+    if (ev->time == 0) { /* a client whose perf clock could not be converted sends no times */
+        tr->untimed_switches++;
+        return;
+    }
     if (ev->kind == TCD_CONTEXT_SWITCH) {
         struct tct_switch *s = tcu_chunks_push(&tr->switches);
         if (!s) {

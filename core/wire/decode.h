@@ -71,10 +71,10 @@ enum tcd_event_kind {
     TCD_SECTION_SETUP,  /* query = category, text = its description */
     TCD_SAMPLE,         /* thread, time (0 when the client sent none), callstack; flags & TCD_SAMPLE_SWITCH: the
                         * stack at which the thread was switched out (CallstackSampleContextSwitch), not a CPU sample */
-    TCD_CONTEXT_SWITCH, /* time, query = cpu, id = the thread switched out, thread = the thread switched in (either
+    TCD_CONTEXT_SWITCH, /* time (0 when the client sent none), query = cpu, id = the thread switched out, thread = the thread switched in (either
                          * 0: the CPU's idle task), format = the old thread's state, flags = its wait reason (the
                          * client's codes, docs/protocol.md §25.5); any thread of the system, not only the client's */
-    TCD_THREAD_WAKEUP,  /* time, thread (any of the system), query = cpu */
+    TCD_THREAD_WAKEUP,  /* time (0 when the client sent none), thread (any of the system), query = cpu */
     TCD_CALLSTACK_FRAME, /* id = frame index: the client answered the CallstackFrame query for it (tcd_frame()) */
     TCD_SAMPLES_LOST,    /* thread, time, value = the running total of samples the client lost: follows the
                          * TCD_MESSAGE "tracyc: lost <count> samples..." (source Tracy) of a tracyc client */

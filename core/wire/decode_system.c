@@ -21,12 +21,20 @@ static void check_external(struct tcd_decoder *dec, uint32_t thread)
     tcd_query(dec, TCW_QUERY_EXTERNAL_NAME, thread);
 }
 
+/* The time of a ContextSwitch or ThreadWakeup: 0 when the chain is at 0, which is what a
+ * client whose clock conversion failed sends (as for samples, docs/protocol.md §25.4). */
+static int64_t ctx_time(struct tcd_decoder *dec, const uint8_t *it)
+{
+    uint64_t ref = dec->ref_ctx += rd64(it + 1);
+    return ref == 0 ? 0 : trace_time(dec, ref);
+}
+
 /* ContextSwitch: i64 time (context-switch chain), u32 old thread, u32 new thread, u8 cpu,
  * u8 old thread's wait reason, u8 old thread's state, u8 previous C-state, i8 new thread's
  * priority, i8 old thread's priority. */
 void tcd_context_switch(struct tcd_decoder *dec, const uint8_t *it)
 {
-    int64_t t = trace_time(dec, dec->ref_ctx += rd64(it + 1));
+    int64_t t = ctx_time(dec, it);
     uint32_t old_thread = rd32(it + 9), new_thread = rd32(it + 13);
     if (new_thread)
         check_external(dec, new_thread);
@@ -43,7 +51,7 @@ void tcd_context_switch(struct tcd_decoder *dec, const uint8_t *it)
  * i8 adjust increment. */
 void tcd_thread_wakeup(struct tcd_decoder *dec, const uint8_t *it)
 {
-    int64_t t = trace_time(dec, dec->ref_ctx += rd64(it + 1));
+    int64_t t = ctx_time(dec, it);
     emit(dec, &(struct tcd_event){.kind = TCD_THREAD_WAKEUP, .time = t, .thread = rd32(it + 9), .query = it[13]});
 }
 
