@@ -99,7 +99,8 @@ struct tct_stack_count *tct_sample_counts(const struct tct_trace *tr, size_t *n)
             out = grown;
             out[count++] = (struct tct_stack_count){t->id, s->callstack, 1};
         }
-        qsort(out + first, count - first, sizeof *out, count_cmp);
+        if (count > first)
+            qsort(out + first, count - first, sizeof *out, count_cmp);
     }
     tcu_map_free(&index);
     *n = count;
