@@ -2,7 +2,7 @@
  *
  * Zone, message and GPU zone callstacks: the Trace Event Format's root-level "stackFrames"
  * dictionary ({"<id>": {"name", "category", "parent"}}, one entry per frame of a call path,
- * named "function file:line", category the binary) and the event's "sf" field, its
+ * named "function file:line", category the binary's name) and the event's "sf" field, its
  * innermost frame. chrome://tracing shows them; Perfetto's JSON importer does not read
  * either (it skips unknown keys).
  *
@@ -78,7 +78,7 @@ void tct_chrome_write_stack_frames(struct tct_chrome *c)
         tct_write_str(w, "\":{\"name\":");
         tct_json_string(w, n->label);
         tct_write_str(w, ",\"category\":");
-        tct_json_string(w, n->file[0] ? image_of(n->file) : "unknown");
+        tct_json_string(w, tct_known_name(n->image) ? image_of(n->image) : "unknown");
         if (n->parent) {
             tct_write_str(w, ",\"parent\":\"");
             tct_write_u64(w, n->parent);
@@ -139,7 +139,7 @@ static void profile_chunk(struct profile *p, size_t from, size_t to, const uint3
         tct_write_str(w, ",\"callFrame\":{\"functionName\":");
         tct_json_string(w, n->label);
         tct_write_str(w, ",\"url\":");
-        tct_json_string(w, n->file);
+        tct_json_string(w, tct_known_name(n->file) ? n->file : "");
         tct_write_str(w, "}}");
     }
     p->written = (uint32_t)p->tree.count - 1;

@@ -184,23 +184,18 @@ static void zone_table(struct summary *s, const struct tct_zone_stats *st, struc
     }
 }
 
-/* Clients name what they do not know "" or "[unknown]" (Tracy) or "?" (tracyc). */
-static int known(const char *s)
-{
-    return s[0] && strcmp(s, "[unknown]") != 0 && strcmp(s, "?") != 0;
-}
-
 /* Where a function is: its symbol's definition when the client told ("file:line"), else
  * its file, else its image ("[image]"). */
 static void function_location(struct summary *s, const struct tct_stack_frame *f, char *out, size_t len)
 {
     const char *file = NULL;
     uint32_t line = 0;
-    if (f->symbol && s->names->symbol && s->names->symbol(s->names->ctx, f->symbol, &file, &line) && known(file))
+    if (f->symbol && s->names->symbol && s->names->symbol(s->names->ctx, f->symbol, &file, &line) &&
+        tct_known_name(file))
         snprintf(out, len, line ? "%s:%" PRIu32 : "%s", basename_of(file), line);
-    else if (known(f->file))
+    else if (tct_known_name(f->file))
         snprintf(out, len, "%s", basename_of(f->file));
-    else if (known(f->image))
+    else if (tct_known_name(f->image))
         snprintf(out, len, f->image[0] == '[' || f->image[0] == '<' ? "%s" : "[%s]", basename_of(f->image));
     else
         snprintf(out, len, "-");

@@ -51,6 +51,11 @@ size_t tct_stack_expand(const struct tct_names *names, uint32_t id, struct tct_s
     return n;
 }
 
+int tct_known_name(const char *s)
+{
+    return s && s[0] && strcmp(s, "[unknown]") != 0 && strcmp(s, "?") != 0;
+}
+
 const char *tct_frame_label(const struct tct_stack_frame *f, char buf[TCT_FRAME_LABEL_BUF], size_t *len)
 {
     if (f->function && f->function_len) {
@@ -120,7 +125,7 @@ int tct_stack_tree_init(struct tct_stack_tree *t, const char *root_label)
     const char *label = tcu_arena_strdup(&t->labels, root_label, strlen(root_label));
     if (!t->nodes || !t->last_child || !t->frames || !label)
         return -1;
-    t->nodes[0] = (struct tct_stack_node){.label = label, .file = ""};
+    t->nodes[0] = (struct tct_stack_node){.label = label, .file = "", .image = ""};
     t->last_child[0] = 0;
     t->count = 1;
     return 0;
@@ -159,8 +164,8 @@ uint32_t tct_stack_tree_child(struct tct_stack_tree *t, uint32_t parent, const c
     if (!copy || tcu_map_put(&t->by_key, h, i) < 0)
         return UINT32_MAX;
     uint32_t depth = t->nodes[parent].depth + 1;
-    t->nodes[i] =
-        (struct tct_stack_node){.label = copy, .file = "", .parent = parent, .depth = depth, .same_hash = older};
+    t->nodes[i] = (struct tct_stack_node){
+        .label = copy, .file = "", .image = "", .parent = parent, .depth = depth, .same_hash = older};
     t->last_child[i] = 0;
     if (t->last_child[parent])
         t->nodes[t->last_child[parent]].next_sibling = i;
@@ -182,9 +187,9 @@ uint32_t tct_stack_tree_path(struct tct_stack_tree *t, uint32_t from, const stru
         char buf[TCT_FRAME_LABEL_BUF], located[512];
         size_t len;
         const char *label = tct_frame_label(&frames[i], buf, &len);
-        if (t->with_location && frames[i].file[0]) {
+        if (t->with_location && tct_known_name(frames[i].file)) {
             const char *slash = strrchr(frames[i].file, '/');
-            int w = snprintf(located, sizeof located, "%.*s %s:%" PRIu32, (int)len, label,
+            int w = snprintf(located, sizeof located, frames[i].line ? "%.*s %s:%" PRIu32 : "%.*s %s", (int)len, label,
                              slash ? slash + 1 : frames[i].file, frames[i].line);
             if (w > 0 && (size_t)w < sizeof located) {
                 label = located;
@@ -194,6 +199,8 @@ uint32_t tct_stack_tree_path(struct tct_stack_tree *t, uint32_t from, const stru
         node = tct_stack_tree_child(t, node, label, len);
         if (node != UINT32_MAX && !t->nodes[node].file[0])
             t->nodes[node].file = frames[i].file;
+        if (node != UINT32_MAX && !t->nodes[node].image[0])
+            t->nodes[node].image = frames[i].image;
     }
     return node;
 }

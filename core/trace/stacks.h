@@ -33,6 +33,10 @@ struct tct_stack_frame {
 size_t tct_stack_expand(const struct tct_names *names, uint32_t id, struct tct_stack_frame *out, size_t cap);
 #define TCT_STACK_MAX 4096 /* frames an exporter expands a callstack to, at most */
 
+/* Whether a client's name says something: clients call what they do not know "",
+ * "[unknown]" (Tracy) or "?" (tracyc). */
+int tct_known_name(const char *s);
+
 /* The frame's name: its function, or "[0x<address>]" (into buf) when unresolved.
  * *len receives the name's length (it is not NUL-terminated when it is a function). */
 #define TCT_FRAME_LABEL_BUF 24
@@ -54,6 +58,7 @@ struct tct_stack_count *tct_sample_counts(const struct tct_trace *trace, size_t 
 struct tct_stack_node {
     const char *label; /* NUL-terminated, kept by the tree */
     const char *file;  /* of the frame that made the node ("" for thread nodes); the names' */
+    const char *image; /* likewise */
     uint32_t parent;
     uint32_t first_child, next_sibling; /* 0 = none */
     uint32_t depth;                     /* 0 for the root */

@@ -4,7 +4,6 @@
  * (tracy-csvexport's options picked from the input's last byte), the summary, folded
  * stacks and the SVG flame graph. The JSON must parse, whatever names and texts the
  * stream carried; every folded line must end in a sample count. */
-#define _GNU_SOURCE /* memrchr */
 #include "fuzz_util.h"
 #include "json_check.h"
 
