@@ -227,7 +227,7 @@ static void function_table(struct summary *s, const struct tct_function_table *f
     snprintf(title, sizeof title, "Top %zu functions by %s samples (of %zu functions)", rows,
              by_self ? "self" : "total", ft->count);
     heading(s, title);
-    fprintf(s->out, "%10s %7s %10s %7s  %-36s %s\n", "self", "self%", "total", "total%", "function", "location");
+    fprintf(s->out, "%10s %7s %10s %7s  %-34s %s\n", "self", "self%", "total", "total%", "function", "location");
     for (size_t r = 0; r < rows; r++) {
         const struct tct_function_stats *e = &ft->entries[order[r].entry];
         char self[TCT_UNITS_BUF], total[TCT_UNITS_BUF], sp[16], tp[16], buf[TCT_FRAME_LABEL_BUF], name[256], where[256];
@@ -238,8 +238,8 @@ static void function_table(struct summary *s, const struct tct_function_table *f
         fprintf(s->out, "%10s %7s %10s %7s  ", tct_format_count(self, e->self),
                 percent(sp, (int64_t)e->self, (int64_t)ft->samples), tct_format_count(total, e->total),
                 percent(tp, (int64_t)e->total, (int64_t)ft->samples));
-        column(s->out, name, 36);
-        fprintf(s->out, " %.*s\n", WIDTH - 76, where);
+        column(s->out, name, 34);
+        fprintf(s->out, " %.*s\n", WIDTH - 74, where);
     }
 }
 

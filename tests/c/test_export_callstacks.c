@@ -187,18 +187,17 @@ static void summary(const struct tct_trace *tr)
     tt_check(strstr(text, "!! 5 samples were LOST") != NULL, "lost samples warned");
     tt_check(strstr(text, "!! 1 context switches came without a time") != NULL, "untimed switch warned");
     tt_check(strstr(text, "Top 4 functions by self samples (of 7 functions)\n") != NULL, "functions with self samples");
-    tt_check(strstr(text, "         4   44.4%          4   44.4%  leaf_inl                             a.c:11\n") !=
-                 NULL,
+    tt_check(strstr(text, "         4   44.4%          4   44.4%  leaf_inl                           a.c:11\n") != NULL,
              "leaf_inl: 4 self samples, defined at a.c:11 (its symbol)");
-    tt_check(strstr(text, "         2   22.2%          2   22.2%  rec                                  r.c\n") != NULL,
+    tt_check(strstr(text, "         2   22.2%          2   22.2%  rec                                r.c\n") != NULL,
              "recursion counts once in the total");
-    tt_check(strstr(text, "         0    0.0%          9  100.0%  main                                 main.c:4\n") !=
+    tt_check(strstr(text, "         0    0.0%          9  100.0%  main                               main.c:4\n") !=
                  NULL,
              "main: every sample, no self");
-    tt_check(strstr(text, "         0    0.0%          4   44.4%  mid                                  [libx.so]\n") !=
+    tt_check(strstr(text, "         0    0.0%          4   44.4%  mid                                [libx.so]\n") !=
                  NULL,
              "\" + 123\" is not part of the name; an unknown file shows the image");
-    tt_check(strstr(text, "         1   11.1%          1   11.1%  [0x4001]                             -\n") != NULL,
+    tt_check(strstr(text, "         1   11.1%          1   11.1%  [0x4001]                           -\n") != NULL,
              "an unresolved frame by address");
     /* CPU: thread 1 on from 1000 to 5000 (moving CPUs at 3000), off to 6000, on to the end. */
     tt_check(strstr(text, "  main thread                                     1            7      4.00 us      1.00 us "
