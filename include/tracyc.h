@@ -18,7 +18,8 @@
  *   TRACYC_BUFFER_LIMIT=N bytes kept while no server is connected (default 256 MiB;
  *                         suffixes K, M, G); past it events are dropped and counted
  *   TRACY_NO_EXIT=1       at exit, wait until a server has connected and received everything
- *   TRACYC_OUTPUT=FILE    profile in-process and write FILE at exit (.json, .csv, .txt)
+ *   TRACYC_OUTPUT=FILE    profile in-process and write FILE at exit (.json, .csv, .folded,
+ *                         .svg, .txt)
  *   TRACYC_DISABLE=1      make the whole library inert: no thread, no socket
  *
  * Lifetime: the profiler starts at the first call into the library (or at
@@ -548,7 +549,8 @@ TRACYC_API void ___tracy_init_thread(void);
 /* Start the in-process capture: everything the program records from now on is decoded
  * in-process and written to path when the profiler shuts down (process exit or
  * ___tracy_shutdown_profiler). The format follows the extension: .json (Chrome Trace
- * Event / Perfetto), .csv (Tracy zone statistics), anything else a text summary.
+ * Event / Perfetto), .csv (Tracy zone statistics), .folded (CPU samples as folded stacks),
+ * .svg (their flame graph), anything else a text summary.
  * Same as setting TRACYC_OUTPUT. Returns 0, or -1 with tracyc_last_error() set (path
  * not writable, capture already running, library disabled). */
 TRACYC_API int tracyc_capture_start(const char *path);

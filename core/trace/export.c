@@ -46,10 +46,6 @@ static const char *decoder_system_thread(const void *ctx, uint32_t thread)
 {
     return tcd_external_thread_name(ctx, thread);
 }
-static const char *decoder_system_process(const void *ctx, uint32_t thread)
-{
-    return tcd_external_process_name(ctx, thread);
-}
 static uint64_t decoder_thread_pid(const void *ctx, uint32_t thread)
 {
     return tcd_thread_pid(ctx, thread);
@@ -68,7 +64,6 @@ void tct_names_from_decoder(struct tct_names *out, const struct tcd_decoder *dec
     out->callstack_frame = decoder_callstack_frame;
     out->symbol = decoder_symbol;
     out->system_thread = decoder_system_thread;
-    out->system_process = decoder_system_process;
     out->thread_pid = decoder_thread_pid;
     out->welcome = NULL;
     /* A decoder that failed during the handshake never had a welcome. */

@@ -35,10 +35,9 @@ struct tct_names {
     const uint32_t *(*callstack)(const void *ctx, uint32_t id, uint32_t *depth);
     const struct tcd_frame *(*callstack_frame)(const void *ctx, uint32_t index);
     int (*symbol)(const void *ctx, uint64_t symbol, const char **file, uint32_t *line);
-    /* Threads of the whole system, as context switches name them ("" / 0 unknown); NULL
-     * when unknown. */
+    /* Threads of the whole system, as context switches name them: name and process id
+     * ("" / 0 unknown); NULL when unknown. */
     const char *(*system_thread)(const void *ctx, uint32_t thread);
-    const char *(*system_process)(const void *ctx, uint32_t thread);
     uint64_t (*thread_pid)(const void *ctx, uint32_t thread);
 };
 
