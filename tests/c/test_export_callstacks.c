@@ -270,6 +270,29 @@ static void svg(const struct tct_trace *tr)
     tct_trace_free(empty);
 }
 
+/* A long profile is written in chunks of 1000 samples, each carrying only the nodes it
+ * introduces. */
+static void chunked_profile(void)
+{
+    struct tct_trace *tr = tct_trace_new();
+    for (int i = 0; i < 2500; i++)
+        sample(tr, 1, 1000 + 1000 * (int64_t)i, i < 1500 ? 1 : 4, 0);
+    tct_trace_finish(tr);
+    char *text = export_string(tr, TCT_FORMAT_CHROME);
+    size_t chunks = 0, nodes = 0, where;
+    for (const char *p = text; (p = strstr(p, "\"name\":\"ProfileChunk\"")); p++)
+        chunks++;
+    for (const char *p = text; (p = strstr(p, "\"callFrame\":")); p++)
+        nodes++;
+    const char *third = strstr(strstr(strstr(text, "ProfileChunk") + 1, "ProfileChunk") + 1, "ProfileChunk");
+    tt_check(!json_check(text, strlen(text), &where) && chunks == 3 && nodes == 6,
+             "2,500 samples in 3 chunks, the 6 nodes written once each (%zu chunks, %zu nodes)", chunks, nodes);
+    tt_check(third && strstr(third, "\"nodes\":[],\"samples\":[6,6") != NULL,
+             "the third chunk brings no node (its samples' nodes came with the second)");
+    free(text);
+    tct_trace_free(tr);
+}
+
 static void formats_by_name(void)
 {
     tt_check(tct_export_format_for("x.folded") == TCT_FORMAT_FOLDED &&
@@ -289,6 +312,7 @@ int main(void)
     summary(tr);
     chrome(tr);
     svg(tr);
+    chunked_profile();
     formats_by_name();
     tct_trace_free(tr);
     return tt_finish("test_export_callstacks");
