@@ -1,9 +1,10 @@
 /* tracyc-capture - a headless Tracy server: connect to a client, record, export.
  *
  * Flags follow upstream tracy-capture where they overlap (-a, -p, -o, -f, -s); the output
- * format follows -o's extension (.json Chrome trace, .csv zone statistics, .txt or none the
- * text summary; any other is refused, .tracy included), and the CSV takes tracy-csvexport's
- * options as long flags (its short ones clash with tracy-capture's).
+ * format follows -o's extension (.json Chrome trace, .csv zone statistics, .folded folded
+ * stacks of the CPU samples, .svg their flame graph, .txt or none the text summary; any other
+ * is refused, .tracy included), and the CSV takes tracy-csvexport's options as long flags
+ * (its short ones clash with tracy-capture's).
  *
  * Exit status: 0 the capture is complete, 1 incomplete (the client vanished, Ctrl-C, the
  * time limit; the output is still written), 2 error.
@@ -69,8 +70,11 @@ static void usage(FILE *out)
                  "\n"
                  "  -a ADDR          client address (default 127.0.0.1)\n"
                  "  -p PORT          client port (default 8086)\n"
-                 "  -o FILE          output: .json Chrome/Perfetto trace, .csv zone statistics,\n"
-                 "                   .txt or no extension the text summary (\"-\" = stdout);\n"
+                 "  -o FILE          output, by extension: .json Chrome/Perfetto trace (zones,\n"
+                 "                   callstacks, CPU samples, context switches), .csv zone\n"
+                 "                   statistics, .folded CPU samples as folded stacks (for\n"
+                 "                   flamegraph.pl, inferno, speedscope), .svg a flame graph of\n"
+                 "                   them, .txt or no extension the text summary (\"-\" = stdout);\n"
                  "                   for a .tracy file use upstream's tracy-capture\n"
                  "  -f               overwrite FILE if it exists\n"
                  "  -s SECONDS       stop capturing after this long\n"
@@ -206,10 +210,12 @@ static void on_progress(void *user, const struct tcd_stats *st)
     if (c->start == 0)
         c->start = now;
     double elapsed = now - c->start;
-    char rate[TCT_UNITS_BUF], mem[TCT_UNITS_BUF], events[TCT_UNITS_BUF], zones[TCT_UNITS_BUF], dropped[TCT_UNITS_BUF];
-    fprintf(stderr, "\r\033[K%.1f s | %s/s | %s events | %s zones | %s in use | %s dropped", elapsed,
+    char rate[TCT_UNITS_BUF], mem[TCT_UNITS_BUF], events[TCT_UNITS_BUF], zones[TCT_UNITS_BUF], dropped[TCT_UNITS_BUF],
+        samples[TCT_UNITS_BUF];
+    fprintf(stderr, "\r\033[K%.1f s | %s/s | %s events | %s zones | %s samples | %s in use | %s dropped", elapsed,
             tct_format_bytes(rate, elapsed > 0 ? (double)st->bytes_in / elapsed : 0),
             tct_format_count(events, st->events), tct_format_count(zones, st->zones),
+            tct_format_count(samples, st->samples),
             tct_format_bytes(mem, (double)(st->memory + tct_trace_memory(c->trace))),
             tct_format_count(dropped, st->dropped));
     fflush(stderr);
@@ -227,9 +233,14 @@ static void short_summary(const struct tct_trace *tr, const struct args *a, int 
     if (tr->unfinished_zones)
         printf("  %s zones were still open; they end at the trace's last event\n",
                tct_format_count(n, tr->unfinished_zones));
+    if (tr->samples || tr->switches.count)
+        printf("  %s CPU samples, %s context switches\n", tct_format_count(n, tr->samples),
+               tct_format_count(zones, tr->switches.count));
     if (tr->dropped)
         printf("!! %s events were DROPPED by the client: the profile is missing them\n",
                tct_format_count(n, tr->dropped));
+    if (tr->samples_lost)
+        printf("!! %s samples were LOST by the client\n", tct_format_count(n, tr->samples_lost));
 }
 
 static void explain_error(const char *err)

@@ -34,6 +34,27 @@ static const char *decoder_string(const void *ctx, uint32_t handle)
     return tcd_string(ctx, handle);
 }
 
+static const uint32_t *decoder_callstack(const void *ctx, uint32_t id, uint32_t *depth)
+{
+    return tcd_callstack(ctx, id, depth);
+}
+static const struct tcd_frame *decoder_callstack_frame(const void *ctx, uint32_t index)
+{
+    return tcd_frame(ctx, index);
+}
+static int decoder_symbol(const void *ctx, uint64_t symbol, const char **file, uint32_t *line)
+{
+    return tcd_symbol(ctx, symbol, file, line);
+}
+static const char *decoder_system_thread(const void *ctx, uint32_t thread)
+{
+    return tcd_external_thread_name(ctx, thread);
+}
+static uint64_t decoder_thread_pid(const void *ctx, uint32_t thread)
+{
+    return tcd_thread_pid(ctx, thread);
+}
+
 void tct_names_from_decoder(struct tct_names *out, const struct tcd_decoder *dec)
 {
     out->ctx = dec;
@@ -43,6 +64,11 @@ void tct_names_from_decoder(struct tct_names *out, const struct tcd_decoder *dec
     out->frame = decoder_frame;
     out->pool = decoder_pool;
     out->string = decoder_string;
+    out->callstack = decoder_callstack;
+    out->callstack_frame = decoder_callstack_frame;
+    out->symbol = decoder_symbol;
+    out->system_thread = decoder_system_thread;
+    out->thread_pid = decoder_thread_pid;
     out->welcome = NULL;
     /* A decoder that failed during the handshake never had a welcome. */
     const struct tcd_welcome *w = tcd_decoder_welcome(dec);
@@ -95,6 +121,10 @@ enum tct_format tct_export_format_for(const char *path)
         return TCT_FORMAT_CHROME;
     if (strcasecmp(ext, ".csv") == 0)
         return TCT_FORMAT_CSV;
+    if (strcasecmp(ext, ".folded") == 0)
+        return TCT_FORMAT_FOLDED;
+    if (strcasecmp(ext, ".svg") == 0)
+        return TCT_FORMAT_SVG;
     if (!*ext || strcasecmp(ext, ".txt") == 0)
         return TCT_FORMAT_SUMMARY;
     return TCT_FORMAT_UNSUPPORTED;
@@ -112,8 +142,8 @@ int tct_export_check_format(const char *path, char *err, size_t errlen)
                  path);
     else
         snprintf(err, errlen,
-                 "%s: unknown output format '%s': tracyc writes .json (Chrome trace), .csv (zone statistics), .txt "
-                 "or no extension (summary)",
+                 "%s: unknown output format '%s': tracyc writes .json (Chrome trace), .csv (zone statistics), "
+                 ".folded (folded stacks), .svg (flame graph), .txt or no extension (summary)",
                  path, ext);
     return -1;
 }
@@ -141,6 +171,10 @@ int tct_export_to(FILE *out, enum tct_format format, const struct tct_trace *tra
         return tct_export_chrome(out, trace, names, options);
     case TCT_FORMAT_CSV:
         return tct_export_csv(out, trace, names, options);
+    case TCT_FORMAT_FOLDED:
+        return tct_export_folded(out, trace, names, options);
+    case TCT_FORMAT_SVG:
+        return tct_export_svg(out, trace, names, options);
     default:
         return tct_export_summary(out, trace, names, options);
     }

@@ -1,9 +1,11 @@
 /* export.h - writing a finished trace model (model.h) as a file.
  *
- * Three formats, one model:
+ * Five formats, one model:
  *   Chrome Trace Event JSON (.json)  opens in Perfetto and chrome://tracing, and goes back
  *                                    into Tracy through upstream's tracy-import-chrome;
  *   zone statistics CSV (.csv)       the columns and numbers of upstream's tracy-csvexport;
+ *   folded stacks (.folded)          the CPU samples, for flamegraph.pl, inferno, speedscope;
+ *   flame graph (.svg)               the same samples drawn as a self-contained SVG;
  *   summary (.txt, no extension, "-" = stdout)  a cProfile-like text report, 100 columns wide.
  * Any other extension is refused: .tracy, for one, is the Tracy GUI's own format, which
  * only upstream's tracy-capture writes.
@@ -30,6 +32,15 @@ struct tct_names {
     const char *(*pool)(const void *ctx, uint32_t pool);
     const char *(*string)(const void *ctx, uint32_t handle); /* literal texts, "" unknown */
     const struct tcd_welcome *welcome;                       /* NULL when the handshake never completed */
+    /* Callstacks (tcd_callstack(), tcd_frame(), tcd_symbol()); NULL when these names have
+     * none: callstacks then expand to nothing. */
+    const uint32_t *(*callstack)(const void *ctx, uint32_t id, uint32_t *depth);
+    const struct tcd_frame *(*callstack_frame)(const void *ctx, uint32_t index);
+    int (*symbol)(const void *ctx, uint64_t symbol, const char **file, uint32_t *line);
+    /* Threads of the whole system, as context switches name them: name and process id
+     * ("" / 0 unknown); NULL when unknown. */
+    const char *(*system_thread)(const void *ctx, uint32_t thread);
+    uint64_t (*thread_pid)(const void *ctx, uint32_t thread);
 };
 
 /* Names from the decoder that produced the trace (valid as long as the decoder is). */
@@ -63,11 +74,14 @@ enum tct_format {
     TCT_FORMAT_SUMMARY,
     TCT_FORMAT_CHROME,
     TCT_FORMAT_CSV,
+    TCT_FORMAT_FOLDED,
+    TCT_FORMAT_SVG,
     TCT_FORMAT_UNSUPPORTED, /* an extension of a format not written here */
 };
 
 /* The format a path asks for by its extension (case-insensitive): ".json" Chrome, ".csv"
- * CSV, ".txt" or none (so also /dev/stdout) the summary, anything else unsupported. */
+ * CSV, ".folded" folded stacks, ".svg" flame graph, ".txt" or none (so also /dev/stdout)
+ * the summary, anything else unsupported. */
 enum tct_format tct_export_format_for(const char *path);
 
 /* 0 when path ("-": stdout) names a format written here, else -1 with a message in err
@@ -92,6 +106,10 @@ int tct_export_csv(FILE *out, const struct tct_trace *trace, const struct tct_na
                    const struct tct_export_options *options);
 int tct_export_summary(FILE *out, const struct tct_trace *trace, const struct tct_names *names,
                        const struct tct_export_options *options);
+int tct_export_folded(FILE *out, const struct tct_trace *trace, const struct tct_names *names,
+                      const struct tct_export_options *options);
+int tct_export_svg(FILE *out, const struct tct_trace *trace, const struct tct_names *names,
+                   const struct tct_export_options *options);
 
 /* The trace's end as Tracy's server counts it: the latest event time, and at least the
  * end of the client's initialisation (the welcome's initEnd). */

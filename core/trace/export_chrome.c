@@ -6,18 +6,22 @@
  * every X and i event) and "pid" as unsigned 32-bit integers; "name"; every "args" entry
  * (as zone text "key: value"); the root-level "loc" field as "file:line" (split at the
  * last ':'); "C" args as numbers; "M" thread_name metadata; and it turns instant events
- * whose name contains "frame" into frame marks.
+ * whose name contains "frame" into frame marks. It skips every other "ph" and key.
  *
- *   zones       "X" complete events, args {file, line, text, value}, root "loc"
- *   messages    "i" instant events, thread scope
+ *   zones       "X" complete events, args {file, line, text, value}, root "loc", "sf" when
+ *               the zone has a callstack (its frames in the root-level "stackFrames")
+ *   messages    "i" instant events, thread scope, "sf" likewise
  *   frames      "i" instant events, global scope, named after their frame set
  *   plots       "C" counter events
  *   GPU zones   "X" events on one pseudo-thread per GPU context, in GPU time
  *   names       "M" process_name and thread_name metadata
+ *   samples     "P" V8 CPU profile events (export_chrome_stacks.c)
+ *   context switches  root-level "systemTraceEvents" (export_chrome_sched.c)
  */
-#include "trace/export.h"
-#include "trace/writer.h"
+#include "trace/export_chrome.h"
+#include "trace/json.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -26,167 +30,69 @@
 /* GPU contexts get pseudo thread ids no real thread id reaches. */
 #define GPU_TID_BASE 0xffffff00u
 
-struct chrome {
-    struct tct_writer *w;
-    const struct tct_names *names;
-    uint64_t pid;
-    int first; /* no event written yet */
-};
-
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 when it is not valid. */
-static size_t utf8_sequence(const unsigned char *p)
-{
-    unsigned c = p[0];
-    size_t n;
-    unsigned lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2;
-    else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        if (c == 0xe0)
-            lo = 0xa0; /* overlong */
-        if (c == 0xed)
-            hi = 0x9f; /* surrogates */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        if (c == 0xf0)
-            lo = 0x90; /* overlong */
-        if (c == 0xf4)
-            hi = 0x8f; /* beyond U+10FFFF */
-    } else
-        return 0;
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xbf)
-            return 0;
-    return n;
-}
-
-/* Escapes s[0..len) for a JSON string: quotes, backslashes and control characters
- * escaped, invalid UTF-8 replaced by U+FFFD. */
-static void json_chars(struct tct_writer *w, const char *s, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)s, *end = p + len;
-    while (p < end) {
-        const unsigned char *run = p;
-        while (p < end && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
-            p++;
-        if (p > run)
-            tct_write(w, (const char *)run, (size_t)(p - run));
-        if (p == end)
-            break;
-        unsigned c = *p;
-        if (c == '"' || c == '\\') {
-            tct_write_char(w, '\\');
-            tct_write_char(w, (char)c);
-            p++;
-        } else if (c < 0x20) {
-            static const char hex[] = "0123456789abcdef";
-            char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            switch (c) {
-            case '\n':
-                tct_write(w, "\\n", 2);
-                break;
-            case '\r':
-                tct_write(w, "\\r", 2);
-                break;
-            case '\t':
-                tct_write(w, "\\t", 2);
-                break;
-            default:
-                tct_write(w, esc, sizeof esc);
-                break;
-            }
-            p++;
-        } else {
-            /* A NUL never occurs inside len, so utf8_sequence stops at the string's end. */
-            size_t n = utf8_sequence(p);
-            if (n) {
-                tct_write(w, (const char *)p, n);
-                p += n;
-            } else {
-                tct_write(w, "\xef\xbf\xbd", 3);
-                p++;
-            }
-        }
-    }
-}
-
-static void json_string(struct tct_writer *w, const char *s)
-{
-    tct_write_char(w, '"');
-    json_chars(w, s, strlen(s));
-    tct_write_char(w, '"');
-}
-
-/* Nanoseconds as microseconds with every nanosecond digit. The trailing "01" (a hundredth
- * of a nanosecond) makes tracy-import-chrome's uint64(us * 1000.) land on the exact
- * nanosecond: without it, about 1% of values parse a hair below and truncate to ns - 1. */
-static void json_us(struct tct_writer *w, int64_t ns)
-{
-    uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
-    if (ns < 0)
-        tct_write_char(w, '-');
-    tct_write_u64(w, mag / 1000);
-    unsigned frac = (unsigned)(mag % 1000);
-    char tail[6] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10), (char)('0' + frac % 10), '0', '1'};
-    tct_write(w, tail, sizeof tail);
-}
-
-static void begin_event(struct chrome *c, const char *ph, const char *name)
+void tct_chrome_begin_event(struct tct_chrome *c, const char *ph, const char *name)
 {
     tct_write_str(c->w, c->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
     c->first = 0;
     tct_write_str(c->w, ph);
     tct_write_str(c->w, "\",\"name\":");
-    json_string(c->w, name);
+    tct_json_string(c->w, name);
     tct_write_str(c->w, ",\"pid\":");
     tct_write_u64(c->w, c->pid);
 }
 
-static void field_u64(struct chrome *c, const char *key, uint64_t v)
+static void field_u64(struct tct_chrome *c, const char *key, uint64_t v)
 {
     tct_write_str(c->w, key);
     tct_write_u64(c->w, v);
 }
 
-static void metadata(struct chrome *c, const char *what, uint32_t tid, const char *name)
+static void metadata(struct tct_chrome *c, const char *what, uint32_t tid, const char *name)
 {
-    begin_event(c, "M", what);
+    tct_chrome_begin_event(c, "M", what);
     field_u64(c, ",\"tid\":", tid);
     tct_write_str(c->w, ",\"args\":{\"name\":");
-    json_string(c->w, name);
+    tct_json_string(c->w, name);
     tct_write_str(c->w, "}}");
 }
 
-static const char *zone_name(const struct chrome *c, const struct tct_zone *z, const struct tct_zone_extra *x)
+static const char *zone_name(const struct tct_chrome *c, const struct tct_zone *z, const struct tct_zone_extra *x)
 {
     return x && x->name ? x->name : tct_srcloc_label(c->names, z->srcloc);
 }
 
-static void zone_event(struct chrome *c, uint32_t tid, const struct tct_zone *z, const struct tct_zone_extra *x)
+/* ,"sf":<id> for an event with a callstack. */
+static void stack_field(struct tct_chrome *c, uint32_t callstack)
+{
+    uint32_t sf = callstack ? tct_chrome_stack_frame(c, callstack) : 0;
+    if (sf)
+        field_u64(c, ",\"sf\":", sf);
+}
+
+static void zone_event(struct tct_chrome *c, uint32_t tid, const struct tct_zone *z, const struct tct_zone_extra *x,
+                       uint32_t callstack)
 {
     struct tct_writer *w = c->w;
     const struct tcd_srcloc *sl = c->names->srcloc(c->names->ctx, z->srcloc);
     const char *file = sl && sl->file ? sl->file : "";
     uint32_t line = sl ? sl->line : 0;
-    begin_event(c, "X", zone_name(c, z, x));
+    tct_chrome_begin_event(c, "X", zone_name(c, z, x));
     field_u64(c, ",\"tid\":", tid);
     tct_write_str(w, ",\"ts\":");
-    json_us(w, z->begin);
+    tct_json_us(w, z->begin);
     tct_write_str(w, ",\"dur\":");
-    json_us(w, z->end - z->begin);
+    tct_json_us(w, z->end - z->begin);
+    stack_field(c, callstack);
     tct_write_str(w, ",\"loc\":\"");
-    json_chars(w, file, strlen(file));
+    tct_json_chars(w, file, strlen(file));
     tct_write_char(w, ':');
     tct_write_u64(w, line);
     tct_write_str(w, "\",\"args\":{\"file\":");
-    json_string(w, file);
+    tct_json_string(w, file);
     field_u64(c, ",\"line\":", line);
     if (x && x->text) {
         tct_write_str(w, ",\"text\":");
-        json_string(w, x->text);
+        tct_json_string(w, x->text);
     }
     if (x && x->has_value)
         field_u64(c, ",\"value\":", x->value);
@@ -195,34 +101,37 @@ static void zone_event(struct chrome *c, uint32_t tid, const struct tct_zone *z,
     tct_write_str(w, "}}");
 }
 
-static void instant(struct chrome *c, const char *name, char scope, uint32_t tid, int64_t time)
+static void instant(struct tct_chrome *c, const char *name, char scope, uint32_t tid, int64_t time, uint32_t callstack)
 {
-    begin_event(c, "i", name);
+    tct_chrome_begin_event(c, "i", name);
     tct_write_str(c->w, scope == 'g' ? ",\"s\":\"g\"" : ",\"s\":\"t\"");
     field_u64(c, ",\"tid\":", tid);
     tct_write_str(c->w, ",\"ts\":");
-    json_us(c->w, time);
+    tct_json_us(c->w, time);
+    stack_field(c, callstack);
     tct_write_char(c->w, '}');
 }
 
-static void threads(struct chrome *c, const struct tct_trace *tr)
+static void threads(struct tct_chrome *c, const struct tct_trace *tr)
 {
     for (size_t i = 0; i < tr->thread_count; i++) {
         const struct tct_thread *t = tr->threads[i];
         const char *name = c->names->thread(c->names->ctx, t->id);
-        if ((t->zones.count || t->messages) && name && name[0])
+        if ((t->zones.count || t->messages || t->cpu_samples) && name && name[0])
             metadata(c, "thread_name", t->id, name);
-        for (size_t z = 0; z < t->zones.count; z++)
-            zone_event(c, t->id, tct_thread_zone(t, z), tct_thread_zone_extra(t, z));
+        for (size_t z = 0; z < t->zones.count; z++) {
+            const struct tct_zone_extra *x = tct_thread_zone_extra(t, z);
+            zone_event(c, t->id, tct_thread_zone(t, z), x, x ? x->callstack : 0);
+        }
     }
     for (size_t i = 0; i < tr->messages.count; i++) {
         const struct tct_message *m = tct_trace_message(tr, i);
-        instant(c, tct_message_text(c->names, m), 't', m->thread, m->time);
+        instant(c, tct_message_text(c->names, m), 't', m->thread, m->time, m->callstack);
     }
     if (tr->crash.happened) {
         char name[4096];
         snprintf(name, sizeof name, "crash: %s", tct_crash_text(c->names, &tr->crash));
-        instant(c, name, 't', tr->crash.thread, tr->crash.time);
+        instant(c, name, 't', tr->crash.thread, tr->crash.time, tr->crash.callstack);
     }
 }
 
@@ -234,7 +143,7 @@ static int contains_frame(const char *s)
     return 0;
 }
 
-static void frames(struct chrome *c, const struct tct_trace *tr)
+static void frames(struct tct_chrome *c, const struct tct_trace *tr)
 {
     for (size_t i = 0; i < tr->frame_set_count; i++) {
         const struct tct_frame_set *fs = &tr->frame_sets[i];
@@ -243,11 +152,11 @@ static void frames(struct chrome *c, const struct tct_trace *tr)
         /* tracy-import-chrome takes only instants named "...frame..." as frame marks. */
         snprintf(name, sizeof name, contains_frame(set) ? "%s" : "%s frame", set);
         for (size_t f = 0; f < fs->frames.count; f++)
-            instant(c, name, 'g', 0, tct_frame_at(fs, f)->start);
+            instant(c, name, 'g', 0, tct_frame_at(fs, f)->start, 0);
     }
 }
 
-static void plots(struct chrome *c, const struct tct_trace *tr)
+static void plots(struct tct_chrome *c, const struct tct_trace *tr)
 {
     for (size_t i = 0; i < tr->plot_count; i++) {
         const struct tct_plot *p = &tr->plots[i];
@@ -261,11 +170,11 @@ static void plots(struct chrome *c, const struct tct_trace *tr)
             const struct tct_plot_point *pt = tct_plot_point(p, k);
             if (!isfinite(pt->value))
                 continue; /* JSON has no NaN or infinity */
-            begin_event(c, "C", plot);
+            tct_chrome_begin_event(c, "C", plot);
             tct_write_str(c->w, ",\"ts\":");
-            json_us(c->w, pt->time);
+            tct_json_us(c->w, pt->time);
             tct_write_str(c->w, ",\"args\":{");
-            json_string(c->w, plot);
+            tct_json_string(c->w, plot);
             tct_write_char(c->w, ':');
             if (pt->is_int) /* exactly: a double holds 53 bits */
                 tct_write_i64(c->w, pt->ivalue);
@@ -276,7 +185,7 @@ static void plots(struct chrome *c, const struct tct_trace *tr)
     }
 }
 
-static void gpu(struct chrome *c, const struct tct_trace *tr)
+static void gpu(struct tct_chrome *c, const struct tct_trace *tr)
 {
     for (size_t i = 0; i < tr->gpu_context_count; i++) {
         const struct tct_gpu_context *ctx = &tr->gpu_contexts[i];
@@ -290,32 +199,37 @@ static void gpu(struct chrome *c, const struct tct_trace *tr)
             if (g->gpu_begin == TCT_TIME_NONE || g->gpu_end == TCT_TIME_NONE || g->gpu_end < g->gpu_begin)
                 continue; /* the GPU never reported when it ran */
             struct tct_zone z = {.begin = g->gpu_begin, .end = g->gpu_end, .srcloc = g->srcloc};
-            zone_event(c, tid, &z, NULL);
+            zone_event(c, tid, &z, NULL, g->callstack);
         }
     }
 }
 
-static void other_data(struct chrome *c, const struct tct_trace *tr, const struct tct_export_options *o,
+static void other_data(struct tct_chrome *c, const struct tct_trace *tr, const struct tct_export_options *o,
                        const char *program)
 {
     struct tct_writer *w = c->w;
-    tct_write_str(w, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"tracyc\","
+    tct_write_str(w, "\n],\n\"displayTimeUnit\":\"ns\"");
+    tct_chrome_write_stack_frames(c);
+    tct_chrome_system_trace(c);
+    tct_write_str(w, ",\n\"otherData\":{\"producer\":\"tracyc\","
                      "\"program\":");
-    json_string(w, program);
+    tct_json_string(w, program);
     field_u64(c, ",\"pid\":", c->pid);
     field_u64(c, ",\"dropped_events\":", tr->dropped);
     field_u64(c, ",\"skipped_plot_values\":", tr->plot_skipped);
     field_u64(c, ",\"unfinished_zones\":", tr->unfinished_zones);
+    if (tr->samples_lost)
+        field_u64(c, ",\"lost_samples\":", tr->samples_lost);
     if (o->incomplete) {
         tct_write_str(w, ",\"incomplete\":");
-        json_string(w, o->incomplete);
+        tct_json_string(w, o->incomplete);
     }
     if (tr->app_info_count) {
         tct_write_str(w, ",\"app_info\":[");
         for (size_t i = 0; i < tr->app_info_count; i++) {
             if (i)
                 tct_write_char(w, ',');
-            json_string(w, tr->app_info[i]);
+            tct_json_string(w, tr->app_info[i]);
         }
         tct_write_char(w, ']');
     }
@@ -331,13 +245,25 @@ int tct_export_chrome(FILE *out, const struct tct_trace *tr, const struct tct_na
         snprintf(program, sizeof program, "%.*s", (int)sizeof wel->program_name, wel->program_name);
     struct tct_writer w;
     tct_writer_init(&w, out);
-    struct chrome c = {&w, names, wel ? wel->pid : 0, 1};
+    struct tct_chrome c = {.w = &w, .names = names, .trace = tr, .pid = wel ? wel->pid : 0, .first = 1};
+    if (tct_chrome_stacks_init(&c) != 0) {
+        tct_chrome_stacks_free(&c);
+        errno = ENOMEM;
+        return -1;
+    }
     tct_write_str(&w, "{\"traceEvents\":[");
     metadata(&c, "process_name", 0, program[0] ? program : "tracyc capture");
     threads(&c, tr);
     frames(&c, tr);
     plots(&c, tr);
     gpu(&c, tr);
+    tct_chrome_samples(&c);
     other_data(&c, tr, o, program);
+    int failed = c.failed;
+    tct_chrome_stacks_free(&c);
+    if (failed) {
+        errno = ENOMEM;
+        return -1;
+    }
     return tct_writer_flush(&w) ? -1 : 0;
 }

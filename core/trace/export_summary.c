@@ -1,6 +1,8 @@
 /* export_summary.c - the trace as a text report, 100 columns wide, in the spirit of
  * cProfile's: what ran, how often, for how long, and what is missing from the capture. */
+#include "trace/cpu_time.h"
 #include "trace/export.h"
+#include "trace/stacks.h"
 #include "trace/units.h"
 #include "trace/zone_stats.h"
 
@@ -51,6 +53,23 @@ static void column(FILE *out, const char *s, size_t width)
         fprintf(out, "%.*s", (int)width, s);
 }
 
+/* The first `frames` frames of a callstack, innermost first: "f < g < h ...". 0 when the
+ * callstack is empty or unknown. */
+static size_t stack_line(struct summary *s, uint32_t callstack, size_t frames, char *out, size_t len)
+{
+    struct tct_stack_frame f[16];
+    size_t n = tct_stack_expand(s->names, callstack, f, frames < 16 ? frames : 16), used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n && used + 1 < len; i++) {
+        char buf[TCT_FRAME_LABEL_BUF];
+        size_t flen;
+        const char *label = tct_frame_label(&f[i], buf, &flen);
+        int w = snprintf(out + used, len - used, "%s%.*s", i ? " < " : "", (int)flen, label);
+        used = w < 0 ? used : used + (size_t)w < len ? used + (size_t)w : len - 1;
+    }
+    return n;
+}
+
 static void heading(struct summary *s, const char *title)
 {
     fprintf(s->out, "\n%s\n", title);
@@ -91,9 +110,23 @@ static void warnings(struct summary *s, const struct tct_export_options *o)
         fprintf(s->out,
                 "%s!! %s plot values were SKIPPED by the client: NaN or infinity, which Tracy plots cannot hold.\n",
                 any++ ? "" : "\n", tct_format_count(a, tr->plot_skipped));
-    if (tr->crash.happened)
+    if (tr->crash.happened) {
         fprintf(s->out, "%s!! The program CRASHED (thread %" PRIu32 ", at %s): %s\n", any++ ? "" : "\n",
                 tr->crash.thread, tct_format_duration(a, tr->crash.time), tct_crash_text(s->names, &tr->crash));
+        char stack[WIDTH];
+        if (stack_line(s, tr->crash.callstack, 8, stack, sizeof stack))
+            fprintf(s->out, "   at %s\n", stack);
+    }
+    if (tr->untimed_switches)
+        fprintf(s->out,
+                "%s!! %s context switches came without a time (the client could not read its perf clock): "
+                "no CPU time is shown for them.\n",
+                any++ ? "" : "\n", tct_format_count(a, tr->untimed_switches));
+    if (tr->samples_lost)
+        fprintf(s->out,
+                "%s!! %s samples were LOST by the client (the kernel's buffer overflowed): the sample "
+                "counts are short.\n",
+                any++ ? "" : "\n", tct_format_count(a, tr->samples_lost));
     if (o->incomplete || tr->unfinished_zones) {
         fprintf(s->out, "%s!! Capture incomplete", any++ ? "" : "\n");
         if (o->incomplete)
@@ -153,6 +186,126 @@ static void zone_table(struct summary *s, const struct tct_zone_stats *st, struc
             snprintf(label, sizeof label, "%s", tct_srcloc_label(s->names, e->srcloc));
         fprintf(s->out, "%.*s\n", WIDTH - 74, label);
     }
+}
+
+/* Where a function is: its symbol's definition when the client told ("file:line"), else
+ * its file, else its image ("[image]"). */
+static void function_location(struct summary *s, const struct tct_stack_frame *f, char *out, size_t len)
+{
+    const char *file = NULL;
+    uint32_t line = 0;
+    if (f->symbol && s->names->symbol && s->names->symbol(s->names->ctx, f->symbol, &file, &line) &&
+        tct_known_name(file))
+        snprintf(out, len, line ? "%s:%" PRIu32 : "%s", basename_of(file), line);
+    else if (tct_known_name(f->file))
+        snprintf(out, len, "%s", basename_of(f->file));
+    else if (tct_known_name(f->image))
+        snprintf(out, len, f->image[0] == '[' || f->image[0] == '<' ? "%s" : "[%s]", basename_of(f->image));
+    else
+        snprintf(out, len, "-");
+}
+
+struct function_rank {
+    uint64_t key;
+    size_t entry;
+};
+
+static int function_rank_cmp(const void *pa, const void *pb)
+{
+    const struct function_rank *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key > b->key ? -1 : 1;
+    return a->entry < b->entry ? -1 : a->entry > b->entry;
+}
+
+static void function_table(struct summary *s, const struct tct_function_table *ft, struct function_rank *order,
+                           size_t top, int by_self)
+{
+    for (size_t i = 0; i < ft->count; i++)
+        order[i] = (struct function_rank){by_self ? ft->entries[i].self : ft->entries[i].total, i};
+    qsort(order, ft->count, sizeof *order, function_rank_cmp);
+    size_t rows = 0;
+    while (rows < ft->count && rows < top && order[rows].key)
+        rows++;
+    char title[96];
+    snprintf(title, sizeof title, "Top %zu functions by %s samples (of %zu functions)", rows,
+             by_self ? "self" : "total", ft->count);
+    heading(s, title);
+    fprintf(s->out, "%10s %7s %10s %7s  %-34s %s\n", "self", "self%", "total", "total%", "function", "location");
+    for (size_t r = 0; r < rows; r++) {
+        const struct tct_function_stats *e = &ft->entries[order[r].entry];
+        char self[TCT_UNITS_BUF], total[TCT_UNITS_BUF], sp[16], tp[16], buf[TCT_FRAME_LABEL_BUF], name[256], where[256];
+        size_t len;
+        const char *label = tct_frame_label(&e->frame, buf, &len);
+        snprintf(name, sizeof name, "%.*s", (int)len, label);
+        function_location(s, &e->frame, where, sizeof where);
+        fprintf(s->out, "%10s %7s %10s %7s  ", tct_format_count(self, e->self),
+                percent(sp, (int64_t)e->self, (int64_t)ft->samples), tct_format_count(total, e->total),
+                percent(tp, (int64_t)e->total, (int64_t)ft->samples));
+        column(s->out, name, 34);
+        fprintf(s->out, " %.*s\n", WIDTH - 74, where);
+    }
+}
+
+/* perf report's view of the samples: self and total per function. */
+static int sample_tables(struct summary *s, size_t top)
+{
+    const struct tct_trace *tr = s->tr;
+    if (!tr->samples)
+        return 0;
+    struct tct_function_table ft;
+    struct function_rank *order = NULL;
+    if (tct_function_table_of_samples(&ft, tr, s->names) != 0 ||
+        !(order = malloc((ft.count ? ft.count : 1) * sizeof *order))) {
+        tct_function_table_free(&ft);
+        return -1;
+    }
+    size_t threads = 0;
+    for (size_t i = 0; i < tr->thread_count; i++)
+        threads += tr->threads[i]->cpu_samples != 0;
+    char n[TCT_UNITS_BUF], lost[TCT_UNITS_BUF];
+    fprintf(s->out, "\nSampling: %s CPU samples on %zu threads", tct_format_count(n, tr->samples), threads);
+    if (tr->samples_lost)
+        fprintf(s->out, ", %s lost", tct_format_count(lost, tr->samples_lost));
+    fputs("\n", s->out);
+    function_table(s, &ft, order, top, 1);
+    function_table(s, &ft, order, top, 0);
+    free(order);
+    tct_function_table_free(&ft);
+    return 0;
+}
+
+/* Samples and on-CPU time of each thread that has either. */
+static int cpu_table(struct summary *s)
+{
+    const struct tct_trace *tr = s->tr;
+    size_t n;
+    struct tct_cpu_time *times = tct_cpu_times(tr, s->span, &n);
+    if (!times && n)
+        return -1;
+    if (!tr->samples && !n)
+        return 0;
+    heading(s, n ? "CPU per thread (samples; running and waiting time from the context switches)"
+                 : "CPU per thread (samples)");
+    fprintf(s->out, "  %-36s %12s %12s %12s %12s %7s %8s\n", "thread", "id", "samples", "on-CPU", "off-CPU", "%on",
+            "switches");
+    size_t k = 0;
+    for (size_t i = 0; i < tr->thread_count; i++) {
+        const struct tct_thread *t = tr->threads[i];
+        const struct tct_cpu_time *c = k < n && times[k].thread == t->id ? &times[k++] : NULL;
+        if (!t->cpu_samples && !c)
+            continue;
+        const char *name = s->names->thread(s->names->ctx, t->id);
+        char sm[TCT_UNITS_BUF], on[TCT_UNITS_BUF], off[TCT_UNITS_BUF], pc[16], sw[TCT_UNITS_BUF];
+        fputs("  ", s->out);
+        column(s->out, name && name[0] ? name : "(unnamed)", 36);
+        fprintf(s->out, " %12" PRIu32 " %12s %12s %12s %7s %8s\n", t->id, tct_format_count(sm, t->cpu_samples),
+                c ? tct_format_duration(on, c->on_cpu) : "-", c ? tct_format_duration(off, c->off_cpu) : "-",
+                c ? percent(pc, c->on_cpu, c->on_cpu + c->off_cpu) : "-",
+                c ? tct_format_count(sw, c->switched_in) : "-");
+    }
+    free(times);
+    return 0;
 }
 
 static void thread_table(struct summary *s)
@@ -285,6 +438,35 @@ static void plot_table(struct summary *s)
     }
 }
 
+static int site_cmp(const void *pa, const void *pb)
+{
+    const struct tct_alloc_site *a = *(const struct tct_alloc_site *const *)pa,
+                                *b = *(const struct tct_alloc_site *const *)pb;
+    if (a->bytes != b->bytes)
+        return a->bytes > b->bytes ? -1 : 1;
+    return a->callstack < b->callstack ? -1 : a->callstack > b->callstack;
+}
+
+/* The callstacks that allocated the most bytes in a pool (MemAllocCallstack). */
+static void alloc_sites(struct summary *s, const struct tct_mem_pool *p)
+{
+    enum { SITES = 5 };
+    const struct tct_alloc_site **order = p->site_count ? malloc(p->site_count * sizeof *order) : NULL;
+    if (!order)
+        return;
+    for (size_t i = 0; i < p->site_count; i++)
+        order[i] = &p->sites[i];
+    qsort(order, p->site_count, sizeof *order, site_cmp);
+    for (size_t i = 0; i < p->site_count && i < SITES; i++) {
+        char bytes[TCT_UNITS_BUF], count[TCT_UNITS_BUF], stack[WIDTH];
+        if (!stack_line(s, order[i]->callstack, 4, stack, sizeof stack))
+            snprintf(stack, sizeof stack, "callstack %" PRIu32, order[i]->callstack);
+        fprintf(s->out, "    %12s in %8s allocs from %.*s\n", tct_format_bytes(bytes, (double)order[i]->bytes),
+                tct_format_count(count, order[i]->count), WIDTH - 40, stack);
+    }
+    free(order);
+}
+
 static void memory_table(struct summary *s)
 {
     const struct tct_trace *tr = s->tr;
@@ -303,6 +485,7 @@ static void memory_table(struct summary *s)
         if (p->unmatched_frees || p->discards)
             fprintf(s->out, "  %-24s %s frees of unknown addresses, %" PRIu64 " discards\n", "",
                     tct_format_count(a, p->unmatched_frees), p->discards);
+        alloc_sites(s, p);
     }
 }
 
@@ -375,14 +558,17 @@ int tct_export_summary(FILE *out, const struct tct_trace *tr, const struct tct_n
     }
     header(&s);
     warnings(&s, o);
+    size_t top = o->top ? o->top : DEFAULT_TOP;
     if (st.count) {
-        size_t top = o->top ? o->top : DEFAULT_TOP;
         zone_table(&s, &st, order, top, 0);
         zone_table(&s, &st, order, top, 1);
     } else {
         fputs("\nNo zones were recorded.\n", out);
     }
+    int rc = sample_tables(&s, top);
     thread_table(&s);
+    if (rc == 0)
+        rc = cpu_table(&s);
     message_line(&s);
     frame_table(&s);
     plot_table(&s);
@@ -391,5 +577,9 @@ int tct_export_summary(FILE *out, const struct tct_trace *tr, const struct tct_n
     gpu_table(&s);
     free(order);
     tct_zone_stats_free(&st);
+    if (rc != 0) {
+        errno = ENOMEM;
+        return -1;
+    }
     return ferror(out) ? -1 : 0;
 }

@@ -12,6 +12,8 @@ struct tct_trace *tct_trace_new(void)
     if (!tr)
         return NULL;
     tcu_chunks_init(&tr->messages, sizeof(struct tct_message), TCT_CHUNK_SHIFT, NULL);
+    tcu_chunks_init(&tr->switches, sizeof(struct tct_switch), TCT_CHUNK_SHIFT, NULL);
+    tcu_chunks_init(&tr->wakeups, sizeof(struct tct_wakeup), TCT_CHUNK_SHIFT, NULL);
     tcu_arena_init(&tr->strings, NULL);
     tcu_map_init(&tr->thread_by_id, 0, NULL);
     tcu_map_init(&tr->plot_by_id, 0, NULL);
@@ -32,6 +34,7 @@ static void thread_free(struct tct_thread *t)
     free(t->extras);
     free(t->open);
     tcu_chunks_free(&t->zones);
+    tcu_chunks_free(&t->samples);
     free(t);
 }
 
@@ -44,6 +47,8 @@ void tct_trace_free(struct tct_trace *tr)
     free(tr->threads);
     tct_model_free_records(tr);
     tcu_chunks_free(&tr->messages);
+    tcu_chunks_free(&tr->switches);
+    tcu_chunks_free(&tr->wakeups);
     tcu_arena_free(&tr->strings);
     tcu_map_free(&tr->thread_by_id);
     tcu_map_free(&tr->plot_by_id);
@@ -75,8 +80,15 @@ struct tct_thread *tct_model_thread(struct tct_trace *tr, uint32_t id)
     }
     t->id = id;
     tcu_chunks_init(&t->zones, sizeof(struct tct_zone), TCT_CHUNK_SHIFT, NULL);
+    tcu_chunks_init(&t->samples, sizeof(struct tct_sample), TCT_CHUNK_SHIFT, NULL);
     tr->threads[tr->thread_count++] = t;
     return tr->last_thread = t;
+}
+
+const struct tct_thread *tct_trace_thread(const struct tct_trace *tr, uint32_t id)
+{
+    const uint64_t *slot = tcu_map_get(&tr->thread_by_id, id);
+    return slot ? tr->threads[*slot] : NULL;
 }
 
 void tct_model_number_thread(struct tct_trace *tr, struct tct_thread *t)
@@ -101,6 +113,8 @@ static struct tct_zone *zone_at(struct tct_thread *t, size_t i)
 {
     return tcu_chunks_at(&t->zones, i);
 }
+
+static struct tct_zone_extra *open_zone_extra(struct tct_trace *tr, const struct tcd_event *ev);
 
 static void zone_begin(struct tct_trace *tr, const struct tcd_event *ev)
 {
@@ -138,6 +152,26 @@ static void zone_begin(struct tct_trace *tr, const struct tcd_event *ev)
         t->max_depth = z->depth;
     t->open[t->open_count++] = t->zones.count - 1;
     tr->zones++;
+    if (ev->callstack) {
+        struct tct_zone_extra *x = open_zone_extra(tr, ev);
+        if (x)
+            x->callstack = ev->callstack;
+    }
+}
+
+static void sample(struct tct_trace *tr, const struct tcd_event *ev)
+{
+    struct tct_thread *t = tct_model_thread(tr, ev->thread);
+    struct tct_sample *s = t ? tcu_chunks_push(&t->samples) : NULL;
+    if (!s) {
+        tr->lost_events++;
+        return;
+    }
+    *s = (struct tct_sample){ev->time, ev->callstack, (uint8_t)(ev->flags & TCD_SAMPLE_SWITCH ? 1 : 0)};
+    if (!s->switched_out) {
+        t->cpu_samples++;
+        tr->samples++;
+    }
 }
 
 static void zone_end(struct tct_trace *tr, const struct tcd_event *ev)
@@ -304,6 +338,10 @@ static int64_t event_time(const struct tcd_event *ev)
     case TCD_FIBER_ENTER:
     case TCD_FIBER_LEAVE:
         return ev->time;
+    case TCD_SAMPLE:
+    case TCD_CONTEXT_SWITCH:
+    case TCD_THREAD_WAKEUP:
+        return ev->time ? ev->time : TCT_TIME_NONE; /* 0: the client gave no time */
     case TCD_GPU_TIME:
         return ev->time2;
     default:
@@ -411,6 +449,18 @@ void tct_trace_on_event(struct tct_trace *tr, const struct tcd_event *ev)
     case TCD_SECTION_LEAVE:
     case TCD_SECTION_SETUP:
         break; /* sections are not part of any export yet */
+    case TCD_SAMPLE:
+        sample(tr, ev);
+        break;
+    case TCD_CONTEXT_SWITCH:
+    case TCD_THREAD_WAKEUP:
+        tct_model_system(tr, ev);
+        break;
+    case TCD_CALLSTACK_FRAME:
+        break;             /* frames stay in the decoder's tables */
+    case TCD_SAMPLES_LOST: /* a running total, as TCD_DROPPED */
+        tr->samples_lost = ev->value > tr->samples_lost ? ev->value : tr->samples_lost;
+        break;
     case TCD_EVENT_KIND_COUNT:
         tr->ignored_events++;
         break;
@@ -438,11 +488,12 @@ void tct_trace_finish(struct tct_trace *tr)
 size_t tct_trace_memory(const struct tct_trace *tr)
 {
     size_t bytes = sizeof *tr + tr->thread_cap * sizeof *tr->threads + tcu_chunks_memory(&tr->messages) +
-                   tr->strings.memory + tcu_map_memory(&tr->thread_by_id) + tct_model_records_memory(tr);
+                   tcu_chunks_memory(&tr->switches) + tcu_chunks_memory(&tr->wakeups) + tr->strings.memory +
+                   tcu_map_memory(&tr->thread_by_id) + tct_model_records_memory(tr);
     for (size_t i = 0; i < tr->thread_count; i++) {
         const struct tct_thread *t = tr->threads[i];
-        bytes +=
-            sizeof *t + tcu_chunks_memory(&t->zones) + t->open_cap * sizeof *t->open + t->extra_cap * sizeof *t->extras;
+        bytes += sizeof *t + tcu_chunks_memory(&t->zones) + tcu_chunks_memory(&t->samples) +
+                 t->open_cap * sizeof *t->open + t->extra_cap * sizeof *t->extras;
     }
     return bytes;
 }

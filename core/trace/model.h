@@ -13,6 +13,11 @@
  * Texts that exist only in events (messages, zone text and names, lock and GPU context
  * names, app info, crash) are copied, since event text lives only for the callback.
  *
+ * Callstacks, their frames and the threads of the whole system stay in the decoder too
+ * (tcd_callstack(), tcd_frame()): the model keeps callstack ids on zones (side table),
+ * messages, GPU zones, allocations and the crash, the samples of each thread, and the
+ * context switches and wakeups of the system in arrival order.
+ *
  * Zones are 24 bytes each in chunked per-thread arrays, in the order they began (so a
  * thread's zones are in pre-order: a parent comes before its children, and a zone's
  * depth says how many zones enclosed it). Optional text, name, colour and value live in
@@ -74,21 +79,31 @@ struct tct_zone {
 };
 
 struct tct_zone_extra {
-    size_t zone;    /* index in the thread's zones */
-    char *text;     /* NULL when none. As the Tracy server stores it: ZoneText calls
+    size_t zone;        /* index in the thread's zones */
+    char *text;         /* NULL when none. As the Tracy server stores it: ZoneText calls
                        joined by '\n', each ZoneValue appended as "value [0xhex]" */
-    char *name;     /* dynamic ZoneName, NULL when none */
-    uint64_t value; /* the last ZoneValue, when has_value */
-    uint32_t color; /* 0x00RRGGBB, when has_color */
+    char *name;         /* dynamic ZoneName, NULL when none */
+    uint64_t value;     /* the last ZoneValue, when has_value */
+    uint32_t color;     /* 0x00RRGGBB, when has_color */
+    uint32_t callstack; /* for tcd_callstack(), 0 = none */
     uint8_t has_color;
     uint8_t has_value;
 };
 
+/* A callstack sample of a thread. */
+struct tct_sample {
+    int64_t time;         /* 0 when the client sent none */
+    uint32_t callstack;   /* for tcd_callstack() */
+    uint8_t switched_out; /* the stack where the thread was switched out, not a CPU sample */
+};
+
 struct tct_thread {
-    uint32_t id;             /* as the decoder gives it (a fiber's virtual id for fibers) */
-    uint32_t server_index;   /* the number Tracy's server gives the thread (csvexport's
+    uint32_t id;               /* as the decoder gives it (a fiber's virtual id for fibers) */
+    uint32_t server_index;     /* the number Tracy's server gives the thread (csvexport's
                                 "thread" column), 0 until an event assigned it */
-    struct tcu_chunks zones; /* struct tct_zone */
+    struct tcu_chunks zones;   /* struct tct_zone */
+    struct tcu_chunks samples; /* struct tct_sample, in arrival order */
+    uint64_t cpu_samples;      /* samples that are not switched_out */
     uint64_t messages;
     uint32_t max_depth; /* deepest zone recorded */
     /* internal */
@@ -104,8 +119,9 @@ struct tct_message {
     const char *text; /* "" for a literal message whose text was not known yet: */
     uint32_t string;  /* its string handle, for tcd_string() (see tct_message_text()) */
     uint32_t thread;
-    uint32_t color;   /* 0 = none */
-    uint8_t severity; /* 0 trace .. 5 fatal */
+    uint32_t color;     /* 0 = none */
+    uint32_t callstack; /* for tcd_callstack(), 0 = none */
+    uint8_t severity;   /* 0 trace .. 5 fatal */
 };
 
 struct tct_plot_point {
@@ -136,12 +152,23 @@ struct tct_frame_set {
     struct tcu_chunks frames; /* struct tct_frame */
 };
 
+/* Allocations made from one callstack (MemAllocCallstack). */
+struct tct_alloc_site {
+    uint32_t callstack; /* for tcd_callstack() */
+    uint64_t count, bytes;
+};
+
 struct tct_mem_pool {
     uint32_t id; /* for tcd_pool_name(); 0 = the default pool */
     uint64_t allocs, frees, discards;
     uint64_t unmatched_frees; /* frees of addresses not known as live */
     uint64_t live_bytes, peak_bytes, total_bytes;
-    struct tcu_map live; /* internal: address -> size */
+    struct tct_alloc_site *sites; /* in order of first appearance */
+    size_t site_count;
+    uint64_t frees_with_callstack;
+    struct tcu_map live;       /* internal: address -> size */
+    struct tcu_map site_index; /* internal: callstack -> index in sites */
+    size_t site_cap;           /* internal */
 };
 
 struct tct_lock {
@@ -166,7 +193,8 @@ struct tct_gpu_zone {
     int64_t cpu_begin, cpu_end; /* cpu_end = trace end for a zone never ended */
     int64_t gpu_begin, gpu_end; /* TCT_TIME_NONE until the GPU time arrived */
     uint32_t srcloc;
-    uint32_t thread; /* the context's thread for contexts bound to one */
+    uint32_t thread;    /* the context's thread for contexts bound to one */
+    uint32_t callstack; /* for tcd_callstack(), 0 = none */
     uint16_t depth;
 };
 
@@ -192,8 +220,24 @@ struct tct_crash {
     int happened;
     uint32_t thread;
     int64_t time;
-    char *text;      /* "" when not known yet: */
-    uint32_t string; /* its string handle, for tcd_string() */
+    char *text;         /* "" when not known yet: */
+    uint32_t string;    /* its string handle, for tcd_string() */
+    uint32_t callstack; /* for tcd_callstack(), 0 = none */
+};
+
+/* A context switch on one CPU: old_thread left it, new_thread began to run (0: idle). */
+struct tct_switch {
+    int64_t time;
+    uint32_t old_thread, new_thread;
+    uint8_t cpu;
+    uint8_t state;  /* the old thread's state, the client's code (docs/protocol.md §25.5) */
+    uint8_t reason; /* the old thread's wait reason, the client's code */
+};
+
+struct tct_wakeup {
+    int64_t time;
+    uint32_t thread;
+    uint8_t cpu;
 };
 
 struct tct_trace {
@@ -213,6 +257,9 @@ struct tct_trace {
     char **app_info;
     size_t app_info_count;
     struct tct_crash crash;
+    struct tcu_chunks switches; /* struct tct_switch, in arrival order (system-wide) */
+    struct tcu_chunks wakeups;  /* struct tct_wakeup, in arrival order (system-wide) */
+    uint64_t untimed_switches;  /* switches and wakeups the client sent no time for: not kept */
 
     int64_t last_time; /* latest event time, counted as Tracy's server does */
     uint64_t events;   /* events received */
@@ -220,6 +267,8 @@ struct tct_trace {
     uint64_t gpu_zones;
     uint64_t dropped;          /* events the client reported dropping (TCD_DROPPED) */
     uint64_t plot_skipped;     /* plot values the client reported not sending (TCD_PLOT_SKIPPED) */
+    uint64_t samples;          /* CPU samples, all threads */
+    uint64_t samples_lost;     /* samples the client reported losing (TCD_SAMPLES_LOST) */
     uint64_t unfinished_zones; /* open when the capture ended, closed at last_time */
     uint64_t ignored_events;   /* ends without a begin, zone data outside any zone, ... */
     uint64_t lost_events;      /* events lost because memory ran out */
@@ -271,6 +320,20 @@ static inline const struct tct_gpu_zone *tct_gpu_zone_at(const struct tct_gpu_co
 {
     return (const struct tct_gpu_zone *)tcu_chunks_at(&c->zones, i);
 }
+static inline const struct tct_sample *tct_thread_sample(const struct tct_thread *t, size_t i)
+{
+    return (const struct tct_sample *)tcu_chunks_at(&t->samples, i);
+}
+static inline const struct tct_switch *tct_trace_switch(const struct tct_trace *tr, size_t i)
+{
+    return (const struct tct_switch *)tcu_chunks_at(&tr->switches, i);
+}
+static inline const struct tct_wakeup *tct_trace_wakeup(const struct tct_trace *tr, size_t i)
+{
+    return (const struct tct_wakeup *)tcu_chunks_at(&tr->wakeups, i);
+}
+/* The thread with this id, NULL when the trace has none. */
+const struct tct_thread *tct_trace_thread(const struct tct_trace *trace, uint32_t id);
 
 /* Visits a thread's zones in the order they ended (children before their parent), each
  * with its self time: its duration minus its direct children's. fn returns non-zero to

@@ -77,6 +77,7 @@ static struct tct_mem_pool *pool_for(struct tct_trace *tr, uint32_t id)
     if (created) {
         p->id = id;
         tcu_map_init(&p->live, 0, NULL);
+        tcu_map_init(&p->site_index, 0, NULL);
     }
     return p;
 }
@@ -131,6 +132,7 @@ void tct_model_message(struct tct_trace *tr, const struct tcd_event *ev)
     m->string = ev->id;
     m->thread = t->id;
     m->color = ev->color;
+    m->callstack = ev->callstack;
     m->severity = ev->severity;
     t->messages++;
 }
@@ -207,6 +209,27 @@ void tct_model_frame(struct tct_trace *tr, const struct tcd_event *ev)
     f->end = TCT_TIME_NONE;
 }
 
+/* Counts an allocation against the callstack it was made from. */
+static int alloc_site(struct tct_mem_pool *p, uint32_t callstack, uint64_t size)
+{
+    const uint64_t *index = tcu_map_get(&p->site_index, callstack);
+    if (!index) {
+        struct tct_alloc_site *grown = tcu_grow(NULL, p->sites, &p->site_cap, p->site_count + 1, sizeof *grown);
+        if (!grown)
+            return -1;
+        p->sites = grown;
+        if (tcu_map_put(&p->site_index, callstack, p->site_count) < 0)
+            return -1;
+        p->sites[p->site_count] = (struct tct_alloc_site){.callstack = callstack};
+        index = tcu_map_get(&p->site_index, callstack);
+        p->site_count++;
+    }
+    struct tct_alloc_site *site = &p->sites[*index];
+    site->count++;
+    site->bytes += size;
+    return 0;
+}
+
 void tct_model_memory(struct tct_trace *tr, const struct tcd_event *ev)
 {
     struct tct_mem_pool *p = pool_for(tr, ev->id);
@@ -230,12 +253,16 @@ void tct_model_memory(struct tct_trace *tr, const struct tcd_event *ev)
         p->total_bytes = tct_bytes_add(p->total_bytes, ev->value);
         if (p->live_bytes > p->peak_bytes)
             p->peak_bytes = p->live_bytes;
+        if (ev->callstack && alloc_site(p, ev->callstack, ev->value) != 0)
+            tr->lost_events++;
         break;
     case TCD_MEM_FREE:
         if (ev->address == 0)
             break; /* free(NULL) */
         tct_model_number_thread(tr, t);
         p->frees++;
+        if (ev->callstack)
+            p->frees_with_callstack++;
         if (tcu_map_remove(&p->live, ev->address, &size))
             p->live_bytes -= size;
         else
@@ -379,6 +406,7 @@ static void gpu_zone_begin(struct tct_trace *tr, struct tct_gpu_context *c, cons
         .gpu_end = TCT_TIME_NONE,
         .srcloc = ev->srcloc,
         .thread = c->thread ? c->thread : ev->thread,
+        .callstack = ev->callstack,
         .depth = s->count > 0xffff ? 0xffff : (uint16_t)s->count,
     };
     size_t index = c->zones.count - 1;
@@ -461,7 +489,30 @@ void tct_model_crash(struct tct_trace *tr, const struct tcd_event *ev)
         return;
     }
     free(tr->crash.text);
-    tr->crash = (struct tct_crash){1, ev->thread, ev->time, text, ev->id};
+    tr->crash = (struct tct_crash){1, ev->thread, ev->time, text, ev->id, ev->callstack};
+}
+
+void tct_model_system(struct tct_trace *tr, const struct tcd_event *ev)
+{
+    if (ev->time == 0) { /* a client whose perf clock could not be converted sends no times */
+        tr->untimed_switches++;
+        return;
+    }
+    if (ev->kind == TCD_CONTEXT_SWITCH) {
+        struct tct_switch *s = tcu_chunks_push(&tr->switches);
+        if (!s) {
+            tr->lost_events++;
+            return;
+        }
+        *s = (struct tct_switch){ev->time, ev->id, ev->thread, (uint8_t)ev->query, ev->format, ev->flags};
+    } else {
+        struct tct_wakeup *w = tcu_chunks_push(&tr->wakeups);
+        if (!w) {
+            tr->lost_events++;
+            return;
+        }
+        *w = (struct tct_wakeup){ev->time, ev->thread, (uint8_t)ev->query};
+    }
 }
 
 void tct_model_finish_gpu(struct tct_trace *tr)
@@ -487,8 +538,11 @@ void tct_model_free_records(struct tct_trace *tr)
     for (size_t i = 0; i < tr->frame_set_count; i++)
         tcu_chunks_free(&tr->frame_sets[i].frames);
     free(tr->frame_sets);
-    for (size_t i = 0; i < tr->pool_count; i++)
+    for (size_t i = 0; i < tr->pool_count; i++) {
         tcu_map_free(&tr->pools[i].live);
+        tcu_map_free(&tr->pools[i].site_index);
+        free(tr->pools[i].sites);
+    }
     free(tr->pools);
     for (size_t i = 0; i < tr->lock_count; i++) {
         free(tr->locks[i].name);
@@ -521,7 +575,8 @@ size_t tct_model_records_memory(const struct tct_trace *tr)
     for (size_t i = 0; i < tr->frame_set_count; i++)
         bytes += tcu_chunks_memory(&tr->frame_sets[i].frames);
     for (size_t i = 0; i < tr->pool_count; i++)
-        bytes += tcu_map_memory(&tr->pools[i].live);
+        bytes += tcu_map_memory(&tr->pools[i].live) + tcu_map_memory(&tr->pools[i].site_index) +
+                 tr->pools[i].site_cap * sizeof *tr->pools[i].sites;
     for (size_t i = 0; i < tr->gpu_context_count; i++) {
         const struct tct_gpu_context *c = &tr->gpu_contexts[i];
         bytes += tcu_chunks_memory(&c->zones) + (c->query_zone ? GPU_QUERIES * 4 : 0);

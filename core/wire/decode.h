@@ -64,15 +64,26 @@ enum tcd_event_kind {
                           * until TCD_FIBER_LEAVE, that os thread's events carry the fiber's id */
     TCD_FIBER_LEAVE,      /* thread = os thread, time */
     TCD_CRASH,            /* thread, time (0 when unknown), text, id = string handle of the text */
-    TCD_DROPPED,       /* thread, time, value = the running total of events the client dropped: follows the TCD_MESSAGE
+    TCD_DROPPED,        /* thread, time, value = the running total of events the client dropped: follows the TCD_MESSAGE
                           * "tracyc: dropped <count>..." (source Tracy) of a tracyc client */
-    TCD_SECTION_ENTER, /* thread, time, id = section, query = category, text */
-    TCD_SECTION_LEAVE, /* thread, time, id = section */
-    TCD_SECTION_SETUP, /* query = category, text = its description */
-    TCD_PLOT_SKIPPED,  /* thread, time, value = the running total of plot values the client did not send
+    TCD_SECTION_ENTER,  /* thread, time, id = section, query = category, text */
+    TCD_SECTION_LEAVE,  /* thread, time, id = section */
+    TCD_SECTION_SETUP,  /* query = category, text = its description */
+    TCD_SAMPLE,         /* thread, time (0 when the client sent none), callstack; flags & TCD_SAMPLE_SWITCH: the
+                        * stack at which the thread was switched out (CallstackSampleContextSwitch), not a CPU sample */
+    TCD_CONTEXT_SWITCH, /* time (0 when the client sent none), query = cpu, id = the thread switched out, thread = the thread switched in (either
+                         * 0: the CPU's idle task), format = the old thread's state, flags = its wait reason (the
+                         * client's codes, docs/protocol.md §25.5); any thread of the system, not only the client's */
+    TCD_THREAD_WAKEUP,  /* time (0 when the client sent none), thread (any of the system), query = cpu */
+    TCD_CALLSTACK_FRAME, /* id = frame index: the client answered the CallstackFrame query for it (tcd_frame()) */
+    TCD_SAMPLES_LOST,    /* thread, time, value = the running total of samples the client lost: follows the
+                         * TCD_MESSAGE "tracyc: lost <count> samples..." (source Tracy) of a tracyc client */
+    TCD_PLOT_SKIPPED,    /* thread, time, value = the running total of plot values the client did not send
                           * (NaN, infinity): follows the TCD_MESSAGE "tracyc: skipped <count>..." */
     TCD_EVENT_KIND_COUNT
 };
+
+#define TCD_SAMPLE_SWITCH 1 /* TCD_SAMPLE flags */
 
 /* One decoded event. Only the fields named for its kind are meaningful. text points into
  * the decoder and is valid only during the callback. Times are nanoseconds since the
@@ -90,6 +101,8 @@ struct tcd_event {
     uint8_t format;
     uint8_t flags;
     uint8_t is_int;
+    uint32_t callstack; /* for tcd_callstack(), 0 = none: on ZONE_BEGIN, MESSAGE, MEM_*, GPU_ZONE_BEGIN, CRASH,
+                         * SAMPLE when the client sent one */
     uint64_t value;
     uint64_t address;
     double dvalue;
@@ -188,12 +201,60 @@ const char *tcd_pool_name(const struct tcd_decoder *dec, uint32_t pool);       /
  * and while unanswered. */
 const char *tcd_string(const struct tcd_decoder *dec, uint32_t handle);
 
+/* Callstacks (docs/protocol.md §25). Each distinct callstack the client sent gets an id
+ * 1..tcd_callstack_count(); events carry it in `callstack`. A callstack is a list of frame
+ * indices, innermost (leaf) first. A frame is one return address (or one frame a client
+ * described itself, CallstackAllocPayload); like the server, the decoder asks the client
+ * to resolve every new address (CallstackFrame query), and the answer can expand it into
+ * several source frames: the functions inlined at that address, innermost first, then the
+ * function that contains it. */
+struct tcd_subframe {
+    const char *function; /* as the client named it ("" unknown) */
+    const char *file;     /* "" unknown */
+    uint32_t line;        /* 0 unknown */
+    uint64_t symbol;      /* address of the function's symbol, 0 unknown: tcd_symbol() */
+};
+
+enum tcd_frame_state {
+    TCD_FRAME_UNRESOLVED, /* queried, not answered (yet) */
+    TCD_FRAME_RESOLVED,   /* answered: image and subframes */
+    TCD_FRAME_CUSTOM,     /* described by the client itself (CallstackAllocPayload): one subframe, no address */
+};
+
+struct tcd_frame {
+    uint64_t address;               /* the return address; 0 for a custom frame */
+    const char *image;              /* the binary it is in, "" unknown */
+    const struct tcd_subframe *sub; /* count of them, innermost first */
+    uint32_t count;                 /* 0 while unresolved */
+    uint8_t state;                  /* enum tcd_frame_state */
+};
+
+uint32_t tcd_callstack_count(const struct tcd_decoder *dec);
+/* The frame indices of callstack id (leaf first) and their number in *depth; NULL (and
+ * 0) for an unknown id. The array is valid until the next tcd_decoder_feed(). */
+const uint32_t *tcd_callstack(const struct tcd_decoder *dec, uint32_t id, uint32_t *depth);
+uint32_t tcd_frame_count(const struct tcd_decoder *dec);
+/* Frame `index`, NULL past the end; valid until tcd_decoder_free(), updated in place when
+ * its answer arrives. */
+const struct tcd_frame *tcd_frame(const struct tcd_decoder *dec, uint32_t index);
+/* Where the symbol at `symbol` (a tcd_subframe's) is defined, as the client answered the
+ * Symbol query: 1 with *file and *line set, 0 when unknown or unanswered. */
+int tcd_symbol(const struct tcd_decoder *dec, uint64_t symbol, const char **file, uint32_t *line);
+
+/* Threads of the whole system, as context switches name them: the names the client gave
+ * for an ExternalName query ("" unknown), and the process a thread belongs to (TidToPid;
+ * 0 unknown). */
+const char *tcd_external_thread_name(const struct tcd_decoder *dec, uint32_t thread);
+const char *tcd_external_process_name(const struct tcd_decoder *dec, uint32_t thread);
+uint64_t tcd_thread_pid(const struct tcd_decoder *dec, uint32_t thread);
+
 /* Counters for status lines and benchmarks. */
 struct tcd_stats {
     uint64_t bytes_in;      /* compressed bytes fed */
     uint64_t bytes_decoded; /* decompressed item bytes */
     uint64_t events;        /* events delivered */
     uint64_t zones;
+    uint64_t samples; /* CPU samples (TCD_SAMPLE without TCD_SAMPLE_SWITCH) */
     uint64_t queries_sent;
     uint64_t dropped; /* events the client reported as dropped */
     size_t memory;    /* bytes held by the decoder's tables */

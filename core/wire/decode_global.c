@@ -18,24 +18,35 @@ static bool mem_pool(struct tcd_decoder *dec, bool named, uint32_t *pool)
     return true;
 }
 
-static void mem_alloc(struct tcd_decoder *dec, const uint8_t *it, bool named)
+/* The callstack of a *Callstack memory item: the serial one (0 and FAILED when missing). */
+static bool mem_callstack(struct tcd_decoder *dec, bool with_callstack, uint32_t *callstack)
 {
-    uint32_t pool;
-    if (!mem_pool(dec, named, &pool))
+    *callstack = with_callstack ? tcd_take_serial_callstack(dec) : 0;
+    return !with_callstack || *callstack;
+}
+
+static void mem_alloc(struct tcd_decoder *dec, const uint8_t *it, bool named, bool with_callstack)
+{
+    uint32_t pool, callstack;
+    if (!mem_pool(dec, named, &pool) || !mem_callstack(dec, with_callstack, &callstack))
         return;
     int64_t t = serial_time(dec, rd64(it + 1));
     uint32_t thread = rd32(it + 9);
     tcd_notice_thread(dec, thread);
     uint64_t size = rd32(it + 21) | (uint64_t)rd16(it + 25) << 32;
-    emit(dec,
-         &(struct tcd_event){
-             .kind = TCD_MEM_ALLOC, .thread = thread, .time = t, .address = rd64(it + 13), .value = size, .id = pool});
+    emit(dec, &(struct tcd_event){.kind = TCD_MEM_ALLOC,
+                                  .thread = thread,
+                                  .time = t,
+                                  .address = rd64(it + 13),
+                                  .value = size,
+                                  .id = pool,
+                                  .callstack = callstack});
 }
 
-static void mem_free(struct tcd_decoder *dec, const uint8_t *it, bool named)
+static void mem_free(struct tcd_decoder *dec, const uint8_t *it, bool named, bool with_callstack)
 {
-    uint32_t pool;
-    if (!mem_pool(dec, named, &pool))
+    uint32_t pool, callstack;
+    if (!mem_pool(dec, named, &pool) || !mem_callstack(dec, with_callstack, &callstack))
         return;
     int64_t t = serial_time(dec, rd64(it + 1));
     uint64_t address = rd64(it + 13);
@@ -43,11 +54,17 @@ static void mem_free(struct tcd_decoder *dec, const uint8_t *it, bool named)
         return; /* free(NULL): the server ignores it */
     uint32_t thread = rd32(it + 9);
     tcd_notice_thread(dec, thread);
-    emit(dec, &(struct tcd_event){.kind = TCD_MEM_FREE, .thread = thread, .time = t, .address = address, .id = pool});
+    emit(
+        dec,
+        &(struct tcd_event){
+            .kind = TCD_MEM_FREE, .thread = thread, .time = t, .address = address, .id = pool, .callstack = callstack});
 }
 
-static void mem_discard(struct tcd_decoder *dec, const uint8_t *it)
+static void mem_discard(struct tcd_decoder *dec, const uint8_t *it, bool with_callstack)
 {
+    uint32_t callstack;
+    if (!mem_callstack(dec, with_callstack, &callstack))
+        return;
     if (dec->mem_name_set) {
         tcd_item_fail(dec, "a MemNamePayload precedes MemDiscard");
         return;
@@ -59,7 +76,8 @@ static void mem_discard(struct tcd_decoder *dec, const uint8_t *it)
     int64_t t = serial_time(dec, rd64(it + 1));
     uint32_t thread = rd32(it + 9);
     tcd_notice_thread(dec, thread);
-    emit(dec, &(struct tcd_event){.kind = TCD_MEM_DISCARD, .thread = thread, .time = t, .id = pool});
+    emit(dec,
+         &(struct tcd_event){.kind = TCD_MEM_DISCARD, .thread = thread, .time = t, .id = pool, .callstack = callstack});
 }
 
 /* ---- locks ---------------------------------------------------------------------------------- */
@@ -168,10 +186,12 @@ static void gpu_new_context(struct tcd_decoder *dec, const uint8_t *it)
                                   .dvalue = period});
 }
 
-/* GpuZoneBegin*: i64 cpuTime, u32 thread, u16 query, u8 context [, u64 srcloc]. */
-static void gpu_zone(struct tcd_decoder *dec, const uint8_t *it, enum tcd_event_kind kind, bool serial, int srcloc_kind)
+/* GpuZoneBegin*: i64 cpuTime, u32 thread, u16 query, u8 context [, u64 srcloc]. The
+ * *Callstack forms take the serial callstack (serial items) or the current thread's. */
+static void gpu_zone(struct tcd_decoder *dec, const uint8_t *it, enum tcd_event_kind kind, bool serial, int srcloc_kind,
+                     bool with_callstack)
 {
-    uint32_t srcloc = 0;
+    uint32_t srcloc = 0, callstack = 0;
     if (srcloc_kind == 1) {
         srcloc = tcd_item_srcloc(dec, rd64(it + 16));
     } else if (srcloc_kind == 2) {
@@ -184,11 +204,20 @@ static void gpu_zone(struct tcd_decoder *dec, const uint8_t *it, enum tcd_event_
     }
     if (!find_gpu(dec, it[15]))
         return;
+    if (with_callstack) {
+        callstack = serial ? tcd_take_serial_callstack(dec) : tcd_take_thread_callstack(dec, true);
+        if (!callstack)
+            return;
+    }
     uint64_t delta = rd64(it + 1);
     int64_t t = serial ? serial_time(dec, delta) : thread_time(dec, delta);
-    emit(dec,
-         &(struct tcd_event){
-             .kind = kind, .id = it[15], .query = rd16(it + 13), .thread = rd32(it + 9), .time = t, .srcloc = srcloc});
+    emit(dec, &(struct tcd_event){.kind = kind,
+                                  .id = it[15],
+                                  .query = rd16(it + 13),
+                                  .thread = rd32(it + 9),
+                                  .time = t,
+                                  .srcloc = srcloc,
+                                  .callstack = callstack});
 }
 
 static void gpu_time(struct tcd_decoder *dec, const uint8_t *it)
@@ -239,24 +268,34 @@ void tcd_parse_global_item(struct tcd_decoder *dec, const uint8_t *it)
 {
     switch ((enum tcw_type)it[0]) {
     case TCW_MemAlloc:
+        mem_alloc(dec, it, false, false);
+        break;
     case TCW_MemAllocCallstack:
-        mem_alloc(dec, it, false);
+        mem_alloc(dec, it, false, true);
         break;
     case TCW_MemAllocNamed:
+        mem_alloc(dec, it, true, false);
+        break;
     case TCW_MemAllocCallstackNamed:
-        mem_alloc(dec, it, true);
+        mem_alloc(dec, it, true, true);
         break;
     case TCW_MemFree:
+        mem_free(dec, it, false, false);
+        break;
     case TCW_MemFreeCallstack:
-        mem_free(dec, it, false);
+        mem_free(dec, it, false, true);
         break;
     case TCW_MemFreeNamed:
+        mem_free(dec, it, true, false);
+        break;
     case TCW_MemFreeCallstackNamed:
-        mem_free(dec, it, true);
+        mem_free(dec, it, true, true);
         break;
     case TCW_MemDiscard:
+        mem_discard(dec, it, false);
+        break;
     case TCW_MemDiscardCallstack:
-        mem_discard(dec, it);
+        mem_discard(dec, it, true);
         break;
     case TCW_MemNamePayload:
         if (dec->mem_name_set) {
@@ -314,25 +353,25 @@ void tcd_parse_global_item(struct tcd_decoder *dec, const uint8_t *it)
         break;
     case TCW_GpuZoneBegin:
     case TCW_GpuZoneBeginCallstack:
-        gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, false, 1);
+        gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, false, 1, it[0] == TCW_GpuZoneBeginCallstack);
         break;
     case TCW_GpuZoneBeginSerial:
     case TCW_GpuZoneBeginCallstackSerial:
-        gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, true, 1);
+        gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, true, 1, it[0] == TCW_GpuZoneBeginCallstackSerial);
         break;
     case TCW_GpuZoneBeginAllocSrcLoc:
     case TCW_GpuZoneBeginAllocSrcLocCallstack:
-        gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, false, 2);
+        gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, false, 2, it[0] == TCW_GpuZoneBeginAllocSrcLocCallstack);
         break;
     case TCW_GpuZoneBeginAllocSrcLocSerial:
     case TCW_GpuZoneBeginAllocSrcLocCallstackSerial:
-        gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, true, 2);
+        gpu_zone(dec, it, TCD_GPU_ZONE_BEGIN, true, 2, it[0] == TCW_GpuZoneBeginAllocSrcLocCallstackSerial);
         break;
     case TCW_GpuZoneEnd:
-        gpu_zone(dec, it, TCD_GPU_ZONE_END, false, 0);
+        gpu_zone(dec, it, TCD_GPU_ZONE_END, false, 0, false);
         break;
     case TCW_GpuZoneEndSerial:
-        gpu_zone(dec, it, TCD_GPU_ZONE_END, true, 0);
+        gpu_zone(dec, it, TCD_GPU_ZONE_END, true, 0, false);
         break;
     case TCW_GpuTime:
         gpu_time(dec, it);

@@ -5,6 +5,9 @@
  *                    strings, replies); decode_item.h holds the helpers it shares with
  *   decode_global.c  memory, lock and GPU items
  *   decode_tables.c  memory budget, symbol tables, the query queue
+ *   decode_callstacks.c  callstack payloads and the items that consume them, samples,
+ *                    frame and symbol answers, their tables
+ *   decode_system.c  context switches, wakeups, TidToPid, external thread names
  *   decode_names.c   item type names for error messages
  *
  * Nothing here is part of the public interface.
@@ -66,6 +69,36 @@ struct tcd_lock {
     uint8_t shared;
 };
 
+struct tcd_frame_rec {
+    struct tcd_frame pub;
+    uint32_t same_hash; /* custom frames: index + 1 of the older one with the same content hash, 0 = none */
+    uint8_t queried;    /* a CallstackFrame query for it is unanswered */
+};
+
+struct tcd_callstack_rec {
+    uint32_t first; /* of its frame indices in callstack_frames */
+    uint32_t depth;
+    uint32_t same_hash; /* id of the older callstack with the same content hash, 0 = none */
+};
+
+struct tcd_symbol_rec {
+    const char *file;
+    uint32_t line;
+    uint8_t pending;
+};
+
+struct tcd_external {
+    const char *thread_name, *process_name;
+    uint8_t pending; /* bit 0: thread name, bit 1: process name */
+};
+
+/* A string kept once however often the client sends it (frame functions, files, images). */
+struct tcd_interned {
+    const char *text;
+    uint32_t len;
+    uint32_t next; /* index + 1 of an older string with the same hash, 0 = none */
+};
+
 struct tcd_gpu_ctx {
     uint8_t created;
     uint8_t has_period, has_calibration;
@@ -113,7 +146,7 @@ struct tcd_decoder {
     const uint8_t *item;        /* for error messages */
 
     /* time chains, docs/protocol.md §8 (unsigned: hostile deltas must wrap, not overflow) */
-    uint64_t ref_thread, ref_serial, ref_gpu;
+    uint64_t ref_thread, ref_serial, ref_gpu, ref_ctx;
 
     /* current thread context */
     uint32_t ctx_tid;
@@ -125,7 +158,13 @@ struct tcd_decoder {
     uint32_t pending_payload; /* srcloc index + 1 */
     uint64_t pending_mem_name;
     uint8_t mem_name_set;
-    uint8_t callstack_pending;
+    uint32_t pending_callstack;     /* id of the callstack the last payload gave, 0 = none */
+    uint32_t serial_callstack;      /* for the next serial item (CallstackSerial) */
+    struct tcu_map next_callstacks; /* thread id -> callstack id for its next item (Callstack) */
+
+    /* the frame whose CallstackFrame items are arriving (CallstackFrameSize), docs/protocol.md §25.3 */
+    struct tcd_frame_rec *open_frame;
+    uint32_t open_frame_index, open_frame_size, open_frame_left;
 
     /* Zone begin/end events are built here: only their own fields ever change, which
      * spares clearing a whole event per zone on the hot path. */
@@ -157,13 +196,32 @@ struct tcd_decoder {
     struct tcu_array locks; /* struct tcd_lock */
     struct tcd_gpu_ctx gpu[256];
 
-    /* queries */
-    struct tcu_array query_queue; /* uint8_t[13] packets */
+    /* callstacks, frames and symbols (decode_callstacks.c) */
+    struct tcu_map address_frames;     /* return address -> frame index */
+    struct tcu_map custom_frames;      /* content hash -> index of the newest custom frame with it */
+    struct tcu_chunks frames;          /* struct tcd_frame_rec */
+    struct tcu_map callstack_ids;      /* content hash -> id of the newest callstack with it */
+    struct tcu_array callstacks;       /* struct tcd_callstack_rec, id - 1 */
+    struct tcu_array callstack_frames; /* uint32_t frame indices of every callstack */
+    struct tcu_map symbol_ids;         /* symbol address -> index */
+    struct tcu_array symbols;          /* struct tcd_symbol_rec */
+    struct tcu_map interned_ids;       /* content hash -> index + 1 of the newest string with it */
+    struct tcu_array interned;         /* struct tcd_interned */
+    /* system tracing (decode_system.c) */
+    struct tcu_map external_ids; /* thread id -> index */
+    struct tcu_array externals;  /* struct tcd_external */
+    struct tcu_map thread_pids;  /* thread id -> pid (TidToPid) */
+
+    /* queries: names first, then frames and symbols, as the server sends them */
+    struct tcu_array query_queue; /* uint8_t[13] packets of queries for names */
     uint32_t query_head;
+    struct tcu_array query_queue_low; /* CallstackFrame and Symbol queries */
+    uint32_t query_low_head;
     uint32_t outstanding;
     struct tcu_array srcloc_fifo; /* uint32_t srcloc index of SourceLocation queries */
     uint32_t srcloc_fifo_head;
     uint32_t pending_strings, pending_threads, pending_plots, pending_frames, pending_fibers;
+    uint32_t pending_callstack_frames, pending_symbols, pending_externals;
 
     struct tcd_stats stats;
 };
@@ -174,6 +232,11 @@ void tcd_fail(struct tcd_decoder *dec, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* decode_callstacks.c: frees the frames (their maps and arrays are freed with the rest). */
+void tcd_callstack_tables_free(struct tcd_decoder *dec);
+/* A copy of s[0..len) kept once for the decoder's lifetime; "" when memory ran out. */
+const char *tcd_intern(struct tcd_decoder *dec, const void *s, size_t len);
 
 /* decode_items.c: parse one decompressed frame. */
 void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n);
@@ -226,6 +289,10 @@ bool tcd_reply_fiber_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s
 bool tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function, uint64_t file, uint32_t line,
                       uint32_t color);
 bool tcd_reply_ack(struct tcd_decoder *dec, uint8_t type);
+
+/* decode_tables.c: a reply gives back a unit of query space; an unsolicited one fails. */
+void tcd_reply_received(struct tcd_decoder *dec);
+bool tcd_unsolicited(struct tcd_decoder *dec, const char *what, uint64_t id);
 
 /* decode_tables.c: queries */
 void tcd_query(struct tcd_decoder *dec, uint8_t type, uint64_t ptr);

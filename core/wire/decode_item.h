@@ -84,8 +84,19 @@ static inline uint64_t delta64(const uint8_t *p)
 /* FAILED with `what` and the item's type and offset. */
 void tcd_item_fail(struct tcd_decoder *dec, const char *what);
 
-/* Takes the pending single string; FAILED when there is none. */
+/* Takes the pending single (second) string; FAILED when there is none. */
 bool tcd_take_single(struct tcd_decoder *dec, const uint8_t **s, size_t *len);
+bool tcd_take_second(struct tcd_decoder *dec, const uint8_t **s, size_t *len);
+
+/* The thread a thread-bound item belongs to: the current context, noticed (and its
+ * name queried) on first use, or the fiber it runs. */
+static inline struct tcd_thread *tcd_current_thread(struct tcd_decoder *dec)
+{
+    struct tcd_thread *td = dec->ctx;
+    if (!td)
+        td = dec->ctx = tcd_notice_thread(dec, dec->ctx_tid);
+    return td->fiber ? td->fiber : td;
+}
 
 /* The dense index of a static source location, queried when new. */
 static inline uint32_t tcd_item_srcloc(struct tcd_decoder *dec, uint64_t id)
@@ -102,5 +113,23 @@ static inline uint32_t tcd_item_srcloc(struct tcd_decoder *dec, uint64_t id)
 
 /* decode_global.c: memory, lock and GPU items, which carry their own thread id. */
 void tcd_parse_global_item(struct tcd_decoder *dec, const uint8_t *it);
+
+/* decode_callstacks.c: payloads, the registers that pass a callstack to its item (a
+ * take that finds none FAILS the decoder and gives 0), samples, answers. */
+void tcd_callstack_payload(struct tcd_decoder *dec, const uint8_t *p, size_t len);
+void tcd_callstack_alloc_payload(struct tcd_decoder *dec, const uint8_t *p, size_t len);
+void tcd_callstack_item(struct tcd_decoder *dec, bool serial);
+uint32_t tcd_take_thread_callstack(struct tcd_decoder *dec, bool required);
+uint32_t tcd_take_serial_callstack(struct tcd_decoder *dec);
+void tcd_callstack_sample(struct tcd_decoder *dec, uint32_t thread, uint64_t delta, bool switched_out);
+void tcd_callstack_frame_size(struct tcd_decoder *dec, const uint8_t *it);
+void tcd_callstack_frame(struct tcd_decoder *dec, const uint8_t *it);
+void tcd_symbol_information(struct tcd_decoder *dec, const uint8_t *it);
+
+/* decode_system.c */
+void tcd_context_switch(struct tcd_decoder *dec, const uint8_t *it);
+void tcd_thread_wakeup(struct tcd_decoder *dec, const uint8_t *it);
+void tcd_tid_to_pid(struct tcd_decoder *dec, const uint8_t *it);
+bool tcd_reply_external(struct tcd_decoder *dec, uint8_t type, uint64_t id, const uint8_t *s, size_t len);
 
 #endif

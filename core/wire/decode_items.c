@@ -20,16 +20,6 @@ void tcd_item_fail(struct tcd_decoder *dec, const char *what)
 
 /* ---- threads and registers ----------------------------------------------------------- */
 
-/* The thread a thread-bound item belongs to: the current context, noticed (and its
- * name queried) on first use, or the fiber it runs. */
-static inline struct tcd_thread *current_thread(struct tcd_decoder *dec)
-{
-    struct tcd_thread *td = dec->ctx;
-    if (!td)
-        td = dec->ctx = tcd_notice_thread(dec, dec->ctx_tid);
-    return td->fiber ? td->fiber : td;
-}
-
 /* Zone text, name, colour and value go to the innermost zone of the current thread,
  * checked against the ZoneValidation register (docs/protocol.md §11.5). */
 static struct tcd_thread *zone_extra_target(struct tcd_decoder *dec, const char *failure)
@@ -63,6 +53,11 @@ bool tcd_take_single(struct tcd_decoder *dec, const uint8_t **s, size_t *len)
     return take_bytes(dec, &dec->single, "no single string precedes the item that consumes it", s, len);
 }
 
+bool tcd_take_second(struct tcd_decoder *dec, const uint8_t **s, size_t *len)
+{
+    return take_bytes(dec, &dec->second, "no second string precedes the item that consumes it", s, len);
+}
+
 static void put_bytes(struct tcd_decoder *dec, struct tcd_pending_bytes *pb, const char *twice, const uint8_t *s,
                       size_t len)
 {
@@ -77,11 +72,13 @@ static void put_bytes(struct tcd_decoder *dec, struct tcd_pending_bytes *pb, con
 
 /* ---- zones ---------------------------------------------------------------------------- */
 
-static void zone_begin(struct tcd_decoder *dec, uint64_t delta, uint32_t srcloc)
+/* with_callstack: a *Callstack item, which takes the callstack waiting for the thread. */
+static inline void zone_begin(struct tcd_decoder *dec, uint64_t delta, uint32_t srcloc, bool with_callstack)
 {
     int64_t t = thread_time(dec, delta);
-    struct tcd_thread *td = current_thread(dec);
-    if (!tcd_zone_push(dec, td))
+    struct tcd_thread *td = tcd_current_thread(dec);
+    uint32_t callstack = with_callstack ? tcd_take_thread_callstack(dec, true) : 0;
+    if ((with_callstack && !callstack) || !tcd_zone_push(dec, td))
         return;
     dec->stats.zones++;
     struct tcd_event *ev = &dec->zone_event;
@@ -89,13 +86,14 @@ static void zone_begin(struct tcd_decoder *dec, uint64_t delta, uint32_t srcloc)
     ev->thread = td->id;
     ev->time = t;
     ev->srcloc = srcloc;
+    ev->callstack = callstack;
     emit(dec, ev);
 }
 
-static void zone_begin_static(struct tcd_decoder *dec, uint64_t delta, uint64_t srcloc_id)
+static inline void zone_begin_static(struct tcd_decoder *dec, uint64_t delta, uint64_t srcloc_id, bool with_callstack)
 {
     uint32_t srcloc = tcd_item_srcloc(dec, srcloc_id); /* queried before the thread, as upstream */
-    zone_begin(dec, delta, srcloc);
+    zone_begin(dec, delta, srcloc, with_callstack);
 }
 
 static void zone_begin_alloc(struct tcd_decoder *dec, const uint8_t *it)
@@ -106,12 +104,12 @@ static void zone_begin_alloc(struct tcd_decoder *dec, const uint8_t *it)
     }
     uint32_t srcloc = dec->pending_payload - 1;
     dec->pending_payload = 0;
-    zone_begin(dec, rd64(it + 1), srcloc);
+    zone_begin(dec, rd64(it + 1), srcloc, it[0] == TCW_ZoneBeginAllocSrcLocCallstack);
 }
 
 static void zone_end(struct tcd_decoder *dec, uint64_t delta)
 {
-    struct tcd_thread *td = current_thread(dec);
+    struct tcd_thread *td = tcd_current_thread(dec);
     if (td->depth == 0) {
         tcd_item_fail(dec, "Zone is ended twice.");
         return;
@@ -127,6 +125,7 @@ static void zone_end(struct tcd_decoder *dec, uint64_t delta)
     ev->thread = td->id;
     ev->time = thread_time(dec, delta);
     ev->srcloc = 0;
+    ev->callstack = 0;
     emit(dec, ev);
 }
 
@@ -144,41 +143,54 @@ static void zone_text(struct tcd_decoder *dec, enum tcd_event_kind kind)
 
 /* ---- messages ------------------------------------------------------------------------- */
 
-/* The count after prefix in a Tracy-source message, or -1 if the message is not that. */
-static int reported_count(const struct tcd_event *msg, uint8_t meta, const char *prefix, uint64_t *count)
+/* The number after `prefix` at the start of a Tracy-source message; false when it is
+ * not such a message. */
+static bool counter_message(const struct tcd_event *msg, uint8_t meta, const char *prefix, uint64_t *count)
 {
-    size_t plen = strlen(prefix);
+    const size_t plen = strlen(prefix);
     const char *s = msg->text;
     if ((meta & 0x0f) != TCW_MESSAGE_SOURCE_TRACY || msg->text_len <= plen || memcmp(s, prefix, plen) ||
         s[plen] < '0' || s[plen] > '9')
-        return -1;
+        return false;
     *count = 0;
     for (size_t i = plen; i < msg->text_len && s[i] >= '0' && s[i] <= '9'; i++)
         *count = *count > (UINT64_MAX - 9) / 10 ? UINT64_MAX : *count * 10 + (uint64_t)(s[i] - '0');
-    return 0;
+    return true;
 }
 
-/* A tracyc client reports events dropped at its buffer limit as a Tracy-source message
- * "tracyc: dropped <count> ...", and plot values it could not send "tracyc: skipped
- * <count> ...". */
-static void check_dropped(struct tcd_decoder *dec, const struct tcd_event *msg, uint8_t meta)
+/* A tracyc client reports running totals as Tracy-source messages: events dropped at its
+ * buffer limit "tracyc: dropped <count> ...", plot values it could not send "tracyc:
+ * skipped <count> ...", and samples the kernel lost "tracyc: lost <count> samples ..."
+ * (docs/protocol.md §25.4). */
+static void check_counters(struct tcd_decoder *dec, const struct tcd_event *msg, uint8_t meta)
 {
+    static const struct {
+        const char *prefix;
+        enum tcd_event_kind kind;
+    } counters[] = {
+        {"tracyc: dropped ", TCD_DROPPED}, {"tracyc: skipped ", TCD_PLOT_SKIPPED}, {"tracyc: lost ", TCD_SAMPLES_LOST}};
     uint64_t count;
-    if (reported_count(msg, meta, "tracyc: dropped ", &count) == 0) {
-        dec->stats.dropped += count;
-        emit(dec, &(struct tcd_event){.kind = TCD_DROPPED, .thread = msg->thread, .time = msg->time, .value = count});
-    } else if (reported_count(msg, meta, "tracyc: skipped ", &count) == 0) {
+    for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
+        if (!counter_message(msg, meta, counters[i].prefix, &count))
+            continue;
+        if (counters[i].kind == TCD_DROPPED && count > dec->stats.dropped)
+            dec->stats.dropped = count; /* a running total, not an increment */
         emit(dec,
-             &(struct tcd_event){.kind = TCD_PLOT_SKIPPED, .thread = msg->thread, .time = msg->time, .value = count});
+             &(struct tcd_event){.kind = counters[i].kind, .thread = msg->thread, .time = msg->time, .value = count});
+        return;
     }
 }
 
-static void message(struct tcd_decoder *dec, uint64_t time, uint32_t color, uint8_t meta)
+/* with_callstack: a *Callstack item, which takes the callstack waiting for the thread. */
+static void message(struct tcd_decoder *dec, uint64_t time, uint32_t color, uint8_t meta, bool with_callstack)
 {
-    struct tcd_thread *td = current_thread(dec);
+    struct tcd_thread *td = tcd_current_thread(dec);
     const uint8_t *s;
     size_t len;
     if (!tcd_take_single(dec, &s, &len))
+        return;
+    uint32_t callstack = with_callstack ? tcd_take_thread_callstack(dec, true) : 0;
+    if (with_callstack && !callstack)
         return;
     struct tcd_event ev = {.kind = TCD_MESSAGE,
                            .thread = td->id,
@@ -186,19 +198,23 @@ static void message(struct tcd_decoder *dec, uint64_t time, uint32_t color, uint
                            .color = color,
                            .severity = meta >> 4,
                            .format = meta & 0x0f,
+                           .callstack = callstack,
                            .text = (const char *)s,
                            .text_len = len};
     emit(dec, &ev);
-    check_dropped(dec, &ev, meta);
+    check_counters(dec, &ev, meta);
 }
 
 /* Literal messages carry (string id << 8) | metadata. */
-static void message_literal(struct tcd_decoder *dec, uint64_t time, uint32_t color, uint64_t field)
+static void message_literal(struct tcd_decoder *dec, uint64_t time, uint32_t color, uint64_t field, bool with_callstack)
 {
-    struct tcd_thread *td = current_thread(dec);
+    struct tcd_thread *td = tcd_current_thread(dec);
     uint32_t handle = tcd_check_string(dec, field >> 8);
     const char *text = tcd_string(dec, handle);
     uint8_t meta = (uint8_t)field;
+    uint32_t callstack = with_callstack ? tcd_take_thread_callstack(dec, true) : 0;
+    if (with_callstack && !callstack)
+        return;
     emit(dec, &(struct tcd_event){.kind = TCD_MESSAGE,
                                   .thread = td->id,
                                   .time = trace_time(dec, time),
@@ -206,6 +222,7 @@ static void message_literal(struct tcd_decoder *dec, uint64_t time, uint32_t col
                                   .color = color,
                                   .severity = meta >> 4,
                                   .format = meta & 0x0f,
+                                  .callstack = callstack,
                                   .text = text,
                                   .text_len = strlen(text)});
 }
@@ -214,7 +231,7 @@ static void message_literal(struct tcd_decoder *dec, uint64_t time, uint32_t col
 
 static void section_enter(struct tcd_decoder *dec, const uint8_t *it)
 {
-    struct tcd_thread *td = current_thread(dec);
+    struct tcd_thread *td = tcd_current_thread(dec);
     const uint8_t *s;
     size_t len;
     int64_t time = thread_time(dec, rd64(it + 1));
@@ -282,13 +299,14 @@ static void fiber_leave(struct tcd_decoder *dec, const uint8_t *it)
 static void crash_report(struct tcd_decoder *dec, const uint8_t *it)
 {
     uint32_t handle = tcd_check_string(dec, rd64(it + 9));
-    struct tcd_thread *td = current_thread(dec);
+    struct tcd_thread *td = tcd_current_thread(dec);
     const char *text = tcd_string(dec, handle);
     dec->crash_reported = 1;
     emit(dec, &(struct tcd_event){.kind = TCD_CRASH,
                                   .thread = td->id,
                                   .time = trace_time(dec, rd64(it + 1)),
                                   .id = handle,
+                                  .callstack = tcd_take_thread_callstack(dec, false),
                                   .text = text,
                                   .text_len = strlen(text)});
 }
@@ -321,26 +339,6 @@ static void source_location_payload(struct tcd_decoder *dec, const uint8_t *s, s
     dec->pending_payload = idx + 1;
 }
 
-static void callstack_payload(struct tcd_decoder *dec)
-{
-    if (dec->callstack_pending) {
-        tcd_item_fail(dec, "callstack payload while another one is pending");
-        return;
-    }
-    dec->callstack_pending = 1; /* frames are not resolved: no CallstackFrame queries */
-}
-
-static void callstack(struct tcd_decoder *dec, bool thread_bound)
-{
-    if (!dec->callstack_pending) {
-        tcd_item_fail(dec, "no callstack payload precedes the item");
-        return;
-    }
-    dec->callstack_pending = 0;
-    if (thread_bound)
-        current_thread(dec);
-}
-
 static void frame_image(struct tcd_decoder *dec, const uint8_t *it)
 {
     const uint8_t *s;
@@ -355,8 +353,8 @@ static void frame_image(struct tcd_decoder *dec, const uint8_t *it)
                                   .text_len = len});
 }
 
-/* Replies to queries this decoder never sends (ExternalName, CallstackFrame, Symbol,
- * SymbolCode, SourceCode): always unsolicited. */
+/* Replies to queries this decoder never sends (SymbolCode, SourceCode: no output shows
+ * code): always unsolicited. */
 static void unsupported_reply(struct tcd_decoder *dec)
 {
     tcd_item_fail(dec, "unsolicited reply (the decoder never asks for it)");
@@ -402,13 +400,19 @@ static size_t string_transfer(struct tcd_decoder *dec, const uint8_t *it, size_t
         source_location_payload(dec, s, len);
         break;
     case TCW_CallstackPayload:
+        tcd_callstack_payload(dec, s, len);
+        break;
     case TCW_CallstackAllocPayload:
-        callstack_payload(dec);
+        tcd_callstack_alloc_payload(dec, s, len);
         break;
     case TCW_FrameImageData:
         put_bytes(dec, &dec->frame_image, "FrameImageData while another one is pending", s, len);
         break;
-    default: /* ExternalName, ExternalThreadName, SymbolCode, SourceCode */
+    case TCW_ExternalName:
+    case TCW_ExternalThreadName:
+        tcd_reply_external(dec, type, id, s, len);
+        break;
+    default: /* SymbolCode, SourceCode */
         unsupported_reply(dec);
         break;
     }
@@ -461,16 +465,22 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         }
         switch ((enum tcw_type)type) {
         case TCW_ZoneBegin16:
-        case TCW_ZoneBeginCallstack16:
-            zone_begin_static(dec, rd16(it + 1), rd64(it + 3));
+            zone_begin_static(dec, rd16(it + 1), rd64(it + 3), false);
             break;
         case TCW_ZoneBegin32:
-        case TCW_ZoneBeginCallstack32:
-            zone_begin_static(dec, rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT, rd64(it + 5));
+            zone_begin_static(dec, rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT, rd64(it + 5), false);
             break;
         case TCW_ZoneBegin:
+            zone_begin_static(dec, delta64(it + 1), rd64(it + 9), false);
+            break;
+        case TCW_ZoneBeginCallstack16:
+            zone_begin_static(dec, rd16(it + 1), rd64(it + 3), true);
+            break;
+        case TCW_ZoneBeginCallstack32:
+            zone_begin_static(dec, rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT, rd64(it + 5), true);
+            break;
         case TCW_ZoneBeginCallstack:
-            zone_begin_static(dec, delta64(it + 1), rd64(it + 9));
+            zone_begin_static(dec, delta64(it + 1), rd64(it + 9), true);
             break;
         case TCW_ZoneBeginAllocSrcLoc:
         case TCW_ZoneBeginAllocSrcLocCallstack:
@@ -486,7 +496,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             zone_end(dec, delta64(it + 1));
             break;
         case TCW_ZoneValidation:
-            current_thread(dec)->next_zone_id = rd32(it + 1);
+            tcd_current_thread(dec)->next_zone_id = rd32(it + 1);
             break;
         case TCW_ZoneText:
             zone_text(dec, TCD_ZONE_TEXT);
@@ -520,19 +530,19 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
 
         case TCW_Message:
         case TCW_MessageCallstack:
-            message(dec, rd64(it + 1), 0, it[9]);
+            message(dec, rd64(it + 1), 0, it[9], type == TCW_MessageCallstack);
             break;
         case TCW_MessageColor:
         case TCW_MessageColorCallstack:
-            message(dec, rd64(it + 1), rd_bgr(it + 9), it[12]);
+            message(dec, rd64(it + 1), rd_bgr(it + 9), it[12], type == TCW_MessageColorCallstack);
             break;
         case TCW_MessageLiteral:
         case TCW_MessageLiteralCallstack:
-            message_literal(dec, rd64(it + 1), 0, rd64(it + 9));
+            message_literal(dec, rd64(it + 1), 0, rd64(it + 9), type == TCW_MessageLiteralCallstack);
             break;
         case TCW_MessageLiteralColor:
         case TCW_MessageLiteralColorCallstack:
-            message_literal(dec, rd64(it + 1), rd_bgr(it + 9), rd64(it + 12));
+            message_literal(dec, rd64(it + 1), rd_bgr(it + 9), rd64(it + 12), type == TCW_MessageLiteralColorCallstack);
             break;
         case TCW_MessageAppInfo: {
             const uint8_t *s;
@@ -634,7 +644,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             section_enter(dec, it);
             break;
         case TCW_SectionLeave: {
-            struct tcd_thread *td = current_thread(dec);
+            struct tcd_thread *td = tcd_current_thread(dec);
             emit(dec, &(struct tcd_event){.kind = TCD_SECTION_LEAVE,
                                           .thread = td->id,
                                           .time = thread_time(dec, rd64(it + 1)),
@@ -681,17 +691,43 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             tcd_reply_ack(dec, type);
             break;
         case TCW_CallstackFrameSize:
+            tcd_callstack_frame_size(dec, it);
+            break;
         case TCW_CallstackFrame:
+            tcd_callstack_frame(dec, it);
+            break;
         case TCW_SymbolInformation:
-            unsupported_reply(dec);
+            tcd_symbol_information(dec, it);
             break;
 
         case TCW_CallstackSerial:
-            callstack(dec, false);
+            tcd_callstack_item(dec, true);
             break;
         case TCW_Callstack:
         case TCW_CallstackAlloc:
-            callstack(dec, true);
+            tcd_callstack_item(dec, false);
+            break;
+        case TCW_CallstackSample16:
+        case TCW_CallstackSampleContextSwitch16:
+            tcd_callstack_sample(dec, rd32(it + 1), rd16(it + 5), type == TCW_CallstackSampleContextSwitch16);
+            break;
+        case TCW_CallstackSample32:
+        case TCW_CallstackSampleContextSwitch32:
+            tcd_callstack_sample(dec, rd32(it + 1), rd32(it + 5) + (uint64_t)TCW_DELTA16_LIMIT,
+                                 type == TCW_CallstackSampleContextSwitch32);
+            break;
+        case TCW_CallstackSample:
+        case TCW_CallstackSampleContextSwitch:
+            tcd_callstack_sample(dec, rd32(it + 1), delta64(it + 5), type == TCW_CallstackSampleContextSwitch);
+            break;
+        case TCW_ContextSwitch:
+            tcd_context_switch(dec, it);
+            break;
+        case TCW_ThreadWakeup:
+            tcd_thread_wakeup(dec, it);
+            break;
+        case TCW_TidToPid:
+            tcd_tid_to_pid(dec, it);
             break;
         case TCW_CrashReport:
             crash_report(dec, it);
@@ -715,15 +751,6 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         case TCW_ThreadGroupHint:
         case TCW_CpuTopology:
         case TCW_SysTimeReport:
-        case TCW_TidToPid:
-        case TCW_ContextSwitch:
-        case TCW_ThreadWakeup:
-        case TCW_CallstackSample:
-        case TCW_CallstackSample32:
-        case TCW_CallstackSample16:
-        case TCW_CallstackSampleContextSwitch:
-        case TCW_CallstackSampleContextSwitch32:
-        case TCW_CallstackSampleContextSwitch16:
         case TCW_HwSampleCpuCycle:
         case TCW_HwSampleInstructionRetired:
         case TCW_HwSampleCacheReference:

@@ -58,15 +58,44 @@ bool tcd_pending_keep(struct tcd_decoder *dec, struct tcd_pending_bytes *pb)
 
 /* ---- setup ------------------------------------------------------------------------- */
 
-#define MAP_COUNT 9
+#define MAP_COUNT 17
+#define ARRAY_COUNT 13
 
-/* The decoder's maps, set up and freed together. */
+/* The decoder's maps and arrays, set up and freed together. */
 static void decoder_maps(struct tcd_decoder *dec, struct tcu_map *maps[MAP_COUNT])
 {
-    struct tcu_map *all[MAP_COUNT] = {&dec->string_ids,      &dec->thread_ids, &dec->srcloc_ids,
-                                      &dec->srcloc_payloads, &dec->plot_ids,   &dec->frame_ids,
-                                      &dec->pool_ids,        &dec->fiber_ids,  &dec->lock_ids};
+    struct tcu_map *all[MAP_COUNT] = {
+        &dec->string_ids,     &dec->thread_ids,    &dec->srcloc_ids,    &dec->srcloc_payloads, &dec->plot_ids,
+        &dec->frame_ids,      &dec->pool_ids,      &dec->fiber_ids,     &dec->lock_ids,        &dec->next_callstacks,
+        &dec->address_frames, &dec->custom_frames, &dec->callstack_ids, &dec->symbol_ids,      &dec->interned_ids,
+        &dec->external_ids,   &dec->thread_pids,
+    };
     memcpy(maps, all, sizeof all);
+}
+
+struct sized_array {
+    struct tcu_array *array;
+    size_t elem_size;
+};
+
+static void decoder_arrays(struct tcd_decoder *dec, struct sized_array arrays[ARRAY_COUNT])
+{
+    struct sized_array all[ARRAY_COUNT] = {
+        {&dec->strings, sizeof(struct tcd_string_entry)},
+        {&dec->plots, sizeof(struct tcd_named)},
+        {&dec->frame_sets, sizeof(struct tcd_named)},
+        {&dec->pools, sizeof(uint32_t)},
+        {&dec->locks, sizeof(struct tcd_lock)},
+        {&dec->query_queue, TCW_QUERY_SIZE},
+        {&dec->query_queue_low, TCW_QUERY_SIZE},
+        {&dec->srcloc_fifo, sizeof(uint32_t)},
+        {&dec->callstacks, sizeof(struct tcd_callstack_rec)},
+        {&dec->callstack_frames, sizeof(uint32_t)},
+        {&dec->symbols, sizeof(struct tcd_symbol_rec)},
+        {&dec->interned, sizeof(struct tcd_interned)},
+        {&dec->externals, sizeof(struct tcd_external)},
+    };
+    memcpy(arrays, all, sizeof all);
 }
 
 bool tcd_tables_init(struct tcd_decoder *dec, size_t max_memory)
@@ -78,15 +107,13 @@ bool tcd_tables_init(struct tcd_decoder *dec, size_t max_memory)
     decoder_maps(dec, maps);
     for (size_t i = 0; i < MAP_COUNT; i++)
         tcu_map_init(maps[i], dec->hash_seed, b);
+    struct sized_array arrays[ARRAY_COUNT];
+    decoder_arrays(dec, arrays);
+    for (size_t i = 0; i < ARRAY_COUNT; i++)
+        tcu_array_init(arrays[i].array, arrays[i].elem_size, b);
     tcu_chunks_init(&dec->threads, sizeof(struct tcd_thread), TCD_CHUNK_SHIFT, b);
     tcu_chunks_init(&dec->srclocs, sizeof(struct tcd_srcloc_rec), TCD_CHUNK_SHIFT, b);
-    tcu_array_init(&dec->strings, sizeof(struct tcd_string_entry), b);
-    tcu_array_init(&dec->plots, sizeof(struct tcd_named), b);
-    tcu_array_init(&dec->frame_sets, sizeof(struct tcd_named), b);
-    tcu_array_init(&dec->pools, sizeof(uint32_t), b);
-    tcu_array_init(&dec->locks, sizeof(struct tcd_lock), b);
-    tcu_array_init(&dec->query_queue, TCW_QUERY_SIZE, b);
-    tcu_array_init(&dec->srcloc_fifo, sizeof(uint32_t), b);
+    tcu_chunks_init(&dec->frames, sizeof(struct tcd_frame_rec), TCD_CHUNK_SHIFT, b);
     dec->scratch_thread.name = "";
     struct tcd_named *frame = tcu_array_push(&dec->frame_sets);
     uint32_t *default_pool = tcu_array_push(&dec->pools); /* string handle 0 */
@@ -107,14 +134,15 @@ void tcd_tables_free(struct tcd_decoder *dec)
     tcu_free(b, scratch->zone_ids, scratch->cap * sizeof *scratch->zone_ids);
     tcu_chunks_free(&dec->threads);
     tcu_chunks_free(&dec->srclocs);
+    tcd_callstack_tables_free(dec);
     struct tcu_map *maps[MAP_COUNT];
     decoder_maps(dec, maps);
     for (size_t i = 0; i < MAP_COUNT; i++)
         tcu_map_free(maps[i]);
-    struct tcu_array *arrays[] = {&dec->strings, &dec->plots,       &dec->frame_sets, &dec->pools,
-                                  &dec->locks,   &dec->query_queue, &dec->srcloc_fifo};
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
-        tcu_array_free(arrays[i]);
+    struct sized_array arrays[ARRAY_COUNT];
+    decoder_arrays(dec, arrays);
+    for (size_t i = 0; i < ARRAY_COUNT; i++)
+        tcu_array_free(arrays[i].array);
     struct tcd_pending_bytes *pbs[] = {&dec->single, &dec->second, &dec->frame_image};
     for (size_t i = 0; i < 3; i++)
         tcu_free(b, pbs[i]->own, pbs[i]->own_cap);
@@ -123,52 +151,63 @@ void tcd_tables_free(struct tcd_decoder *dec)
 
 /* ---- queries ------------------------------------------------------------------------ */
 
+/* Queries for names go first; like the server, CallstackFrame and Symbol queries (and
+ * everything from Disconnect on) wait in a second queue. */
 void tcd_query(struct tcd_decoder *dec, uint8_t type, uint64_t ptr)
 {
-    uint8_t *pkt = tcd_table_add(dec, &dec->query_queue, NULL, 0);
+    struct tcu_array *queue = type < TCW_QUERY_DISCONNECT ? &dec->query_queue : &dec->query_queue_low;
+    uint8_t *pkt = tcd_table_add(dec, queue, NULL, 0);
     if (!pkt)
         return;
     pkt[0] = type;
     memcpy(pkt + 1, &ptr, 8);
 }
 
-/* Like the server, send queued queries after each frame, keeping at most max_queries
- * unanswered. */
-void tcd_flush_queries(struct tcd_decoder *dec)
+static void flush_queue(struct tcd_decoder *dec, struct tcu_array *q, uint32_t *head)
 {
-    struct tcu_array *q = &dec->query_queue;
-    while (dec->query_head < q->count && dec->outstanding < dec->max_queries) {
-        const uint8_t *pkt = tcu_array_at(q, dec->query_head);
-        dec->query_head++;
+    while (*head < q->count && dec->outstanding < dec->max_queries) {
+        const uint8_t *pkt = tcu_array_at(q, *head);
+        ++*head;
         dec->outstanding++;
         dec->stats.queries_sent++;
         if (dec->cb.on_query)
             dec->cb.on_query(dec->query_user, pkt);
     }
-    if (dec->query_head == q->count) {
-        dec->query_head = q->count = 0;
-    } else if (dec->query_head > q->count / 2) {
-        memmove(q->data, tcu_array_at(q, dec->query_head), (q->count - dec->query_head) * TCW_QUERY_SIZE);
-        q->count -= dec->query_head;
-        dec->query_head = 0;
+    if (*head == q->count) {
+        *head = 0;
+        q->count = 0;
+    } else if (*head > q->count / 2) {
+        memmove(q->data, tcu_array_at(q, *head), (q->count - *head) * TCW_QUERY_SIZE);
+        q->count -= *head;
+        *head = 0;
     }
+}
+
+/* Like the server, send queued queries after each frame, keeping at most max_queries
+ * unanswered. */
+void tcd_flush_queries(struct tcd_decoder *dec)
+{
+    flush_queue(dec, &dec->query_queue, &dec->query_head);
+    flush_queue(dec, &dec->query_queue_low, &dec->query_low_head);
 }
 
 bool tcd_nothing_pending(const struct tcd_decoder *dec)
 {
-    return dec->query_queue.count == dec->query_head && dec->pending_strings == 0 && dec->pending_threads == 0 &&
-           dec->srcloc_fifo.count == dec->srcloc_fifo_head && dec->pending_plots == 0 && dec->pending_frames == 0 &&
-           dec->pending_fibers == 0 && !dec->single.set && !dec->second.set && !dec->frame_image.set &&
-           dec->pending_payload == 0 && !dec->mem_name_set && !dec->callstack_pending;
+    return dec->query_queue.count == dec->query_head && dec->query_queue_low.count == dec->query_low_head &&
+           dec->pending_strings == 0 && dec->pending_threads == 0 && dec->srcloc_fifo.count == dec->srcloc_fifo_head &&
+           dec->pending_plots == 0 && dec->pending_frames == 0 && dec->pending_fibers == 0 && !dec->single.set &&
+           !dec->second.set && !dec->frame_image.set && dec->pending_payload == 0 && !dec->mem_name_set &&
+           dec->pending_callstack == 0 && dec->pending_callstack_frames == 0 && !dec->open_frame &&
+           dec->pending_symbols == 0 && dec->pending_externals == 0;
 }
 
-static void reply_received(struct tcd_decoder *dec)
+void tcd_reply_received(struct tcd_decoder *dec)
 {
     if (dec->outstanding)
         dec->outstanding--;
 }
 
-static bool unsolicited(struct tcd_decoder *dec, const char *what, uint64_t id)
+bool tcd_unsolicited(struct tcd_decoder *dec, const char *what, uint64_t id)
 {
     tcd_fail(dec, "unsolicited %s reply for id 0x%" PRIx64 " (the decoder did not ask for it)", what, id);
     return false;
@@ -197,11 +236,11 @@ bool tcd_reply_string(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, si
     const uint64_t *index = tcu_map_get(&dec->string_ids, id);
     struct tcd_string_entry *e = index ? tcu_array_at(&dec->strings, *index) : NULL;
     if (!e || !e->pending)
-        return unsolicited(dec, "StringData", id);
+        return tcd_unsolicited(dec, "StringData", id);
     e->text = tcd_arena_strdup(dec, s, len);
     e->pending = 0;
     dec->pending_strings--;
-    reply_received(dec);
+    tcd_reply_received(dec);
     return true;
 }
 
@@ -250,11 +289,11 @@ bool tcd_reply_thread_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *
 {
     struct tcd_thread *td = id <= UINT32_MAX ? tcd_find_thread(dec, (uint32_t)id) : NULL;
     if (!td || td->is_fiber || !td->name_pending)
-        return unsolicited(dec, "ThreadName", id);
+        return tcd_unsolicited(dec, "ThreadName", id);
     td->name = tcd_arena_strdup(dec, s, len);
     td->name_pending = 0;
     dec->pending_threads--;
-    reply_received(dec);
+    tcd_reply_received(dec);
     return true;
 }
 
@@ -284,11 +323,11 @@ bool tcd_reply_fiber_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s
     const uint64_t *index = tcu_map_get(&dec->fiber_ids, id);
     struct tcd_thread *td = index ? tcu_chunks_at(&dec->threads, *index) : NULL;
     if (!td || !td->name_pending)
-        return unsolicited(dec, "FiberName", id);
+        return tcd_unsolicited(dec, "FiberName", id);
     td->name = tcd_arena_strdup(dec, s, len);
     td->name_pending = 0;
     dec->pending_fibers--;
-    reply_received(dec);
+    tcd_reply_received(dec);
     return true;
 }
 
@@ -368,7 +407,7 @@ bool tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function,
     rec->function_str = tcd_check_string(dec, function);
     rec->pub.line = line;
     rec->pub.color = color;
-    reply_received(dec);
+    tcd_reply_received(dec);
     return true;
 }
 
@@ -450,11 +489,11 @@ static bool reply_named(struct tcd_decoder *dec, struct tcu_map *ids, struct tcu
     const uint64_t *index = tcu_map_get(ids, id);
     struct tcd_named *e = index ? tcu_array_at(v, *index) : NULL;
     if (!e || !e->pending)
-        return unsolicited(dec, what, id);
+        return tcd_unsolicited(dec, what, id);
     e->name = tcd_arena_strdup(dec, s, len);
     e->pending = 0;
     (*pending)--;
-    reply_received(dec);
+    tcd_reply_received(dec);
     return true;
 }
 

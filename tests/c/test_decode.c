@@ -11,331 +11,7 @@
 
 #include "test_util.h"
 
-/* ---- byte buffers and a test-only item writer ------------------------------------------ */
-
-struct buf {
-    uint8_t *p;
-    size_t len, cap;
-};
-
-static void put(struct buf *b, const void *data, size_t len)
-{
-    if (b->len + len > b->cap) {
-        b->cap = (b->len + len) * 2 + 64;
-        b->p = realloc(b->p, b->cap);
-    }
-    memcpy(b->p + b->len, data, len);
-    b->len += len;
-}
-static void u8(struct buf *b, uint8_t v)
-{
-    put(b, &v, 1);
-}
-static void u16(struct buf *b, uint16_t v)
-{
-    put(b, &v, 2);
-}
-static void u32(struct buf *b, uint32_t v)
-{
-    put(b, &v, 4);
-}
-static void u64(struct buf *b, uint64_t v)
-{
-    put(b, &v, 8);
-}
-static void f32(struct buf *b, float v)
-{
-    put(b, &v, 4);
-}
-static void f64(struct buf *b, double v)
-{
-    put(b, &v, 8);
-}
-static void hex(struct buf *b, const char *s)
-{
-    unsigned v;
-    int n;
-    while (sscanf(s, " %2x%n", &v, &n) == 1) {
-        u8(b, (uint8_t)v);
-        s += n;
-    }
-}
-static void clear(struct buf *b)
-{
-    b->len = 0;
-}
-
-/* Items (docs/protocol.md §7). */
-static void it_thread(struct buf *b, uint32_t tid)
-{
-    u8(b, TCW_ThreadContext);
-    u32(b, tid);
-}
-static void it_single(struct buf *b, const char *s)
-{
-    size_t len = strlen(s);
-    if (len <= 255) {
-        u8(b, TCW_SingleStringData8);
-        u8(b, (uint8_t)len);
-    } else {
-        u8(b, TCW_SingleStringData);
-        u16(b, (uint16_t)(len - 256));
-    }
-    put(b, s, len);
-}
-static void it_transfer(struct buf *b, uint8_t type, uint64_t id, const void *s, size_t len)
-{
-    u8(b, type);
-    u64(b, id);
-    u16(b, (uint16_t)len);
-    put(b, s, len);
-}
-static void it_string(struct buf *b, uint8_t type, uint64_t id, const char *s)
-{
-    it_transfer(b, type, id, s, strlen(s));
-}
-
-/* Zone begin/end with the compact encoding of docs/protocol.md §8.3. */
-static void it_delta(struct buf *b, uint8_t t64, uint8_t t32, uint8_t t16, int64_t d)
-{
-    if (d >= 0 && d < TCW_DELTA16_LIMIT) {
-        u8(b, t16);
-        u16(b, (uint16_t)d);
-    } else if (d >= TCW_DELTA16_LIMIT && d < TCW_DELTA32_LIMIT) {
-        u8(b, t32);
-        u32(b, (uint32_t)(d - TCW_DELTA16_LIMIT));
-    } else {
-        u8(b, t64);
-        u64(b, (uint64_t)(d < 0 ? d : d - TCW_DELTA32_LIMIT));
-    }
-}
-static void it_zone_begin(struct buf *b, int64_t d, uint64_t srcloc)
-{
-    it_delta(b, TCW_ZoneBegin, TCW_ZoneBegin32, TCW_ZoneBegin16, d);
-    u64(b, srcloc);
-}
-static void it_zone_end(struct buf *b, int64_t d)
-{
-    it_delta(b, TCW_ZoneEnd, TCW_ZoneEnd32, TCW_ZoneEnd16, d);
-}
-static void it_payload(struct buf *b, uint32_t color, uint32_t line, const char *fn, const char *file, const char *name)
-{
-    struct buf p = {0};
-    u32(&p, color);
-    u32(&p, line);
-    put(&p, fn, strlen(fn) + 1);
-    put(&p, file, strlen(file) + 1);
-    put(&p, name, strlen(name));
-    it_transfer(b, TCW_SourceLocationPayload, 0x1234, p.p, p.len);
-    free(p.p);
-}
-
-/* ---- handshake bytes and frames ---------------------------------------------------------- */
-
-#define INIT_BEGIN 1000000000ll
-
-static void welcome(struct buf *b, double timer_mul, int64_t init_begin, uint8_t flags)
-{
-    uint8_t w[TCW_WELCOME_SIZE] = {0};
-    int64_t init_end = init_begin + 100000;
-    uint64_t resolution = 20, epoch = 1735689600, pid = 1234;
-    memcpy(w + TCW_WELCOME_TIMER_MUL, &timer_mul, 8);
-    memcpy(w + TCW_WELCOME_INIT_BEGIN, &init_begin, 8);
-    memcpy(w + TCW_WELCOME_INIT_END, &init_end, 8);
-    memcpy(w + TCW_WELCOME_RESOLUTION, &resolution, 8);
-    memcpy(w + TCW_WELCOME_EPOCH, &epoch, 8);
-    memcpy(w + TCW_WELCOME_PID, &pid, 8);
-    w[TCW_WELCOME_FLAGS] = flags;
-    w[TCW_WELCOME_CPU_ARCH] = 2;
-    memcpy(w + TCW_WELCOME_PROGRAM_NAME, "example", 7);
-    memcpy(w + TCW_WELCOME_HOST_INFO, "OS: Linux\n", 10);
-    u8(b, TCW_HANDSHAKE_WELCOME);
-    put(b, w, sizeof w);
-    if (flags & TCW_FLAG_ON_DEMAND) {
-        u64(b, 5);
-        u64(b, (uint64_t)init_begin);
-    }
-}
-
-/* Appends items as one LZ4 frame (independent block). */
-static void frame(struct buf *wire, const struct buf *items)
-{
-    char out[TCW_LZ4_SIZE];
-    int n = LZ4_compress_default((const char *)items->p, out, (int)items->len, (int)sizeof out);
-    u32(wire, (uint32_t)n);
-    put(wire, out, (size_t)n);
-}
-
-/* ---- a decoder that records what it emits --------------------------------------------------- */
-
-struct rec_event {
-    struct tcd_event ev;
-    char text[128];
-};
-
-struct recorder {
-    struct rec_event *events;
-    size_t count, cap;
-    uint8_t (*queries)[13];
-    size_t nq, qcap;
-    struct tcd_decoder *dec;
-};
-
-static void on_event(void *user, const struct tcd_event *ev)
-{
-    struct recorder *r = user;
-    if (r->count == r->cap) {
-        r->cap = r->cap * 2 + 64;
-        r->events = realloc(r->events, r->cap * sizeof *r->events);
-    }
-    struct rec_event *e = &r->events[r->count++];
-    e->ev = *ev;
-    size_t n = ev->text_len < sizeof e->text - 1 ? ev->text_len : sizeof e->text - 1;
-    if (ev->text)
-        memcpy(e->text, ev->text, n);
-    e->text[n] = 0;
-    e->ev.text = NULL;
-}
-
-static void on_query(void *user, const uint8_t packet[13])
-{
-    struct recorder *r = user;
-    if (r->nq == r->qcap) {
-        r->qcap = r->qcap * 2 + 64;
-        r->queries = realloc(r->queries, r->qcap * sizeof *r->queries);
-    }
-    memcpy(r->queries[r->nq++], packet, 13);
-}
-
-static void rec_init(struct recorder *r, const struct tcd_limits *limits)
-{
-    memset(r, 0, sizeof *r);
-    struct tcd_callbacks cb = {on_event, on_query};
-    r->dec = tcd_decoder_new(&cb, r, limits);
-}
-
-static void rec_free(struct recorder *r)
-{
-    tcd_decoder_free(r->dec);
-    free(r->events);
-    free(r->queries);
-}
-
-static const struct rec_event *find_event(const struct recorder *r, enum tcd_event_kind kind, size_t nth)
-{
-    for (size_t i = 0; i < r->count; i++)
-        if (r->events[i].ev.kind == kind && nth-- == 0)
-            return &r->events[i];
-    return NULL;
-}
-
-static size_t count_events(const struct recorder *r, enum tcd_event_kind kind)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < r->count; i++)
-        n += r->events[i].ev.kind == kind;
-    return n;
-}
-
-static enum tcd_state feed(struct recorder *r, const struct buf *b)
-{
-    return tcd_decoder_feed(r->dec, b->p, b->len);
-}
-
-/* Answers every query received so far (from index *answered on) like a client would:
- * strings "s<id>", threads "t<id>", plots "p<id>", frames "f<id>", fibers "fiber<id>",
- * source locations {name id+1, function id+2, file id+3, line 7}. */
-static void answer_queries(struct recorder *r, size_t *answered)
-{
-    struct buf items = {0}, wire = {0};
-    char text[64];
-    for (; *answered < r->nq; ++*answered) {
-        const uint8_t *q = r->queries[*answered];
-        uint64_t id;
-        memcpy(&id, q + 1, 8);
-        switch (q[0]) {
-        case TCW_QUERY_STRING:
-            snprintf(text, sizeof text, "s%" PRIx64, id);
-            it_string(&items, TCW_StringData, id, text);
-            break;
-        case TCW_QUERY_THREAD_STRING:
-            snprintf(text, sizeof text, "t%" PRIu64, id);
-            it_string(&items, TCW_ThreadName, id, text);
-            break;
-        case TCW_QUERY_PLOT_NAME:
-            snprintf(text, sizeof text, "p%" PRIx64, id);
-            it_string(&items, TCW_PlotName, id, text);
-            break;
-        case TCW_QUERY_FRAME_NAME:
-            snprintf(text, sizeof text, "f%" PRIx64, id);
-            it_string(&items, TCW_FrameName, id, text);
-            break;
-        case TCW_QUERY_FIBER_NAME:
-            snprintf(text, sizeof text, "fiber%" PRIx64, id);
-            it_string(&items, TCW_FiberName, id, text);
-            break;
-        case TCW_QUERY_SOURCE_LOCATION:
-            u8(&items, TCW_SourceLocation);
-            u64(&items, id + 1);
-            u64(&items, id + 2);
-            u64(&items, id + 3);
-            u32(&items, 7);
-            u8(&items, 0x33); /* b */
-            u8(&items, 0x22); /* g */
-            u8(&items, 0x11); /* r */
-            break;
-        default:
-            tt_check(0, "unexpected query type %u", q[0]);
-            break;
-        }
-    }
-    if (items.len) {
-        frame(&wire, &items);
-        feed(r, &wire);
-    }
-    free(items.p);
-    free(wire.p);
-}
-
-/* Feeds welcome + items (as one frame) + Terminate, then answers queries until done. */
-static enum tcd_state run_stream(struct recorder *r, const struct buf *items, const struct tcd_limits *limits)
-{
-    struct buf wire = {0}, term = {0};
-    rec_init(r, limits);
-    welcome(&wire, 1.0, INIT_BEGIN, 0);
-    frame(&wire, items);
-    u8(&term, TCW_Terminate);
-    frame(&wire, &term);
-    feed(r, &wire);
-    size_t answered = 0;
-    for (int round = 0; round < 8 && tcd_decoder_state(r->dec) == TCD_STATE_RUNNING && answered < r->nq; round++)
-        answer_queries(r, &answered);
-    free(wire.p);
-    free(term.p);
-    return tcd_decoder_state(r->dec);
-}
-
-/* A stream that must fail; the error must mention `needle`. */
-static void expect_failure(const char *what, const struct buf *wire, const char *needle)
-{
-    struct recorder r;
-    rec_init(&r, NULL);
-    enum tcd_state st = feed(&r, wire);
-    if (st != TCD_STATE_FAILED)
-        st = tcd_decoder_close(r.dec);
-    const char *err = tcd_decoder_error(r.dec);
-    tt_check(st == TCD_STATE_FAILED && strstr(err, needle) != NULL, "%s -> FAILED \"%s\"", what, err);
-    rec_free(&r);
-}
-
-static void expect_items_failure(const char *what, const struct buf *items, const char *needle)
-{
-    struct buf wire = {0};
-    welcome(&wire, 1.0, INIT_BEGIN, 0);
-    frame(&wire, items);
-    expect_failure(what, &wire, needle);
-    free(wire.p);
-}
+#include "decode_stream.h"
 
 /* ---- docs/protocol.md §23.6: the reference session ------------------------------------------ */
 
@@ -1277,8 +953,36 @@ static void hostile_streams(void)
     free(wire.p);
 }
 
+/* A tracyc client's "dropped" reports carry a running total: the decoder keeps the latest,
+ * it does not add them up. */
+static void drop_reports_are_totals(void)
+{
+    struct buf wire = {0}, items = {0};
+    welcome(&wire, 1.0, INIT_BEGIN, 0);
+    it_thread(&items, 1);
+    const char *reports[] = {"tracyc: dropped 10 events in total", "tracyc: dropped 25 events in total"};
+    for (int i = 0; i < 2; i++) {
+        it_single(&items, reports[i]);
+        u8(&items, TCW_Message);
+        u64(&items, INIT_BEGIN + 10 * (i + 1));
+        u8(&items, TCW_MESSAGE_META(3) | TCW_MESSAGE_SOURCE_TRACY);
+    }
+    frame(&wire, &items);
+    struct recorder r;
+    rec_init(&r, NULL);
+    feed(&r, &wire);
+    struct tcd_stats stats;
+    tcd_decoder_stats(r.dec, &stats);
+    tt_check(stats.dropped == 25 && count_events(&r, TCD_DROPPED) == 2,
+             "two drop reports (10, then 25 in total) -> 25 dropped (%llu)", (unsigned long long)stats.dropped);
+    rec_free(&r);
+    free(wire.p);
+    free(items.p);
+}
+
 int main(void)
 {
+    drop_reports_are_totals();
     worked_example(1 << 20);
     worked_example(1);
     worked_example(7);

@@ -69,7 +69,13 @@ static struct tct_names fake_names(void)
     fake_welcome.timer_mul = 1.0;
     fake_welcome.pid = 4242;
     strcpy(fake_welcome.program_name, "testprog");
-    struct tct_names n = {NULL, fake_srcloc, fake_thread, fake_plot, fake_frame, fake_pool, fake_string, &fake_welcome};
+    struct tct_names n = {.srcloc = fake_srcloc,
+                          .thread = fake_thread,
+                          .plot = fake_plot,
+                          .frame = fake_frame,
+                          .pool = fake_pool,
+                          .string = fake_string,
+                          .welcome = &fake_welcome};
     return n;
 }
 

@@ -5,6 +5,7 @@ output paths. Run by ctest with TRACYC_BUILD_DIR set."""
 import csv
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -211,3 +212,105 @@ def test_in_process_output_name_decides_the_format_or_is_refused(tmp_path):
     assert result.returncode == 0  # the program itself is not disturbed
     assert "trace.tracy" in result.stderr and "tracy-capture" in result.stderr
     assert not (tmp_path / "trace.tracy").exists()
+
+
+# ---- callstacks, samples and context switches: a recorded upstream client, replayed ----
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "..", "c", "fixtures", "upstream_callstacks.stream")
+# Perfetto's pattern for a line of ftrace text (src/trace_processor/importers/systrace/systrace_line_tokenizer.cc).
+FTRACE_LINE = re.compile(r"-(\d+)\s+\(?\s*(\d+|-+)?\)?\s?\[(\d+)\]\s*([a-zA-Z.]{3}[0-9a-f.]{1,2}\s*)?(\d+\.\d+):\s+(\S+):")
+
+
+def replay_upstream(tmp_path, output):
+    """tracyc-capture recording a fake client that sends what upstream Tracy's client sent
+    (tests/c/fixtures/upstream_callstacks.stream, which holds the answers to every query the
+    capture asks, in its order)."""
+    stream = open(FIXTURE, "rb").read()
+    out = tmp_path / output
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        capture = subprocess.Popen([CAPTURE, "-p", str(listener.getsockname()[1]), "-o", str(out)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        conn, _ = listener.accept()
+        with conn:
+            assert conn.recv(12)[:8] == b"TracyPrf"
+            conn.sendall(stream)
+            while conn.recv(65536):  # the capture's queries, then its Terminate and close
+                pass
+        output_text, _ = capture.communicate(timeout=60)
+    assert capture.returncode == 0, output_text
+    assert "Capture complete" in output_text and "48 CPU samples" in output_text
+    return out
+
+
+def test_upstream_samples_as_folded_stacks(tmp_path):
+    lines = replay_upstream(tmp_path, "profile.folded").read_text().splitlines()
+    counts = {line.rsplit(" ", 1)[0]: int(line.rsplit(" ", 1)[1]) for line in lines}
+    assert counts["Main thread;__libc_start_call_main;main;outer_work;hot_loop"] == 20
+    assert sum(counts.values()) == 48
+
+
+def test_upstream_samples_as_svg_flame_graph(tmp_path):
+    import xml.etree.ElementTree as ET
+    root = ET.parse(replay_upstream(tmp_path, "flame.svg")).getroot()
+    titles = [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")]
+    assert "all (48 samples, 100.00%)" in titles and "hot_loop (20 samples, 41.67%)" in titles
+
+
+def test_upstream_json_in_the_forms_perfetto_reads(tmp_path):
+    doc = json.load(open(replay_upstream(tmp_path, "trace.json")))
+    events = doc["traceEvents"]
+    # Samples: V8 CPU profile events, as Perfetto's legacy_v8_cpu_profile_tracker wants them:
+    # a Profile first, every node's parent and every sample's node defined before use,
+    # integer deltas, one per sample.
+    profiles, samples = {}, 0
+    for e in (e for e in events if e["ph"] == "P"):
+        key = (e["id"], e["pid"])
+        data = e["args"]["data"]
+        if e["name"] == "Profile":
+            assert isinstance(data["startTime"], int) and key not in profiles
+            profiles[key] = set()
+            continue
+        nodes = profiles[key]
+        for node in data["cpuProfile"]["nodes"]:
+            assert node["id"] not in nodes and ("parent" not in node or node["parent"] in nodes)
+            assert node["callFrame"]["functionName"]
+            nodes.add(node["id"])
+        assert all(s in nodes for s in data["cpuProfile"]["samples"])
+        assert len(data["timeDeltas"]) == len(data["cpuProfile"]["samples"])
+        assert all(isinstance(d, int) for d in data["timeDeltas"])
+        samples += len(data["timeDeltas"])
+    assert len(profiles) == 2 and samples == 48
+    # Context switches: ftrace lines Perfetto's tokenizer accepts, sched_switch with every
+    # argument its parser needs.
+    lines = doc["systemTraceEvents"].split("\n")
+    assert lines[0] == "# tracer: nop"
+    switches = 0
+    for line in filter(None, lines[1:]):
+        m = FTRACE_LINE.search(line)
+        assert m and m.group(6) in ("sched_switch", "sched_waking"), line
+        args = dict(kv.split("=", 1) for kv in line[m.end():].split() if "=" in kv)
+        if m.group(6) == "sched_switch":
+            switches += 1
+            assert {"prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid", "next_prio"} <= set(args)
+        else:
+            assert {"comm", "pid"} <= set(args)
+    assert switches == 423
+    # Zone callstacks: the standard stackFrames + sf (for chrome://tracing).
+    frames = doc["stackFrames"]
+    outer = next(e for e in events if e["ph"] == "X" and e["name"] == "outer_work" and "sf" in e)
+    chain, sf = [], str(outer["sf"])
+    while sf:
+        chain.append(frames[sf]["name"].split(" ")[0])
+        sf = frames[sf].get("parent")
+    at = chain.index("outer_work")  # innermost first: Tracy's own frames, then the program's
+    assert chain[at + 1] == "main" and "___tracy_emit_zone_begin_callstack" in chain[:at]
+
+
+def test_upstream_summary_top_functions(tmp_path):
+    text = replay_upstream(tmp_path, "summary.txt").read_text()
+    assert "Sampling: 48 CPU samples on 2 threads" in text
+    top = text.split("Top 20 functions by self samples")[1].splitlines()[2]
+    assert top.split()[:5] == ["20", "41.7%", "20", "41.7%", "hot_loop"]
+    assert "CPU per thread" in text

@@ -19,6 +19,24 @@ static void read_tables(const struct tcd_decoder *dec)
     for (uint32_t id = 0; id < 4; id++) {
         sum += strlen(tcd_thread_name(dec, id)) + strlen(tcd_plot_name(dec, id)) + strlen(tcd_frame_name(dec, id));
         sum += strlen(tcd_pool_name(dec, id)) + strlen(tcd_string(dec, id));
+        sum += strlen(tcd_external_thread_name(dec, id)) + strlen(tcd_external_process_name(dec, id));
+        sum += tcd_thread_pid(dec, id);
+    }
+    /* Every callstack, its frames and their symbols. */
+    for (uint32_t id = 0; id <= tcd_callstack_count(dec) + 1; id++) {
+        uint32_t depth;
+        const uint32_t *frames = tcd_callstack(dec, id, &depth);
+        for (uint32_t i = 0; frames && i < depth; i++) {
+            const struct tcd_frame *f = tcd_frame(dec, frames[i]);
+            sum += f->address + strlen(f->image);
+            for (uint32_t k = 0; k < f->count; k++) {
+                const char *file;
+                uint32_t line;
+                sum += strlen(f->sub[k].function) + strlen(f->sub[k].file) + f->sub[k].line;
+                if (tcd_symbol(dec, f->sub[k].symbol, &file, &line))
+                    sum += strlen(file) + line;
+            }
+        }
     }
     (void)sum;
 }

@@ -1,8 +1,9 @@
 /* fuzz_export - the exporters on any model the decoder can build: item-frame input (see
  * fuzz_util.h) is decoded into a trace model, finished as a capture finishes it (also
  * when the stream was cut off or rejected mid-way), and written as Chrome JSON, CSV
- * (tracy-csvexport's options picked from the input's last byte) and the summary. The
- * JSON must parse, whatever names and texts the stream carried. */
+ * (tracy-csvexport's options picked from the input's last byte), the summary, folded
+ * stacks and the SVG flame graph. The JSON must parse, whatever names and texts the
+ * stream carried; every folded line must end in a sample count. */
 #include "fuzz_util.h"
 #include "json_check.h"
 
@@ -54,6 +55,29 @@ static void check_chrome(const struct tct_trace *trace, const struct tct_names *
     free(json);
 }
 
+/* Every line: frames, a space, a count of at least 1. */
+static void check_folded(const struct tct_trace *trace, const struct tct_names *names)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f || tct_export_to(f, TCT_FORMAT_FOLDED, trace, names, NULL) != 0)
+        abort();
+    fclose(f);
+    for (char *line = text, *end; line < text + len; line = end + 1) {
+        end = memchr(line, '\n', (size_t)(text + len - line));
+        char *space = end ? memrchr(line, ' ', (size_t)(end - line)) : NULL;
+        if (!end || !space || space + 1 == end || space[1] == '0' || memchr(line, '\r', (size_t)(end - line))) {
+            fprintf(stderr, "folded output has a malformed line: \"%.*s\"\n", (int)(end ? end - line : 80), line);
+            abort();
+        }
+        for (char *d = space + 1; d < end; d++)
+            if (*d < '0' || *d > '9')
+                abort();
+    }
+    free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
     static FILE *devnull;
@@ -78,6 +102,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
     check_chrome(trace, &names, &o);
     tct_export_to(devnull, TCT_FORMAT_CSV, trace, &names, &o);
     tct_export_to(devnull, TCT_FORMAT_SUMMARY, trace, &names, &o);
+    check_folded(trace, &names);
+    tct_export_to(devnull, TCT_FORMAT_SVG, trace, &names, &o);
 
     tcd_decoder_free(dec);
     tct_trace_free(trace);

@@ -1,0 +1,319 @@
+/* test_export_callstacks.c - what the exporters make of callstacks, samples and context
+ * switches: a model fed with events, names (callstacks, frames, symbols) from small fake
+ * tables, and the exact output of the folded, summary, Chrome JSON and SVG formats. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_check.h"
+#include "test_util.h"
+#include "trace/cpu_time.h"
+#include "trace/export.h"
+#include "trace/model.h"
+
+/* ---- fake tables ------------------------------------------------------------------------------ */
+
+static const struct tcd_subframe sub_leaf[] = {{"leaf_inl", "/src/a.c", 10, 0x1000}, {"leaf", "/src/a.c", 12, 0x1000}};
+static const struct tcd_subframe sub_mid[] = {{"mid + 123", "[unknown]", 0, 0}};
+static const struct tcd_subframe sub_main[] = {{"main", "/src/main.c", 5, 0x3000}};
+static const struct tcd_subframe sub_semi[] = {{"semi;colon", "b.c", 1, 0}};
+static const struct tcd_subframe sub_rec[] = {{"rec", "r.c", 3, 0x6000}};
+
+static const struct tcd_frame frames[] = {
+    {0x1001, "/bin/prog", sub_leaf, 2, TCD_FRAME_RESOLVED}, {0x2001, "/lib/libx.so", sub_mid, 1, TCD_FRAME_RESOLVED},
+    {0x3001, "/bin/prog", sub_main, 1, TCD_FRAME_RESOLVED}, {0x4001, "", NULL, 0, TCD_FRAME_UNRESOLVED},
+    {0x5001, "/bin/prog", sub_semi, 1, TCD_FRAME_RESOLVED}, {0x6001, "/bin/prog", sub_rec, 1, TCD_FRAME_RESOLVED},
+};
+
+/* Callstacks 1..4, leaf first. */
+static const uint32_t cs1[] = {0, 1, 2}, cs2[] = {3, 2}, cs3[] = {4, 2}, cs4[] = {5, 5, 2};
+static const uint32_t *const stacks[] = {NULL, cs1, cs2, cs3, cs4};
+static const uint32_t depths[] = {0, 3, 2, 2, 3};
+
+static const uint32_t *fake_callstack(const void *ctx, uint32_t id, uint32_t *depth)
+{
+    (void)ctx;
+    *depth = id >= 1 && id <= 4 ? depths[id] : 0;
+    return id >= 1 && id <= 4 ? stacks[id] : NULL;
+}
+static const struct tcd_frame *fake_frame(const void *ctx, uint32_t index)
+{
+    (void)ctx;
+    return index < sizeof frames / sizeof frames[0] ? &frames[index] : NULL;
+}
+static int fake_symbol(const void *ctx, uint64_t symbol, const char **file, uint32_t *line)
+{
+    (void)ctx;
+    if (symbol != 0x1000 && symbol != 0x3000)
+        return 0;
+    *file = symbol == 0x1000 ? "/src/a.c" : "/src/main.c";
+    *line = symbol == 0x1000 ? 11 : 4;
+    return 1;
+}
+static const char *fake_thread(const void *ctx, uint32_t thread)
+{
+    (void)ctx;
+    return thread == 1 ? "main thread" : thread == 2 ? "worker;x" : "";
+}
+static const char *fake_system_thread(const void *ctx, uint32_t thread)
+{
+    (void)ctx;
+    return thread == 77 ? "other proc" : "";
+}
+static uint64_t fake_pid(const void *ctx, uint32_t thread)
+{
+    (void)ctx;
+    return thread == 77 ? 900 : 0;
+}
+static const struct tcd_srcloc zone_loc = {"work", "work_fn", "/src/a.c", 20, 0};
+static const struct tcd_srcloc *fake_srcloc(const void *ctx, uint32_t index)
+{
+    (void)ctx;
+    (void)index;
+    return &zone_loc;
+}
+static const char *empty_name(const void *ctx, uint32_t id)
+{
+    (void)ctx;
+    (void)id;
+    return "";
+}
+
+static struct tcd_welcome welcome;
+
+static struct tct_names names(void)
+{
+    welcome.timer_mul = 1.0;
+    welcome.pid = 4242;
+    strcpy(welcome.program_name, "prog");
+    return (struct tct_names){.srcloc = fake_srcloc,
+                              .thread = fake_thread,
+                              .plot = empty_name,
+                              .frame = empty_name,
+                              .pool = empty_name,
+                              .string = empty_name,
+                              .welcome = &welcome,
+                              .callstack = fake_callstack,
+                              .callstack_frame = fake_frame,
+                              .symbol = fake_symbol,
+                              .system_thread = fake_system_thread,
+                              .thread_pid = fake_pid};
+}
+
+/* ---- the trace ------------------------------------------------------------------------------------ */
+
+static void sample(struct tct_trace *tr, uint32_t thread, int64_t time, uint32_t cs, int switched_out)
+{
+    tct_trace_on_event(tr, &(struct tcd_event){.kind = TCD_SAMPLE,
+                                               .thread = thread,
+                                               .time = time,
+                                               .callstack = cs,
+                                               .flags = switched_out ? TCD_SAMPLE_SWITCH : 0});
+}
+
+static void cswitch(struct tct_trace *tr, int64_t time, uint32_t old_thread, uint32_t new_thread, uint8_t cpu,
+                    uint8_t state)
+{
+    tct_trace_on_event(tr, &(struct tcd_event){
+                               .kind = TCD_CONTEXT_SWITCH,
+                               .time = time,
+                               .id = old_thread,
+                               .thread = new_thread,
+                               .query = cpu,
+                               .format = state,
+                           });
+}
+
+static struct tct_trace *make_trace(void)
+{
+    struct tct_trace *tr = tct_trace_new();
+    tct_trace_on_event(tr, &(struct tcd_event){.kind = TCD_ZONE_BEGIN, .thread = 1, .time = 500, .callstack = 1});
+    tct_trace_on_event(tr, &(struct tcd_event){.kind = TCD_ZONE_END, .thread = 1, .time = 5500});
+    sample(tr, 1, 1000, 1, 0);
+    sample(tr, 1, 2000, 1, 0);
+    sample(tr, 1, 3000, 1, 0);
+    sample(tr, 1, 0, 1, 0); /* no time: counted, not placed */
+    sample(tr, 1, 4000, 2, 0);
+    sample(tr, 1, 4500, 4, 0);
+    sample(tr, 1, 5000, 4, 0);
+    sample(tr, 1, 5000, 1, 1); /* where it was switched out: not a CPU sample */
+    sample(tr, 2, 1500, 3, 0);
+    sample(tr, 2, 2500, 3, 0);
+    /* Thread 1 runs on CPU 0, moves to CPU 1 (switched in there before it is switched out of
+     * CPU 0: the clocks of two CPUs differ), sleeps at 5000, runs again at 6000. Arrival
+     * order is not time order. */
+    cswitch(tr, 1500, 0, 2, 1, 103);
+    cswitch(tr, 1000, 0, 1, 0, 103);
+    cswitch(tr, 3000, 2, 1, 1, 104);
+    cswitch(tr, 3100, 1, 77, 0, 103);
+    cswitch(tr, 5000, 1, 0, 1, 104);
+    cswitch(tr, 6000, 0, 1, 1, 103);
+    cswitch(tr, 0, 1, 2, 0, 103); /* no time: not kept */
+    tct_trace_on_event(tr, &(struct tcd_event){.kind = TCD_THREAD_WAKEUP, .time = 5900, .thread = 1, .query = 0});
+    tct_trace_on_event(tr, &(struct tcd_event){.kind = TCD_SAMPLES_LOST, .value = 5});
+    tct_trace_on_event(tr, &(struct tcd_event){.kind = TCD_SAMPLES_LOST, .value = 3}); /* running total: max */
+    tct_trace_finish(tr);
+    return tr;
+}
+
+static char *export_string(const struct tct_trace *tr, enum tct_format format)
+{
+    struct tct_names n = names();
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    tt_check(tct_export_to(f, format, tr, &n, NULL) == 0, "export format %d", format);
+    fclose(f);
+    return text;
+}
+
+/* ---- the outputs -------------------------------------------------------------------------------------- */
+
+static void folded(const struct tct_trace *tr)
+{
+    char *text = export_string(tr, TCT_FORMAT_FOLDED);
+    /* In the order the paths were made: threads in order, their callstacks by id. */
+    tt_check(text && !strcmp(text, "main thread;main;mid;leaf;leaf_inl 4\nmain thread;main;[0x4001] 1\n"
+                                   "main thread;main;rec;rec 2\nworker_x;main;semi_colon 2\n"),
+             "folded stacks (';' in names replaced, \" + 123\" dropped, unresolved by address)");
+    free(text);
+}
+
+static void summary(const struct tct_trace *tr)
+{
+    char *text = export_string(tr, TCT_FORMAT_SUMMARY);
+    tt_check(strstr(text, "Sampling: 9 CPU samples on 2 threads, 5 lost\n") != NULL, "sampling line");
+    tt_check(strstr(text, "!! 5 samples were LOST") != NULL, "lost samples warned");
+    tt_check(strstr(text, "!! 1 context switches came without a time") != NULL, "untimed switch warned");
+    tt_check(strstr(text, "Top 4 functions by self samples (of 7 functions)\n") != NULL, "functions with self samples");
+    tt_check(strstr(text, "         4   44.4%          4   44.4%  leaf_inl                           a.c:11\n") != NULL,
+             "leaf_inl: 4 self samples, defined at a.c:11 (its symbol)");
+    tt_check(strstr(text, "         2   22.2%          2   22.2%  rec                                r.c\n") != NULL,
+             "recursion counts once in the total");
+    tt_check(strstr(text, "         0    0.0%          9  100.0%  main                               main.c:4\n") !=
+                 NULL,
+             "main: every sample, no self");
+    tt_check(strstr(text, "         0    0.0%          4   44.4%  mid                                [libx.so]\n") !=
+                 NULL,
+             "\" + 123\" is not part of the name; an unknown file shows the image");
+    tt_check(strstr(text, "         1   11.1%          1   11.1%  [0x4001]                           -\n") != NULL,
+             "an unresolved frame by address");
+    /* CPU: thread 1 on from 1000 to 5000 (moving CPUs at 3000), off to 6000, on to the end. */
+    tt_check(strstr(text, "  main thread                                     1            7      4.00 us      1.00 us "
+                          "  80.0%        3\n") != NULL,
+             "thread 1: 7 samples, 4 us on-CPU, 1 us off-CPU, 3 times switched in");
+    free(text);
+
+    size_t n;
+    struct tct_cpu_time *t = tct_cpu_times(tr, tr->last_time, &n);
+    tt_check(t && n == 2 && t[0].thread == 1 && t[0].on_cpu == 4000 && t[0].off_cpu == 1000 && t[0].overlaps == 1 &&
+                 t[1].thread == 2 && t[1].on_cpu == 1500 && t[1].off_cpu == 3000,
+             "CPU times from switches out of order, with a migration and a late switch-out");
+    free(t);
+}
+
+static void chrome(const struct tct_trace *tr)
+{
+    char *text = export_string(tr, TCT_FORMAT_CHROME);
+    size_t where = 0;
+    const char *bad = json_check(text, strlen(text), &where);
+    tt_check(!bad, "valid JSON (%s at %zu)", bad ? bad : "", where);
+    tt_check(strstr(text, ",\"sf\":4,\"loc\":") != NULL, "the zone's innermost frame as \"sf\"");
+    tt_check(strstr(text, "\"stackFrames\":{\n\"1\":{\"name\":\"main main.c:5\",\"category\":\"prog\"},\n"
+                          "\"2\":{\"name\":\"mid\",\"category\":\"libx.so\",\"parent\":\"1\"},\n"
+                          "\"3\":{\"name\":\"leaf a.c:12\",\"category\":\"prog\",\"parent\":\"2\"},\n"
+                          "\"4\":{\"name\":\"leaf_inl a.c:10\",\"category\":\"prog\",\"parent\":\"3\"}\n}") != NULL,
+             "stackFrames with locations and images");
+    tt_check(strstr(text, "{\"ph\":\"P\",\"name\":\"Profile\",\"pid\":4242,\"id\":\"0x1\",\"tid\":1,\"ts\":1.00001,"
+                          "\"args\":{\"data\":{\"startTime\":1}}}") != NULL,
+             "a Profile per thread, from its first sample");
+    tt_check(strstr(text, "{\"id\":1,\"callFrame\":{\"functionName\":\"main\",\"url\":\"/src/main.c\"}},"
+                          "{\"id\":2,\"parent\":1,\"callFrame\":{\"functionName\":\"mid\",\"url\":\"\"}}") != NULL,
+             "profile nodes: parents first, url the source file");
+    tt_check(strstr(text, "\"samples\":[4,4,4,5,7,7]},\"timeDeltas\":[0,1,1,1,1,0]") != NULL,
+             "samples as leaf nodes with integer microsecond deltas, untimed and switch samples left out");
+    tt_check(strstr(text, "\"systemTraceEvents\":\"# tracer: nop\\n"
+                          "swapper/0-0 (0) [000] .... 0.000001000: sched_switch: prev_comm=swapper/0 prev_pid=0 "
+                          "prev_prio=120 prev_state=R ==> next_comm=main_thread next_pid=1 next_prio=120\\n") != NULL,
+             "switches as ftrace lines in time order");
+    tt_check(strstr(text, "main_thread-1 (4242) [000] .... 0.000003100: sched_switch: prev_comm=main_thread prev_pid=1 "
+                          "prev_prio=120 prev_state=R+ ==> next_comm=other_proc next_pid=77 next_prio=120\\n") != NULL,
+             "a thread of another process by its system name");
+    tt_check(strstr(text, "<...>-0 (0) [000] .... 0.000005900: sched_waking: comm=main_thread pid=1 prio=120 "
+                          "target_cpu=000\\n") == NULL &&
+                 strstr(text, "other_proc-77 (900) [000] .... 0.000005900: sched_waking: comm=main_thread pid=1 "
+                              "prio=120 target_cpu=000\\n") != NULL,
+             "a wakeup names the thread running on its CPU, with its process from TidToPid");
+    tt_check(strstr(text, "\"lost_samples\":5") != NULL, "lost samples in otherData");
+    free(text);
+}
+
+static void svg(const struct tct_trace *tr)
+{
+    char *text = export_string(tr, TCT_FORMAT_SVG);
+    tt_check(strstr(text, "prog: 9 CPU samples</text>") && strstr(text, "<title>all (9 samples, 100.00%)</title>") &&
+                 strstr(text, "<title>main (7 samples, 77.78%)</title>") &&
+                 strstr(text, "<title>worker;x (2 samples, 22.22%)</title>"),
+             "flame graph boxes with counts and shares");
+    tt_check(!strstr(text, "<script"), "no script");
+    free(text);
+
+    struct tct_trace *empty = tct_trace_new();
+    tct_trace_finish(empty);
+    text = export_string(empty, TCT_FORMAT_SVG);
+    tt_check(strstr(text, "no CPU samples were recorded") != NULL, "an empty flame graph says so");
+    free(text);
+    text = export_string(empty, TCT_FORMAT_FOLDED);
+    tt_check(text && !text[0], "no samples: an empty folded file");
+    free(text);
+    tct_trace_free(empty);
+}
+
+/* A long profile is written in chunks of 1000 samples, each carrying only the nodes it
+ * introduces. */
+static void chunked_profile(void)
+{
+    struct tct_trace *tr = tct_trace_new();
+    for (int i = 0; i < 2500; i++)
+        sample(tr, 1, 1000 + 1000 * (int64_t)i, i < 1500 ? 1 : 4, 0);
+    tct_trace_finish(tr);
+    char *text = export_string(tr, TCT_FORMAT_CHROME);
+    size_t chunks = 0, nodes = 0, where;
+    for (const char *p = text; (p = strstr(p, "\"name\":\"ProfileChunk\"")); p++)
+        chunks++;
+    for (const char *p = text; (p = strstr(p, "\"callFrame\":")); p++)
+        nodes++;
+    const char *third = strstr(strstr(strstr(text, "ProfileChunk") + 1, "ProfileChunk") + 1, "ProfileChunk");
+    tt_check(!json_check(text, strlen(text), &where) && chunks == 3 && nodes == 6,
+             "2,500 samples in 3 chunks, the 6 nodes written once each (%zu chunks, %zu nodes)", chunks, nodes);
+    tt_check(third && strstr(third, "\"nodes\":[],\"samples\":[6,6") != NULL,
+             "the third chunk brings no node (its samples' nodes came with the second)");
+    free(text);
+    tct_trace_free(tr);
+}
+
+static void formats_by_name(void)
+{
+    tt_check(tct_export_format_for("x.folded") == TCT_FORMAT_FOLDED &&
+                 tct_export_format_for("X.SVG") == TCT_FORMAT_SVG &&
+                 tct_export_format_for("x.txt") == TCT_FORMAT_SUMMARY,
+             ".folded and .svg pick their formats");
+}
+
+int main(void)
+{
+    struct tct_trace *tr = make_trace();
+    tt_check(tr->samples == 9 && tr->switches.count == 6 && tr->untimed_switches == 1 && tr->samples_lost == 5,
+             "model: 9 CPU samples, 6 timed switches, 1 untimed, 5 lost samples");
+    const struct tct_zone_extra *x = tct_thread_zone_extra(tct_trace_thread(tr, 1), 0);
+    tt_check(x && x->callstack == 1, "the zone keeps its callstack");
+    folded(tr);
+    summary(tr);
+    chrome(tr);
+    svg(tr);
+    chunked_profile();
+    formats_by_name();
+    tct_trace_free(tr);
+    return tt_finish("test_export_callstacks");
+}
