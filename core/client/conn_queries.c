@@ -66,7 +66,9 @@ static void answer(struct tc_conn *c, uint8_t type, uint64_t ptr, uint32_t extra
         tc_enc_string_reply(e, TCW_ExternalName, ptr, unknown_text, 1);
         break;
     case TCW_QUERY_CALLSTACK_FRAME: {
-        /* We never send callstacks; answer a stray query with one unknown frame. */
+        if (tc_conn_answer_frame(c, type, ptr))
+            break;
+        /* Not a frame the program registered: answer with one unknown frame. */
         tc_enc_single_string(e, unknown_text, 1);
         uint8_t *p = tc_enc_item(e, 10);
         p[0] = TCW_CallstackFrameSize;
@@ -83,6 +85,8 @@ static void answer(struct tc_conn *c, uint8_t type, uint64_t ptr, uint32_t extra
         break;
     }
     case TCW_QUERY_SYMBOL: {
+        if (tc_conn_answer_frame(c, type, ptr))
+            break;
         tc_enc_single_string(e, unknown_text, 1);
         uint8_t *p = tc_enc_item(e, 13);
         memset(p, 0, 13);

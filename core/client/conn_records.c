@@ -274,6 +274,9 @@ static void encode_serial_record(struct tc_conn *c, const union tc_rec *r)
     case TC_REC_GPU_ZONE_BEGIN:
         gpu_zone_begin(c, &r->gpu_zone_begin);
         break;
+    case TC_REC_SAMPLE:
+        tc_conn_sample(c, &r->sample);
+        break;
     case TC_REC_GPU_ZONE_END:
         gpu_zone_end(c, &r->gpu_zone_end);
         break;

@@ -220,6 +220,11 @@ struct tc_rec_section_setup { /* serial; the text follows */
     TC_REC_HEAD(unused8, category);
 };
 
+struct tc_rec_sample { /* a CPU sample of `thread`; its frames follow, innermost first */
+    TC_REC_HEAD(unused8, thread);
+    int64_t time;
+};
+
 /* Every record type and its layout. */
 #define TC_RECORDS(X)                                                                                                  \
     X(ZONE_BEGIN, zone_begin)                                                                                          \
@@ -261,7 +266,8 @@ struct tc_rec_section_setup { /* serial; the text follows */
     X(LOCK_NAME, lock_name)                                                                                            \
     X(SECTION_ENTER, section_enter)                                                                                    \
     X(SECTION_LEAVE, section_leave)                                                                                    \
-    X(SECTION_SETUP, section_setup)
+    X(SECTION_SETUP, section_setup)                                                                                    \
+    X(SAMPLE, sample)
 
 enum tc_rec_type {
 #define TC_REC_ENUM(TYPE, layout) TC_REC_##TYPE,
@@ -304,7 +310,8 @@ enum tc_rec_type {
     X(lock_name)                                                                                                       \
     X(section_enter)                                                                                                   \
     X(section_leave)                                                                                                   \
-    X(section_setup)
+    X(section_setup)                                                                                                   \
+    X(sample)
 
 union tc_rec {
     struct tc_rec_any any;

@@ -20,7 +20,7 @@ struct tc_encoder {
     size_t start, pos;
     uint8_t *out;
     union LZ4_stream_u *lz4;
-    int64_t ref_thread, ref_serial, ref_gpu;
+    int64_t ref_thread, ref_serial, ref_gpu, ref_ctx;
     uint32_t thread; /* current ThreadContext, 0 = none */
     tc_write_fn write;
     void *user;

@@ -5,7 +5,7 @@ import select
 import signal
 import sys
 
-from tracer import _cli, _run, _session, _tracer
+from tracer import _cli, _run, _sampling, _session, _tracer
 
 
 def _start_profiler(options, prog):
@@ -49,6 +49,7 @@ def _finish(options, pid):
     if os.getpid() != pid:
         return  # a forked child: the profile belongs to the parent
     _tracer.stop()
+    _sampling.stop()  # every sample taken goes into the profile
     if not options.output and not options.wait and not _tracer.is_connected() and _stdout_takes_a_summary():
         try:
             _tracer.capture_start("-")
@@ -102,6 +103,9 @@ def main(argv, prog="python -m tracer"):
     _session.configure(c_calls=not options.no_c_calls, lines=options.lines, max_depth=options.max_depth,
                        min_duration_ns=options.min_duration, include=options.include, exclude=options.exclude)
     _session.cli_active = True
+    if options.sample:
+        _session.sample_hz = options.sample
+        _session.trace_calls = bool(options.include)
     if module == "pytest":
         plugins = os.environ.get("PYTEST_PLUGINS")
         os.environ["PYTEST_PLUGINS"] = f"{plugins},tracer.pytest_plugin" if plugins else "tracer.pytest_plugin"

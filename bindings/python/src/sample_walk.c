@@ -1,0 +1,163 @@
+/* sample_walk.c - the signal handler's walk of its own thread's Python frames.
+ *
+ * The thread was stopped at an arbitrary instruction, perhaps in the middle of linking a
+ * frame: on 3.11 and 3.12 the interpreter points the thread at a fresh C frame record
+ * before it fills in that record's current frame, so the first pointer may be stack
+ * garbage for a few instructions, and any pointer followed from there may be anything.
+ * So nothing is read that has not been checked: a frame must lie in the live part of the
+ * thread's own frame stack (its data-stack chunks, which only this thread frees), or pass
+ * the kernel's readability check (generator frames live in the heap, 3.12's entry frames
+ * on the C stack); a code object must be readable and of the code type. A chain that
+ * leads somewhere else ends the sample there (TP_SAMPLE_BROKEN).
+ *
+ * The internal headers used here are those of the CPython the extension is built for.
+ */
+#include "sample.h"
+
+#define Py_BUILD_CORE 1
+#include "internal/pycore_code.h"
+#include "internal/pycore_frame.h"
+
+#if PY_VERSION_HEX >= 0x030D0000
+#define FRAME_CODE(f) ((f)->f_executable)
+#define FRAME_INSTR(f) ((f)->instr_ptr)
+#else
+#define FRAME_CODE(f) ((PyObject *)(f)->f_code)
+#define FRAME_INSTR(f) ((f)->prev_instr)
+#endif
+#if PY_VERSION_HEX >= 0x030C0000
+#define IS_CSTACK_FRAME(owner) ((owner) == FRAME_OWNED_BY_CSTACK)
+#else
+#define IS_CSTACK_FRAME(owner) 0
+#endif
+
+#define MAX_CHUNKS 32
+#define MAX_CHUNK_SIZE ((size_t)1 << 30)
+#define FRAME_HEAD offsetof(_PyInterpreterFrame, localsplus)
+
+struct span {
+    uintptr_t lo, hi;
+};
+
+/* The live part of each data-stack chunk of the thread: [first slot, top). */
+static int live_chunks(const PyThreadState *ts, struct span *out)
+{
+    const _PyStackChunk *c = ts->datastack_chunk;
+    uintptr_t top = (uintptr_t)ts->datastack_top;
+    int n = 0;
+    for (; c && n < MAX_CHUNKS; c = c->previous) {
+        if (!tp_readable(c, sizeof *c) || c->size < sizeof *c || c->size > MAX_CHUNK_SIZE)
+            break;
+        uintptr_t lo = (uintptr_t)c->data, end = (uintptr_t)c + c->size;
+        uintptr_t hi = n == 0 ? top : (uintptr_t)&c->data[c->top];
+        if (hi < lo || hi > end)
+            hi = n == 0 ? lo : end; /* a top being moved: trust nothing of this chunk */
+        out[n++] = (struct span){lo, hi};
+    }
+    return n;
+}
+
+static int in_live_chunk(const struct span *chunks, int n, const void *frame)
+{
+    uintptr_t p = (uintptr_t)frame;
+    for (int i = 0; i < n; i++)
+        if (p >= chunks[i].lo && p + FRAME_HEAD <= chunks[i].hi)
+            return 1;
+    return 0;
+}
+
+/* Code objects already checked in this sample (a recursion meets the same one often). */
+struct checked {
+    const void *code[8];
+    unsigned next;
+};
+
+static int code_ok(struct checked *seen, const PyObject *code)
+{
+    for (unsigned i = 0; i < 8; i++)
+        if (seen->code[i] == code)
+            return 1;
+    if (!tp_readable(code, sizeof(PyCodeObject)) || Py_TYPE(code) != &PyCode_Type)
+        return 0;
+    seen->code[seen->next++ & 7] = code;
+    return 1;
+}
+
+/* The thread state of the calling thread and whether it holds the GIL. */
+static PyThreadState *this_thread(int *attached)
+{
+    PyThreadState *mine = PyGILState_GetThisThreadState();
+#if PY_VERSION_HEX >= 0x030D0000
+    PyThreadState *current = PyThreadState_GetUnchecked(); /* this thread's, while attached */
+#else
+    PyThreadState *current = _PyThreadState_UncheckedGet(); /* 3.12: this thread's; 3.11: the GIL holder */
+#endif
+#if PY_VERSION_HEX >= 0x030C0000
+    *attached = current != NULL;
+    return current ? current : mine;
+#else
+    *attached = current != NULL && current == mine;
+    return mine;
+#endif
+}
+
+int tp_walk_stack(struct tp_frame_ref *out, int max, unsigned *flags)
+{
+    *flags = 0;
+    int attached;
+    PyThreadState *ts = this_thread(&attached);
+    if (!ts || !tp_readable(ts, sizeof *ts)) {
+        *flags |= TP_SAMPLE_NO_PYTHON;
+        return 0;
+    }
+    if (!attached)
+        *flags |= TP_SAMPLE_GIL_RELEASED;
+    struct span chunks[MAX_CHUNKS];
+    int nchunks = live_chunks(ts, chunks);
+#if PY_VERSION_HEX >= 0x030D0000
+    const _PyInterpreterFrame *f = ts->current_frame;
+#else
+    const _PyCFrame *cf = ts->cframe;
+    if (!tp_readable(cf, sizeof *cf)) {
+        *flags |= TP_SAMPLE_BROKEN;
+        return 0;
+    }
+    const _PyInterpreterFrame *f = cf->current_frame;
+#endif
+    struct checked seen = {{0}, 0};
+    int n = 0;
+    for (int steps = 0; f; steps++) {
+        if (n == max || steps == 4 * TP_SAMPLE_MAX_DEPTH) {
+            *flags |= TP_SAMPLE_TRUNCATED;
+            break;
+        }
+        if (!in_live_chunk(chunks, nchunks, f) && !tp_readable(f, FRAME_HEAD)) {
+            *flags |= TP_SAMPLE_BROKEN;
+            break;
+        }
+        const _PyInterpreterFrame *next = f->previous;
+        char owner = f->owner;
+        if (IS_CSTACK_FRAME(owner)) { /* the interpreter's entry marker, no function of the program */
+            f = next;
+            continue;
+        }
+        const PyObject *code = FRAME_CODE(f);
+        if (!code_ok(&seen, code)) {
+            *flags |= TP_SAMPLE_BROKEN;
+            break;
+        }
+        const PyCodeObject *co = (const PyCodeObject *)code;
+        const _Py_CODEUNIT *start = (const _Py_CODEUNIT *)co->co_code_adaptive, *instr = FRAME_INSTR(f);
+        if (owner != FRAME_OWNED_BY_GENERATOR && instr < start + co->_co_firsttraceable) {
+            f = next; /* not started yet: not a frame to show (as tracebacks skip it) */
+            continue;
+        }
+        long units = instr - start;
+        const struct tp_code_copy *copy = tp_codes_find(co);
+        out[n].code = tp_codes_ref(copy);
+        out[n].offset = units >= -1 && units < Py_SIZE(co) ? (int32_t)(units * 2) : -1;
+        n++;
+        f = next;
+    }
+    return n;
+}

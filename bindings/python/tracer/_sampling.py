@@ -1,0 +1,91 @@
+"""The sampling mode's Python side (the sampler itself is C: see docs/python.md, "Sampling").
+
+While sampling runs: threads started through threading are named in the profile (the
+sampler sees threads, not their threading.Thread), signal.signal(SIGURG, ...) keeps the
+sampler's handler in front of the program's, and the samples are all recorded at exit,
+before the interpreter shuts down. A forked child does not sample unless it starts again.
+"""
+import atexit
+import functools
+import os
+import signal
+import threading
+
+from tracer import _filters, _tracer
+
+DEFAULT_HZ = 1000
+MAX_HZ = 10000
+
+_hooks_installed = False
+_original_thread_start = threading.Thread.start
+_original_signal = signal.signal
+
+
+@functools.wraps(_original_thread_start)
+def _thread_start(self):
+    _original_thread_start(self)
+    native_id = getattr(self, "native_id", None)
+    if native_id is not None and _tracer.sampling_rate():
+        _tracer.name_thread(native_id, self.name)
+
+
+@functools.wraps(_original_signal)
+def _signal(signalnum, handler):
+    if signalnum != signal.SIGURG or not _tracer.sampling_rate():
+        return _original_signal(signalnum, handler)
+    _tracer._sampling_signal_guard(True)
+    try:
+        return _original_signal(signalnum, handler)
+    finally:
+        _tracer._sampling_signal_guard(False)
+
+
+def _install():
+    global _hooks_installed
+    if threading.Thread.start is _original_thread_start:
+        threading.Thread.start = _thread_start
+    if signal.signal is _original_signal:
+        signal.signal = _signal
+    if not _hooks_installed:
+        _hooks_installed = True
+        atexit.register(stop)
+        os.register_at_fork(after_in_child=_uninstall)
+
+
+def _uninstall():
+    if threading.Thread.start is _thread_start:
+        threading.Thread.start = _original_thread_start
+    if signal.signal is _signal:
+        signal.signal = _original_signal
+
+
+def _launcher_files():
+    """tracer's command line: its frames, and runpy's below them, are not the program's."""
+    files = []
+    for package, names in zip(_filters.own_packages(), (("__main__.py", "_run.py"), ("__main__.py",))):
+        for name in names:
+            path = os.path.join(package, name)
+            files += [path, os.path.realpath(path)]
+    return sorted(set(files))
+
+
+def start(hz=DEFAULT_HZ):
+    """Samples the Python stack of every thread hz times per second of its CPU time.
+    False when the profiler is disabled (TRACYC_DISABLE=1)."""
+    if not _tracer.start_sampling(hz, hide=_launcher_files()):
+        return False
+    for thread in threading.enumerate():
+        if thread.native_id is not None and thread is not threading.main_thread():
+            _tracer.name_thread(thread.native_id, thread.name)
+    _install()
+    return True
+
+
+def stop():
+    """Stops sampling; every sample taken so far is recorded."""
+    _tracer.stop_sampling()
+    _uninstall()
+
+
+def is_sampling():
+    return _tracer.sampling_rate() != 0
