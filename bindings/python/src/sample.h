@@ -35,7 +35,7 @@
  * the code object's address and checked against its fields, so a new code object at the
  * address of a dead one gets a copy of its own. */
 struct tp_code_copy {
-    const void *code;                           /* the code object's address (never read through) */
+    const void *code;                            /* the code object's address (never read through) */
     const void *qualname, *filename, *linetable; /* their addresses, part of the check */
     int32_t firstlineno;
     int32_t ncodeunits;
@@ -63,8 +63,8 @@ int tp_readable(const void *p, size_t n);
 
 /* ---- the walk (sample_walk.c) ----------------------------------------------------- */
 struct tp_frame_ref {
-    uint32_t code;   /* tp_codes_ref */
-    int32_t offset;  /* byte offset of the instruction being executed, -1 if unknown */
+    uint32_t code;  /* tp_codes_ref */
+    int32_t offset; /* byte offset of the instruction being executed, -1 if unknown */
 };
 enum {
     TP_SAMPLE_GIL_RELEASED = 1, /* the thread was running without the GIL (C code) */
@@ -85,12 +85,12 @@ struct tp_slot {
     _Atomic uint32_t gen;  /* odd while the slot serves a thread */
     _Atomic uint32_t busy; /* handlers running on this slot */
     pid_t tid;
-    int fd;        /* perf event, or -1 */
-    void *timer;   /* POSIX timer (timer_t), when no perf event */
+    int fd;      /* perf event, or -1 */
+    void *timer; /* POSIX timer (timer_t), when no perf event */
     int has_timer;
     struct tp_ring *ring;
-    uint32_t seen;   /* scan number when the thread was last listed */
-    uint32_t native; /* samples in a row without a Python thread state (drain thread) */
+    uint32_t seen;         /* scan number when the thread was last listed */
+    uint32_t native;       /* samples in a row without a Python thread state (drain thread) */
     _Atomic uint64_t lost; /* samples the ring had no room for */
 };
 #define TP_MAX_SLOTS 4096
@@ -121,8 +121,8 @@ int tp_signal_install(void);
 extern _Atomic int tp_signal_changing;
 /* The samples waiting in the slot's ring, oldest first: calls fn for each, then frees the
  * space. */
-typedef void (*tp_sample_fn)(struct tp_slot *s, int64_t time, unsigned flags, const struct tp_frame_ref *frames,
-                             int n, void *user);
+typedef void (*tp_sample_fn)(struct tp_slot *s, int64_t time, unsigned flags, const struct tp_frame_ref *frames, int n,
+                             void *user);
 void tp_ring_drain(struct tp_slot *s, tp_sample_fn fn, void *user);
 /* Handlers take samples only while this is set. */
 extern _Atomic int tp_sampling_on;

@@ -64,8 +64,8 @@ static struct {
     int registered;
     char **hidden_files; /* set before the thread starts, fixed while it runs */
     size_t nhidden;
-} d = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
-       .functions_lock = PTHREAD_MUTEX_INITIALIZER};
+} d = {
+    .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .functions_lock = PTHREAD_MUTEX_INITIALIZER};
 
 #define NATIVE ((uint64_t)1 << 40)
 
@@ -78,8 +78,9 @@ static char *utf8_of(const unsigned char *data, size_t n, unsigned kind)
     if (!out)
         return NULL;
     for (size_t i = 0; i < n; i++) {
-        uint32_t c = kind == 1 ? data[i] : kind == 2 ? ((const uint16_t *)(const void *)data)[i]
-                                                      : ((const uint32_t *)(const void *)data)[i];
+        uint32_t c = kind == 1   ? data[i]
+                     : kind == 2 ? ((const uint16_t *)(const void *)data)[i]
+                                 : ((const uint32_t *)(const void *)data)[i];
         if ((c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)
             c = 0xFFFD;
         if (c < 0x80) {
@@ -146,7 +147,7 @@ static void functions_init(void)
     if (d.nfunctions)
         return;
     static const char *const fixed[] = {NULL, "<native code, GIL released>", "<deeper frames not sampled>",
-                                         "<unknown>"};
+                                        "<unknown>"};
     d.functions = calloc(1024, sizeof *d.functions);
     if (!d.functions)
         return;
@@ -185,10 +186,9 @@ static uint32_t line_of(const struct tp_code_copy *c, uint32_t ref, int32_t offs
     const uint64_t *known = tcu_map_get(&d.lines, key);
     if (known)
         return (uint32_t)*known - 1;
-    const unsigned char *table = c->data + (size_t)c->qualname_len * c->qualname_kind +
-                                 (size_t)c->filename_len * c->filename_kind;
-    int line = offset == -1 ? c->firstlineno
-                            : tp_linetable_line(table, c->linetable_len, c->firstlineno, offset);
+    const unsigned char *table =
+        c->data + (size_t)c->qualname_len * c->qualname_kind + (size_t)c->filename_len * c->filename_kind;
+    int line = offset == -1 ? c->firstlineno : tp_linetable_line(table, c->linetable_len, c->firstlineno, offset);
     uint32_t v = line > 0 ? (uint32_t)line & ((1u << LINE_BITS) - 1) : 0;
     tcu_map_put(&d.lines, key, (uint64_t)v + 1);
     return v;

@@ -89,8 +89,7 @@ static void take_sample(struct tp_slot *s)
     rec->time = time;
     rec->n = (uint16_t)n;
     rec->flags = (uint16_t)flags;
-    atomic_store_explicit(&r->head, head + sizeof *rec + (size_t)n * sizeof(struct tp_frame_ref),
-                          memory_order_release);
+    atomic_store_explicit(&r->head, head + sizeof *rec + (size_t)n * sizeof(struct tp_frame_ref), memory_order_release);
 }
 
 /* The slot a signal is for, with the gen it was sent under; NULL when it is not ours. */
@@ -220,8 +219,8 @@ static int start_perf(struct tp_slot *s, uint32_t index, uint32_t gen, unsigned 
     if (fd < 0)
         return -1;
     struct f_owner_ex owner = {F_OWNER_TID, s->tid};
-    if (fd >= FD_MAP_SIZE || fcntl((int)fd, F_SETSIG, SAMPLE_SIGNAL) != 0 ||
-        fcntl((int)fd, F_SETOWN_EX, &owner) != 0 || fcntl((int)fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0) {
+    if (fd >= FD_MAP_SIZE || fcntl((int)fd, F_SETSIG, SAMPLE_SIGNAL) != 0 || fcntl((int)fd, F_SETOWN_EX, &owner) != 0 ||
+        fcntl((int)fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0) {
         close((int)fd);
         errno = fd >= FD_MAP_SIZE ? EMFILE : errno;
         return -1;
