@@ -52,7 +52,9 @@ static int probe(uintptr_t word)
 int tp_readable(const void *p, size_t n)
 {
     uintptr_t first = (uintptr_t)p & ~(uintptr_t)7, last = ((uintptr_t)p + n - 1) & ~(uintptr_t)7;
-    if (!p || n == 0 || last < first)
+    /* The lowest 64 KiB are never mapped (vm.mmap_min_addr), and a null mask pointer would
+     * make the probe a successful no-op. */
+    if (first < 65536 || n == 0 || last < first)
         return 0;
     for (uintptr_t page = first & ~(uintptr_t)4095;; page += 4096) { /* one word of every page */
         if (!probe(page < first ? first : page))

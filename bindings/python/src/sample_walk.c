@@ -7,8 +7,9 @@
  * So nothing is read that has not been checked: a frame must lie in the live part of the
  * thread's own frame stack (its data-stack chunks, which only this thread frees), or pass
  * the kernel's readability check (generator frames live in the heap, 3.12's entry frames
- * on the C stack); a code object must be readable and of the code type. A chain that
- * leads somewhere else ends the sample there (TP_SAMPLE_BROKEN).
+ * on the C stack); a code object must be readable and of the code type; the frames the
+ * thread owns must be met in data-stack order, the first at the top (in_order). A sample
+ * whose chain fails any of this is marked TP_SAMPLE_BROKEN (and dropped).
  *
  * The internal headers used here are those of the CPython the extension is built for.
  */
@@ -18,6 +19,11 @@
 #include "internal/pycore_code.h"
 #include "internal/pycore_frame.h"
 
+#if PY_VERSION_HEX >= 0x030C0000
+#define FRAME_WORDS(co) ((co)->co_framesize)
+#else
+#define FRAME_WORDS(co) ((co)->co_nlocalsplus + (co)->co_stacksize + (int)FRAME_SPECIALS_SIZE)
+#endif
 #if PY_VERSION_HEX >= 0x030D0000
 #define FRAME_CODE(f) ((f)->f_executable)
 #define FRAME_INSTR(f) ((f)->instr_ptr)
@@ -57,13 +63,36 @@ static int live_chunks(const PyThreadState *ts, struct span *out)
     return n;
 }
 
-static int in_live_chunk(const struct span *chunks, int n, const void *frame)
+/* The chunk (0: the newest) whose live part holds the frame's head, -1 if none. */
+static int live_chunk_of(const struct span *chunks, int n, const void *frame)
 {
     uintptr_t p = (uintptr_t)frame;
     for (int i = 0; i < n; i++)
         if (p >= chunks[i].lo && p + FRAME_HEAD <= chunks[i].hi)
-            return 1;
-    return 0;
+            return i;
+    return -1;
+}
+
+/* Frames the thread owns are pushed and popped on its data stack like a stack: from the
+ * newest, the chain must meet them top down, each one below the one before. The first
+ * may end below the top, not above it: a frame being initialised before it is linked, or
+ * cleared after it was unlinked, can be above it (in a chunk of its own, even). */
+struct order {
+    const struct span *chunks;
+    uintptr_t below; /* the last owned frame met: the next must end at or below it */
+    int chunk;       /* its chunk (0: the newest), -1 before the first */
+};
+
+static int in_order(struct order *o, int chunk, const _PyInterpreterFrame *f, const PyCodeObject *co)
+{
+    uintptr_t start = (uintptr_t)f, end = (uintptr_t)((PyObject *const *)f + FRAME_WORDS(co));
+    if (chunk < 0 || end < start || end > o->chunks[chunk].hi)
+        return 0;
+    if (o->chunk >= 0 && (chunk < o->chunk || (chunk == o->chunk && end > o->below)))
+        return 0;
+    o->below = start;
+    o->chunk = chunk;
+    return 1;
 }
 
 /* Code objects already checked in this sample (a recursion meets the same one often). */
@@ -74,6 +103,8 @@ struct checked {
 
 static int code_ok(struct checked *seen, const PyObject *code)
 {
+    if (!code)
+        return 0;
     for (unsigned i = 0; i < 8; i++)
         if (seen->code[i] == code)
             return 1;
@@ -125,13 +156,15 @@ int tp_walk_stack(struct tp_frame_ref *out, int max, unsigned *flags)
     const _PyInterpreterFrame *f = cf->current_frame;
 #endif
     struct checked seen = {{0}, 0};
+    struct order order = {chunks, 0, -1};
     int n = 0;
     for (int steps = 0; f; steps++) {
         if (n == max || steps == 4 * TP_SAMPLE_MAX_DEPTH) {
             *flags |= TP_SAMPLE_TRUNCATED;
             break;
         }
-        if (!in_live_chunk(chunks, nchunks, f) && !tp_readable(f, FRAME_HEAD)) {
+        int chunk = live_chunk_of(chunks, nchunks, f);
+        if (chunk < 0 && !tp_readable(f, FRAME_HEAD)) {
             *flags |= TP_SAMPLE_BROKEN;
             break;
         }
@@ -147,6 +180,10 @@ int tp_walk_stack(struct tp_frame_ref *out, int max, unsigned *flags)
             break;
         }
         const PyCodeObject *co = (const PyCodeObject *)code;
+        if (owner == FRAME_OWNED_BY_THREAD && !in_order(&order, chunk, f, co)) {
+            *flags |= TP_SAMPLE_BROKEN;
+            break;
+        }
         const _Py_CODEUNIT *start = (const _Py_CODEUNIT *)co->co_code_adaptive, *instr = FRAME_INSTR(f);
         if (owner != FRAME_OWNED_BY_GENERATOR && instr < start + co->_co_firsttraceable) {
             f = next; /* not started yet: not a frame to show (as tracebacks skip it) */
