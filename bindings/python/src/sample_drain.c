@@ -427,6 +427,13 @@ int tp_sampling_start(unsigned hz, PyObject *hide)
         }
         d.registered = 1;
     }
+    if (!___tracy_profiler_started())
+        ___tracy_startup_profiler(); /* now: the handler reads its clock and must not start it */
+    if (!___tracy_profiler_started()) {
+        pthread_mutex_unlock(&d.lock);
+        PyErr_SetString(PyExc_RuntimeError, "sampling: the profiler has been shut down");
+        return -1;
+    }
     d.hz = hz;
     atomic_store(&d.stop, 0);
     atomic_store(&d.signal_taken, 0);
