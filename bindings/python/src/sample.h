@@ -135,6 +135,8 @@ int tp_sampling_start(unsigned hz, PyObject *hide);
 /* Stops: every clock off, every ring sent to the profiler. */
 void tp_sampling_stop(void);
 unsigned tp_sampling_hz(void);
+/* 1 while the sampler's own thread runs. */
+int tp_sampling_thread_running(void);
 /* What sampling has done so far, for the Python side. */
 struct tp_sampling_stats {
     uint64_t samples, lost, threads, gil_released, truncated, broken, refused;

@@ -47,6 +47,12 @@ static PyObject *api_sampling_rate(PyObject *self, PyObject *unused)
     return PyLong_FromUnsignedLong(tp_sampling_hz());
 }
 
+/* Threads of tracer's own in the process: the profiler's worker, the sampler's thread. */
+static PyObject *api_own_threads(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromLong((___tracy_profiler_started() ? 1 : 0) + tp_sampling_thread_running());
+}
+
 static PyObject *api_sampling_stats(PyObject *self, PyObject *unused)
 {
     struct tp_sampling_stats s;
@@ -163,6 +169,7 @@ PyMethodDef tp_sample_methods[] = {
     {"sampling_stats", api_sampling_stats, METH_NOARGS, "sampling_stats() -> dict\nWhat sampling has done so far."},
     {"name_thread", api_name_thread, METH_VARARGS,
      "name_thread(native_id, name)\nNames a thread of the process in the profile (threading's native_id)."},
+    {"_own_threads", api_own_threads, METH_NOARGS, NULL},
     {"_sampling_signal_guard", api_signal_guard, METH_O, NULL},
     {"_sample_stack", api_sample_stack, METH_NOARGS, NULL},
     {"_code_lines", api_code_lines, METH_O, NULL},

@@ -465,6 +465,11 @@ void tp_sampling_stop(void)
     pthread_mutex_unlock(&d.lock);
 }
 
+int tp_sampling_thread_running(void)
+{
+    return d.running && !atomic_load(&d.stop);
+}
+
 unsigned tp_sampling_hz(void)
 {
     return d.running && !atomic_load(&d.signal_taken) ? d.hz : 0;
@@ -497,4 +502,6 @@ void tp_sampling_forget_after_fork(void)
     d.functions_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     d.running = 0;
     tcu_map_clear(&d.tids);
+    d.samples = d.gil_released = d.truncated = d.broken = d.threads = 0;
+    atomic_store(&d.lost_total, 0);
 }

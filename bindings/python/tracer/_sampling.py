@@ -17,16 +17,17 @@ DEFAULT_HZ = 1000
 MAX_HZ = 10000
 
 _hooks_installed = False
-_original_thread_start = threading.Thread.start
+_original_bootstrap = threading.Thread._bootstrap_inner
 _original_signal = signal.signal
 
 
-@functools.wraps(_original_thread_start)
-def _thread_start(self):
-    _original_thread_start(self)
-    native_id = getattr(self, "native_id", None)
-    if native_id is not None and _tracer.sampling_rate():
-        _tracer.name_thread(native_id, self.name)
+@functools.wraps(_original_bootstrap)
+def _bootstrap(self):
+    """The first thing a thread started through threading does: say its name, before the
+    sampler (which looks for new threads every 10 ms) can meet it."""
+    if _tracer.sampling_rate():
+        _tracer.name_thread(threading.get_native_id(), self.name)
+    return _original_bootstrap(self)
 
 
 @functools.wraps(_original_signal)
@@ -42,8 +43,8 @@ def _signal(signalnum, handler):
 
 def _install():
     global _hooks_installed
-    if threading.Thread.start is _original_thread_start:
-        threading.Thread.start = _thread_start
+    if threading.Thread._bootstrap_inner is _original_bootstrap:
+        threading.Thread._bootstrap_inner = _bootstrap
     if signal.signal is _original_signal:
         signal.signal = _signal
     if not _hooks_installed:
@@ -53,8 +54,8 @@ def _install():
 
 
 def _uninstall():
-    if threading.Thread.start is _thread_start:
-        threading.Thread.start = _original_thread_start
+    if threading.Thread._bootstrap_inner is _bootstrap:
+        threading.Thread._bootstrap_inner = _original_bootstrap
     if signal.signal is _signal:
         signal.signal = _original_signal
 
