@@ -324,8 +324,8 @@ static void *drain_main(void *unused)
             }
         }
         if (!atomic_load(&tp_signal_changing) && !tp_signal_check()) {
-            static const char text[] = "tracer: the program installed its own SIGURG handler (not through Python's "
-                                       "signal module), which sampling needs: sampling stopped";
+            static const char text[] = "tracer: sampling stopped: the program installed its own SIGURG handler "
+                                       "(not through Python's signal module)";
             ___tracy_emit_logString(TracyMessageSeverityWarning, 0, 0, sizeof text - 1, text);
             atomic_store(&d.signal_taken, 1);
             pthread_mutex_lock(&d.lock);
