@@ -142,6 +142,7 @@ struct tp_sampling_stats {
     uint64_t samples, lost, threads, gil_released, truncated, broken, refused;
     const char *clock;
     int signal_taken; /* stopped: the program's own handler took our signal */
+    int64_t cpu_ns;   /* CPU time of the sampler's own thread */
 };
 void tp_sampling_stats(struct tp_sampling_stats *out);
 /* In a forked child: sampling is off, and nothing of the parent's remains running. */

@@ -57,11 +57,12 @@ static PyObject *api_sampling_stats(PyObject *self, PyObject *unused)
 {
     struct tp_sampling_stats s;
     tp_sampling_stats(&s);
-    return Py_BuildValue("{sKsKsKsKsKsKsKsssN}", "samples", (unsigned long long)s.samples, "lost",
+    return Py_BuildValue("{sKsKsKsKsKsKsKsssNsL}", "samples", (unsigned long long)s.samples, "lost",
                          (unsigned long long)s.lost, "threads", (unsigned long long)s.threads, "gil_released",
                          (unsigned long long)s.gil_released, "truncated", (unsigned long long)s.truncated, "broken",
                          (unsigned long long)s.broken, "code_copies_refused", (unsigned long long)s.refused, "clock",
-                         s.clock, "stopped_by_signal_handler", PyBool_FromLong(s.signal_taken));
+                         s.clock, "stopped_by_signal_handler", PyBool_FromLong(s.signal_taken), "sampler_cpu_ns",
+                         (long long)s.cpu_ns);
 }
 
 static PyObject *api_name_thread(PyObject *self, PyObject *args)

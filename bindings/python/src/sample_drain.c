@@ -45,6 +45,8 @@ struct function {
 static struct {
     pthread_mutex_t lock; /* start and stop */
     pthread_cond_t wake;
+    pthread_cond_t scanned; /* after each look at the process's threads */
+    uint32_t scans_done;    /* how many (under lock) */
     pthread_t thread;
     int running;
     _Atomic int stop;
@@ -54,6 +56,7 @@ static struct {
     struct tcu_map tids;  /* tid -> slot index + 1, or NATIVE | scan it was left at */
     struct tcu_map lines; /* code copy ref << 32 | offset + 2 -> line + 1 */
     uint64_t samples, gil_released, truncated, broken, threads;
+    _Atomic int64_t cpu_ns;   /* the sampler thread's own CPU time */
     _Atomic int signal_taken; /* the program put its own handler on our signal: stopped */
     _Atomic uint64_t lost_total;
     /* the functions, shared with the frame resolver (which runs on the profiler's thread) */
@@ -315,6 +318,10 @@ static void *drain_main(void *unused)
     while (!atomic_load(&d.stop) && addrs) {
         pthread_mutex_unlock(&d.lock);
         scan_threads(addrs);
+        pthread_mutex_lock(&d.lock);
+        d.scans_done++;
+        pthread_cond_broadcast(&d.scanned); /* start_sampling waits for the first */
+        pthread_mutex_unlock(&d.lock);
         for (uint32_t i = 0; i < TP_MAX_SLOTS; i++) {
             struct tp_slot *s = &tp_slots[i];
             if (atomic_load(&s->gen) & 1) {
@@ -323,6 +330,9 @@ static void *drain_main(void *unused)
                     close_slot(s, addrs, 1);
             }
         }
+        struct timespec cpu;
+        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+            atomic_store(&d.cpu_ns, (int64_t)cpu.tv_sec * 1000000000 + cpu.tv_nsec);
         if (!atomic_load(&tp_signal_changing) && !tp_signal_check()) {
             static const char text[] = "tracer: sampling stopped: the program installed its own SIGURG handler "
                                        "(not through Python's signal module)";
@@ -392,6 +402,19 @@ static int set_hidden(PyObject *files)
     return 0;
 }
 
+/* Waits (at most a second) until the sampler's thread has looked at the threads since. */
+static void wait_for_scan(uint32_t since)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 1;
+    pthread_mutex_lock(&d.lock);
+    while (d.scans_done == since && !atomic_load(&d.stop))
+        if (pthread_cond_timedwait(&d.scanned, &d.lock, &until) != 0)
+            break;
+    pthread_mutex_unlock(&d.lock);
+}
+
 int tp_sampling_start(unsigned hz, PyObject *hide)
 {
     if (hz < 1 || hz > TP_SAMPLE_MAX_HZ) {
@@ -438,6 +461,7 @@ int tp_sampling_start(unsigned hz, PyObject *hide)
     atomic_store(&d.stop, 0);
     atomic_store(&d.signal_taken, 0);
     atomic_store(&tp_sampling_on, 1);
+    uint32_t scans = d.scans_done;
     if ((rc = pthread_create(&d.thread, NULL, drain_main, NULL)) != 0) {
         atomic_store(&tp_sampling_on, 0);
         pthread_mutex_unlock(&d.lock);
@@ -445,8 +469,10 @@ int tp_sampling_start(unsigned hz, PyObject *hide)
         return -1;
     }
     d.running = 1;
+    /* Return once every thread has its clock: what the caller does next is sampled. */
     pthread_mutex_unlock(&d.lock);
-    return 0;
+    Py_BEGIN_ALLOW_THREADS wait_for_scan(scans);
+    Py_END_ALLOW_THREADS return 0;
 }
 
 void tp_sampling_stop(void)
@@ -488,7 +514,8 @@ void tp_sampling_stats(struct tp_sampling_stats *out)
                                       d.broken,
                                       tp_codes_refused(),
                                       tp_signal_clock() == TP_CLOCK_PERF ? "perf task-clock" : "POSIX CPU timer",
-                                      atomic_load(&d.signal_taken)};
+                                      atomic_load(&d.signal_taken),
+                                      atomic_load(&d.cpu_ns)};
 }
 
 void tp_sampling_forget_after_fork(void)
@@ -499,6 +526,7 @@ void tp_sampling_forget_after_fork(void)
     tp_slots_forget();
     d.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     d.wake = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
+    d.scanned = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
     d.functions_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     d.running = 0;
     tcu_map_clear(&d.tids);
