@@ -101,6 +101,6 @@ static inline uint32_t tcd_item_srcloc(struct tcd_decoder *dec, uint64_t id)
 }
 
 /* decode_global.c: memory, lock and GPU items, which carry their own thread id. */
-void tcd_parse_global_item(struct tcd_decoder *dec, const uint8_t *it);
+void tcd_parse_global_item(struct tcd_decoder *dec, uint8_t type, const uint8_t *it);
 
 #endif
