@@ -214,15 +214,17 @@ static void encode_serial_record(struct tc_conn *c, const union tc_rec *r)
 }
 
 /* The kind of event a record is when the connection's protocol lacks its item, or -1. */
-static int absent_kind(const struct tc_conn *c, unsigned type)
+static int absent_kind(const struct tc_conn *c, const union tc_rec *r)
 {
-    switch (type) {
+    switch (r->any.type) {
     case TC_REC_SECTION_ENTER:
     case TC_REC_SECTION_LEAVE:
     case TC_REC_SECTION_SETUP:
         return tc_enc_has(&c->enc, TCW_SectionEnter) ? -1 : TC_ABSENT_SECTION;
-    case TC_REC_MEM_DISCARD:
-        return tc_enc_has(&c->enc, TCW_MemDiscard) ? -1 : TC_ABSENT_MEM_DISCARD;
+    case TC_REC_MEM_DISCARD: /* a discard of a pool never used is not sent anyway */
+        return tc_enc_has(&c->enc, TCW_MemDiscard) || !tcu_map_get(&c->pools, (uint64_t)(uintptr_t)r->mem_discard.pool)
+                   ? -1
+                   : TC_ABSENT_MEM_DISCARD;
     case TC_REC_GPU_TIME_SYNC:
         return tc_enc_has(&c->enc, TCW_GpuTimeSync) ? -1 : TC_ABSENT_GPU_TIME_SYNC;
     default:
@@ -237,7 +239,7 @@ void tc_conn_records(struct tc_conn *c, struct tc_thread *t, const uint8_t *begi
     const int all_items = c->enc.vi == TCW_V82;
     while (begin < end) {
         const union tc_rec *r = (const union tc_rec *)begin;
-        int absent = all_items ? -1 : absent_kind(c, r->any.type);
+        int absent = all_items ? -1 : absent_kind(c, r);
         if (absent >= 0)
             c->absent[absent]++; /* the server's protocol has no such event */
         else if (t)
