@@ -36,7 +36,8 @@ struct pending_server {
     struct tc_transport *t;
     uint8_t hello[12];
     size_t got;
-    int64_t since; /* accepted at, tc_clock_monotonic_ns */
+    int64_t since;  /* accepted at, tc_clock_monotonic_ns */
+    uint64_t order; /* of acceptance */
 };
 
 struct deferred {
@@ -59,6 +60,7 @@ static struct {
     int64_t last_broadcast;
     struct pending_server pending[MAX_PENDING];
     int npending;
+    uint64_t accepted; /* connections accepted so far */
 } w = {.listen_fd = -1, .request_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void sleep_us(long us)
@@ -300,16 +302,35 @@ static void advance_handshakes(int64_t silent_deadline)
     update_connected();
 }
 
-/* Takes the connections waiting on the listening socket. While a server is live, later
+/* The pending peer that has sent nothing for the longest time, or -1. */
+static int oldest_silent(void)
+{
+    int found = -1;
+    for (int i = 0; i < w.npending; i++)
+        if (w.pending[i].got == 0 && (found < 0 || w.pending[i].order < w.pending[found].order))
+            found = i;
+    return found;
+}
+
+/* Takes the connections waiting on the listening socket. When MAX_PENDING handshakes are
+ * under way, the peer silent for longest makes room: a real server sends its hello at
+ * once, so a crowd of silent peers cannot keep it waiting. While a server is live, later
  * ones wait (in the backlog, or here with their hello read) for their turn. */
 static void accept_servers(void)
 {
     int64_t now = tc_clock_monotonic_ns();
-    while (w.npending < MAX_PENDING && !conn_live(SLOT_TCP)) {
+    while (!conn_live(SLOT_TCP)) {
+        int evict = w.npending == MAX_PENDING ? oldest_silent() : -1;
+        if (w.npending == MAX_PENDING && evict < 0)
+            break;
         struct tc_transport *t = tc_net_accept(w.listen_fd);
         if (!t)
             break;
-        w.pending[w.npending++] = (struct pending_server){.t = t, .since = now};
+        if (evict >= 0) {
+            w.pending[evict].t->close(w.pending[evict].t);
+            drop_pending(evict);
+        }
+        w.pending[w.npending++] = (struct pending_server){.t = t, .since = now, .order = w.accepted++};
     }
 }
 

@@ -69,8 +69,8 @@ static void check_table(void)
 
 static int has_fixed_size(uint8_t t)
 {
-    return t < TCW_StringData && t != TCW_SingleStringData && t != TCW_SecondStringData &&
-           t != TCW_SingleStringData8 && t != TCW_SecondStringData8;
+    return t < TCW_StringData && t != TCW_SingleStringData && t != TCW_SecondStringData && t != TCW_SingleStringData8 &&
+           t != TCW_SecondStringData8;
 }
 
 /* An item of version v's layout read back is the protocol-82 item it came from. Random
@@ -183,8 +183,8 @@ static void check_layouts(void)
     /* ZoneBegin16, delta 0x1234, srcloc 0x1122334455667788 -> 76: ZoneBegin (15), i64 delta, srcloc */
     memcpy(p, "\x15\x34\x12\x88\x77\x66\x55\x44\x33\x22\x11", 11);
     n = tcw_item_to_version(p, 11, TCW_V76);
-    check_bytes("ZoneBegin16 in 76", p, n,
-                (const uint8_t *)"\x0f\x34\x12\0\0\0\0\0\0\x88\x77\x66\x55\x44\x33\x22\x11", 17);
+    check_bytes("ZoneBegin16 in 76", p, n, (const uint8_t *)"\x0f\x34\x12\0\0\0\0\0\0\x88\x77\x66\x55\x44\x33\x22\x11",
+                17);
     /* ZoneEnd32: stored 5 -> delta 65541 = 0x10005; in 64: ZoneEnd (17) */
     memcpy(p, "\x1a\x05\0\0\0", 5);
     n = tcw_item_to_version(p, 5, TCW_V64);
@@ -206,9 +206,15 @@ static void check_layouts(void)
     n = tcw_item_to_version(p, 17, TCW_V66);
     check_bytes("MessageLiteral in 66", p, n, (const uint8_t *)"\x4b\x01\0\0\0\0\0\0\0\xef\xcd\xab\0\0\0\0\0", 17);
     /* SingleStringData8 "abc" -> 76: SingleStringData (99), u16 length 3 */
-    memcpy(p, "\x72\x03" "abc", 5);
+    memcpy(p,
+           "\x72\x03"
+           "abc",
+           5);
     n = tcw_item_to_version(p, 5, TCW_V76);
-    check_bytes("SingleStringData8 in 76", p, n, (const uint8_t *)"\x63\x03\x00" "abc", 6);
+    check_bytes("SingleStringData8 in 76", p, n,
+                (const uint8_t *)"\x63\x03\x00"
+                                 "abc",
+                6);
     /* SingleStringData of 300 bytes: stored 44 -> 64 (95): plain 300 */
     uint8_t big[3 + 300 + TCW_CONVERT_GROWTH];
     big[0] = TCW_SingleStringData;
@@ -316,13 +322,13 @@ static void on_event(void *user, const struct tcd_event *ev)
 /* Every item kind tracyc sends that the version has, written through the encoder. */
 static void encode_all(struct tc_encoder *e, int vi)
 {
-    static const uint8_t srcloc_blob[] = {26, 0, 0, 0, 0, 0, 7, 0, 0, 0, 'f', 'n', 0, 'a', '.', 'c', 0,
-                                          'n', 'a', 'm', 'e', 'x', 'y', 'z', 'w', 'v'};
+    static const uint8_t srcloc_blob[] = {26,  0,   0,   0, 0,   0,   7,   0,   0,   0,   'f', 'n', 0,
+                                          'a', '.', 'c', 0, 'n', 'a', 'm', 'e', 'x', 'y', 'z', 'w', 'v'};
     char long_text[300];
     memset(long_text, 'L', sizeof long_text);
     tc_enc_thread(e, 9);
-    tc_enc_zone_begin(e, 10, SRCLOC);                     /* 16-bit delta */
-    tc_enc_zone_begin(e, 10 + 70000, SRCLOC);             /* 32-bit */
+    tc_enc_zone_begin(e, 10, SRCLOC);                       /* 16-bit delta */
+    tc_enc_zone_begin(e, 10 + 70000, SRCLOC);               /* 32-bit */
     tc_enc_zone_begin(e, 10 + 70000 + (1ll << 33), SRCLOC); /* 64-bit */
     tc_enc_zone_text(e, TCW_ZoneText, "short", 5);
     tc_enc_zone_text(e, TCW_ZoneName, long_text, sizeof long_text);
@@ -448,7 +454,8 @@ static void check_round_trip(int vi)
                  c.kind[TCD_FRAME_START] == 1 && c.kind[TCD_FRAME_END] == 1 && c.kind[TCD_FRAME_IMAGE] == 1 &&
                  c.kind[TCD_FIBER_ENTER] == 1 && c.kind[TCD_FIBER_LEAVE] == 1,
              "protocol %u: plots, frames, frame image, fiber", v->protocol);
-    tt_check(c.kind[TCD_MEM_ALLOC] == 2 && c.kind[TCD_MEM_FREE] == 2 && c.kind[TCD_MEM_DISCARD] == (unsigned)has_discard,
+    tt_check(c.kind[TCD_MEM_ALLOC] == 2 && c.kind[TCD_MEM_FREE] == 2 &&
+                 c.kind[TCD_MEM_DISCARD] == (unsigned)has_discard,
              "protocol %u: memory", v->protocol);
     tt_check(c.kind[TCD_LOCK_ANNOUNCE] == 1 && c.kind[TCD_LOCK_NAME] == 1 && c.kind[TCD_LOCK_WAIT] == 1 &&
                  c.kind[TCD_LOCK_OBTAIN] == 1 && c.kind[TCD_LOCK_RELEASE] == 1 && c.kind[TCD_LOCK_MARK] == 1 &&
@@ -457,7 +464,8 @@ static void check_round_trip(int vi)
     tt_check(c.kind[TCD_GPU_CONTEXT] == 1 && c.kind[TCD_GPU_CONTEXT_NAME] == 1 && c.kind[TCD_GPU_ZONE_BEGIN] == 1 &&
                  c.kind[TCD_GPU_ZONE_END] == 1 && c.kind[TCD_GPU_TIME] == 2,
              "protocol %u: GPU", v->protocol);
-    tt_check(c.kind[TCD_SECTION_SETUP] == (unsigned)has_sections && c.kind[TCD_SECTION_ENTER] == (unsigned)has_sections &&
+    tt_check(c.kind[TCD_SECTION_SETUP] == (unsigned)has_sections &&
+                 c.kind[TCD_SECTION_ENTER] == (unsigned)has_sections &&
                  c.kind[TCD_SECTION_LEAVE] == (unsigned)has_sections,
              "protocol %u: sections %s", v->protocol, has_sections ? "decoded" : "absent");
     const struct tcd_srcloc *s = tcd_srcloc(dec, 0);
