@@ -43,7 +43,7 @@ static any_fn hide(any_fn fn)
 }
 #define AS(type, fn) ((type)hide((any_fn)(fn)))
 #define DIRTY(secure) (0xdeadbeef00000000ull | (secure)) /* upper half: garbage */
-#define JUNK 0x00007f0000001000ull                      /* a plausible but wrong pointer */
+#define JUNK 0x00007f0000001000ull                       /* a plausible but wrong pointer */
 
 static const char pool14[] = "pool 0.14", pool13[] = "pool 0.13";
 

@@ -44,9 +44,9 @@ int main(void)
         TracyCZoneEnd(inner);
     }
 #if UPSTREAM_MINOR >= 11
-    uint64_t srcloc = ___tracy_alloc_srcloc_name(77, "alloc.c", 7, "alloc_fn", 8, "alloc zone", 10, 0);
+    uint64_t srcloc = ___tracy_alloc_srcloc_name(77, "client.c", 8, "alloc_fn", 8, "alloc zone", 10, 0);
 #else /* no colour argument before 0.11 */
-    uint64_t srcloc = ___tracy_alloc_srcloc_name(77, "alloc.c", 7, "alloc_fn", 8, "alloc zone", 10);
+    uint64_t srcloc = ___tracy_alloc_srcloc_name(77, "client.c", 8, "alloc_fn", 8, "alloc zone", 10);
 #endif
     TracyCZoneCtx alloc = ___tracy_emit_zone_begin_alloc(srcloc, 1);
     TracyCZoneEnd(alloc);
