@@ -261,7 +261,7 @@ int tcs_capture(const struct tcs_options *opt, struct tcd_decoder *dec, char *er
     }
     uint32_t protocol = opt->protocol ? opt->protocol : TCW_PROTOCOL_VERSION;
     if (tcd_decoder_set_version(dec, protocol) != 0) {
-        say(&s, "protocol %u is not one tracyc speaks", protocol);
+        say(&s, "protocol %u: not a version tracyc speaks, or the decoder was used before", protocol);
         free(buf);
         return TCS_ERROR;
     }
