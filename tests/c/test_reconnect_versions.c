@@ -88,8 +88,9 @@ int main(void)
     CHECK_EQ_INT(tcd_decoder_state(last->dec), TCD_STATE_DONE);
     CHECK(tt_count(last, TCD_ZONE_BEGIN) >= 1000 && tt_count(last, TCD_ZONE_BEGIN) == tt_count(last, TCD_ZONE_END));
     /* The last server got the two section events of its time, and nothing else it lacks. */
-    const struct tcd_event *note = tt_find_text(
-        last, TCD_MESSAGE, "tracyc: not sent to this server, whose protocol 64 (Tracy 0.10) lacks them: 2 section events");
+    const struct tcd_event *note =
+        tt_find_text(last, TCD_MESSAGE,
+                     "tracyc: not sent to this server, whose protocol 64 (Tracy 0.10) lacks them: 2 section events");
     tt_check(note != NULL, "0.10 server: one message says what was not sent");
     for (int i = 0; i < 2; i++)
         tt_capture_free(caps[i]);
