@@ -256,16 +256,6 @@ static void close_connection(int slot)
         atomic_store(&tc_prof.connected, 0);
 }
 
-/* A server counts as connected from the first byte of its hello: its handshake is under
- * way and will be completed, at exit too. */
-static void update_connected(void)
-{
-    int connected = conn_live(SLOT_TCP);
-    for (int i = 0; i < w.npending && !connected; i++)
-        connected = w.pending[i].got > 0;
-    atomic_store(&tc_prof.connected, connected);
-}
-
 static void drop_pending(int i)
 {
     w.pending[i] = w.pending[--w.npending];
@@ -299,7 +289,6 @@ static void advance_handshakes(int64_t silent_deadline)
         }
         i++;
     }
-    update_connected();
 }
 
 /* The pending peer that has sent nothing for the longest time, or -1. */
