@@ -110,8 +110,10 @@ uint8_t *tc_enc_item(struct tc_encoder *e, size_t n)
     if (e->pos - e->start + n + TCW_CONVERT_GROWTH > TCW_TARGET_FRAME_SIZE)
         tc_enc_flush(e);
     uint8_t *p = e->ring + e->pos;
-    e->last = e->pos;
-    e->pending = e->vi != TCW_V82;
+    if (e->vi != TCW_V82) {
+        e->last = e->pos;
+        e->pending = 1;
+    }
     e->pos += n;
     return p;
 }
