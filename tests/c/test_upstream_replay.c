@@ -134,8 +134,12 @@ static void check_plots_and_threads(const struct replay *r, const char *expect, 
         int ok = 0;
         for (uint32_t i = 0; i < r->nplots; i++)
             ok |= !strcmp(tcd_plot_name(r->dec, r->plot_ids[i]), name) && r->plot_points[i] == points;
-        /* The server makes its own "Frame" plot of frame times; the client sends no such plot. */
-        if (!strcmp(name, "Frame")) {
+        /* The server makes plots of its own, depending on timing: frame times ("Frame") and
+         * memory use (named after the pool). The client sends neither. */
+        int own = !strcmp(name, "Frame");
+        for (uint32_t i = 0; i < r->npools; i++)
+            own |= !strcmp(name, tcd_pool_name(r->dec, r->pools[i]));
+        if (own) {
             plots--;
             continue;
         }
