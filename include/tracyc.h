@@ -239,9 +239,33 @@ TRACYC_API void ___tracy_emit_gpu_time_sync_serial(const struct ___tracy_gpu_tim
 TRACYC_API int32_t ___tracy_connected(void);
 
 /* Memory. Named variants put the event in the pool called name (a string that must stay
- * valid for the process lifetime). Tracy 0.14 signatures unless the library and this
- * header are built with TRACYC_MEMORY_ABI_0_13 (CMake option TRACYC_MEMORY_ABI_0_13),
- * which selects 0.13.1's signatures with the extra `secure` argument. */
+ * valid for the process lifetime).
+ *
+ * Two signatures, one library. Tracy 0.10 to 0.13 declare six of these functions with an
+ * `int32_t secure` argument that 0.14 dropped: alloc_named(ptr, size, secure, name),
+ * alloc_callstack_named(ptr, size, depth, secure, name), free_named(ptr, secure, name),
+ * free_callstack_named(ptr, depth, secure, name), discard(name, secure) and
+ * discard_callstack(name, secure, depth). This header declares the 0.14 forms, or the
+ * 0.13 forms when TRACYC_MEMORY_ABI_0_13 is defined; on x86-64 (System V) and AArch64 the
+ * library accepts both at run time, so programs and bindings built against either Tracy
+ * (e.g. the Rust crate tracy-client-sys 0.28, which follows 0.13) work with the default
+ * build. Elsewhere the CMake option TRACYC_MEMORY_ABI_0_13 selects the 0.13 forms for the
+ * library as well.
+ *
+ * How the library tells them apart: the argument that is `secure` in 0.13 and the name in
+ * 0.14 is read as the whole 64-bit register. If its low 32 bits are 0 or 1 the call is
+ * taken as 0.13's (only the low 32 bits of a 32-bit argument are defined; the upper ones
+ * are ignored) and the name is the next argument, else it is 0.14's name. Limits:
+ *   - a 0.14 call with a NULL name is read as 0.13's secure = 0, and the name is then
+ *     whatever the caller left in the next argument register: a value below 4096 (or, on
+ *     x86-64, not a user-space address) means no name, anything else is taken as one.
+ *     Do not pass NULL to a named function; call the unnamed one.
+ *   - a 0.14 name whose address is 0 or 1 modulo 4 GiB (a string starting exactly at a
+ *     4 GiB boundary or one byte past it) is misread the same way.
+ *   - 0.13's `secure` must be 0 or 1 (upstream's macros pass those).
+ *   - discard_callstack: a 0.13 caller's depth is not read (its secure flag arrives where
+ *     0.14 passes the depth); discard ignores 0.13's extra argument.
+ * The callstack depth is read from its own place in both forms. */
 TRACYC_API void ___tracy_emit_memory_alloc(const void *ptr, size_t size);
 TRACYC_API void ___tracy_emit_memory_alloc_callstack(const void *ptr, size_t size, int32_t depth);
 TRACYC_API void ___tracy_emit_memory_free(const void *ptr);

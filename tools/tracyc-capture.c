@@ -18,6 +18,7 @@
 #include "trace/model.h"
 #include "trace/units.h"
 #include "wire/decode.h"
+#include "wire/versions.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -37,6 +38,7 @@ struct args {
     const char *output;
     int overwrite;
     double seconds;
+    uint32_t protocol; /* 0: each version, newest first */
     struct tct_export_options csv;
 };
 
@@ -65,8 +67,10 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: tracyc-capture [-a ADDR] [-p PORT] [-o FILE] [-f] [-s SECONDS] [CSV options]\n"
                  "\n"
-                 "Connects to a Tracy client (tracyc or Tracy 0.14.0, protocol 82), records until it\n"
-                 "ends, then writes the capture. Without -o, prints the summary on stdout.\n"
+                 "Connects to a Tracy client (tracyc, or upstream Tracy 0.10 to 0.14.0), records until\n"
+                 "it ends, then writes the capture. Without -o, prints the summary on stdout. The\n"
+                 "protocol is the client's own: 82 (Tracy 0.14.0) is offered first, then 76, 74, 69,\n"
+                 "66 and 64 until the client accepts one.\n"
                  "\n"
                  "  -a ADDR          client address (default 127.0.0.1)\n"
                  "  -p PORT          client port (default 8086)\n"
@@ -78,6 +82,7 @@ static void usage(FILE *out)
                  "                   for a .tracy file use upstream's tracy-capture\n"
                  "  -f               overwrite FILE if it exists\n"
                  "  -s SECONDS       stop capturing after this long\n"
+                 "  --protocol N     offer only protocol version N (82, 76, 74, 69, 66 or 64)\n"
                  "  -h, --help       this help\n"
                  "\n"
                  "CSV options (as tracy-csvexport's):\n"
@@ -94,10 +99,15 @@ static void usage(FILE *out)
 static int parse_args(int argc, char **argv, struct args *a)
 {
     static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},     {"filter", required_argument, NULL, 'F'},
-        {"case", no_argument, NULL, 'C'},     {"sep", required_argument, NULL, 'S'},
-        {"self", no_argument, NULL, 'E'},     {"unwrap", no_argument, NULL, 'U'},
-        {"messages", no_argument, NULL, 'M'}, {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},
+        {"filter", required_argument, NULL, 'F'},
+        {"case", no_argument, NULL, 'C'},
+        {"sep", required_argument, NULL, 'S'},
+        {"self", no_argument, NULL, 'E'},
+        {"unwrap", no_argument, NULL, 'U'},
+        {"messages", no_argument, NULL, 'M'},
+        {"protocol", required_argument, NULL, 'P'},
+        {NULL, 0, NULL, 0},
     };
     *a = (struct args){.address = "127.0.0.1", .port = 8086};
     int c;
@@ -129,6 +139,15 @@ static int parse_args(int argc, char **argv, struct args *a)
                 return -1;
             }
             break;
+        case 'P': {
+            long protocol = strtol(optarg, &end, 10);
+            if (*end || protocol < 0 || protocol > 255 || tcw_version_index((uint32_t)protocol) < 0) {
+                fprintf(stderr, "tracyc-capture: --protocol %s: not one of 82, 76, 74, 69, 66, 64\n", optarg);
+                return -1;
+            }
+            a->protocol = (uint32_t)protocol;
+            break;
+        }
         case 'F':
             a->csv.filter = optarg;
             break;
@@ -221,13 +240,23 @@ static void on_progress(void *user, const struct tcd_stats *st)
     fflush(stderr);
 }
 
-static void short_summary(const struct tct_trace *tr, const struct args *a, int result, const char *why)
+/* "protocol 76 (Tracy 0.13.0-0.13.1)": the version the client accepted. */
+static const char *protocol_name(const struct tcd_decoder *dec, char *buf, size_t cap)
 {
-    char zones[TCT_UNITS_BUF], messages[TCT_UNITS_BUF], span[TCT_UNITS_BUF], n[TCT_UNITS_BUF];
+    uint32_t protocol = tcd_decoder_version(dec);
+    snprintf(buf, cap, "protocol %u (Tracy %s)", protocol, tcw_versions[tcw_version_index(protocol)].tracy);
+    return buf;
+}
+
+static void short_summary(const struct tct_trace *tr, const struct tcd_decoder *dec, const struct args *a, int result,
+                          const char *why)
+{
+    char zones[TCT_UNITS_BUF], messages[TCT_UNITS_BUF], span[TCT_UNITS_BUF], n[TCT_UNITS_BUF], protocol[64];
     printf("%s: %s zones on %zu threads, %s messages, %s of trace; wrote %s\n",
            result == TCS_COMPLETE ? "Capture complete" : "Capture incomplete", tct_format_count(zones, tr->zones),
            tr->thread_count, tct_format_count(messages, tr->messages.count), tct_format_duration(span, tr->last_time),
            a->output);
+    printf("  client: %s\n", protocol_name(dec, protocol, sizeof protocol));
     if (result != TCS_COMPLETE && why[0])
         printf("  why: %s\n", why);
     if (tr->unfinished_zones)
@@ -248,8 +277,8 @@ static void explain_error(const char *err)
     fprintf(stderr, "tracyc-capture: %s\n", err);
     /* The client refuses with a status byte only: its own version stays unknown. */
     if (strstr(err, "protocol version"))
-        fprintf(stderr, "tracyc-capture: it needs a client of Tracy 0.14.0 (protocol 82), such "
-                        "as tracyc; rebuild the client against that version\n");
+        fprintf(stderr, "tracyc-capture: it records clients of Tracy 0.10 to 0.14.0 (protocols 64 to 82) and "
+                        "tracyc; this client is of another release\n");
 }
 
 int main(int argc, char **argv)
@@ -283,6 +312,7 @@ int main(int argc, char **argv)
         .connect_timeout_s = 1e9, /* wait for the client as long as it takes, as upstream */
         .time_limit_s = a.seconds,
         .stop_flag = &stop_requested,
+        .protocol = a.protocol,
         .on_progress = on_progress,
         .user = &c,
     };
@@ -309,7 +339,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "tracyc-capture: %s\n", err);
             status = EXIT_ERROR;
         } else if (a.output && strcmp(a.output, "-") != 0) {
-            short_summary(c.trace, &a, result, why);
+            short_summary(c.trace, dec, &a, result, why);
+        } else if (tcd_decoder_version(dec) != TCW_PROTOCOL_VERSION) {
+            char protocol[64];
+            fprintf(stderr, "tracyc-capture: the client speaks %s\n", protocol_name(dec, protocol, sizeof protocol));
         }
     }
     tcd_decoder_free(dec);

@@ -18,6 +18,7 @@
 
 #include "util/array.h"
 #include "wire/protocol.h"
+#include "wire/versions.h"
 
 #define RECV_CHUNK (256 * 1024)
 #define POLL_INTERVAL_MS 100
@@ -226,7 +227,8 @@ static int pump(const struct tcs_options *opt, struct session *s, struct tcd_dec
                     return TCS_COMPLETE;
                 }
                 if (st == TCD_STATE_FAILED) {
-                    send_terminate(s);
+                    if (!tcd_decoder_refused(dec)) /* a refusing client has hung up */
+                        send_terminate(s);
                     say(s, "%s", tcd_decoder_error(dec));
                     return TCS_ERROR;
                 }
@@ -241,6 +243,13 @@ static int pump(const struct tcs_options *opt, struct session *s, struct tcd_dec
     }
 }
 
+/* The version to offer after `protocol` was refused, newest first; 0 when none is left. */
+static uint32_t next_version(uint32_t protocol)
+{
+    int vi = tcw_version_index(protocol);
+    return vi >= 0 && vi + 1 < TCW_VERSION_COUNT ? tcw_versions[vi + 1].protocol : 0;
+}
+
 int tcs_capture(const struct tcs_options *opt, struct tcd_decoder *dec, char *err, size_t errlen)
 {
     struct session s = {.fd = -1, .err = err, .errlen = errlen};
@@ -250,18 +259,37 @@ int tcs_capture(const struct tcs_options *opt, struct tcd_decoder *dec, char *er
         say(&s, "out of memory");
         return TCS_ERROR;
     }
-    int rc = TCS_ERROR;
-    s.fd = connect_retrying(opt, &s);
-    if (s.fd >= 0) {
-        uint8_t hello[12];
-        tcd_handshake_request(hello);
-        out_append(&s, hello, sizeof hello);
-        tcd_decoder_set_query_handler(dec, on_query, &s);
-        rc = pump(opt, &s, dec, buf);
-        tcd_decoder_set_query_handler(dec, NULL, NULL);
-        close(s.fd);
-        progress(opt, dec);
+    uint32_t protocol = opt->protocol ? opt->protocol : TCW_PROTOCOL_VERSION;
+    if (tcd_decoder_set_version(dec, protocol) != 0) {
+        say(&s, "protocol %u: not a version tracyc speaks, or the decoder was used before", protocol);
+        free(buf);
+        return TCS_ERROR;
     }
+    int rc = TCS_ERROR;
+    tcd_decoder_set_query_handler(dec, on_query, &s);
+    /* The server speaks first: offer each version until the client accepts one. A client
+     * that refuses closes and waits for the next connection (docs/protocol.md §24.1). */
+    for (;;) {
+        s.fd = connect_retrying(opt, &s);
+        if (s.fd < 0)
+            break;
+        uint8_t hello[12];
+        tcd_decoder_hello(dec, hello);
+        s.out_len = 0;
+        out_append(&s, hello, sizeof hello);
+        rc = pump(opt, &s, dec, buf);
+        close(s.fd);
+        uint32_t next = next_version(tcd_decoder_version(dec));
+        if (rc != TCS_ERROR || !tcd_decoder_refused(dec) || opt->protocol || !next)
+            break;
+        tcd_decoder_set_version(dec, next);
+        say(&s, "%s", "");
+    }
+    tcd_decoder_set_query_handler(dec, NULL, NULL);
+    if (s.fd >= 0)
+        progress(opt, dec);
+    if (rc == TCS_ERROR && tcd_decoder_refused(dec) && !opt->protocol)
+        say(&s, "the client speaks none of the protocol versions tracyc knows (82, 76, 74, 69, 66, 64)");
     free(buf);
     free(s.out);
     return rc;

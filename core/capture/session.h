@@ -9,7 +9,11 @@
  *
  * tcs_capture() connects to address:port (IPv4 or IPv6, resolved with getaddrinfo),
  * retrying every 10 ms until connect_timeout_s has passed, as upstream tracy-capture
- * does. It sends the handshake request, then feeds every received byte to the decoder
+ * does. It sends the handshake request of protocol 82 (or opt->protocol); when the
+ * client answers "protocol mismatch" it connects again and offers the next older version
+ * tracyc speaks (76, 74, 69, 66, 64), so clients of every supported Tracy release are
+ * recorded; tcd_decoder_version(dec) then says which one it settled on. It feeds every
+ * received byte to the decoder
  * and sends the decoder's queries (it takes them over with
  * tcd_decoder_set_query_handler(); the socket is non-blocking, so a client that stops
  * reading never blocks the capture). It ends when:
@@ -45,6 +49,7 @@ struct tcs_options {
     uint16_t port;            /* 0 = 8086 */
     double connect_timeout_s; /* keep retrying the connect this long; <= 0: one attempt */
     double time_limit_s;      /* stop the capture after this long; <= 0: no limit */
+    uint32_t protocol;        /* offer only this protocol version; 0: each, newest first */
     volatile int *stop_flag;  /* optional: set non-zero (e.g. from a signal handler) to stop */
     /* optional: called about every 100 ms while connected, and once at the end */
     void (*on_progress)(void *user, const struct tcd_stats *stats);

@@ -1,8 +1,11 @@
 /* api_memory.c - memory events. They go to the serial stream: the server needs all of
- * them, from every thread, in one time order. */
+ * them, from every thread, in one time order. The six functions whose signature changed
+ * in Tracy 0.14 are defined here only where one form must be chosen at build time; on
+ * x86-64 and AArch64 api_memory_dual.c serves both. */
 #include "client/api.h"
+#include "client/api_memory.h"
 
-static void mem_alloc(const void *ptr, size_t size, const char *name)
+void tc_mem_alloc(const void *ptr, size_t size, const char *name)
 {
     struct tc_thread *t = tc_thread_get();
     if (!t)
@@ -18,7 +21,7 @@ static void mem_alloc(const void *ptr, size_t size, const char *name)
     tc_serial_commit();
 }
 
-static void mem_free(const void *ptr, const char *name)
+void tc_mem_free(const void *ptr, const char *name)
 {
     struct tc_thread *t = tc_thread_get();
     if (!t)
@@ -33,7 +36,7 @@ static void mem_free(const void *ptr, const char *name)
     tc_serial_commit();
 }
 
-static void mem_discard(const char *name)
+void tc_mem_discard(const char *name)
 {
     struct tc_thread *t = tc_thread_get();
     if (!t || !name)
@@ -49,31 +52,33 @@ static void mem_discard(const char *name)
 
 void ___tracy_emit_memory_alloc(const void *ptr, size_t size)
 {
-    mem_alloc(ptr, size, NULL);
+    tc_mem_alloc(ptr, size, NULL);
 }
 
 void ___tracy_emit_memory_alloc_callstack(const void *ptr, size_t size, int32_t depth)
 {
     (void)depth;
-    mem_alloc(ptr, size, NULL);
+    tc_mem_alloc(ptr, size, NULL);
 }
 
 void ___tracy_emit_memory_free(const void *ptr)
 {
-    mem_free(ptr, NULL);
+    tc_mem_free(ptr, NULL);
 }
 
 void ___tracy_emit_memory_free_callstack(const void *ptr, int32_t depth)
 {
     (void)depth;
-    mem_free(ptr, NULL);
+    tc_mem_free(ptr, NULL);
 }
 
-#ifdef TRACYC_MEMORY_ABI_0_13
+#if TC_MEMORY_ABI_DUAL
+/* api_memory_dual.c */
+#elif defined(TRACYC_MEMORY_ABI_0_13)
 void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, int32_t secure, const char *name)
 {
     (void)secure;
-    mem_alloc(ptr, size, name);
+    tc_mem_alloc(ptr, size, name);
 }
 
 void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, int32_t secure,
@@ -81,65 +86,65 @@ void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, in
 {
     (void)depth;
     (void)secure;
-    mem_alloc(ptr, size, name);
+    tc_mem_alloc(ptr, size, name);
 }
 
 void ___tracy_emit_memory_free_named(const void *ptr, int32_t secure, const char *name)
 {
     (void)secure;
-    mem_free(ptr, name);
+    tc_mem_free(ptr, name);
 }
 
 void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, int32_t secure, const char *name)
 {
     (void)depth;
     (void)secure;
-    mem_free(ptr, name);
+    tc_mem_free(ptr, name);
 }
 
 void ___tracy_emit_memory_discard(const char *name, int32_t secure)
 {
     (void)secure;
-    mem_discard(name);
+    tc_mem_discard(name);
 }
 
 void ___tracy_emit_memory_discard_callstack(const char *name, int32_t secure, int32_t depth)
 {
     (void)secure;
     (void)depth;
-    mem_discard(name);
+    tc_mem_discard(name);
 }
 #else
 void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, const char *name)
 {
-    mem_alloc(ptr, size, name);
+    tc_mem_alloc(ptr, size, name);
 }
 
 void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, const char *name)
 {
     (void)depth;
-    mem_alloc(ptr, size, name);
+    tc_mem_alloc(ptr, size, name);
 }
 
 void ___tracy_emit_memory_free_named(const void *ptr, const char *name)
 {
-    mem_free(ptr, name);
+    tc_mem_free(ptr, name);
 }
 
 void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, const char *name)
 {
     (void)depth;
-    mem_free(ptr, name);
+    tc_mem_free(ptr, name);
 }
 
 void ___tracy_emit_memory_discard(const char *name)
 {
-    mem_discard(name);
+    tc_mem_discard(name);
 }
 
 void ___tracy_emit_memory_discard_callstack(const char *name, int32_t depth)
 {
     (void)depth;
-    mem_discard(name);
+    tc_mem_discard(name);
 }
 #endif

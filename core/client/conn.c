@@ -4,6 +4,7 @@
 
 #include "client/welcome.h"
 #include "wire/protocol.h"
+#include "wire/versions.h"
 
 #include <string.h>
 
@@ -24,43 +25,39 @@ static int enc_write(void *user, const void *data, size_t len)
     return 0;
 }
 
-static int read_exact(struct tc_transport *t, uint8_t *buf, size_t len, int timeout_ms)
+int tc_conn_hello_valid(const uint8_t *hello, size_t len)
 {
-    size_t got = 0;
-    while (got < len) {
-        long n = t->recv(t, buf + got, len - got, timeout_ms);
-        if (n <= 0)
-            return -1;
-        got += (size_t)n;
-    }
-    return 0;
+    return memcmp(hello, TCW_SHIBBOLETH, len < TCW_SHIBBOLETH_SIZE ? len : TCW_SHIBBOLETH_SIZE) == 0;
 }
 
-int tc_conn_open(struct tc_conn *c, struct tc_transport *t, int slot)
+int tc_conn_open(struct tc_conn *c, struct tc_transport *t, int slot, const uint8_t hello[12])
 {
     memset(c, 0, sizeof *c);
     c->slot = slot;
     c->frame_base = -1;
-    uint8_t hello[12];
-    if (read_exact(t, hello, sizeof hello, 2000) != 0 || memcmp(hello, TCW_SHIBBOLETH, 8) != 0) {
+    if (!tc_conn_hello_valid(hello, 12)) {
         t->close(t);
         return -1;
     }
     uint32_t version;
-    memcpy(&version, hello + 8, 4);
-    if (version != TCW_PROTOCOL_VERSION) {
+    memcpy(&version, hello + TCW_SHIBBOLETH_SIZE, 4);
+    int vi = tcw_version_index(version);
+    if (vi < 0) {
         uint8_t status = TCW_HANDSHAKE_PROTOCOL_MISMATCH;
         t->send(t, &status, 1);
         t->close(t);
         return -1;
     }
-    uint8_t msg[1 + TCW_WELCOME_SIZE];
+    /* The welcome in the server's own protocol (docs/protocol.md §24.2). */
+    uint8_t w82[TCW_WELCOME_SIZE], msg[1 + 1178];
     msg[0] = TCW_HANDSHAKE_WELCOME;
-    tc_welcome_build(msg + 1);
-    if (t->send(t, msg, sizeof msg) != 0 || tc_enc_init(&c->enc, enc_write, c) != 0) {
+    tc_welcome_build(w82);
+    tcw_welcome_to_version(msg + 1, w82, vi);
+    if (t->send(t, msg, 1u + tcw_versions[vi].welcome_size) != 0 || tc_enc_init(&c->enc, enc_write, c) != 0) {
         t->close(t);
         return -1;
     }
+    tc_enc_set_version(&c->enc, vi);
     c->transport = t;
     c->alive = 1;
     return 0;

@@ -17,6 +17,9 @@
 struct tc_thread;
 union tc_rec;
 struct tc_rec_sample;
+
+/* Kinds of event that some protocol versions lack (docs/protocol.md §24.4). */
+enum { TC_ABSENT_SECTION, TC_ABSENT_MEM_DISCARD, TC_ABSENT_GPU_TIME_SYNC, TC_CONN_ABSENT_KINDS };
 struct ___tracy_source_location_data;
 struct tracyc_frame;
 
@@ -45,10 +48,16 @@ struct tc_conn {
     int terminated; /* the server asked to stop */
     uint64_t dropped_reported;
     uint64_t plot_skipped_reported;
+    uint64_t absent[TC_CONN_ABSENT_KINDS]; /* events this server's protocol lacks, not sent */
 };
 
-/* Performs the client side of the handshake. 0 when the server was welcomed. */
-int tc_conn_open(struct tc_conn *c, struct tc_transport *t, int slot);
+/* Whether the first len (<= 12) bytes of a server's hello can begin Tracy's hello. */
+int tc_conn_hello_valid(const uint8_t *hello, size_t len);
+/* Answers a server's 12-byte hello (docs/protocol.md §3): the welcome in the server's
+ * protocol version, "protocol mismatch" for a version tracyc does not speak, nothing for
+ * a hello that is not Tracy's. 0 when the server was welcomed; otherwise the transport
+ * is closed. */
+int tc_conn_open(struct tc_conn *c, struct tc_transport *t, int slot, const uint8_t hello[12]);
 void tc_conn_close(struct tc_conn *c);
 
 /* Encodes one record. `t` is the thread that wrote it, NULL for serial records. */
@@ -85,5 +94,8 @@ int tc_conn_answer_frame(struct tc_conn *c, uint8_t query, uint64_t address);
 
 /* Reports the events dropped so far, as a Tracy-sourced message, if the count grew. */
 void tc_conn_report_drops(struct tc_conn *c, uint64_t dropped);
+/* Tells the server, in one message, which events were not sent because its protocol
+ * version lacks them (none: no message). */
+void tc_conn_report_absent(struct tc_conn *c);
 
 #endif

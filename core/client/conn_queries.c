@@ -5,6 +5,7 @@
 #include "client/state.h"
 #include "tracyc.h"
 #include "wire/protocol.h"
+#include "wire/versions.h"
 
 #include <string.h>
 
@@ -130,7 +131,7 @@ int tc_conn_serve_queries(struct tc_conn *c, int timeout_ms)
             memcpy(&ptr, c->query + 1, 8);
             memcpy(&extra, c->query + 9, 4);
             c->query_len = 0;
-            answer(c, c->query[0], ptr, extra);
+            answer(c, tcw_query_from_wire(c->query[0], c->enc.vi), ptr, extra);
             answered++;
         }
         timeout_ms = 0;

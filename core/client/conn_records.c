@@ -8,9 +8,11 @@
 #include "client/state.h"
 #include "tracyc.h"
 #include "wire/protocol.h"
+#include "wire/versions.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 /* The server gives each GPU context one zone stack and keeps, per query, the zone that
  * reserved it: a zone end with no open zone, or a time for a query no zone reserved,
@@ -285,13 +287,36 @@ static void encode_serial_record(struct tc_conn *c, const union tc_rec *r)
     }
 }
 
+/* The kind of event a record is when the connection's protocol lacks its item, or -1. */
+static int absent_kind(const struct tc_conn *c, const union tc_rec *r)
+{
+    switch (r->any.type) {
+    case TC_REC_SECTION_ENTER:
+    case TC_REC_SECTION_LEAVE:
+    case TC_REC_SECTION_SETUP:
+        return tc_enc_has(&c->enc, TCW_SectionEnter) ? -1 : TC_ABSENT_SECTION;
+    case TC_REC_MEM_DISCARD: /* a discard of a pool never used is not sent anyway */
+        return tc_enc_has(&c->enc, TCW_MemDiscard) || !tcu_map_get(&c->pools, (uint64_t)(uintptr_t)r->mem_discard.pool)
+                   ? -1
+                   : TC_ABSENT_MEM_DISCARD;
+    case TC_REC_GPU_TIME_SYNC:
+        return tc_enc_has(&c->enc, TCW_GpuTimeSync) ? -1 : TC_ABSENT_GPU_TIME_SYNC;
+    default:
+        return -1;
+    }
+}
+
 void tc_conn_records(struct tc_conn *c, struct tc_thread *t, const uint8_t *begin, const uint8_t *end)
 {
     if (!c->alive)
         return;
+    const int all_items = c->enc.vi == TCW_V82;
     while (begin < end) {
         const union tc_rec *r = (const union tc_rec *)begin;
-        if (t)
+        int absent = all_items ? -1 : absent_kind(c, r);
+        if (absent >= 0)
+            c->absent[absent]++; /* the server's protocol has no such event */
+        else if (t)
             encode_thread_record(c, t, r);
         else
             encode_serial_record(c, r);
@@ -333,4 +358,33 @@ void tc_conn_report_drops(struct tc_conn *c, uint64_t dropped)
                         skipped));
         c->plot_skipped_reported = skipped;
     }
+}
+
+void tc_conn_report_absent(struct tc_conn *c)
+{
+    static const char *const kinds[TC_CONN_ABSENT_KINDS] = {
+        [TC_ABSENT_SECTION] = "section events",
+        [TC_ABSENT_MEM_DISCARD] = "memory discards",
+        [TC_ABSENT_GPU_TIME_SYNC] = "GPU time syncs",
+    };
+    if (!c->alive)
+        return;
+    char text[256];
+    const struct tcw_version *v = &tcw_versions[c->enc.vi];
+    int n =
+        snprintf(text, sizeof text,
+                 "tracyc: not sent to this server, whose protocol %u (Tracy %s) lacks them:", v->protocol, v->tracy);
+    int any = 0;
+    for (int k = 0; k < TC_CONN_ABSENT_KINDS; k++) {
+        if (!c->absent[k])
+            continue;
+        n += snprintf(text + n, sizeof text - (size_t)n, "%s %" PRIu64 " %s", any ? "," : "", c->absent[k], kinds[k]);
+        any = 1;
+    }
+    if (!any)
+        return;
+    tc_enc_thread(&c->enc, tc_prof.main_tid);
+    tc_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
+                   (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
+    memset(c->absent, 0, sizeof c->absent);
 }

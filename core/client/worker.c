@@ -28,6 +28,19 @@
 #define SLOT_INPROC 0
 #define SLOT_TCP 1
 #define FINAL_QUERY_WAIT_MS 10000
+/* Servers whose hello is still being read, without ever waiting for one of them. */
+#define MAX_PENDING 4
+#define HELLO_TIMEOUT_NS 2000000000LL
+/* At exit, how long a connection that has not sent a byte yet may take to start its hello. */
+#define EXIT_HELLO_GRACE_NS 200000000LL
+
+struct pending_server {
+    struct tc_transport *t;
+    uint8_t hello[12];
+    size_t got;
+    int64_t since;  /* accepted at, tc_clock_monotonic_ns */
+    uint64_t order; /* of acceptance */
+};
 
 static struct {
     pthread_t thread;
@@ -41,6 +54,9 @@ static struct {
     char *requested_output;
     int request_result; /* 0 pending/ok, -1 failed */
     int64_t last_broadcast;
+    struct pending_server pending[MAX_PENDING];
+    int npending;
+    uint64_t accepted; /* connections accepted so far */
 } w = {.listen_fd = -1, .request_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void sleep_us(long us)
@@ -177,10 +193,10 @@ static void forget_connection_state(int slot)
     tc_fiber_each(forget_fiber_state, &slot);
 }
 
-static void open_connection(int slot, struct tc_transport *t)
+static void open_connection(int slot, struct tc_transport *t, const uint8_t hello[12])
 {
     forget_connection_state(slot);
-    if (tc_conn_open(&w.conns[slot], t, slot) != 0)
+    if (tc_conn_open(&w.conns[slot], t, slot, hello) != 0)
         return;
     /* A server that hung up right after its hello must not swallow the buffered events:
      * its close is already waiting to be read. */
@@ -201,20 +217,104 @@ static void close_connection(int slot)
         atomic_store(&tc_prof.connected, 0);
 }
 
+static void drop_pending(int i)
+{
+    w.pending[i] = w.pending[--w.npending];
+}
+
+/* Reads what each pending server has sent of its 12-byte hello, never waiting. The first
+ * whole hello gets the TCP slot (docs/protocol.md §3.1). A peer that closes, sends
+ * something else, is still short of a hello HELLO_TIMEOUT_NS after it connected, or has
+ * sent nothing by `silent_deadline` is dropped: one silent peer never holds up a real
+ * server. */
+static void advance_handshakes(int64_t silent_deadline)
+{
+    int64_t now = tc_clock_monotonic_ns();
+    for (int i = 0; i < w.npending;) {
+        struct pending_server *p = &w.pending[i];
+        long n = p->got < sizeof p->hello ? p->t->recv(p->t, p->hello + p->got, sizeof p->hello - p->got, 0) : 0;
+        if (n > 0)
+            p->got += (size_t)n;
+        int late =
+            p->got < sizeof p->hello && (now - p->since > HELLO_TIMEOUT_NS || (p->got == 0 && now > silent_deadline));
+        if (n < 0 || !tc_conn_hello_valid(p->hello, p->got) || late) {
+            p->t->close(p->t);
+            drop_pending(i);
+            continue;
+        }
+        if (p->got == sizeof p->hello && !conn_live(SLOT_TCP)) {
+            struct pending_server ready = *p;
+            drop_pending(i);
+            open_connection(SLOT_TCP, ready.t, ready.hello);
+            continue;
+        }
+        i++;
+    }
+}
+
+/* The pending peer that has sent nothing for the longest time, or -1. */
+static int oldest_silent(void)
+{
+    int found = -1;
+    for (int i = 0; i < w.npending; i++)
+        if (w.pending[i].got == 0 && (found < 0 || w.pending[i].order < w.pending[found].order))
+            found = i;
+    return found;
+}
+
+/* Takes the connections waiting on the listening socket. When MAX_PENDING handshakes are
+ * under way, the peer silent for longest makes room: a real server sends its hello at
+ * once, so a crowd of silent peers cannot keep it waiting. While a server is live, later
+ * ones wait (in the backlog, or here with their hello read) for their turn. */
+static void accept_servers(void)
+{
+    int64_t now = tc_clock_monotonic_ns();
+    while (!conn_live(SLOT_TCP)) {
+        int evict = w.npending == MAX_PENDING ? oldest_silent() : -1;
+        if (w.npending == MAX_PENDING && evict < 0)
+            break;
+        struct tc_transport *t = tc_net_accept(w.listen_fd);
+        if (!t)
+            break;
+        if (evict >= 0) {
+            w.pending[evict].t->close(w.pending[evict].t);
+            drop_pending(evict);
+        }
+        w.pending[w.npending++] = (struct pending_server){.t = t, .since = now, .order = w.accepted++};
+    }
+}
+
 static void accept_server(void)
 {
-    if (w.listen_fd < 0 || conn_live(SLOT_TCP))
+    if (w.listen_fd < 0)
         return;
-    if (tc_prof.config.broadcast) {
+    if (tc_prof.config.broadcast && !conn_live(SLOT_TCP)) {
         int64_t now = tc_clock_monotonic_ns();
         if (now - w.last_broadcast > 3000000000LL) {
             tc_net_broadcast(w.port, (int32_t)((uint64_t)time(NULL) - tc_prof.epoch));
             w.last_broadcast = now;
         }
     }
-    struct tc_transport *t = tc_net_accept(w.listen_fd);
-    if (t)
-        open_connection(SLOT_TCP, t);
+    accept_servers();
+    if (w.npending)
+        advance_handshakes(INT64_MAX);
+}
+
+/* At exit: a server that has connected (waiting in the backlog, or with its hello under
+ * way) is served, not reset by the closing of the listening socket (issue 16, item 12). */
+static void finish_handshakes(void)
+{
+    if (w.listen_fd < 0)
+        return;
+    int64_t silent_deadline = tc_clock_monotonic_ns() + EXIT_HELLO_GRACE_NS;
+    for (;;) {
+        if (tc_clock_monotonic_ns() < silent_deadline)
+            accept_servers(); /* then no more newcomers: exit is not held up for long */
+        advance_handshakes(silent_deadline);
+        if (conn_live(SLOT_TCP) || w.npending == 0)
+            return;
+        sleep_ms(1);
+    }
 }
 
 static void start_requested_capture(void)
@@ -227,10 +327,15 @@ static void start_requested_capture(void)
         return;
     char err[256];
     w.inproc = tc_inproc_open(path, err, sizeof err);
-    if (!w.inproc)
+    if (!w.inproc) {
         fprintf(stderr, "tracyc: in-process capture disabled: %s\n", err);
-    else
-        open_connection(SLOT_INPROC, tc_inproc_transport(w.inproc));
+    } else {
+        /* The in-process decoder's hello is there at once. */
+        struct tc_transport *t = tc_inproc_transport(w.inproc);
+        uint8_t hello[12];
+        if (t->recv(t, hello, sizeof hello, 0) == (long)sizeof hello)
+            open_connection(SLOT_INPROC, t, hello);
+    }
     free(path);
 }
 
@@ -337,6 +442,7 @@ static int finish_connection(int slot)
     if (!c->alive)
         return 0;
     tc_conn_report_drops(c, atomic_load(&tc_prof.dropped));
+    tc_conn_report_absent(c);
     end_open_zones(c);
     tc_enc_byte(&c->enc, TCW_Terminate);
     tc_enc_flush(&c->enc);
@@ -358,6 +464,7 @@ void tc_worker_stop(void)
     pthread_join(w.thread, NULL);
     w.started = 0;
     start_requested_capture();
+    finish_handshakes();
     for (;;) {
         /* TRACY_NO_EXIT: keep the data until a server has come for it... */
         while (tc_prof.config.no_exit && w.listen_fd >= 0 && !conn_live(SLOT_TCP)) {
@@ -382,6 +489,10 @@ void tc_worker_stop(void)
             atomic_store(&tc_prof.capture_failed, 1);
         w.inproc = NULL;
     }
+    for (int i = w.npending - 1; i >= 0; i--) {
+        w.pending[i].t->close(w.pending[i].t);
+        drop_pending(i);
+    }
     if (w.listen_fd >= 0) {
         close(w.listen_fd);
         w.listen_fd = -1;
@@ -398,5 +509,9 @@ void tc_worker_forget_after_fork(void)
     for (int i = 0; i < TC_MAX_CONNS; i++)
         if (w.conns[i].transport)
             tc_conn_close(&w.conns[i]);
+    for (int i = w.npending - 1; i >= 0; i--) {
+        w.pending[i].t->close(w.pending[i].t);
+        drop_pending(i);
+    }
     w.inproc = NULL;
 }

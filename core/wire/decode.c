@@ -32,6 +32,52 @@ void tcd_handshake_request(uint8_t out[12])
     memcpy(out + TCW_SHIBBOLETH_SIZE, &version, 4);
 }
 
+void tcd_decoder_hello(const struct tcd_decoder *dec, uint8_t out[12])
+{
+    tcd_handshake_request(out);
+    memcpy(out + TCW_SHIBBOLETH_SIZE, &tcw_versions[dec->vi].protocol, 4);
+}
+
+void tcd_version_tables(struct tcd_decoder *dec)
+{
+    memset(dec->logical, TCD_UNKNOWN_TYPE, sizeof dec->logical);
+    memset(dec->wire_size, 0, sizeof dec->wire_size);
+    for (unsigned t = 0; t < TCW_NUM_TYPES; t++) {
+        uint8_t op = tcw_opcodes[t][dec->vi];
+        if (op == TCW_ABSENT)
+            continue;
+        dec->logical[op] = (uint8_t)t;
+        dec->wire_size[op] = (uint8_t)tcw_item_size_in((uint8_t)t, dec->vi);
+    }
+}
+
+int tcd_decoder_set_version(struct tcd_decoder *dec, uint32_t protocol)
+{
+    int vi = tcw_version_index(protocol);
+    bool fresh = dec->state == TCD_STATE_HANDSHAKE && dec->hs_len == 0 && dec->stats.bytes_in == 0;
+    if (vi < 0 || !(fresh || dec->refused))
+        return -1;
+    dec->vi = vi;
+    tcd_version_tables(dec);
+    /* After a refusal nothing was decoded: the handshake simply starts over. */
+    dec->state = TCD_STATE_HANDSHAKE;
+    dec->refused = 0;
+    dec->hs_len = 0;
+    dec->error[0] = 0;
+    dec->stats.bytes_in = 0;
+    return 0;
+}
+
+uint32_t tcd_decoder_version(const struct tcd_decoder *dec)
+{
+    return tcw_versions[dec->vi].protocol;
+}
+
+bool tcd_decoder_refused(const struct tcd_decoder *dec)
+{
+    return dec->refused;
+}
+
 struct tcd_decoder *tcd_decoder_new(const struct tcd_callbacks *cb, void *user, const struct tcd_limits *limits)
 {
     struct tcd_decoder *dec = calloc(1, sizeof *dec);
@@ -45,6 +91,7 @@ struct tcd_decoder *tcd_decoder_new(const struct tcd_callbacks *cb, void *user, 
     /* Seeds the identifier hash so crafted ids cannot aim at one bucket. */
     dec->hash_seed = (uint64_t)(uintptr_t)dec * 0x9e3779b97f4a7c15ull ^ (uint64_t)time(NULL) ^ (uint64_t)clock();
     dec->state = TCD_STATE_HANDSHAKE;
+    tcd_version_tables(dec);
     bool tables = tcd_tables_init(dec, limits && limits->max_memory ? limits->max_memory : TCD_DEFAULT_MAX_MEMORY);
     dec->ring = tcu_alloc(&dec->budget, TCD_RING_SIZE);
     dec->inbuf = tcu_alloc(&dec->budget, TCD_FRAME_HEADER + TCW_LZ4_SIZE);
@@ -69,15 +116,18 @@ void tcd_decoder_free(struct tcd_decoder *dec)
 
 static size_t handshake_size(const struct tcd_decoder *dec)
 {
-    if (dec->hs_len < 1 + TCW_WELCOME_SIZE)
-        return 1 + TCW_WELCOME_SIZE;
-    bool on_demand = dec->hs_buf[1 + TCW_WELCOME_FLAGS] & TCW_FLAG_ON_DEMAND;
-    return 1 + TCW_WELCOME_SIZE + (on_demand ? TCW_ONDEMAND_SIZE : 0);
+    const struct tcw_version *v = &tcw_versions[dec->vi];
+    size_t flags_at = TCW_WELCOME_FLAGS + (v->welcome_delay ? 8 : 0);
+    if (dec->hs_len < 1u + v->welcome_size)
+        return 1u + v->welcome_size;
+    bool on_demand = dec->hs_buf[1 + flags_at] & TCW_FLAG_ON_DEMAND;
+    return 1u + v->welcome_size + (on_demand ? TCW_ONDEMAND_SIZE : 0);
 }
 
 static void parse_welcome(struct tcd_decoder *dec)
 {
-    const uint8_t *w = dec->hs_buf + 1;
+    uint8_t w[TCW_WELCOME_SIZE]; /* in protocol 82's layout */
+    tcw_welcome_from_version(w, dec->hs_buf + 1, dec->vi);
     struct tcd_welcome *out = &dec->welcome;
     memcpy(&out->timer_mul, w + TCW_WELCOME_TIMER_MUL, 8);
     memcpy(&out->init_begin, w + TCW_WELCOME_INIT_BEGIN, 8);
@@ -99,7 +149,7 @@ static void parse_welcome(struct tcd_decoder *dec)
     memcpy(out->program_name, w + TCW_WELCOME_PROGRAM_NAME, TCW_PROGRAM_NAME_SIZE);
     memcpy(out->host_info, w + TCW_WELCOME_HOST_INFO, TCW_HOST_INFO_SIZE);
     if (out->flags & TCW_FLAG_ON_DEMAND) {
-        const uint8_t *od = w + TCW_WELCOME_SIZE;
+        const uint8_t *od = dec->hs_buf + 1 + tcw_versions[dec->vi].welcome_size;
         memcpy(&out->ondemand_frames, od, 8);
         memcpy(&out->ondemand_time, od + 8, 8);
     }
@@ -114,7 +164,9 @@ static size_t feed_handshake(struct tcd_decoder *dec, const uint8_t *p, size_t l
         case TCW_HANDSHAKE_WELCOME:
             break;
         case TCW_HANDSHAKE_PROTOCOL_MISMATCH:
-            tcd_fail(dec, "client speaks another protocol version (this capture speaks %u)", TCW_PROTOCOL_VERSION);
+            tcd_fail(dec, "client speaks another protocol version than %u (Tracy %s)", tcw_versions[dec->vi].protocol,
+                     tcw_versions[dec->vi].tracy);
+            dec->refused = 1;
             return 1;
         case TCW_HANDSHAKE_NOT_AVAILABLE:
             tcd_fail(dec, "client is not available (it already served a capture)");

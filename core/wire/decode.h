@@ -21,6 +21,7 @@
 #ifndef TRACYC_WIRE_DECODE_H
 #define TRACYC_WIRE_DECODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -158,11 +159,23 @@ struct tcd_limits {
 
 struct tcd_decoder;
 
-/* The 12 bytes a server sends first: "TracyPrf" and the protocol version. */
+/* The 12 bytes a server of protocol 82 sends first: "TracyPrf" and the version. */
 void tcd_handshake_request(uint8_t out[12]);
 
 struct tcd_decoder *tcd_decoder_new(const struct tcd_callbacks *cb, void *user, const struct tcd_limits *limits);
 void tcd_decoder_free(struct tcd_decoder *dec);
+
+/* Protocol versions. A decoder speaks protocol 82 (Tracy 0.14.0) unless told otherwise;
+ * it decodes every version of wire/versions.h (76, 74, 69, 66, 64) into the same events.
+ * The server speaks first, so a capture picks a version, sends tcd_decoder_hello(), and
+ * when the client answers "protocol mismatch" (FAILED with tcd_decoder_refused() true;
+ * upstream's client then waits for the next connection) connects again with another.
+ * tcd_decoder_set_version() is allowed before the first byte is fed and after a refusal,
+ * which starts the handshake over; it returns -1 otherwise or for an unknown version. */
+int tcd_decoder_set_version(struct tcd_decoder *dec, uint32_t protocol);
+uint32_t tcd_decoder_version(const struct tcd_decoder *dec);
+void tcd_decoder_hello(const struct tcd_decoder *dec, uint8_t out[12]);
+bool tcd_decoder_refused(const struct tcd_decoder *dec);
 
 /* Consume bytes received from the client. Returns the state afterwards. Bytes fed after
  * DONE or FAILED are ignored. Queries are handed to on_query after each complete frame,

@@ -264,9 +264,9 @@ static void gpu_context_name(struct tcd_decoder *dec, const uint8_t *it)
     emit(dec, &(struct tcd_event){.kind = TCD_GPU_CONTEXT_NAME, .id = it[1], .text = (const char *)s, .text_len = len});
 }
 
-void tcd_parse_global_item(struct tcd_decoder *dec, const uint8_t *it)
+void tcd_parse_global_item(struct tcd_decoder *dec, uint8_t type, const uint8_t *it)
 {
-    switch ((enum tcw_type)it[0]) {
+    switch ((enum tcw_type)type) {
     case TCW_MemAlloc:
         mem_alloc(dec, it, false, false);
         break;

@@ -26,13 +26,16 @@
 #include "util/map.h"
 #include "wire/decode.h"
 #include "wire/protocol.h"
+#include "wire/versions.h"
 
 #define TCD_RING_SIZE (3 * TCW_TARGET_FRAME_SIZE + 1) /* docs/protocol.md §5.3 */
 #define TCD_FRAME_HEADER 4
 #define TCD_DEFAULT_MAX_MEMORY ((size_t)1 << 30)
 #define TCD_DEFAULT_MAX_QUERIES 8188u /* min(SO_SNDBUF / 13, 8192) - 4 in upstream */
 #define TCD_FIBER_THREAD_BIT 0x80000000u
-#define TCD_CHUNK_SHIFT 8 /* threads and source locations: 256 a chunk */
+#define TCD_CHUNK_SHIFT 8    /* threads and source locations: 256 a chunk */
+#define TCD_WELCOME_MAX 1178 /* the largest welcome of any version (64-74) */
+#define TCD_UNKNOWN_TYPE 0xff
 
 struct tcd_string_entry {
     const char *text; /* "" while the client has not answered */
@@ -129,8 +132,15 @@ struct tcd_decoder {
     enum tcd_state state;
     char error[320];
 
+    /* protocol version (docs/protocol.md §24): items are read through these tables */
+    int vi;                                 /* index into tcw_versions */
+    uint8_t logical[256];                   /* wire opcode -> logical type, TCD_UNKNOWN_TYPE if none */
+    uint8_t wire_size[256];                 /* wire opcode -> fixed size in this version */
+    uint8_t normalized[TCW_NORMALIZED_MAX]; /* an older item in protocol 82's layout */
+    uint8_t refused;                        /* the client answered "protocol mismatch" */
+
     /* handshake */
-    uint8_t hs_buf[1 + TCW_WELCOME_SIZE + TCW_ONDEMAND_SIZE];
+    uint8_t hs_buf[1 + TCD_WELCOME_MAX + TCW_ONDEMAND_SIZE];
     size_t hs_len;
     struct tcd_welcome welcome;
 
@@ -144,6 +154,7 @@ struct tcd_decoder {
     uint64_t frame_index;
     const uint8_t *frame_items; /* the frame being parsed and its current item, */
     const uint8_t *item;        /* for error messages */
+    uint8_t item_type;          /* the current item's logical type */
 
     /* time chains, docs/protocol.md §8 (unsigned: hostile deltas must wrap, not overflow) */
     uint64_t ref_thread, ref_serial, ref_gpu, ref_ctx;
@@ -243,6 +254,9 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n);
 
 /* decode_names.c */
 const char *tcd_item_name(uint8_t type);
+
+/* decode.c: the tables of dec->vi. */
+void tcd_version_tables(struct tcd_decoder *dec);
 
 /* decode_tables.c: memory. Every table allocates through dec->budget, bounded by
  * max_memory, whose refusals FAIL the decoder. */

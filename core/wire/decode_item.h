@@ -112,7 +112,7 @@ static inline uint32_t tcd_item_srcloc(struct tcd_decoder *dec, uint64_t id)
 }
 
 /* decode_global.c: memory, lock and GPU items, which carry their own thread id. */
-void tcd_parse_global_item(struct tcd_decoder *dec, const uint8_t *it);
+void tcd_parse_global_item(struct tcd_decoder *dec, uint8_t type, const uint8_t *it);
 
 /* decode_callstacks.c: payloads, the registers that pass a callstack to its item (a
  * take that finds none FAILS the decoder and gives 0), samples, answers. */

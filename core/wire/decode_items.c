@@ -13,8 +13,8 @@
 
 void tcd_item_fail(struct tcd_decoder *dec, const char *what)
 {
-    uint8_t type = dec->item[0];
-    tcd_fail(dec, "%s [item %s (%u) at offset %td of frame %" PRIu64 "]", what, tcd_item_name(type), type,
+    uint8_t type = dec->item_type;
+    tcd_fail(dec, "%s [item %s (%u) at offset %td of frame %" PRIu64 "]", what, tcd_item_name(type), dec->item[0],
              dec->item - dec->frame_items, dec->frame_index);
 }
 
@@ -145,12 +145,14 @@ static void zone_text(struct tcd_decoder *dec, enum tcd_event_kind kind)
 
 /* The number after `prefix` at the start of a Tracy-source message; false when it is
  * not such a message. */
-static bool counter_message(const struct tcd_event *msg, uint8_t meta, const char *prefix, uint64_t *count)
+static bool counter_message(const struct tcd_decoder *dec, const struct tcd_event *msg, uint8_t meta,
+                            const char *prefix, uint64_t *count)
 {
     const size_t plen = strlen(prefix);
     const char *s = msg->text;
-    if ((meta & 0x0f) != TCW_MESSAGE_SOURCE_TRACY || msg->text_len <= plen || memcmp(s, prefix, plen) ||
-        s[plen] < '0' || s[plen] > '9')
+    /* Before protocol 82 messages carry no source: the text alone tells. */
+    bool from_tracy = (meta & 0x0f) == TCW_MESSAGE_SOURCE_TRACY || !tcw_versions[dec->vi].compact;
+    if (!from_tracy || msg->text_len <= plen || memcmp(s, prefix, plen) || s[plen] < '0' || s[plen] > '9')
         return false;
     *count = 0;
     for (size_t i = plen; i < msg->text_len && s[i] >= '0' && s[i] <= '9'; i++)
@@ -171,7 +173,7 @@ static void check_counters(struct tcd_decoder *dec, const struct tcd_event *msg,
         {"tracyc: dropped ", TCD_DROPPED}, {"tracyc: skipped ", TCD_PLOT_SKIPPED}, {"tracyc: lost ", TCD_SAMPLES_LOST}};
     uint64_t count;
     for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
-        if (!counter_message(msg, meta, counters[i].prefix, &count))
+        if (!counter_message(dec, msg, meta, counters[i].prefix, &count))
             continue;
         if (counters[i].kind == TCD_DROPPED && count > dec->stats.dropped)
             dec->stats.dropped = count; /* a running total, not an increment */
@@ -362,9 +364,8 @@ static void unsupported_reply(struct tcd_decoder *dec)
 
 /* Items of type >= StringData: u64 ptr, u16 (u32 for the long ones) length, bytes.
  * Returns the item's total size, or 0 when it overruns the frame. */
-static size_t string_transfer(struct tcd_decoder *dec, const uint8_t *it, size_t avail)
+static size_t string_transfer(struct tcd_decoder *dec, uint8_t type, const uint8_t *it, size_t avail)
 {
-    uint8_t type = it[0];
     bool wide = type == TCW_FrameImageData || type == TCW_SymbolCode || type == TCW_SourceCode;
     size_t head = wide ? 13 : 11;
     if (avail < head) {
@@ -420,16 +421,17 @@ static size_t string_transfer(struct tcd_decoder *dec, const uint8_t *it, size_t
 }
 
 /* SingleStringData(8) / SecondStringData(8). Returns the item's size, 0 on error. */
-static size_t attached_string(struct tcd_decoder *dec, const uint8_t *it, size_t avail)
+static size_t attached_string(struct tcd_decoder *dec, uint8_t type, const uint8_t *it, size_t avail)
 {
-    uint8_t type = it[0];
     bool narrow = type == TCW_SingleStringData8 || type == TCW_SecondStringData8;
     size_t head = narrow ? 2 : 3;
     if (avail < head) {
         tcd_item_fail(dec, "item straddles the end of the frame");
         return 0;
     }
-    size_t len = narrow ? it[1] : (size_t)rd16(it + 1) + 256;
+    /* Before protocol 82 the 16-bit form holds the plain length. */
+    size_t offset = tcw_versions[dec->vi].compact ? 256 : 0;
+    size_t len = narrow ? it[1] : (size_t)rd16(it + 1) + offset;
     if (len > TCW_MAX_STRING) {
         tcd_item_fail(dec, "string length overflow (the 16-bit form stores length - 256)");
         return 0;
@@ -452,16 +454,23 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
     while (off < n) {
         const uint8_t *it = p + off;
         const size_t avail = n - off;
-        const uint8_t type = it[0];
+        /* The wire opcode of the connection's version names a logical (protocol 82) type. */
+        uint8_t type = dec->logical[it[0]];
         dec->item = it;
-        if (type >= TCW_NUM_TYPES) {
+        dec->item_type = type;
+        if (type == TCD_UNKNOWN_TYPE) {
             tcd_item_fail(dec, "unknown item type");
             return;
         }
-        size_t size = tcw_item_size[type];
+        size_t size = dec->wire_size[it[0]];
         if (avail < size) {
             tcd_item_fail(dec, "item straddles the end of the frame");
             return;
+        }
+        /* An older layout is read as its protocol-82 equivalent (docs/protocol.md §24). */
+        if (dec->vi != TCW_V82 && tcw_item_from_version(type, it, dec->vi, dec->normalized)) {
+            it = dec->normalized;
+            type = it[0];
         }
         switch ((enum tcw_type)type) {
         case TCW_ZoneBegin16:
@@ -631,7 +640,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         case TCW_GpuContextName:
         case TCW_GpuAnnotationName:
         case TCW_GpuZoneAnnotation:
-            tcd_parse_global_item(dec, it);
+            tcd_parse_global_item(dec, type, it);
             break;
 
         case TCW_FiberEnter:
@@ -674,13 +683,13 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         case TCW_ExternalThreadName:
         case TCW_SymbolCode:
         case TCW_SourceCode:
-            size = string_transfer(dec, it, avail);
+            size = string_transfer(dec, type, it, avail);
             break;
         case TCW_SingleStringData:
         case TCW_SecondStringData:
         case TCW_SingleStringData8:
         case TCW_SecondStringData8:
-            size = attached_string(dec, it, avail);
+            size = attached_string(dec, type, it, avail);
             break;
         case TCW_SourceLocation:
             tcd_reply_srcloc(dec, rd64(it + 1), rd64(it + 9), rd64(it + 17), rd32(it + 25), rd_bgr(it + 29));

@@ -159,7 +159,7 @@ void tcd_query(struct tcd_decoder *dec, uint8_t type, uint64_t ptr)
     uint8_t *pkt = tcd_table_add(dec, queue, NULL, 0);
     if (!pkt)
         return;
-    pkt[0] = type;
+    pkt[0] = tcw_query_to_wire(type, dec->vi);
     memcpy(pkt + 1, &ptr, 8);
 }
 

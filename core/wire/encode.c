@@ -1,7 +1,9 @@
-/* encode.c - item layouts of protocol 82 (docs/protocol.md §7-§19) and LZ4 framing (§5). */
+/* encode.c - item layouts of protocol 82 (docs/protocol.md §7-§19), their conversion to
+ * the connection's version (§24), and LZ4 framing (§5). */
 #include "wire/encode.h"
 
 #include "wire/protocol.h"
+#include "wire/versions.h"
 
 #include <lz4.h>
 #include <stdlib.h>
@@ -49,8 +51,30 @@ void tc_enc_free(struct tc_encoder *e)
     memset(e, 0, sizeof *e);
 }
 
+void tc_enc_set_version(struct tc_encoder *e, int vi)
+{
+    e->vi = vi;
+}
+
+int tc_enc_has(const struct tc_encoder *e, uint8_t type)
+{
+    return tcw_version_has(e->vi, type);
+}
+
+/* Rewrites the most recent item into the connection's version (docs/protocol.md §24). */
+static void convert_last(struct tc_encoder *e)
+{
+    e->pending = 0;
+    size_t n = tcw_item_to_version(e->ring + e->last, e->pos - e->last, e->vi);
+    if (n == 0)
+        e->absent++; /* the caller should have dropped the event: the item is left out */
+    e->pos = e->last + n;
+}
+
 int tc_enc_flush(struct tc_encoder *e)
 {
+    if (e->pending)
+        convert_last(e);
     if (e->failed) {
         /* The transport is gone: what was written since is discarded, and the ring
          * starts over so that later items stay within it. */
@@ -80,9 +104,16 @@ int tc_enc_flush(struct tc_encoder *e)
 
 uint8_t *tc_enc_item(struct tc_encoder *e, size_t n)
 {
-    if (e->pos - e->start + n > TCW_TARGET_FRAME_SIZE)
+    if (e->pending)
+        convert_last(e);
+    /* Room for the item as it may grow in its conversion, so that it stays in the frame. */
+    if (e->pos - e->start + n + TCW_CONVERT_GROWTH > TCW_TARGET_FRAME_SIZE)
         tc_enc_flush(e);
     uint8_t *p = e->ring + e->pos;
+    if (e->vi != TCW_V82) {
+        e->last = e->pos;
+        e->pending = 1;
+    }
     e->pos += n;
     return p;
 }

@@ -1,9 +1,16 @@
-/* encode.h - protocol 82 items for one connection, framed and LZ4-compressed.
+/* encode.h - protocol items for one connection, framed and LZ4-compressed.
  *
  * The encoder owns the connection's item stream: the time-reference chains (R_thread,
  * R_serial, R_gpu), the current thread context, and the LZ4 streaming compressor with
  * upstream's buffer discipline (a 3 x 256 KiB ring, so the last 64 KiB of input stay in
  * place for the compressor). Items never straddle frames. Frames go to `write`.
+ *
+ * Item writers always write protocol 82: p[0] of the space tc_enc_item() returns gets a
+ * logical TCW_* type and the body 82's layout. On a connection of another version
+ * (tc_enc_set_version) each item is rewritten into that version's opcode and layout as
+ * soon as it is complete, i.e. when the next item is reserved or the frame is flushed
+ * (wire/versions.h); a writer never needs to know the version. Items a version lacks must
+ * not be written (tc_enc_has): the caller drops the whole event.
  */
 #ifndef TRACYC_WIRE_ENCODE_H
 #define TRACYC_WIRE_ENCODE_H
@@ -26,14 +33,23 @@ struct tc_encoder {
     void *user;
     int failed; /* the transport failed: everything is discarded */
     uint64_t bytes_out;
+    int vi;          /* protocol version index (wire/versions.h), 0 = protocol 82 */
+    int pending;     /* an item at `last` still awaits its conversion to version vi */
+    size_t last;     /* ring offset of the most recent item */
+    uint64_t absent; /* items written although version vi lacks them (dropped) */
 };
 
 int tc_enc_init(struct tc_encoder *e, tc_write_fn write, void *user);
 void tc_enc_free(struct tc_encoder *e);
+/* Speak protocol version index vi (wire/versions.h) from now on; call before any item. */
+void tc_enc_set_version(struct tc_encoder *e, int vi);
+/* Whether the connection's protocol has the logical item type. */
+int tc_enc_has(const struct tc_encoder *e, uint8_t type);
 /* Flush pending items as one frame. 0, or -1 when the transport failed. */
 int tc_enc_flush(struct tc_encoder *e);
 
-/* Room for an n-byte item (n <= 256 KiB), flushing first when the frame is full. */
+/* Room for an n-byte protocol-82 item (n <= 256 KiB - TCW_CONVERT_GROWTH), flushing first
+ * when the frame is full. The caller writes the logical type at p[0] and the body. */
 uint8_t *tc_enc_item(struct tc_encoder *e, size_t n);
 
 /* Item writers. Times are raw clock ticks; the encoder applies the delta chains. */

@@ -1,8 +1,9 @@
 /* all_events.c - one of every kind of event tracyc can record: zones (static and
  * allocated source locations, text, name, colour, value), messages, app info, frames
  * (continuous, discontinuous, image), plots, memory (default and named pools, discard),
- * locks (exclusive and shared), fibers and GPU zones. Used to check that a real Tracy
- * server accepts all of them. */
+ * locks (exclusive and shared), fibers, GPU zones and sections. Used to check that a
+ * real Tracy server of every supported version accepts all of them (a version that lacks
+ * some kind, such as sections before 0.14, gets one message saying what was not sent). */
 #include <tracy/TracyC.h>
 
 #include <stdio.h>
@@ -59,6 +60,13 @@ static void locks(void)
     TracyCSharedLockTerminate(shared);
 }
 
+static void sections(void)
+{
+    tracyc_section_setup(1, "phases", 6);
+    uint32_t id = tracyc_section_enter(1, "loading", 7);
+    tracyc_section_leave(id);
+}
+
 static void frame_image(void)
 {
     static uint8_t rgba[16 * 16 * 4];
@@ -109,6 +117,7 @@ int main(void)
     }
     TracyCFiberLeave;
     gpu();
+    sections();
     printf("all_events: done\n");
     return 0;
 }

@@ -612,7 +612,7 @@ static void framing_errors(void)
 
     clear(&wire);
     u8(&wire, TCW_HANDSHAKE_PROTOCOL_MISMATCH);
-    expect_failure("status 2", &wire, "client speaks another protocol version (this capture speaks 82)");
+    expect_failure("status 2", &wire, "client speaks another protocol version than 82 (Tracy 0.14.0)");
     clear(&wire);
     u8(&wire, TCW_HANDSHAKE_NOT_AVAILABLE);
     expect_failure("status 3", &wire, "client is not available (it already served a capture)");

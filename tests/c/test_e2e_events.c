@@ -1,7 +1,11 @@
-/* End to end: every kind of event reaches the decoder with exact contents. */
+/* End to end: every kind of event reaches the decoder with exact contents, in every
+ * protocol version (argument: 82, 76, 74, 69, 66 or 64; default 82). The capture offers
+ * only that version, so the client encodes in it and the decoder reads it back. Events a
+ * version lacks are not sent, and one message says how many of which kind. */
 #include "test_capture.h"
 #include "test_util.h"
 #include "tracyc.h"
+#include "wire/versions.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -81,6 +85,12 @@ static void emit_all(void)
     struct ___tracy_gpu_time_data t1 = {200, 10, 3}, t2 = {700, 11, 3};
     ___tracy_emit_gpu_time(t1);
     ___tracy_emit_gpu_time(t2);
+    struct ___tracy_gpu_time_sync_data sync = {800, 3};
+    ___tracy_emit_gpu_time_sync(sync);
+
+    tracyc_section_setup(4, "phases", 6);
+    uint32_t section = tracyc_section_enter(4, "loading", 7);
+    tracyc_section_leave(section);
 
     /* Over-long text is cut at the protocol limit, on a UTF-8 boundary. */
     size_t big = 70000;
@@ -91,16 +101,28 @@ static void emit_all(void)
     free(text);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    uint32_t protocol = argc > 1 ? (uint32_t)atoi(argv[1]) : 82;
+    int vi = tcw_version_index(protocol);
+    CHECK(vi >= 0);
+    if (vi < 0)
+        return tt_finish("test_e2e_events");
+    const int compact = tcw_versions[vi].compact; /* messages carry a severity */
+    const int has_discard = tcw_version_has(vi, TCW_MemDiscard);
+    const int has_sync = tcw_version_has(vi, TCW_GpuTimeSync);
+    const int has_sections = tcw_version_has(vi, TCW_SectionEnter);
+    printf("protocol %u (Tracy %s)\n", protocol, tcw_versions[vi].tracy);
+
     uint16_t port = tt_use_free_port();
     setenv("TRACY_NO_EXIT", "1", 1);
-    struct tt_capture *cap = tt_capture_start(port);
+    struct tt_capture *cap = tt_capture_start_protocol(port, protocol);
     emit_all();
     ___tracy_shutdown_profiler();
     CHECK_EQ_INT(tt_capture_join(cap), 0);
     if (cap->result)
         fprintf(stderr, "capture: %s\n", cap->err);
+    CHECK_EQ_INT(tcd_decoder_version(cap->dec), protocol);
 
     /* zones */
     CHECK_EQ_INT(tt_count(cap, TCD_ZONE_BEGIN), 3);
@@ -135,11 +157,11 @@ int main(void)
     e = tt_nth(cap, TCD_ZONE_END, 1);
     CHECK(b && e && e->time >= b->time);
 
-    /* messages */
+    /* messages: before protocol 82 they have no severity, the server takes Info */
     e = tt_find_text(cap, TCD_MESSAGE, "plain message");
-    CHECK(e && e->severity == TracyMessageSeverityWarning && e->color == 0);
+    CHECK(e && e->severity == (compact ? TracyMessageSeverityWarning : TracyMessageSeverityInfo) && e->color == 0);
     e = tt_find_text(cap, TCD_MESSAGE, "literal coloured");
-    CHECK(e && e->severity == TracyMessageSeverityError && e->color == 0x00ff00);
+    CHECK(e && e->severity == (compact ? TracyMessageSeverityError : TracyMessageSeverityInfo) && e->color == 0x00ff00);
     e = tt_find_text(cap, TCD_MESSAGE, "colored");
     CHECK(e && e->color == 0x0000ff);
     CHECK(tt_find_text(cap, TCD_MESSAGE, "compat message") != NULL);
@@ -173,7 +195,7 @@ int main(void)
     /* memory */
     CHECK_EQ_INT(tt_count(cap, TCD_MEM_ALLOC), 3);
     CHECK_EQ_INT(tt_count(cap, TCD_MEM_FREE), 2);
-    CHECK_EQ_INT(tt_count(cap, TCD_MEM_DISCARD), 1);
+    CHECK_EQ_INT(tt_count(cap, TCD_MEM_DISCARD), has_discard ? 1 : 0);
     e = tt_nth(cap, TCD_MEM_ALLOC, 1);
     CHECK(e && e->value == 128 && strcmp(tcd_pool_name(cap->dec, e->id), "pool A") == 0);
 
@@ -195,8 +217,10 @@ int main(void)
     }
     CHECK_EQ_INT(tt_count(cap, TCD_FIBER_LEAVE), 1);
 
-    /* GPU */
+    /* GPU: type 7 (Custom) is new in 0.12, older servers get OpenGL (1) */
     CHECK_EQ_INT(tt_count(cap, TCD_GPU_CONTEXT), 1);
+    e = tt_nth(cap, TCD_GPU_CONTEXT, 0);
+    CHECK(e && e->format == (tcw_versions[vi].max_gpu_type >= 7 ? 7 : 1));
     CHECK(tt_find_text(cap, TCD_GPU_CONTEXT_NAME, "gpu ctx") != NULL);
     CHECK_EQ_INT(tt_count(cap, TCD_GPU_ZONE_BEGIN), 1);
     CHECK_EQ_INT(tt_count(cap, TCD_GPU_ZONE_END), 1);
@@ -206,6 +230,35 @@ int main(void)
     const struct tcd_event *gend = tt_nth(cap, TCD_GPU_ZONE_END, 0), *gtime = tt_nth(cap, TCD_GPU_TIME, 0);
     tt_check(gend && gtime && (const char *)gtime > (const char *)gend,
              "the GPU times arrive after the zone whose queries they answer");
+
+    /* sections */
+    CHECK_EQ_INT(tt_count(cap, TCD_SECTION_SETUP), has_sections ? 1 : 0);
+    CHECK_EQ_INT(tt_count(cap, TCD_SECTION_ENTER), has_sections ? 1 : 0);
+    CHECK_EQ_INT(tt_count(cap, TCD_SECTION_LEAVE), has_sections ? 1 : 0);
+
+    /* what the version lacks: one message with the counts */
+    char absent[256] = "";
+    if (!has_sections || !has_discard || !has_sync) {
+        int n = snprintf(absent, sizeof absent,
+                         "tracyc: not sent to this server, whose protocol %u (Tracy %s) lacks them:", protocol,
+                         tcw_versions[vi].tracy);
+        const char *sep = "";
+        if (!has_sections)
+            n += snprintf(absent + n, sizeof absent - (size_t)n, "%s 3 section events", sep), sep = ",";
+        if (!has_discard)
+            n += snprintf(absent + n, sizeof absent - (size_t)n, "%s 1 memory discards", sep), sep = ",";
+        if (!has_sync)
+            snprintf(absent + n, sizeof absent - (size_t)n, "%s 1 GPU time syncs", sep);
+    }
+    size_t notes = 0;
+    for (size_t i = 0; i < cap->len; i++)
+        notes += cap->events[i].ev.kind == TCD_MESSAGE && !strncmp(cap->events[i].text, "tracyc: not sent", 16);
+    CHECK_EQ_INT(notes, absent[0] ? 1 : 0);
+    if (absent[0])
+        CHECK(tt_find_text(cap, TCD_MESSAGE, absent) != NULL);
+    /* the program's 5, the report of the 2 plot values skipped (NaN, infinity), the note */
+    CHECK_EQ_INT(tt_count(cap, TCD_PLOT_SKIPPED), 1);
+    CHECK_EQ_INT(tt_count(cap, TCD_MESSAGE), 5 + 1 + (absent[0] ? 1 : 0));
 
     /* thread name */
     b = tt_nth(cap, TCD_ZONE_BEGIN, 0);

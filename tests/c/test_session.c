@@ -16,9 +16,10 @@
 
 enum script {
     SCRIPT_FULL,     /* events, Terminate, answer every query */
-    SCRIPT_MISMATCH, /* status 2 */
+    SCRIPT_MISMATCH, /* status 2 to every version */
     SCRIPT_HANG_UP,  /* events, then close without Terminate */
     SCRIPT_SILENT,   /* welcome, then nothing until the server leaves */
+    SCRIPT_OLD,      /* like upstream's 0.13 client: status 2 to all but protocol 76, then FULL in 76 */
 };
 
 struct client {
@@ -26,6 +27,7 @@ struct client {
     uint16_t port;
     enum script script;
     int got_terminate_query;
+    int refused; /* connections answered with status 2 */
     pthread_t thread;
 };
 
@@ -55,23 +57,35 @@ static size_t put(uint8_t *p, size_t at, const void *data, size_t len)
     return at + len;
 }
 
+/* Like upstream's client, a refused server's connection is closed and the next one
+ * accepted. Returns the connection of a server offering `protocol`, or -1. */
+static int accept_protocol(struct client *c, uint8_t protocol)
+{
+    for (;;) {
+        int fd = accept(c->listen_fd, NULL, NULL);
+        if (fd < 0)
+            return -1;
+        uint8_t hello[12];
+        if (read_all(fd, hello, sizeof hello) || memcmp(hello, "TracyPrf", 8)) {
+            close(fd);
+            return -1;
+        }
+        if (hello[8] == protocol && c->script != SCRIPT_MISMATCH)
+            return fd;
+        send(fd, "\x02", 1, MSG_NOSIGNAL);
+        close(fd);
+        c->refused++;
+    }
+}
+
 static void *client_main(void *arg)
 {
     struct client *c = arg;
-    int fd = accept(c->listen_fd, NULL, NULL);
+    const int old = c->script == SCRIPT_OLD; /* protocol 76: other codes, no compact times */
+    int fd = accept_protocol(c, old ? 76 : 82);
     if (fd < 0)
         return NULL;
-    uint8_t hello[12];
-    if (read_all(fd, hello, sizeof hello) || memcmp(hello, "TracyPrf\x52\0\0\0", 12)) {
-        close(fd);
-        return NULL;
-    }
-    if (c->script == SCRIPT_MISMATCH) {
-        send(fd, "\x02", 1, MSG_NOSIGNAL);
-        close(fd);
-        return NULL;
-    }
-    uint8_t hs[1 + TCW_WELCOME_SIZE] = {TCW_HANDSHAKE_WELCOME};
+    uint8_t hs[1 + TCW_WELCOME_SIZE] = {TCW_HANDSHAKE_WELCOME}; /* 76 has 82's layout */
     double mul = 1.0;
     memcpy(hs + 1 + TCW_WELCOME_TIMER_MUL, &mul, 8);
     send(fd, hs, sizeof hs, MSG_NOSIGNAL);
@@ -81,15 +95,21 @@ static void *client_main(void *arg)
     uint32_t tid = 77;
     uint64_t srcloc = 0x600;
     uint16_t d16 = 50;
-    n = put(items, n, "\x4b", 1); /* ThreadContext */
+    int64_t d64 = 50;
+    n = put(items, n, old ? "\x3e" : "\x4b", 1); /* ThreadContext */
     n = put(items, n, &tid, 4);
-    n = put(items, n, "\x13", 1);         /* ZoneBegin, 64-bit: a negative delta */
-    n = put(items, n, &(int64_t){-1}, 8); /* is taken as is */
+    n = put(items, n, old ? "\x0f" : "\x13", 1); /* ZoneBegin, 64-bit: a negative delta */
+    n = put(items, n, &(int64_t){-1}, 8);        /* is taken as is */
     n = put(items, n, &srcloc, 8);
-    n = put(items, n, "\x1b", 1); /* ZoneEnd16 */
-    n = put(items, n, &d16, 2);
-    if (c->script == SCRIPT_FULL)
-        n = put(items, n, "\x49", 1); /* Terminate */
+    if (old) {
+        n = put(items, n, "\x11", 1); /* ZoneEnd, the only form before 82: plain delta */
+        n = put(items, n, &d64, 8);
+    } else {
+        n = put(items, n, "\x1b", 1); /* ZoneEnd16 */
+        n = put(items, n, &d16, 2);
+    }
+    if (c->script == SCRIPT_FULL || old)
+        n = put(items, n, old ? "\x3c" : "\x49", 1); /* Terminate */
     if (c->script != SCRIPT_SILENT)
         send_frame(fd, items, n);
     if (c->script == SCRIPT_HANG_UP) {
@@ -107,13 +127,14 @@ static void *client_main(void *arg)
         } else if (q[0] == TCW_QUERY_SOURCE_LOCATION) {
             uint64_t fn = 0x700, file = 0x708;
             uint32_t line = 3;
-            n = put(items, n, "\x57\0\0\0\0\0\0\0\0", 9);
+            n = put(items, n, old ? "\x4a\0\0\0\0\0\0\0\0" : "\x57\0\0\0\0\0\0\0\0", 9);
             n = put(items, n, &fn, 8);
             n = put(items, n, &file, 8);
             n = put(items, n, &line, 4);
             n = put(items, n, "\0\0\0", 3);
         } else {
-            uint8_t type = q[0] == TCW_QUERY_THREAD_STRING ? TCW_ThreadName : TCW_StringData;
+            uint8_t type =
+                q[0] == TCW_QUERY_THREAD_STRING ? (old ? 105 : TCW_ThreadName) : (old ? 104 : TCW_StringData);
             uint16_t len = 4;
             n = put(items, n, &type, 1);
             n = put(items, n, &id, 8);
@@ -174,8 +195,12 @@ static int capture(enum script script, double time_limit, struct sink *sink, cha
         .address = "127.0.0.1", .port = c.port, .connect_timeout_s = 2, .time_limit_s = time_limit};
     int rc = tcs_capture(&opt, dec, err, errlen);
     client_join(&c);
-    if (script == SCRIPT_FULL)
+    if (script == SCRIPT_FULL || script == SCRIPT_OLD)
         tt_check(c.got_terminate_query, "the client received the Terminate query");
+    if (script == SCRIPT_OLD)
+        tt_check(c.refused == 1, "protocol 82 refused once, then 76 offered (%d refusals)", c.refused);
+    if (script == SCRIPT_MISMATCH)
+        tt_check(c.refused == 6, "every version offered once (%d refusals)", c.refused);
     *out = dec;
     return rc;
 }
@@ -195,7 +220,18 @@ int main(void)
     tcd_decoder_free(dec);
 
     rc = capture(SCRIPT_MISMATCH, 0, &sink, err, sizeof err, &dec);
-    tt_check(rc == TCS_ERROR && strstr(err, "another protocol version"), "status 2: error (%s)", err);
+    tt_check(rc == TCS_ERROR && strstr(err, "none of the protocol versions"), "status 2 to all: error (%s)", err);
+    tcd_decoder_free(dec);
+
+    /* A client of an older release: the capture tries the versions in turn. */
+    sink = (struct sink){0};
+    rc = capture(SCRIPT_OLD, 0, &sink, err, sizeof err, &dec);
+    tt_check(rc == TCS_COMPLETE && err[0] == 0, "protocol 76 client: complete (%s)", err);
+    tt_check(tcd_decoder_version(dec) == 76, "settled on protocol 76 (%u)", tcd_decoder_version(dec));
+    tt_check(sink.zones == 1 && sink.ends == 1 && sink.begin_time == -1, "one zone decoded in protocol 76");
+    sl = tcd_srcloc(dec, 0);
+    tt_check(!strcmp(tcd_thread_name(dec, 77), "work") && !strcmp(sl->function, "func") && !strcmp(sl->file, "file"),
+             "names resolved with protocol 76's reply codes");
     tcd_decoder_free(dec);
 
     rc = capture(SCRIPT_HANG_UP, 0, &sink, err, sizeof err, &dec);

@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import socket
+import struct
 import subprocess
 import time
 
@@ -159,21 +160,56 @@ def test_client_killed_mid_stream(tmp_path):
     assert "endless work" in text and "incomplete" in text.lower()
 
 
-def test_protocol_mismatch_names_both_versions(tmp_path):
+def test_protocol_mismatch_tries_every_version(tmp_path):
+    """A client of another release refuses each hello and waits for the next connection,
+    as upstream's does: the capture offers 82, 76, 74, 69, 66, 64, then says none fits."""
+    offered = []
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
         port = listener.getsockname()[1]
         capture = subprocess.Popen([CAPTURE, "-p", str(port), "-o", str(tmp_path / "x.json")],
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        conn, _ = listener.accept()
-        with conn:
-            hello = conn.recv(12)
-            assert hello[:8] == b"TracyPrf"
-            conn.sendall(b"\x02")  # ProtocolMismatch, as an older or newer client answers
+        listener.settimeout(30)
+        for _ in range(6):
+            conn, _ = listener.accept()
+            with conn:
+                hello = conn.recv(12)
+                assert hello[:8] == b"TracyPrf"
+                offered.append(int.from_bytes(hello[8:12], "little"))
+                conn.sendall(b"\x02")  # ProtocolMismatch
         output, _ = capture.communicate(timeout=30)
+    assert offered == [82, 76, 74, 69, 66, 64]
     assert capture.returncode == 2
-    assert "82" in output and "0.14.0" in output
+    assert "none of the protocol versions" in output and "0.10 to 0.14.0" in output
+
+
+def test_client_of_an_older_release(tmp_path):
+    """The capture settles on the version the client accepts and says which."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+        out = tmp_path / "x.json"
+        capture = subprocess.Popen([CAPTURE, "-p", str(port), "-o", str(out)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        listener.settimeout(30)
+        while True:
+            conn, _ = listener.accept()
+            hello = conn.recv(12)
+            if hello[8] == 76:
+                break
+            conn.sendall(b"\x02")
+            conn.close()
+        with conn:
+            welcome = bytearray(1170)
+            welcome[0:8] = struct.pack("<d", 1.0)
+            conn.sendall(b"\x01" + bytes(welcome))
+            conn.sendall(struct.pack("<I", 2) + bytes([0x10, 60]))  # one LZ4 frame: Terminate (60 in 76)
+            conn.recv(13)  # the capture's Terminate query
+        output, _ = capture.communicate(timeout=30)
+    assert capture.returncode == 0, output
+    assert "client: protocol 76 (Tracy 0.13.0-0.13.1)" in output
 
 
 def test_unwritable_output_fails_before_capturing(tmp_path):

@@ -15,14 +15,25 @@ TYPEDEFS = {"TracyCZoneCtx": "struct ___tracy_c_zone_context"}
 EXPORT = '__attribute__((visibility("default")))'
 
 
+# Where the library accepts both forms of a "dual" function (include/tracyc.h).
+DUAL_MACHINES = {"x86_64", "amd64", "aarch64", "arm64"}
+
+
 def load(path, defines=()):
-    """The manifest with the variants selected by defines applied to its functions."""
+    """The manifest with the variants selected by defines applied to its functions. A dual
+    function also gets "other_form": the origin and params of the signature not selected,
+    which the library accepts as well on DUAL_MACHINES."""
     with open(path) as f:
         manifest = json.load(f)
     for fn in manifest["functions"]:
+        base = {"origin": fn["origin"], "params": fn["params"]}
         for define, variant in fn.get("variants", {}).items():
             if define in defines:
                 fn.update({k: v for k, v in variant.items()})
+        if "dual" in fn:
+            variant = fn["variants"][fn["dual"]]
+            fn["other_form"] = base if fn["dual"] in defines else {"origin": variant["origin"],
+                                                                   "params": variant["params"]}
     return manifest
 
 

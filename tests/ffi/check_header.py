@@ -6,6 +6,10 @@ every function to a pointer of the manifest's prototype and asserts every struct
 alignment and field offsets, every enum value and scalar size (_Static_assert), with
 incompatible pointer types an error.
 
+The memory functions whose signature Tracy 0.14 changed must be marked "dual" (the
+library accepts both forms, include/tracyc.h): a signature that changed between releases
+without that mark would crash programs built for the other one.
+
 usage: check_header.py MANIFEST SOURCE_DIR CC [DEFINE...]
 """
 import os
@@ -33,6 +37,26 @@ def compare_functions(manifest, header):
                 errors.append("%s: manifest %s %s, header %s" % (name, key, m[key], h[key]))
         if m.get("variadic", False) != h["variadic"]:
             errors.append("%s: variadic differs" % name)
+
+
+def check_dual(manifest, text):
+    """Every function with a 0.13 variant is dual, and the two forms differ exactly by
+    0.13's `int32_t secure` argument."""
+    for fn in manifest["functions"]:
+        variants = fn.get("variants", {})
+        if variants and fn.get("dual") not in variants:
+            errors.append("%s has two signatures (%s) but is not marked dual" % (fn["name"], ", ".join(variants)))
+            continue
+        if "dual" not in fn:
+            continue
+        forms = [p for p in (fn["params"], fn["other_form"]["params"])]
+        with_secure, without = sorted(forms, key=lambda ps: -len(ps))
+        secure = [p for p in with_secure if p["name"] == "secure"]
+        if len(with_secure) != len(without) + 1 or secure != [{"name": "secure", "type": "int32_t"}] or \
+                [p for p in with_secure if p["name"] != "secure"] != without:
+            errors.append("%s: the dual forms do not differ by exactly an int32_t secure" % fn["name"])
+        if fn["name"] not in text:
+            errors.append("%s is dual but not declared in tracyc.h" % fn["name"])
 
 
 def compare_types(manifest, header, text):
@@ -99,12 +123,14 @@ def main():
     header = abi_manifest.parse_headers(cc, includes, defines)
     text = abi_manifest.preprocess(cc, includes, "tracyc.h", defines)
     compare_functions(manifest, header["functions"])
+    check_dual(manifest, text)
     compare_types(manifest, header, text)
     compile_checks(manifest, source_dir, cc, defines)
     for e in errors:
         print("FAIL", e)
-    print("%d functions, %d structs: %s" % (len(manifest["functions"]), len(manifest["structs"]),
-                                            "mismatch" if errors else "manifest matches the headers"))
+    dual = sum(1 for f in manifest["functions"] if "dual" in f)
+    print("%d functions (%d dual), %d structs: %s" % (len(manifest["functions"]), dual, len(manifest["structs"]),
+                                                      "mismatch" if errors else "manifest matches the headers"))
     return 1 if errors else 0
 
 

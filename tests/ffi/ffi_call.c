@@ -101,7 +101,9 @@ static int prepare_structs(void)
 static int prepare_function(struct fc_fn *fn, const struct abi_function *abi)
 {
     fn->abi = abi;
-    fn->sym = dlsym(lib, abi->name);
+    char symbol[128]; /* "NAME@ORIGIN": the other form of a dual function, the same symbol */
+    snprintf(symbol, sizeof symbol, "%.*s", (int)strcspn(abi->name, "@"), abi->name);
+    fn->sym = dlsym(lib, symbol);
     fn->ret = type_of(abi->returns);
     int ok = fn->sym && fn->ret;
     for (int i = 0; i < abi->nparams; i++)
@@ -165,6 +167,20 @@ union fc_ret fc_call_var(const char *name, void **args, unsigned nvar, ffi_type 
     ffi_call(&cif, FFI_FN(fn->sym), &ret, args);
     fn->called++;
     return ret;
+}
+
+void *fc_symbol(const char *name)
+{
+    return dlsym(lib, name);
+}
+
+const char *fc_other_form(const char *name)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < abi_function_count; i++)
+        if (strncmp(fns[i].abi->name, name, len) == 0 && fns[i].abi->name[len] == '@')
+            return fns[i].abi->name;
+    return NULL;
 }
 
 int fc_has_param(const char *name, const char *param)

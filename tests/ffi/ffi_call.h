@@ -38,6 +38,13 @@ union fc_ret fc_call_var(const char *name, void **args, unsigned nvar, ffi_type 
  * option selects between two signatures). */
 int fc_has_param(const char *name, const char *param);
 
+/* The library's symbol name, for a call the manifest cannot describe. */
+void *fc_symbol(const char *name);
+
+/* The entry of a dual function's other form ("NAME@0.13.1" or "NAME@0.14.0"), or NULL
+ * when the manifest has none for this machine. */
+const char *fc_other_form(const char *name);
+
 /* Prints every manifest function never called and returns how many there are. */
 size_t fc_report_uncalled(void);
 

@@ -221,63 +221,120 @@ static void check_frames_plots(const struct tt_capture *c)
     CHECK(p && p->format == TracyPlotFormatMemory && p->flags == 1 && p->color == 0x123456);
 }
 
-/* The named memory functions take a `secure` flag when built with
- * TRACYC_MEMORY_ABI_0_13; the manifest says which signature this library has. */
+/* Memory. Tracy 0.14 dropped the `int32_t secure` argument of six functions; the library
+ * accepts both forms on x86-64 and AArch64, so each is called in the manifest's form and,
+ * where the manifest has it, in the other one ("NAME@0.13.1"). A third call per named
+ * function passes 0.13's `secure` in a register whose upper 32 bits hold garbage, which
+ * the ABI allows (libffi itself widens an int32 cleanly, so the interface is built here
+ * with a 64-bit argument in that place). Every event must land in its pool. */
+#define MEM_EVENTS 16
+struct mem_expect {
+    enum tcd_event_kind kind;
+    uint64_t address;
+    const char *pool; /* "" = default */
+};
+static struct mem_expect mem_expected[MEM_EVENTS];
+static size_t mem_expected_count;
+static size_t mem_discards;
+static const char *pool14 = "ffi pool", *pool13 = "ffi pool 0.13";
+
+static void expect_mem(enum tcd_event_kind kind, uintptr_t address, const char *pool)
+{
+    if (kind == TCD_MEM_DISCARD) {
+        mem_discards++;
+        return;
+    }
+    mem_expected[mem_expected_count++] = (struct mem_expect){kind, address, pool};
+}
+
+/* The entry of function `base` with (want_secure = 1) or without the secure argument. */
+static const char *form(const char *base, int want_secure)
+{
+    if (fc_has_param(base, "secure") == want_secure)
+        return base;
+    const char *other = fc_other_form(base);
+    return other && fc_has_param(other, "secure") == want_secure ? other : NULL;
+}
+
+/* alloc_named(ptr, size, secure, name) with garbage above the 32-bit secure flag. */
+static void call_dirty_secure(const char *name, void *ptr, const char *pool)
+{
+    ffi_type *types[] = {&ffi_type_pointer, &ffi_type_uint64, &ffi_type_uint64, &ffi_type_pointer};
+    ffi_cif cif;
+    CHECK(ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 4, &ffi_type_void, types) == FFI_OK);
+    void *sym = fc_symbol(name);
+    uint64_t size = 48, dirty = 0xfeedface00000001ull;
+    void *args[] = {&ptr, &size, &dirty, &pool};
+    if (sym)
+        ffi_call(&cif, FFI_FN(sym), NULL, args);
+    CHECK(sym != NULL);
+}
+
 static void emit_memory(void)
 {
-    const char *pool = "ffi pool";
     CALL("___tracy_emit_memory_alloc", A_PTR((void *)0x1000), A_SIZE(64));
     CALL("___tracy_emit_memory_alloc_callstack", A_PTR((void *)0x2000), A_SIZE(128), A_I32(5));
     CALL("___tracy_emit_memory_free", A_PTR((void *)0x1000));
     CALL("___tracy_emit_memory_free_callstack", A_PTR((void *)0x2000), A_I32(5));
-    if (fc_has_param("___tracy_emit_memory_alloc_named", "secure")) {
-        CALL("___tracy_emit_memory_alloc_named", A_PTR((void *)0x3000), A_SIZE(256), A_I32(0), &pool);
-        CALL("___tracy_emit_memory_alloc_callstack_named", A_PTR((void *)0x4000), A_SIZE(512), A_I32(3), A_I32(0),
-             &pool);
-        CALL("___tracy_emit_memory_free_named", A_PTR((void *)0x3000), A_I32(0), &pool);
-        CALL("___tracy_emit_memory_free_callstack_named", A_PTR((void *)0x4000), A_I32(3), A_I32(0), &pool);
-        CALL("___tracy_emit_memory_discard", &pool, A_I32(0));
-        CALL("___tracy_emit_memory_discard_callstack", &pool, A_I32(0), A_I32(2));
-    } else {
-        CALL("___tracy_emit_memory_alloc_named", A_PTR((void *)0x3000), A_SIZE(256), &pool);
-        CALL("___tracy_emit_memory_alloc_callstack_named", A_PTR((void *)0x4000), A_SIZE(512), A_I32(3), &pool);
-        CALL("___tracy_emit_memory_free_named", A_PTR((void *)0x3000), &pool);
-        CALL("___tracy_emit_memory_free_callstack_named", A_PTR((void *)0x4000), A_I32(3), &pool);
-        CALL("___tracy_emit_memory_discard", &pool);
-        CALL("___tracy_emit_memory_discard_callstack", &pool, A_I32(2));
-    }
-}
-
-static void check_memory_event(const struct tt_capture *c, enum tcd_event_kind kind, size_t n, uint64_t address,
-                               uint64_t size, const char *pool)
-{
-    const struct tcd_event *e = tt_nth(c, kind, n);
-    CHECK(e != NULL);
-    if (!e)
-        return;
-    CHECK_EQ_INT(e->address, address);
-    if (kind == TCD_MEM_ALLOC)
-        CHECK_EQ_INT(e->value, size);
-    CHECK_STR(e->id ? tcd_pool_name(c->dec, e->id) : "", pool);
+    expect_mem(TCD_MEM_ALLOC, 0x1000, "");
+    expect_mem(TCD_MEM_ALLOC, 0x2000, "");
+    expect_mem(TCD_MEM_FREE, 0x1000, "");
+    expect_mem(TCD_MEM_FREE, 0x2000, "");
+    const char *f;
+    if ((f = form("___tracy_emit_memory_alloc_named", 0)))
+        CALL(f, A_PTR((void *)0x3000), A_SIZE(256), &pool14), expect_mem(TCD_MEM_ALLOC, 0x3000, pool14);
+    if ((f = form("___tracy_emit_memory_alloc_named", 1)))
+        CALL(f, A_PTR((void *)0x3100), A_SIZE(256), A_I32(1), &pool13), expect_mem(TCD_MEM_ALLOC, 0x3100, pool13);
+    if (form("___tracy_emit_memory_alloc_named", 0) && form("___tracy_emit_memory_alloc_named", 1))
+        call_dirty_secure("___tracy_emit_memory_alloc_named", (void *)0x3200, pool13),
+            expect_mem(TCD_MEM_ALLOC, 0x3200, pool13);
+    if ((f = form("___tracy_emit_memory_alloc_callstack_named", 0)))
+        CALL(f, A_PTR((void *)0x4000), A_SIZE(512), A_I32(3), &pool14), expect_mem(TCD_MEM_ALLOC, 0x4000, pool14);
+    if ((f = form("___tracy_emit_memory_alloc_callstack_named", 1)))
+        CALL(f, A_PTR((void *)0x4100), A_SIZE(512), A_I32(3), A_I32(0), &pool13),
+            expect_mem(TCD_MEM_ALLOC, 0x4100, pool13);
+    if ((f = form("___tracy_emit_memory_free_named", 0)))
+        CALL(f, A_PTR((void *)0x3000), &pool14), expect_mem(TCD_MEM_FREE, 0x3000, pool14);
+    if ((f = form("___tracy_emit_memory_free_named", 1)))
+        CALL(f, A_PTR((void *)0x3100), A_I32(0), &pool13), expect_mem(TCD_MEM_FREE, 0x3100, pool13);
+    if ((f = form("___tracy_emit_memory_free_callstack_named", 0)))
+        CALL(f, A_PTR((void *)0x4000), A_I32(3), &pool14), expect_mem(TCD_MEM_FREE, 0x4000, pool14);
+    if ((f = form("___tracy_emit_memory_free_callstack_named", 1)))
+        CALL(f, A_PTR((void *)0x4100), A_I32(3), A_I32(1), &pool13), expect_mem(TCD_MEM_FREE, 0x4100, pool13);
+    if ((f = form("___tracy_emit_memory_discard", 0)))
+        CALL(f, &pool14), expect_mem(TCD_MEM_DISCARD, 0, pool14);
+    if ((f = form("___tracy_emit_memory_discard", 1)))
+        CALL(f, &pool13, A_I32(0)), expect_mem(TCD_MEM_DISCARD, 0, pool13);
+    if ((f = form("___tracy_emit_memory_discard_callstack", 0)))
+        CALL(f, &pool14, A_I32(2)), expect_mem(TCD_MEM_DISCARD, 0, pool14);
+    if ((f = form("___tracy_emit_memory_discard_callstack", 1)))
+        CALL(f, &pool13, A_I32(1), A_I32(2)), expect_mem(TCD_MEM_DISCARD, 0, pool13);
 }
 
 static void check_memory(const struct tt_capture *c)
 {
-    CHECK_EQ_INT(tt_count(c, TCD_MEM_ALLOC), 4);
-    CHECK_EQ_INT(tt_count(c, TCD_MEM_FREE), 4);
-    check_memory_event(c, TCD_MEM_ALLOC, 0, 0x1000, 64, "");
-    check_memory_event(c, TCD_MEM_ALLOC, 1, 0x2000, 128, "");
-    check_memory_event(c, TCD_MEM_FREE, 0, 0x1000, 0, "");
-    check_memory_event(c, TCD_MEM_FREE, 1, 0x2000, 0, "");
-    check_memory_event(c, TCD_MEM_ALLOC, 2, 0x3000, 256, "ffi pool");
-    check_memory_event(c, TCD_MEM_ALLOC, 3, 0x4000, 512, "ffi pool");
-    check_memory_event(c, TCD_MEM_FREE, 2, 0x3000, 0, "ffi pool");
-    check_memory_event(c, TCD_MEM_FREE, 3, 0x4000, 0, "ffi pool");
-    CHECK_EQ_INT(tt_count(c, TCD_MEM_DISCARD), 2);
-    for (size_t i = 0; i < 2; i++) {
-        const struct tcd_event *d = tt_nth(c, TCD_MEM_DISCARD, i);
-        CHECK(d && strcmp(tcd_pool_name(c->dec, d->id), "ffi pool") == 0);
+    size_t nth[TCD_EVENT_KIND_COUNT] = {0}, allocs = 0, frees = 0;
+    for (size_t i = 0; i < mem_expected_count; i++) {
+        const struct mem_expect *x = &mem_expected[i];
+        allocs += x->kind == TCD_MEM_ALLOC;
+        frees += x->kind == TCD_MEM_FREE;
+        const struct tcd_event *e = tt_nth(c, x->kind, nth[x->kind]++);
+        const char *pool = e && e->id ? tcd_pool_name(c->dec, e->id) : "";
+        tt_check(e && e->address == x->address && !strcmp(pool, x->pool), "memory %s at 0x%llx in pool \"%s\" (%s)",
+                 x->kind == TCD_MEM_ALLOC ? "allocation" : "free", (unsigned long long)x->address, x->pool,
+                 e ? pool : "missing");
     }
+    CHECK_EQ_INT(tt_count(c, TCD_MEM_ALLOC), allocs);
+    CHECK_EQ_INT(tt_count(c, TCD_MEM_FREE), frees);
+    CHECK_EQ_INT(tt_count(c, TCD_MEM_DISCARD), mem_discards);
+    for (size_t i = 0; i < mem_discards; i++) {
+        const struct tcd_event *d = tt_nth(c, TCD_MEM_DISCARD, i);
+        const char *pool = d ? tcd_pool_name(c->dec, d->id) : "";
+        CHECK(!strcmp(pool, pool14) || !strcmp(pool, pool13));
+    }
+#if defined(__x86_64__) || defined(__aarch64__)
+    tt_check(mem_discards == 4 && allocs == 7, "both forms of the six functions called (x86-64, AArch64)");
+#endif
 }
 
 static void emit_fiber(void)

@@ -33,15 +33,22 @@ static void *run(void *arg)
     opt.port = c->port;
     opt.connect_timeout_s = c->connect_timeout_s;
     opt.stop_flag = &c->stop;
+    opt.protocol = c->protocol;
     c->result = tcs_capture(&opt, c->dec, c->err, sizeof c->err);
     return NULL;
 }
 
 struct tt_capture *tt_capture_start(uint16_t port)
 {
+    return tt_capture_start_protocol(port, 0);
+}
+
+struct tt_capture *tt_capture_start_protocol(uint16_t port, uint32_t protocol)
+{
     static const struct tcd_callbacks callbacks = {on_event, NULL};
     struct tt_capture *c = calloc(1, sizeof *c);
     c->port = port;
+    c->protocol = protocol;
     c->connect_timeout_s = 30;
     c->dec = tcd_decoder_new(&callbacks, c, NULL);
     pthread_t *t = malloc(sizeof *t);

@@ -24,10 +24,13 @@ struct tt_capture {
     uint16_t port;
     void *thread; /* pthread_t */
     double connect_timeout_s;
+    uint32_t protocol; /* offered protocol version, 0 = each in turn */
 };
 
 /* Starts connecting (with retries) to 127.0.0.1:port on a new thread. */
 struct tt_capture *tt_capture_start(uint16_t port);
+/* The same, offering only the given protocol version. */
+struct tt_capture *tt_capture_start_protocol(uint16_t port, uint32_t protocol);
 /* Waits for the capture to end; returns its result. */
 int tt_capture_join(struct tt_capture *c);
 void tt_capture_free(struct tt_capture *c);

@@ -1,19 +1,24 @@
 /* record_stream - records a real client's stream as seed inputs for the fuzz targets.
  *
- *   record_stream PORT CORPUS_DIR NAME
+ *   record_stream PROTOCOL PORT CORPUS_DIR NAME
+ *       connects to a tracyc (or upstream Tracy) client on 127.0.0.1:PORT and runs a whole
+ *       capture in that protocol version (the decoder's queries go to the client, as a
+ *       server's do)
+ *   record_stream PROTOCOL --replay CLIENT_BYTES CORPUS_DIR NAME
+ *       reads a recorded client stream instead (tests/upstream/fixtures/<protocol>.client)
  *
- * Connects to a tracyc (or Tracy 0.14) client on 127.0.0.1:PORT, runs a whole capture
- * (answering nothing itself: the decoder's queries go to the client, as a server's do),
- * and writes CORPUS_DIR/<target>/NAME for each target:
+ * and writes CORPUS_DIR/<target>/NAME for each target, every input but fuzz_export's
+ * starting with the protocol number (the version byte of fuzz_util.h):
  *   fuzz_decode_handshake  every byte, from the handshake status on
  *   fuzz_decode            the bytes after the handshake (LZ4 frames)
  *   fuzz_decode_items      the decompressed frames in the item-frame format (fuzz_util.h)
- *   fuzz_export            the same
+ *   fuzz_export            the same, protocol 82 only (that target reads 82)
  *   fuzz_queries           the query packets the decoder sent
  * The welcome's host description is replaced by a fixed one: seeds name no machine.
  */
 #include "wire/decode.h"
 #include "wire/protocol.h"
+#include "wire/versions.h"
 
 #include <arpa/inet.h>
 #include <lz4.h>
@@ -47,6 +52,7 @@ static void put(struct buf *b, const void *data, size_t len)
 
 struct recorder {
     int fd;
+    int vi; /* protocol version index */
     struct buf raw, items, queries;
     size_t parsed; /* bytes of raw already split into frames */
     LZ4_streamDecode_t lz4;
@@ -58,14 +64,14 @@ static void on_query(void *user, const uint8_t packet[13])
 {
     struct recorder *r = user;
     put(&r->queries, packet, TCW_QUERY_SIZE);
-    if (send(r->fd, packet, TCW_QUERY_SIZE, MSG_NOSIGNAL) != TCW_QUERY_SIZE)
+    if (r->fd >= 0 && send(r->fd, packet, TCW_QUERY_SIZE, MSG_NOSIGNAL) != TCW_QUERY_SIZE)
         fprintf(stderr, "record_stream: the client stopped reading queries\n");
 }
 
 /* Decompresses every whole frame after the handshake into the item-frame format. */
 static void split_frames(struct recorder *r)
 {
-    const size_t hs = 1 + TCW_WELCOME_SIZE;
+    const size_t hs = 1u + tcw_versions[r->vi].welcome_size;
     if (r->parsed < hs)
         r->parsed = hs;
     while (r->raw.len >= r->parsed + 4) {
@@ -104,74 +110,109 @@ static int connect_retrying(uint16_t port)
     return -1;
 }
 
-static void write_seed(const char *dir, const char *target, const char *name, const struct buf *b)
+/* Writes the seed, prefixed with the protocol number unless version is 0. */
+static void write_seed(const char *dir, const char *target, const char *name, const struct buf *b, uint8_t version)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, target);
     mkdir(path, 0755);
     snprintf(path, sizeof path, "%s/%s/%s", dir, target, name);
     FILE *f = fopen(path, "wb");
-    if (!f || fwrite(b->p, 1, b->len, f) != b->len || fclose(f) != 0) {
+    if (!f || (version && fputc(version, f) == EOF) || fwrite(b->p, 1, b->len, f) != b->len || fclose(f) != 0) {
         perror(path);
         exit(2);
     }
     printf("%-22s %-12s %6zu bytes\n", target, name, b->len);
 }
 
-static void scrub_host_info(struct buf *raw)
+static void scrub_host_info(struct buf *raw, int vi)
 {
     static const char host[] = "OS: Linux\nCompiler: tracyc (C11)\nArch: x86_64\n";
-    if (raw->len < 1 + TCW_WELCOME_SIZE)
+    const struct tcw_version *v = &tcw_versions[vi];
+    if (raw->len < 1u + v->welcome_size)
         return;
-    uint8_t *info = raw->p + 1 + TCW_WELCOME_HOST_INFO;
+    uint8_t *info = raw->p + 1 + TCW_WELCOME_HOST_INFO + (v->welcome_delay ? 8 : 0);
     memset(info, 0, TCW_HOST_INFO_SIZE);
     memcpy(info, host, sizeof host - 1);
 }
 
+static int read_file(const char *path, struct buf *b)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    uint8_t chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        put(b, chunk, n);
+    fclose(f);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: record_stream PORT CORPUS_DIR NAME\n");
+    int replay = argc == 6 && !strcmp(argv[2], "--replay");
+    if (argc != 5 && !replay) {
+        fprintf(stderr, "usage: record_stream PROTOCOL PORT CORPUS_DIR NAME\n"
+                        "       record_stream PROTOCOL --replay CLIENT_BYTES CORPUS_DIR NAME\n");
         return 2;
     }
-    struct recorder r = {.ring = malloc(RING_SIZE)};
+    const char *corpus = argv[replay ? 4 : 3], *name = argv[replay ? 5 : 4];
+    uint32_t protocol = (uint32_t)atoi(argv[1]);
+    struct recorder r = {.ring = malloc(RING_SIZE), .fd = -1, .vi = tcw_version_index(protocol)};
     static const struct tcd_callbacks callbacks = {NULL, on_query};
     struct tcd_decoder *dec = tcd_decoder_new(&callbacks, &r, NULL);
-    r.fd = connect_retrying((uint16_t)atoi(argv[1]));
-    if (r.fd < 0 || !dec || !r.ring) {
-        fprintf(stderr, "record_stream: cannot connect to port %s\n", argv[1]);
+    if (r.vi < 0 || !dec || !r.ring || tcd_decoder_set_version(dec, protocol) != 0) {
+        fprintf(stderr, "record_stream: protocol %s is not one tracyc speaks\n", argv[1]);
         return 2;
     }
-    uint8_t hello[12];
-    tcd_handshake_request(hello);
-    send(r.fd, hello, sizeof hello, MSG_NOSIGNAL);
     LZ4_setStreamDecode(&r.lz4, NULL, 0);
-    uint8_t chunk[65536];
     enum tcd_state state = TCD_STATE_HANDSHAKE;
-    while (state == TCD_STATE_HANDSHAKE || state == TCD_STATE_RUNNING) {
-        ssize_t n = recv(r.fd, chunk, sizeof chunk, 0);
-        if (n <= 0) {
-            state = tcd_decoder_close(dec);
-            break;
+    if (replay) {
+        if (read_file(argv[3], &r.raw) != 0) {
+            perror(argv[3]);
+            return 2;
         }
-        put(&r.raw, chunk, (size_t)n);
         split_frames(&r);
-        state = tcd_decoder_feed(dec, chunk, (size_t)n);
+        state = tcd_decoder_feed(dec, r.raw.p, r.raw.len);
+    } else {
+        r.fd = connect_retrying((uint16_t)atoi(argv[2]));
+        if (r.fd < 0) {
+            fprintf(stderr, "record_stream: cannot connect to port %s\n", argv[2]);
+            return 2;
+        }
+        uint8_t hello[12];
+        tcd_decoder_hello(dec, hello);
+        send(r.fd, hello, sizeof hello, MSG_NOSIGNAL);
+        uint8_t chunk[65536];
+        while (state == TCD_STATE_HANDSHAKE || state == TCD_STATE_RUNNING) {
+            ssize_t n = recv(r.fd, chunk, sizeof chunk, 0);
+            if (n <= 0) {
+                state = tcd_decoder_close(dec);
+                break;
+            }
+            put(&r.raw, chunk, (size_t)n);
+            split_frames(&r);
+            state = tcd_decoder_feed(dec, chunk, (size_t)n);
+        }
+        static const uint8_t terminate[TCW_QUERY_SIZE] = {TCW_QUERY_TERMINATE};
+        send(r.fd, terminate, sizeof terminate, MSG_NOSIGNAL);
+        close(r.fd);
     }
-    static const uint8_t terminate[TCW_QUERY_SIZE] = {TCW_QUERY_TERMINATE};
-    send(r.fd, terminate, sizeof terminate, MSG_NOSIGNAL);
-    close(r.fd);
     if (state != TCD_STATE_DONE) {
         fprintf(stderr, "record_stream: capture incomplete: %s\n", tcd_decoder_error(dec));
         return 1;
     }
-    scrub_host_info(&r.raw);
-    struct buf after = {r.raw.p + 1 + TCW_WELCOME_SIZE, r.raw.len - 1 - TCW_WELCOME_SIZE, 0};
-    write_seed(argv[2], "fuzz_decode_handshake", argv[3], &r.raw);
-    write_seed(argv[2], "fuzz_decode", argv[3], &after);
-    write_seed(argv[2], "fuzz_decode_items", argv[3], &r.items);
-    write_seed(argv[2], "fuzz_export", argv[3], &r.items);
-    write_seed(argv[2], "fuzz_queries", argv[3], &r.queries);
+    scrub_host_info(&r.raw, r.vi);
+    size_t hs = 1u + tcw_versions[r.vi].welcome_size;
+    struct buf after = {r.raw.p + hs, r.raw.len - hs, 0};
+    uint8_t v = (uint8_t)protocol;
+    write_seed(corpus, "fuzz_decode_handshake", name, &r.raw, v);
+    write_seed(corpus, "fuzz_decode", name, &after, v);
+    write_seed(corpus, "fuzz_decode_items", name, &r.items, v);
+    if (protocol == TCW_PROTOCOL_VERSION)
+        write_seed(corpus, "fuzz_export", name, &r.items, 0);
+    write_seed(corpus, "fuzz_queries", name, &r.queries, v);
     tcd_decoder_free(dec);
     free(r.raw.p);
     free(r.items.p);

@@ -1,7 +1,9 @@
 /* fuzz_decode_items - the decoder on any sequence of protocol items, framed and LZ4
  * compressed by the client's own encoder (the item-frame format of fuzz_util.h), so
- * mutations reach the item parser rather than dying in LZ4. Decoded twice, all at once
- * and in pieces: both runs must agree. Every name table is read back afterwards. */
+ * mutations reach the item parser rather than dying in LZ4. The first byte picks the
+ * protocol version (fz_version), so the items are read with that version's opcodes and
+ * layouts. Decoded twice, all at once and in pieces: both runs must agree. Every name
+ * table is read back afterwards. */
 #include "fuzz_util.h"
 
 #include "wire/protocol.h"
@@ -43,14 +45,15 @@ static void read_tables(const struct tcd_decoder *dec)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
+    int vi = fz_version(&data, &len);
     size_t frames_len;
     uint8_t *frames = fz_items_to_stream(data, len, &frames_len);
-    uint8_t *stream = malloc(1 + TCW_WELCOME_SIZE + frames_len);
-    size_t hs = fz_handshake(stream, 1 + TCW_WELCOME_SIZE);
+    uint8_t *stream = malloc(FZ_HANDSHAKE_MAX + frames_len);
+    size_t hs = fz_handshake(stream, FZ_HANDSHAKE_MAX, vi);
     if (frames_len)
         memcpy(stream + hs, frames, frames_len);
     struct fz_run whole = {0}, pieces = {0};
-    struct tcd_decoder *a = fz_decoder_new(&whole), *b = fz_decoder_new(&pieces);
+    struct tcd_decoder *a = fz_decoder_new(&whole, vi), *b = fz_decoder_new(&pieces, vi);
     fz_feed(a, stream, hs + frames_len, 0);
     fz_feed(b, stream, hs + frames_len, 1 + len % 509);
     fz_finish(a, &whole);

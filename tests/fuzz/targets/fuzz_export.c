@@ -10,6 +10,7 @@
 #include "trace/export.h"
 #include "trace/model.h"
 #include "wire/protocol.h"
+#include "wire/versions.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,14 +86,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
         abort();
     size_t frames_len;
     uint8_t *frames = fz_items_to_stream(data, len, &frames_len);
-    uint8_t *stream = malloc(1 + TCW_WELCOME_SIZE + frames_len);
-    size_t hs = fz_handshake(stream, 1 + TCW_WELCOME_SIZE);
+    uint8_t *stream = malloc(FZ_HANDSHAKE_MAX + frames_len);
+    size_t hs = fz_handshake(stream, FZ_HANDSHAKE_MAX, TCW_V82);
     if (frames_len)
         memcpy(stream + hs, frames, frames_len);
 
     struct tct_trace *trace = tct_trace_new();
     struct fz_run run = {.forward = on_model_event, .forward_user = trace};
-    struct tcd_decoder *dec = fz_decoder_new(&run);
+    struct tcd_decoder *dec = fz_decoder_new(&run, TCW_V82);
     fz_feed(dec, stream, hs + frames_len, 0);
     tct_trace_finish(trace);
 

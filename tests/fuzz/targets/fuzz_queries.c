@@ -1,6 +1,7 @@
 /* fuzz_queries - the client's answers to server queries: any bytes a server could send
  * after the handshake (13-byte query packets, arriving cut anywhere) go to a tc_conn over
- * an in-memory transport, interleaved with the client's own records.
+ * an in-memory transport, interleaved with the client's own records. The input's first
+ * byte picks the protocol version the server's hello asks for (fz_version).
  *
  * The answering must read only what the client itself put on the connection. The objects
  * the client registers live at a fixed address (so seeds and the fuzzer's comparisons can
@@ -10,7 +11,9 @@
 #include "client/conn.h"
 #include "client/state.h"
 #include "client/record.h"
+#include "fuzz_util.h"
 #include "tracyc.h"
+#include "wire/versions.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -66,12 +69,9 @@ struct mem_transport {
     struct tc_transport base;
     const uint8_t *data;
     size_t len, off;
-    size_t hello_off;
     int paused; /* the previous call delivered bytes: report "nothing more for now" once */
     uint64_t sent;
 };
-
-static const uint8_t hello[12] = {'T', 'r', 'a', 'c', 'y', 'P', 'r', 'f', 82, 0, 0, 0};
 
 static int mem_send(struct tc_transport *t, const void *data, size_t len)
 {
@@ -85,12 +85,6 @@ static long mem_recv(struct tc_transport *t, void *buf, size_t cap, int timeout_
 {
     struct mem_transport *m = (struct mem_transport *)t;
     (void)timeout_ms;
-    if (m->hello_off < sizeof hello) {
-        size_t n = sizeof hello - m->hello_off < cap ? sizeof hello - m->hello_off : cap;
-        memcpy(buf, hello + m->hello_off, n);
-        m->hello_off += n;
-        return (long)n;
-    }
     if (m->paused) {
         m->paused = 0;
         return 0;
@@ -155,11 +149,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
     if (!arena)
         arena_init();
+    int vi = fz_version(&data, &len);
+    uint8_t hello[12] = {'T', 'r', 'a', 'c', 'y', 'P', 'r', 'f'};
+    memcpy(hello + 8, &tcw_versions[vi].protocol, 4);
     struct mem_transport m = {.base = {mem_send, mem_recv, mem_close}, .data = data, .len = len};
     struct tc_thread *t = calloc(1, sizeof *t);
     t->tid = FUZZ_TID;
     struct tc_conn c;
-    if (tc_conn_open(&c, &m.base, 1) != 0)
+    if (tc_conn_open(&c, &m.base, 1, hello) != 0)
         abort();
     register_everything(&c, t, 1000);
     int64_t time = 2000;

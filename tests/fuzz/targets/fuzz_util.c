@@ -3,6 +3,7 @@
 
 #include "wire/encode.h"
 #include "wire/protocol.h"
+#include "wire/versions.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,15 +11,26 @@
 
 #define FUZZ_DECODER_MEMORY ((size_t)64 << 20)
 
-size_t fz_handshake(uint8_t *out, size_t cap)
+int fz_version(const uint8_t **data, size_t *len)
 {
-    if (cap < 1 + TCW_WELCOME_SIZE)
+    if (*len == 0)
+        return TCW_V82;
+    uint8_t b = **data;
+    (*data)++;
+    (*len)--;
+    int vi = tcw_version_index(b);
+    return vi >= 0 ? vi : b % TCW_VERSION_COUNT;
+}
+
+size_t fz_handshake(uint8_t *out, size_t cap, int vi)
+{
+    if (cap < FZ_HANDSHAKE_MAX)
         abort();
-    uint8_t *w = out + 1;
+    uint8_t w[TCW_WELCOME_SIZE];
     double timer_mul = 1.0;
     int64_t init_begin = 1000, init_end = 2000;
     uint64_t resolution = 10, epoch = 1735689600, pid = 4242;
-    memset(out, 0, 1 + TCW_WELCOME_SIZE);
+    memset(w, 0, sizeof w);
     out[0] = TCW_HANDSHAKE_WELCOME;
     memcpy(w + TCW_WELCOME_TIMER_MUL, &timer_mul, 8);
     memcpy(w + TCW_WELCOME_INIT_BEGIN, &init_begin, 8);
@@ -29,7 +41,8 @@ size_t fz_handshake(uint8_t *out, size_t cap)
     w[TCW_WELCOME_CPU_ARCH] = 2;
     memcpy(w + TCW_WELCOME_PROGRAM_NAME, "fuzz", 4);
     memcpy(w + TCW_WELCOME_HOST_INFO, "OS: Linux\n", 10);
-    return 1 + TCW_WELCOME_SIZE;
+    tcw_welcome_to_version(out + 1, w, vi);
+    return 1u + tcw_versions[vi].welcome_size;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -70,12 +83,12 @@ static void on_query(void *user, const uint8_t packet[13])
     run->queries++;
 }
 
-struct tcd_decoder *fz_decoder_new(struct fz_run *run)
+struct tcd_decoder *fz_decoder_new(struct fz_run *run, int vi)
 {
     static const struct tcd_callbacks callbacks = {on_event, on_query};
     struct tcd_limits limits = {.max_memory = FUZZ_DECODER_MEMORY};
     struct tcd_decoder *dec = tcd_decoder_new(&callbacks, run, &limits);
-    if (!dec)
+    if (!dec || tcd_decoder_set_version(dec, tcw_versions[vi].protocol) != 0)
         abort();
     return dec;
 }

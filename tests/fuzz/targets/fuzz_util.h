@@ -27,12 +27,20 @@ struct fz_run {
     void *forward_user;
 };
 
-/* The status byte and a plausible welcome message (1 + TCW_WELCOME_SIZE bytes). */
-size_t fz_handshake(uint8_t *out, size_t cap);
+/* The protocol version an input asks for: its first byte, consumed. A protocol number
+ * tracyc speaks (82, 76, 74, 69, 66, 64) names itself, any other byte picks one by its
+ * value. Returns the version index (wire/versions.h); an empty input gets protocol 82. */
+int fz_version(const uint8_t **data, size_t *len);
 
-/* A decoder whose events and queries are folded into run (zero it first). Its memory
- * limit is low, so a hostile input shows up as FAILED, not as the fuzzer's out-of-memory. */
-struct tcd_decoder *fz_decoder_new(struct fz_run *run);
+/* The status byte and a plausible welcome message in version vi's layout; returns its
+ * length (at most FZ_HANDSHAKE_MAX). */
+#define FZ_HANDSHAKE_MAX (1 + 1178)
+size_t fz_handshake(uint8_t *out, size_t cap, int vi);
+
+/* A decoder of version vi whose events and queries are folded into run (zero it first).
+ * Its memory limit is low, so a hostile input shows up as FAILED, not as the fuzzer's
+ * out-of-memory. */
+struct tcd_decoder *fz_decoder_new(struct fz_run *run, int vi);
 
 /* Feeds data in pieces of `chunk` bytes (0 = all at once), then closes the stream. */
 void fz_feed(struct tcd_decoder *dec, const uint8_t *data, size_t len, size_t chunk);
