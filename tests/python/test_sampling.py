@@ -165,6 +165,9 @@ def test_cli_folded_summary_and_json(tracer_run, write):
     assert samples_where(stacks, lambda s: s[:4] == ("Main thread", "<module>", "work", "fib")) > 0
     assert samples_where(stacks, lambda s: s[0] == "shaper" and s[-2:] == ("Shape.area", "Shape.area.<locals>.<genexpr>")) > 0
     assert all(s[1] == "<module>" for s in stacks if s[0] == "Main thread")
+    # a thread's stack as under plain Python: tracer's own frame in its start is not in it
+    assert all(s[1:4] == ("Thread._bootstrap", "Thread._bootstrap_inner", "Thread.run") for s in stacks
+               if s[0] == "shaper")
 
     run = tracer_run("--sample", "2000", script, output="summary.txt")
     assert run.returncode == 0, run.stderr

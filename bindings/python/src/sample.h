@@ -128,10 +128,11 @@ void tp_ring_drain(struct tp_slot *s, tp_sample_fn fn, void *user);
 extern _Atomic int tp_sampling_on;
 
 /* ---- the drain thread (sample_drain.c) -------------------------------------------- */
-/* Starts sampling every thread at hz. hide (a sequence of file names, or NULL): frames of
- * these files and every frame below them are left out (tracer's launcher). 0, or -1 with
- * a Python exception. */
-int tp_sampling_start(unsigned hz, PyObject *hide);
+/* Starts sampling every thread at hz. hide_below, hide_frame (sequences of file names, or
+ * NULL): frames of the first files are left out with every frame below them (tracer's
+ * launcher), frames of the second alone (tracer's frame in every thread). 0, or -1 with a
+ * Python exception. */
+int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame);
 /* Stops: every clock off, every ring sent to the profiler. */
 void tp_sampling_stop(void);
 unsigned tp_sampling_hz(void);

@@ -6,9 +6,9 @@
 
 static PyObject *api_start_sampling(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"hz", "hide", NULL};
-    PyObject *rate = NULL, *hide = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$O:start_sampling", kwlist, &rate, &hide))
+    static char *kwlist[] = {"hz", "hide_below", "hide_frame", NULL};
+    PyObject *rate = NULL, *hide_below = NULL, *hide_frame = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O$OO:start_sampling", kwlist, &rate, &hide_below, &hide_frame))
         return NULL;
     long hz = TP_SAMPLE_DEFAULT_HZ;
     if (rate && rate != Py_None) {
@@ -31,7 +31,7 @@ static PyObject *api_start_sampling(PyObject *self, PyObject *args, PyObject *kw
     }
     if (tracyc_disabled())
         Py_RETURN_FALSE;
-    if (tp_sampling_start((unsigned)hz, hide) != 0)
+    if (tp_sampling_start((unsigned)hz, hide_below, hide_frame) != 0)
         return NULL;
     Py_RETURN_TRUE;
 }
@@ -161,9 +161,9 @@ int tp_sample_init(void)
 
 PyMethodDef tp_sample_methods[] = {
     {"start_sampling", (PyCFunction)(void (*)(void))api_start_sampling, METH_VARARGS | METH_KEYWORDS,
-     "start_sampling(hz=1000, *, hide=()) -> bool\nSamples the Python stack of every thread hz times per second"
-     " of its CPU time; frames of the files in hide, and those below them, are left out. False when the profiler"
-     " is disabled."},
+     "start_sampling(hz=1000, *, hide_below=None, hide_frame=None) -> bool\nSamples the Python stack of every"
+     " thread hz times per second of its CPU time; frames of the files in hide_below are left out with those below"
+     " them, frames of the files in hide_frame alone. False when the profiler is disabled."},
     {"stop_sampling", api_stop_sampling, METH_NOARGS,
      "stop_sampling()\nStops sampling; every sample taken is recorded first."},
     {"sampling_rate", api_sampling_rate, METH_NOARGS, "sampling_rate() -> int\nSamples per second, 0 when off."},

@@ -34,12 +34,20 @@
 
 /* Functions with a fixed id: the frames tracer adds itself. */
 enum { FN_GIL_RELEASED = 1, FN_TRUNCATED, FN_UNKNOWN, FN_FIRST_FREE };
+/* Frames of tracer's own: its launcher (this frame and every one below it go: the program's
+ * stack starts above), or a frame it puts in the program's threads (this frame goes). */
+enum { HIDE_BELOW = 1, HIDE_FRAME = 2 };
+
+struct file_list {
+    char **files;
+    size_t n;
+};
 
 struct function {
     char *name, *file;
     int firstlineno;
     uint32_t same_hash; /* the next function whose content hash is the same, 0: none */
-    int hidden;         /* a file of tracer's launcher: this frame and the ones below it go */
+    int hidden;         /* HIDE_BELOW, HIDE_FRAME or 0 */
 };
 
 static struct {
@@ -65,8 +73,7 @@ static struct {
     size_t nfunctions, cap;
     struct tcu_map function_ids; /* content hash -> newest function id with it */
     int registered;
-    char **hidden_files; /* set before the thread starts, fixed while it runs */
-    size_t nhidden;
+    struct file_list hide_below, hide_frame; /* set before the thread starts, fixed while it runs */
 } d = {
     .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .functions_lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -106,6 +113,19 @@ static char *utf8_of(const unsigned char *data, size_t n, unsigned kind)
     return out;
 }
 
+static int listed(const struct file_list *l, const char *file)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(file, l->files[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int hidden_kind(const char *file)
+{
+    return listed(&d.hide_below, file) ? HIDE_BELOW : listed(&d.hide_frame, file) ? HIDE_FRAME : 0;
+}
+
 /* The id of the function with this content, added if new (functions_lock held). 0 when
  * memory runs out. Takes ownership of name and file. */
 static uint32_t function_add(char *name, char *file, int firstlineno)
@@ -133,10 +153,7 @@ static uint32_t function_add(char *name, char *file, int firstlineno)
     uint32_t id = (uint32_t)d.nfunctions;
     if (tcu_map_put(&d.function_ids, h, id) < 0)
         goto refuse;
-    int hidden = 0;
-    for (size_t i = 0; i < d.nhidden; i++)
-        hidden |= strcmp(file, d.hidden_files[i]) == 0;
-    d.functions[id] = (struct function){name, file, firstlineno, first ? (uint32_t)*first : 0, hidden};
+    d.functions[id] = (struct function){name, file, firstlineno, first ? (uint32_t)*first : 0, hidden_kind(file)};
     d.nfunctions++;
     return id;
 refuse:
@@ -241,7 +258,9 @@ static void on_sample(struct tp_slot *s, int64_t time, unsigned flags, const str
     for (int i = 0; i < n; i++) {
         const struct tp_code_copy *c = tp_codes_at(frames[i].code);
         uint32_t function = c ? function_of(c) : FN_UNKNOWN;
-        if (d.functions[function].hidden) { /* tracer's launcher: the program's stack starts above */
+        if (d.functions[function].hidden == HIDE_FRAME)
+            continue;
+        if (d.functions[function].hidden == HIDE_BELOW) { /* the program's stack starts above */
             flags &= ~(unsigned)TP_SAMPLE_TRUNCATED;
             break;
         }
@@ -363,43 +382,53 @@ static void *drain_main(void *unused)
 
 /* ---- start and stop ---------------------------------------------------------------- */
 
-/* Frames of these files, and every frame below them, are left out of the samples. */
-static int set_hidden(PyObject *files)
+/* Reads a sequence of file names into *l (replacing it). -1 with a Python exception. */
+static int set_files(struct file_list *l, PyObject *files)
 {
-    PyObject *fast = PySequence_Fast(files, "hide must be a sequence of file names");
+    PyObject *fast = PySequence_Fast(files, "hidden files must be a sequence of file names");
     if (!fast)
         return -1;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
     char **list = calloc((size_t)n + 1, sizeof *list);
     for (Py_ssize_t i = 0; list && i < n; i++) {
-        const char *utf8 = PyUnicode_Check(PySequence_Fast_GET_ITEM(fast, i))
-                               ? PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(fast, i))
-                               : NULL;
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        const char *utf8 = PyUnicode_Check(item) ? PyUnicode_AsUTF8(item) : NULL;
         if (!utf8 || !(list[i] = strdup(utf8))) {
             for (Py_ssize_t j = 0; j < i; j++)
                 free(list[j]);
             free(list);
             list = NULL;
             if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_TypeError, "hide must be a sequence of file names (str)");
+                PyErr_SetString(PyExc_TypeError, "hidden files must be file names (str)");
         }
     }
     Py_DECREF(fast);
-    if (!list)
+    if (!list) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
         return -1;
-    pthread_mutex_lock(&d.functions_lock);
-    for (size_t i = 0; i < d.nhidden; i++)
-        free(d.hidden_files[i]);
-    free(d.hidden_files);
-    d.hidden_files = list;
-    d.nhidden = (size_t)n;
-    for (size_t id = 1; id < d.nfunctions; id++) {
-        d.functions[id].hidden = 0;
-        for (size_t i = 0; i < d.nhidden; i++)
-            d.functions[id].hidden |= strcmp(d.functions[id].file, list[i]) == 0;
     }
-    pthread_mutex_unlock(&d.functions_lock);
+    for (size_t i = 0; i < l->n; i++)
+        free(l->files[i]);
+    free(l->files);
+    l->files = list;
+    l->n = (size_t)n;
     return 0;
+}
+
+/* Frames of the files in hide_below are left out with every frame below them, those of
+ * hide_frame alone (None: as before). */
+static int set_hidden(PyObject *hide_below, PyObject *hide_frame)
+{
+    pthread_mutex_lock(&d.functions_lock);
+    int rc = (hide_below && hide_below != Py_None && set_files(&d.hide_below, hide_below) != 0) ||
+                     (hide_frame && hide_frame != Py_None && set_files(&d.hide_frame, hide_frame) != 0)
+                 ? -1
+                 : 0;
+    for (size_t id = 1; rc == 0 && id < d.nfunctions; id++)
+        d.functions[id].hidden = hidden_kind(d.functions[id].file);
+    pthread_mutex_unlock(&d.functions_lock);
+    return rc;
 }
 
 /* Waits (at most a second) until the sampler's thread has looked at the threads since. */
@@ -415,7 +444,7 @@ static void wait_for_scan(uint32_t since)
     pthread_mutex_unlock(&d.lock);
 }
 
-int tp_sampling_start(unsigned hz, PyObject *hide)
+int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame)
 {
     if (hz < 1 || hz > TP_SAMPLE_MAX_HZ) {
         PyErr_Format(PyExc_ValueError, "sampling rate must be between 1 and %d Hz, not %u", TP_SAMPLE_MAX_HZ, hz);
@@ -437,7 +466,7 @@ int tp_sampling_start(unsigned hz, PyObject *hide)
     pthread_mutex_lock(&d.functions_lock);
     functions_init();
     pthread_mutex_unlock(&d.functions_lock);
-    if (hide && set_hidden(hide) != 0) {
+    if (set_hidden(hide_below, hide_frame) != 0) {
         pthread_mutex_unlock(&d.lock);
         return -1;
     }

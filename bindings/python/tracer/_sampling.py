@@ -73,7 +73,8 @@ def _launcher_files():
 def start(hz=DEFAULT_HZ):
     """Samples the Python stack of every thread hz times per second of its CPU time.
     False when the profiler is disabled (TRACYC_DISABLE=1)."""
-    if not _tracer.start_sampling(hz, hide=_launcher_files()):
+    own = os.path.abspath(__file__)
+    if not _tracer.start_sampling(hz, hide_below=_launcher_files(), hide_frame=sorted({own, os.path.realpath(own)})):
         return False
     for thread in threading.enumerate():
         if thread.native_id is not None and thread is not threading.main_thread():
