@@ -9,7 +9,7 @@
  *   2. Compatibility names that bindings written for Tracy 0.13 still link
  *      (___tracy_emit_message*, sampling_profiler, init_thread).
  *   3. tracyc's own additions (tracyc_*), always declared: in-process capture,
- *      dropped-event count, last error.
+ *      samples of program-named frames (an interpreter's), dropped-event count, last error.
  *
  * Run-time behaviour (environment variables):
  *   TRACY_PORT=N          listen on port N (default 8086, trying the next 19 ports when busy)

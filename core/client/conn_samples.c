@@ -1,6 +1,6 @@
 /* conn_samples.c - samples recorded with tracyc_sample_record on the wire, and the
  * answers about frames in the ranges registered with tracyc_frames_register
- * (docs/protocol.md §25).
+ * (docs/protocol.md §25.6).
  *
  * A sample is a CallstackPayload (its frame addresses) then a CallstackSample item, whose
  * time rides the context-switch chain (R_ctx, §25.4). A CallstackFrame or Symbol query for

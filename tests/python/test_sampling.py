@@ -390,3 +390,15 @@ def test_deep_stacks_are_cut_and_marked(python_run):
     assert deep
     # the innermost 256 frames are kept, what is below them is one marker frame
     assert all(s[1] == "<deeper frames not sampled>" and len(s) == 2 + 256 for s in deep)
+
+
+def test_the_documented_example(tracer_run):
+    """examples/python/sampled.py, as README and docs/python.md show it."""
+    example = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                           "examples", "python", "sampled.py")
+    run = tracer_run("--sample", example, output="flame.folded")
+    assert run.returncode == 0, run.stderr
+    stacks = folded(run.out_path)
+    assert samples_where(stacks, lambda s: s[0] == "renderer" and s[-1] == "escape_time") > 0
+    assert samples_where(stacks, lambda s: s[0] == "indexer" and "index" in s) > 0
+    assert samples_where(stacks, lambda s: s[0] == "checksum" and s[-1] == "<native code, GIL released>") > 0

@@ -13,7 +13,7 @@ from tracer._profiler import Profiler
 from tracer._sampling import start as start_sampling
 from tracer._sampling import stop as stop_sampling
 from tracer._signpost import signpost
-from tracer._tracer import frame_mark, is_connected, message, plot, set_thread_name, zone
+from tracer._tracer import frame_mark, is_connected, message, plot, sampling_stats, set_thread_name, zone
 
 _fork.install()
 if os.environ.get("TRACYC_OUTPUT", "-") != "-":
@@ -22,4 +22,4 @@ if os.environ.get("TRACYC_OUTPUT", "-") != "-":
     os.environ["TRACYC_OUTPUT"] = os.path.abspath(os.environ["TRACYC_OUTPUT"])
 
 __all__ = ["Profiler", "frame_mark", "is_connected", "message", "plot", "set_thread_name", "signpost",
-           "start_sampling", "stop_sampling", "zone"]
+           "sampling_stats", "start_sampling", "stop_sampling", "zone"]
