@@ -163,7 +163,8 @@ def test_cli_folded_summary_and_json(tracer_run, write):
     stacks = folded(run.out_path)
     # the program's own stack: tracer's launcher (and runpy below it) are not in it
     assert samples_where(stacks, lambda s: s[:4] == ("Main thread", "<module>", "work", "fib")) > 0
-    assert samples_where(stacks, lambda s: s[0] == "shaper" and s[-2:] == ("Shape.area", "Shape.area.<locals>.<genexpr>")) > 0
+    genexpr = ("Shape.area", "Shape.area.<locals>.<genexpr>")
+    assert samples_where(stacks, lambda s: s[0] == "shaper" and s[-2:] == genexpr) > 0
     assert all(s[1] == "<module>" for s in stacks if s[0] == "Main thread")
     # a thread's stack as under plain Python: tracer's own frame in its start is not in it
     assert all(s[1:4] == ("Thread._bootstrap", "Thread._bootstrap_inner", "Thread.run") for s in stacks
