@@ -4,12 +4,12 @@
  * frame: on 3.11 and 3.12 the interpreter points the thread at a fresh C frame record
  * before it fills in that record's current frame, so the first pointer may be stack
  * garbage for a few instructions, and any pointer followed from there may be anything.
- * So nothing is read that has not been checked: a frame must lie in the live part of the
- * thread's own frame stack (its data-stack chunks, which only this thread frees), or pass
- * the kernel's readability check (generator frames live in the heap, 3.12's entry frames
- * on the C stack); a code object must be readable and of the code type; the frames the
- * thread owns must be met in data-stack order, the first at the top (in_order). A sample
- * whose chain fails any of this is marked TP_SAMPLE_BROKEN (and dropped).
+ * So nothing is read that the kernel has not said is readable (tp_readable, once per page
+ * and sample); a code object must be of the code type; the frames the thread owns must lie
+ * in the live part of its data-stack chunks and be met in data-stack order (in_order);
+ * generator frames (in the heap) and 3.12's entry frames (on the C stack) only need to be
+ * readable. A sample whose chain fails any of this is marked TP_SAMPLE_BROKEN (and
+ * dropped).
  *
  * The internal headers used here are those of the CPython the extension is built for.
  */
@@ -45,14 +45,45 @@ struct span {
     uintptr_t lo, hi;
 };
 
+/* Pages found readable during this sample: frames of one chunk, and the code objects of a
+ * recursion, share a few, so most reads cost no system call. */
+struct pages {
+    uintptr_t page[16];
+    unsigned next;
+};
+
+static int page_known(const struct pages *pg, uintptr_t page)
+{
+    for (unsigned i = 0; i < 16; i++)
+        if (pg->page[i] == page)
+            return 1;
+    return 0;
+}
+
+/* tp_readable, remembering the pages it checked. */
+static int readable(struct pages *pg, const void *p, size_t n)
+{
+    uintptr_t first = (uintptr_t)p & ~(uintptr_t)4095, last = ((uintptr_t)p + n - 1) & ~(uintptr_t)4095;
+    if (last < first || first < 65536) /* never mapped; also what an empty entry holds */
+        return 0;
+    if (page_known(pg, first) && page_known(pg, last))
+        return 1;
+    if (!tp_readable(p, n))
+        return 0;
+    pg->page[pg->next++ & 15] = first;
+    if (last != first)
+        pg->page[pg->next++ & 15] = last;
+    return 1;
+}
+
 /* The live part of each data-stack chunk of the thread: [first slot, top). */
-static int live_chunks(const PyThreadState *ts, struct span *out)
+static int live_chunks(struct pages *pg, const PyThreadState *ts, struct span *out)
 {
     const _PyStackChunk *c = ts->datastack_chunk;
     uintptr_t top = (uintptr_t)ts->datastack_top;
     int n = 0;
     for (; c && n < MAX_CHUNKS; c = c->previous) {
-        if (!tp_readable(c, sizeof *c) || c->size < sizeof *c || c->size > MAX_CHUNK_SIZE)
+        if (!readable(pg, c, sizeof *c) || c->size < sizeof *c || c->size > MAX_CHUNK_SIZE)
             break;
         uintptr_t lo = (uintptr_t)c->data, end = (uintptr_t)c + c->size;
         uintptr_t hi = n == 0 ? top : (uintptr_t)&c->data[c->top];
@@ -95,23 +126,9 @@ static int in_order(struct order *o, int chunk, const _PyInterpreterFrame *f, co
     return 1;
 }
 
-/* Code objects already checked in this sample (a recursion meets the same one often). */
-struct checked {
-    const void *code[8];
-    unsigned next;
-};
-
-static int code_ok(struct checked *seen, const PyObject *code)
+static int code_ok(struct pages *pg, const PyObject *code)
 {
-    if (!code)
-        return 0;
-    for (unsigned i = 0; i < 8; i++)
-        if (seen->code[i] == code)
-            return 1;
-    if (!tp_readable(code, sizeof(PyCodeObject)) || Py_TYPE(code) != &PyCode_Type)
-        return 0;
-    seen->code[seen->next++ & 7] = code;
-    return 1;
+    return code && readable(pg, code, sizeof(PyCodeObject)) && Py_TYPE(code) == &PyCode_Type;
 }
 
 /* The thread state of the calling thread and whether it holds the GIL. */
@@ -143,19 +160,19 @@ int tp_walk_stack(struct tp_frame_ref *out, int max, unsigned *flags)
     }
     if (!attached)
         *flags |= TP_SAMPLE_GIL_RELEASED;
+    struct pages pages = {{0}, 0};
     struct span chunks[MAX_CHUNKS];
-    int nchunks = live_chunks(ts, chunks);
+    int nchunks = live_chunks(&pages, ts, chunks);
 #if PY_VERSION_HEX >= 0x030D0000
     const _PyInterpreterFrame *f = ts->current_frame;
 #else
     const _PyCFrame *cf = ts->cframe;
-    if (!tp_readable(cf, sizeof *cf)) {
+    if (!readable(&pages, cf, sizeof *cf)) {
         *flags |= TP_SAMPLE_BROKEN;
         return 0;
     }
     const _PyInterpreterFrame *f = cf->current_frame;
 #endif
-    struct checked seen = {{0}, 0};
     struct order order = {chunks, 0, -1};
     int n = 0;
     for (int steps = 0; f; steps++) {
@@ -164,7 +181,7 @@ int tp_walk_stack(struct tp_frame_ref *out, int max, unsigned *flags)
             break;
         }
         int chunk = live_chunk_of(chunks, nchunks, f);
-        if (chunk < 0 && !tp_readable(f, FRAME_HEAD)) {
+        if (!readable(&pages, f, FRAME_HEAD)) {
             *flags |= TP_SAMPLE_BROKEN;
             break;
         }
@@ -175,7 +192,7 @@ int tp_walk_stack(struct tp_frame_ref *out, int max, unsigned *flags)
             continue;
         }
         const PyObject *code = FRAME_CODE(f);
-        if (!code_ok(&seen, code)) {
+        if (!code_ok(&pages, code)) {
             *flags |= TP_SAMPLE_BROKEN;
             break;
         }
