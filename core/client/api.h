@@ -2,6 +2,7 @@
 #ifndef TRACYC_CLIENT_API_H
 #define TRACYC_CLIENT_API_H
 
+#include "client/callstack.h"
 #include "client/clock.h"
 #include "client/lifecycle.h"
 #include "client/record.h"
@@ -38,6 +39,23 @@ union tc_rec *tc_serial_reserve(unsigned type, size_t len, int force);
 /* The same with room for text, cut to the protocol's limit and copied in. */
 union tc_rec *tc_serial_reserve_text(unsigned type, const char *text, size_t len, int force);
 void tc_serial_commit(void);
+
+/* Captures up to depth frames of the caller's callstack into frames (a uint64_t array of
+ * TC_CALLSTACK_MAX); evaluates to their number. Must be used in the public function itself:
+ * the frames start at that function's caller. Starts the profiler first, so the very first
+ * event of a program gets its callstack too. */
+#define TC_CAPTURE_CALLSTACK(frames, depth)                                                                            \
+    ((depth) > 0 && tc_profiler_ensure() == 0 ? tc_callstack_capture(frames, depth, __builtin_return_address(0)) : 0)
+
+/* Like tc_thread_reserve, with the n frames of a captured callstack in a callstack record
+ * written just before, in the same reservation (n = 0: no callstack record). */
+union tc_rec *tc_thread_reserve_callstack(struct tc_thread **out, unsigned type, size_t len, const uint64_t *frames,
+                                          int n);
+/* The same with room for text cut to the protocol's limit and copied in (*len: kept). */
+union tc_rec *tc_thread_reserve_text_callstack(struct tc_thread **out, unsigned type, const char *text, size_t *len,
+                                               const uint64_t *frames, int n);
+/* Like tc_serial_reserve, with a callstack record before (n = 0: none). */
+union tc_rec *tc_serial_reserve_callstack(unsigned type, size_t len, int force, const uint64_t *frames, int n);
 
 /* Length of text cut to at most max bytes without splitting a UTF-8 sequence. */
 size_t tc_text_fit(const char *text, size_t len, size_t max);

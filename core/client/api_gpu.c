@@ -10,6 +10,13 @@ static union tc_rec *reserve(unsigned type, int force, int serial)
     return serial ? tc_serial_reserve(type, 0, force) : tc_thread_reserve(&owner, type, 0, force);
 }
 
+static union tc_rec *reserve_callstack(unsigned type, int serial, const uint64_t *frames, int n)
+{
+    struct tc_thread *owner;
+    return serial ? tc_serial_reserve_callstack(type, 0, 0, frames, n)
+                  : tc_thread_reserve_callstack(&owner, type, 0, frames, n);
+}
+
 static void commit(struct tc_thread *t, int serial)
 {
     if (serial)
@@ -18,12 +25,16 @@ static void commit(struct tc_thread *t, int serial)
         tc_thread_commit(t);
 }
 
-static void zone_begin(uint64_t srcloc, uint16_t query, uint8_t context, int alloc, int serial)
+static void zone_begin(uint64_t srcloc, uint16_t query, uint8_t context, int alloc, int serial, const uint64_t *frames,
+                       int n)
 {
     struct tc_thread *t = tc_thread_get();
-    if (!t)
+    if (!t) {
+        if (alloc)
+            free((void *)(uintptr_t)srcloc);
         return;
-    union tc_rec *r = reserve(TC_REC_GPU_ZONE_BEGIN, 0, serial);
+    }
+    union tc_rec *r = reserve_callstack(TC_REC_GPU_ZONE_BEGIN, serial, frames, n);
     if (!r) {
         if (alloc)
             free((void *)(uintptr_t)srcloc);
@@ -120,22 +131,26 @@ static void time_sync(const struct ___tracy_gpu_time_sync_data d)
 
 void ___tracy_emit_gpu_zone_begin(const struct ___tracy_gpu_zone_begin_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 0, 0);
+    zone_begin(d.srcloc, d.queryId, d.context, 0, 0, NULL, 0);
 }
 
 void ___tracy_emit_gpu_zone_begin_callstack(const struct ___tracy_gpu_zone_begin_callstack_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 0, 0);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, d.depth);
+    zone_begin(d.srcloc, d.queryId, d.context, 0, 0, frames, n);
 }
 
 void ___tracy_emit_gpu_zone_begin_alloc(const struct ___tracy_gpu_zone_begin_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 1, 0);
+    zone_begin(d.srcloc, d.queryId, d.context, 1, 0, NULL, 0);
 }
 
 void ___tracy_emit_gpu_zone_begin_alloc_callstack(const struct ___tracy_gpu_zone_begin_callstack_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 1, 0);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, d.depth);
+    zone_begin(d.srcloc, d.queryId, d.context, 1, 0, frames, n);
 }
 
 void ___tracy_emit_gpu_zone_end(const struct ___tracy_gpu_zone_end_data d)
@@ -170,22 +185,26 @@ void ___tracy_emit_gpu_time_sync(const struct ___tracy_gpu_time_sync_data d)
 
 void ___tracy_emit_gpu_zone_begin_serial(const struct ___tracy_gpu_zone_begin_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 0, 1);
+    zone_begin(d.srcloc, d.queryId, d.context, 0, 1, NULL, 0);
 }
 
 void ___tracy_emit_gpu_zone_begin_callstack_serial(const struct ___tracy_gpu_zone_begin_callstack_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 0, 1);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, d.depth);
+    zone_begin(d.srcloc, d.queryId, d.context, 0, 1, frames, n);
 }
 
 void ___tracy_emit_gpu_zone_begin_alloc_serial(const struct ___tracy_gpu_zone_begin_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 1, 1);
+    zone_begin(d.srcloc, d.queryId, d.context, 1, 1, NULL, 0);
 }
 
 void ___tracy_emit_gpu_zone_begin_alloc_callstack_serial(const struct ___tracy_gpu_zone_begin_callstack_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 1, 1);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, d.depth);
+    zone_begin(d.srcloc, d.queryId, d.context, 1, 1, frames, n);
 }
 
 void ___tracy_emit_gpu_zone_end_serial(const struct ___tracy_gpu_zone_end_data d)

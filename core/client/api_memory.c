@@ -2,12 +2,12 @@
  * them, from every thread, in one time order. */
 #include "client/api.h"
 
-static void mem_alloc(const void *ptr, size_t size, const char *name)
+static void mem_alloc(const void *ptr, size_t size, const char *name, const uint64_t *frames, int n)
 {
     struct tc_thread *t = tc_thread_get();
     if (!t)
         return;
-    union tc_rec *r = tc_serial_reserve(TC_REC_MEM_ALLOC, 0, 0);
+    union tc_rec *r = tc_serial_reserve_callstack(TC_REC_MEM_ALLOC, 0, 0, frames, n);
     if (!r)
         return;
     r->mem_alloc.thread = t->tid;
@@ -18,12 +18,12 @@ static void mem_alloc(const void *ptr, size_t size, const char *name)
     tc_serial_commit();
 }
 
-static void mem_free(const void *ptr, const char *name)
+static void mem_free(const void *ptr, const char *name, const uint64_t *frames, int n)
 {
     struct tc_thread *t = tc_thread_get();
     if (!t)
         return;
-    union tc_rec *r = tc_serial_reserve(TC_REC_MEM_FREE, 0, 0);
+    union tc_rec *r = tc_serial_reserve_callstack(TC_REC_MEM_FREE, 0, 0, frames, n);
     if (!r)
         return;
     r->mem_free.thread = t->tid;
@@ -33,12 +33,12 @@ static void mem_free(const void *ptr, const char *name)
     tc_serial_commit();
 }
 
-static void mem_discard(const char *name)
+static void mem_discard(const char *name, const uint64_t *frames, int n)
 {
     struct tc_thread *t = tc_thread_get();
     if (!t || !name)
         return;
-    union tc_rec *r = tc_serial_reserve(TC_REC_MEM_DISCARD, 0, 0);
+    union tc_rec *r = tc_serial_reserve_callstack(TC_REC_MEM_DISCARD, 0, 0, frames, n);
     if (!r)
         return;
     r->mem_discard.thread = t->tid;
@@ -49,97 +49,105 @@ static void mem_discard(const char *name)
 
 void ___tracy_emit_memory_alloc(const void *ptr, size_t size)
 {
-    mem_alloc(ptr, size, NULL);
+    mem_alloc(ptr, size, NULL, NULL, 0);
 }
 
 void ___tracy_emit_memory_alloc_callstack(const void *ptr, size_t size, int32_t depth)
 {
-    (void)depth;
-    mem_alloc(ptr, size, NULL);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    mem_alloc(ptr, size, NULL, frames, n);
 }
 
 void ___tracy_emit_memory_free(const void *ptr)
 {
-    mem_free(ptr, NULL);
+    mem_free(ptr, NULL, NULL, 0);
 }
 
 void ___tracy_emit_memory_free_callstack(const void *ptr, int32_t depth)
 {
-    (void)depth;
-    mem_free(ptr, NULL);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    mem_free(ptr, NULL, frames, n);
 }
 
 #ifdef TRACYC_MEMORY_ABI_0_13
 void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, int32_t secure, const char *name)
 {
     (void)secure;
-    mem_alloc(ptr, size, name);
+    mem_alloc(ptr, size, name, NULL, 0);
 }
 
 void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, int32_t secure,
                                                 const char *name)
 {
-    (void)depth;
     (void)secure;
-    mem_alloc(ptr, size, name);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    mem_alloc(ptr, size, name, frames, n);
 }
 
 void ___tracy_emit_memory_free_named(const void *ptr, int32_t secure, const char *name)
 {
     (void)secure;
-    mem_free(ptr, name);
+    mem_free(ptr, name, NULL, 0);
 }
 
 void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, int32_t secure, const char *name)
 {
-    (void)depth;
     (void)secure;
-    mem_free(ptr, name);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    mem_free(ptr, name, frames, n);
 }
 
 void ___tracy_emit_memory_discard(const char *name, int32_t secure)
 {
     (void)secure;
-    mem_discard(name);
+    mem_discard(name, NULL, 0);
 }
 
 void ___tracy_emit_memory_discard_callstack(const char *name, int32_t secure, int32_t depth)
 {
     (void)secure;
-    (void)depth;
-    mem_discard(name);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = name ? TC_CAPTURE_CALLSTACK(frames, depth) : 0;
+    mem_discard(name, frames, n);
 }
 #else
 void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, const char *name)
 {
-    mem_alloc(ptr, size, name);
+    mem_alloc(ptr, size, name, NULL, 0);
 }
 
 void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, const char *name)
 {
-    (void)depth;
-    mem_alloc(ptr, size, name);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    mem_alloc(ptr, size, name, frames, n);
 }
 
 void ___tracy_emit_memory_free_named(const void *ptr, const char *name)
 {
-    mem_free(ptr, name);
+    mem_free(ptr, name, NULL, 0);
 }
 
 void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, const char *name)
 {
-    (void)depth;
-    mem_free(ptr, name);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    mem_free(ptr, name, frames, n);
 }
 
 void ___tracy_emit_memory_discard(const char *name)
 {
-    mem_discard(name);
+    mem_discard(name, NULL, 0);
 }
 
 void ___tracy_emit_memory_discard_callstack(const char *name, int32_t depth)
 {
-    (void)depth;
-    mem_discard(name);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = name ? TC_CAPTURE_CALLSTACK(frames, depth) : 0;
+    mem_discard(name, frames, n);
 }
 #endif

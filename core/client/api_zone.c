@@ -7,10 +7,10 @@
 
 static const TracyCZoneCtx inactive_zone = {0, 0};
 
-static inline TracyCZoneCtx zone_begin_at(unsigned type, uint64_t srcloc, int64_t time)
+static inline TracyCZoneCtx zone_begin_at(unsigned type, uint64_t srcloc, int64_t time, const uint64_t *frames, int n)
 {
     struct tc_thread *t;
-    union tc_rec *r = tc_thread_reserve(&t, type, 0, 0);
+    union tc_rec *r = tc_thread_reserve_callstack(&t, type, 0, frames, n);
     if (__builtin_expect(!r, 0))
         return inactive_zone;
     if (type == TC_REC_ZONE_BEGIN_ALLOC) /* a constant where this is inlined */
@@ -27,7 +27,7 @@ static inline TracyCZoneCtx zone_begin_at(unsigned type, uint64_t srcloc, int64_
 
 static inline TracyCZoneCtx zone_begin(unsigned type, uint64_t srcloc)
 {
-    return zone_begin_at(type, srcloc, tc_clock_now());
+    return zone_begin_at(type, srcloc, tc_clock_now(), NULL, 0);
 }
 
 TracyCZoneCtx ___tracy_emit_zone_begin(const struct ___tracy_source_location_data *srcloc, int32_t active)
@@ -41,14 +41,20 @@ TracyCZoneCtx tracyc_zone_begin_at(const struct ___tracy_source_location_data *s
 {
     if (!srcloc)
         return inactive_zone;
-    return zone_begin_at(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc, time);
+    return zone_begin_at(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc, time, NULL, 0);
 }
 
+/* The callstack is taken before the zone's time, so the zone does not include it. */
 TracyCZoneCtx ___tracy_emit_zone_begin_callstack(const struct ___tracy_source_location_data *srcloc, int32_t depth,
                                                  int32_t active)
 {
-    (void)depth; /* callstacks are not collected yet */
-    return ___tracy_emit_zone_begin(srcloc, active);
+    if (depth <= 0)
+        return ___tracy_emit_zone_begin(srcloc, active);
+    if (!active || !srcloc)
+        return inactive_zone;
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    return zone_begin_at(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc, tc_clock_now(), frames, n);
 }
 
 TracyCZoneCtx ___tracy_emit_zone_begin_alloc(uint64_t srcloc, int32_t active)
@@ -67,8 +73,14 @@ TracyCZoneCtx ___tracy_emit_zone_begin_alloc(uint64_t srcloc, int32_t active)
 
 TracyCZoneCtx ___tracy_emit_zone_begin_alloc_callstack(uint64_t srcloc, int32_t depth, int32_t active)
 {
-    (void)depth;
-    return ___tracy_emit_zone_begin_alloc(srcloc, active);
+    if (depth <= 0 || !srcloc || !active)
+        return ___tracy_emit_zone_begin_alloc(srcloc, active);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    TracyCZoneCtx ctx = zone_begin_at(TC_REC_ZONE_BEGIN_ALLOC, srcloc, tc_clock_now(), frames, n);
+    if (!ctx.active)
+        free((void *)(uintptr_t)srcloc);
+    return ctx;
 }
 
 /* The zone of ctx is the innermost open zone of the calling thread. A zone ended on

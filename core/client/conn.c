@@ -2,6 +2,7 @@
  * conn_records.c encodes records on it, conn_queries.c answers the server. */
 #include "client/conn.h"
 
+#include "client/resolver.h"
 #include "client/welcome.h"
 #include "wire/protocol.h"
 
@@ -38,8 +39,10 @@ static int read_exact(struct tc_transport *t, uint8_t *buf, size_t len, int time
 
 int tc_conn_open(struct tc_conn *c, struct tc_transport *t, int slot)
 {
+    static uint64_t next_serial;
     memset(c, 0, sizeof *c);
     c->slot = slot;
+    c->serial = ++next_serial; /* connections are opened by the worker only */
     uint8_t hello[12];
     if (read_exact(t, hello, sizeof hello, 2000) != 0 || memcmp(hello, TCW_SHIBBOLETH, 8) != 0) {
         t->close(t);
@@ -73,6 +76,10 @@ void tc_conn_close(struct tc_conn *c)
     tc_enc_free(&c->enc);
     tcu_map_free(&c->ids);
     tcu_map_free(&c->pools);
+    tcu_map_free(&c->running);
+    if (c->resolving)
+        tc_resolver_forget(c->serial);
+    c->resolving = 0;
     c->alive = 0;
 }
 

@@ -16,6 +16,7 @@
 
 struct tc_thread;
 union tc_rec;
+struct tc_rec_context_switch;
 struct ___tracy_source_location_data;
 
 struct tc_transport {
@@ -28,16 +29,25 @@ struct tc_transport {
 
 struct tc_conn {
     struct tc_transport *transport;
-    int slot; /* index of this connection in the per-thread connection state */
+    int slot;        /* index of this connection in the per-thread connection state */
+    uint64_t serial; /* unique over the process's life: names it to the resolver */
     struct tc_encoder enc;
     struct tcu_map ids;       /* id -> its kind << 56 | its address */
     uint64_t recent_ids[256]; /* direct-mapped cache of ids already in `ids` */
     struct tcu_map pools;     /* memory pools announced */
     uint8_t query[13];
     size_t query_len;
+    int resolving; /* CallstackFrame/Symbol queries handed to the resolver, not answered */
     int alive;
     int terminated; /* the server asked to stop */
     uint64_t dropped_reported;
+    uint64_t lost_reported; /* samples the kernel lost, as last reported */
+    int sampling_reported;  /* why sampling is off was said on this connection */
+    /* Context switches as this connection's server has them (conn_switches.c). */
+    struct tcu_map running;   /* thread -> cpu + 1, while the server has it running */
+    uint32_t cpu_thread[256]; /* the thread the server last saw start on each cpu */
+    uint8_t cpu_open[256];    /* ...and has not seen stop */
+    int64_t switch_time;      /* latest context-switch time sent */
 };
 
 /* Performs the client side of the handshake. 0 when the server was welcomed. */
@@ -59,8 +69,15 @@ const char *tc_conn_sent_string(const struct tc_conn *c, uint64_t id);
 const struct ___tracy_source_location_data *tc_conn_sent_srcloc(const struct tc_conn *c, uint64_t id);
 
 /* Reads and answers every query that has arrived (waiting up to timeout_ms for the
- * first byte), then flushes. Returns the number of queries answered, -1 when gone. */
+ * first byte), sends the symbol answers the resolver has ready, then flushes. Returns the
+ * number of replies sent, -1 when gone. */
 int tc_conn_serve_queries(struct tc_conn *c, int timeout_ms);
+/* Queries of this connection the resolver is still working on. */
+int tc_conn_resolving(const struct tc_conn *c);
+
+/* Sends a context switch record as ContextSwitch items the server can take whatever was
+ * lost before it (a record the kernel dropped, a connection that began in the middle). */
+void tc_conn_context_switch(struct tc_conn *c, const struct tc_rec_context_switch *r);
 
 /* Reports the events dropped so far, as a Tracy-sourced message, if the count grew. */
 void tc_conn_report_drops(struct tc_conn *c, uint64_t dropped);

@@ -11,29 +11,56 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-static void encode_gpu_zone_begin(struct tc_conn *c, const struct tc_rec_gpu_zone_begin *z, int serial)
+/* The callstack a record carries, sent just before it: to the current thread's next event
+ * (thread-bound) or to the next serial event. */
+static void send_callstack(struct tc_encoder *e, const struct tc_rec_callstack *cs, int serial)
 {
-    static const uint8_t types[2][2] = {{TCW_GpuZoneBegin, TCW_GpuZoneBeginAllocSrcLoc},
-                                        {TCW_GpuZoneBeginSerial, TCW_GpuZoneBeginAllocSrcLocSerial}};
+    tc_enc_callstack(e, serial ? TCW_CallstackSerial : TCW_Callstack,
+                     (const uint64_t *)tc_rec_text((const union tc_rec *)cs), cs->len / 8);
+}
+
+static void encode_gpu_zone_begin(struct tc_conn *c, const struct tc_rec_gpu_zone_begin *z, int serial,
+                                  const struct tc_rec_callstack *cs)
+{
+    /* [serial][alloc][callstack] */
+    static const uint8_t types[2][2][2] = {
+        {{TCW_GpuZoneBegin, TCW_GpuZoneBeginCallstack},
+         {TCW_GpuZoneBeginAllocSrcLoc, TCW_GpuZoneBeginAllocSrcLocCallstack}},
+        {{TCW_GpuZoneBeginSerial, TCW_GpuZoneBeginCallstackSerial},
+         {TCW_GpuZoneBeginAllocSrcLocSerial, TCW_GpuZoneBeginAllocSrcLocCallstackSerial}}};
+    if (cs)
+        send_callstack(&c->enc, cs, serial);
     if (z->alloc)
         tc_enc_srcloc_payload(&c->enc, (const uint8_t *)(uintptr_t)z->srcloc);
-    tc_enc_gpu_zone_begin(&c->enc, types[serial][z->alloc], z->time, z->thread, z->query, z->context,
+    tc_enc_gpu_zone_begin(&c->enc, types[serial][z->alloc][cs != NULL], z->time, z->thread, z->query, z->context,
                           z->alloc ? 0 : tc_conn_srcloc_id(c, z->srcloc), serial);
 }
 
-/* Thread-bound records: zones, messages, plots, frames, fibers, non-serial GPU items. */
-static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const union tc_rec *r)
+/* Thread-bound records: zones, messages, plots, frames, fibers, non-serial GPU items. cs:
+ * the record's callstack, or NULL. */
+static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const union tc_rec *r,
+                                 const struct tc_rec_callstack *cs)
 {
     struct tc_encoder *e = &c->enc;
     uint32_t *depth = &t->conn_depth[c->slot];
     tc_enc_thread(e, t->tid);
+    /* Only records that always go out carry callstacks (zone begins, messages, GPU zone
+     * begins), so the callstack is never left waiting for an event that is not sent. */
+    if (cs && r->any.type != TC_REC_GPU_ZONE_BEGIN)
+        send_callstack(e, cs, 0);
     switch (r->any.type) {
     case TC_REC_ZONE_BEGIN:
-        tc_enc_zone_begin(e, r->zone_begin.time, tc_conn_srcloc_id(c, r->zone_begin.srcloc));
+        if (cs)
+            tc_enc_zone_begin_callstack(e, r->zone_begin.time, tc_conn_srcloc_id(c, r->zone_begin.srcloc));
+        else
+            tc_enc_zone_begin(e, r->zone_begin.time, tc_conn_srcloc_id(c, r->zone_begin.srcloc));
         ++*depth;
         break;
     case TC_REC_ZONE_BEGIN_ALLOC:
-        tc_enc_zone_begin_alloc(e, r->zone_begin_alloc.time, r->zone_begin_alloc.payload);
+        if (cs)
+            tc_enc_zone_begin_alloc_callstack(e, r->zone_begin_alloc.time, r->zone_begin_alloc.payload);
+        else
+            tc_enc_zone_begin_alloc(e, r->zone_begin_alloc.time, r->zone_begin_alloc.payload);
         ++*depth;
         break;
     case TC_REC_ZONE_END:
@@ -58,12 +85,13 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const u
             tc_enc_zone_value(e, r->zone_value.value);
         break;
     case TC_REC_MESSAGE:
-        tc_enc_message(e, r->message.time, tc_rec_text(r), r->any.len, r->message.color,
-                       TCW_MESSAGE_META(r->message.severity));
+        (cs ? tc_enc_message_callstack : tc_enc_message)(e, r->message.time, tc_rec_text(r), r->any.len,
+                                                         r->message.color, TCW_MESSAGE_META(r->message.severity));
         break;
     case TC_REC_MESSAGE_LITERAL:
-        tc_enc_message_literal(e, r->message_literal.time, tc_conn_string_id(c, r->message_literal.text),
-                               r->message_literal.color, TCW_MESSAGE_META(r->message_literal.severity));
+        (cs ? tc_enc_message_literal_callstack
+            : tc_enc_message_literal)(e, r->message_literal.time, tc_conn_string_id(c, r->message_literal.text),
+                                      r->message_literal.color, TCW_MESSAGE_META(r->message_literal.severity));
         break;
     case TC_REC_PLOT_DOUBLE:
     case TC_REC_PLOT_FLOAT:
@@ -97,7 +125,7 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const u
         }
         break;
     case TC_REC_GPU_ZONE_BEGIN:
-        encode_gpu_zone_begin(c, &r->gpu_zone_begin, 0);
+        encode_gpu_zone_begin(c, &r->gpu_zone_begin, 0, cs);
         break;
     case TC_REC_GPU_ZONE_END:
         tc_enc_gpu_zone_end(e, TCW_GpuZoneEnd, r->gpu_zone_end.time, r->gpu_zone_end.thread, r->gpu_zone_end.query,
@@ -127,8 +155,10 @@ static uint8_t lock_item(unsigned type, int shared)
     }
 }
 
-/* Serial records: memory, locks, GPU contexts and serial GPU items, plot configuration. */
-static void encode_serial_record(struct tc_conn *c, const union tc_rec *r)
+/* Serial records: memory, locks, GPU contexts and serial GPU items, plot configuration;
+ * and the sampler's records (samples, context switches). cs: the record's callstack, or
+ * NULL; sent only together with the event, never without it. */
+static void encode_serial_record(struct tc_conn *c, const union tc_rec *r, const struct tc_rec_callstack *cs)
 {
     struct tc_encoder *e = &c->enc;
     switch (r->any.type) {
@@ -137,21 +167,34 @@ static void encode_serial_record(struct tc_conn *c, const union tc_rec *r)
         uint64_t pool = tc_conn_string_id(c, m->pool);
         if (pool)
             tcu_map_put(&c->pools, pool, 1);
-        tc_enc_mem_alloc(e, m->time, m->thread, m->address, m->size, pool);
+        if (cs)
+            send_callstack(e, cs, 1);
+        tc_enc_mem_alloc(e, m->time, m->thread, m->address, m->size, pool, cs != NULL);
         break;
     }
     case TC_REC_MEM_FREE:
+        if (cs)
+            send_callstack(e, cs, 1);
         tc_enc_mem_free(e, r->mem_free.time, r->mem_free.thread, r->mem_free.address,
-                        tc_conn_string_id(c, r->mem_free.pool));
+                        tc_conn_string_id(c, r->mem_free.pool), cs != NULL);
         break;
     case TC_REC_MEM_DISCARD: {
         uint64_t pool = (uint64_t)(uintptr_t)r->mem_discard.pool;
         /* The server ignores a discard of an unknown pool without advancing its time
          * chain, which would shift every later serial time: send known pools only. */
-        if (tcu_map_get(&c->pools, pool))
-            tc_enc_mem_discard(e, r->mem_discard.time, r->mem_discard.thread, pool);
+        if (tcu_map_get(&c->pools, pool)) {
+            if (cs)
+                send_callstack(e, cs, 1);
+            tc_enc_mem_discard(e, r->mem_discard.time, r->mem_discard.thread, pool, cs != NULL);
+        }
         break;
     }
+    case TC_REC_SAMPLE:
+        tc_enc_callstack_sample(e, r->sample.thread, r->sample.time, (const uint64_t *)tc_rec_text(r), r->any.len / 8);
+        break;
+    case TC_REC_CONTEXT_SWITCH:
+        tc_conn_context_switch(c, &r->context_switch);
+        break;
     case TC_REC_LOCK_ANNOUNCE:
         tc_enc_lock_announce(e, r->lock_announce.lock, r->lock_announce.time,
                              tc_conn_srcloc_id(c, r->lock_announce.srcloc), r->lock_announce.shared);
@@ -200,7 +243,7 @@ static void encode_serial_record(struct tc_conn *c, const union tc_rec *r)
         tc_enc_gpu_time(e, r->gpu_time.gpu_time, r->gpu_time.query, r->gpu_time.context);
         break;
     case TC_REC_GPU_ZONE_BEGIN:
-        encode_gpu_zone_begin(c, &r->gpu_zone_begin, 1);
+        encode_gpu_zone_begin(c, &r->gpu_zone_begin, 1, cs);
         break;
     case TC_REC_GPU_ZONE_END:
         tc_enc_gpu_zone_end(e, TCW_GpuZoneEndSerial, r->gpu_zone_end.time, r->gpu_zone_end.thread,
@@ -217,10 +260,19 @@ void tc_conn_records(struct tc_conn *c, struct tc_thread *t, const uint8_t *begi
         return;
     while (begin < end) {
         const union tc_rec *r = (const union tc_rec *)begin;
+        const struct tc_rec_callstack *cs = NULL;
+        if (r->any.type == TC_REC_CALLSTACK) {
+            /* Reserved and published together with the record that follows it. */
+            cs = &r->callstack;
+            begin += tc_rec_size(r->any.type, r->any.len);
+            if (begin >= end)
+                break;
+            r = (const union tc_rec *)begin;
+        }
         if (t)
-            encode_thread_record(c, t, r);
+            encode_thread_record(c, t, r, cs);
         else
-            encode_serial_record(c, r);
+            encode_serial_record(c, r, cs);
         begin += tc_rec_size(r->any.type, r->any.len);
     }
 }

@@ -11,6 +11,7 @@
 #include "client/conn.h"
 #include "client/inproc.h"
 #include "client/net.h"
+#include "client/resolver.h"
 #include "client/state.h"
 #include "client/record.h"
 #include "wire/protocol.h"
@@ -359,7 +360,8 @@ static int finish_connection(int slot)
     int quiet_ms = 0;
     while (c->alive && !c->terminated && quiet_ms < FINAL_QUERY_WAIT_MS) {
         int answered = tc_conn_serve_queries(c, 10);
-        quiet_ms = answered > 0 ? 0 : quiet_ms + 10;
+        /* Symbols still being resolved will be asked about: not quiet. */
+        quiet_ms = answered > 0 || tc_conn_resolving(c) ? 0 : quiet_ms + 10;
     }
     int delivered = c->terminated || c->alive;
     close_connection(slot);
@@ -393,6 +395,7 @@ void tc_worker_stop(void)
         if (delivered || !tc_prof.config.no_exit || w.listen_fd < 0)
             break;
     }
+    tc_resolver_stop();
     if (w.inproc) {
         tc_inproc_finish(w.inproc);
         w.inproc = NULL;

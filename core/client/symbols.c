@@ -1,0 +1,372 @@
+/* symbols.c - addresses to images, functions, files and lines (see symbols.h).
+ *
+ * libdwfl knows the process's modules from /proc/self/maps and finds each one's symbol
+ * table and DWARF (in the file, or beside it through .gnu_debuglink / build-id under
+ * /usr/lib/debug); libdw's scopes give the functions inlined at an address, innermost
+ * first, each called from the call_file/call_line of the one inside it (as eu-addr2line -i
+ * does). The module list is read again when the dynamic loader has loaded or unloaded
+ * something since (dl_iterate_phdr's adds/subs counters), or when an address is in no
+ * known module.
+ */
+#include "client/symbols.h"
+
+#include "util/arena.h"
+#include "util/map.h"
+
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct symbol_source {
+    const char *file;
+    uint32_t line;
+};
+
+struct tc_symbols {
+    Dwfl *dwfl;
+    unsigned long long loader_adds, loader_subs;
+    struct tcu_arena strings;
+    struct tcu_map interned;  /* content hash -> string in `strings` */
+    struct tcu_map locations; /* address -> struct tc_symbol_location * */
+    struct tcu_map sources;   /* symbol address -> struct symbol_source * */
+    size_t memory;            /* of the locations and sources */
+};
+
+static const char unknown[] = "[unknown]";
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+/* A string that lives as long as the resolver; equal strings share one copy. */
+static const char *intern(struct tc_symbols *s, const char *text, size_t len)
+{
+    if (len > 65534) /* the protocol's longest string */
+        len = 65534;
+    uint64_t h = tcu_hash_bytes(TCU_HASH_INIT, text, len);
+    uint64_t *v = tcu_map_get(&s->interned, h);
+    if (v) {
+        const char *old = (const char *)(uintptr_t)*v;
+        if (strncmp(old, text, len) == 0 && old[len] == 0)
+            return old;
+    }
+    char *copy = tcu_arena_strdup(&s->strings, text, len);
+    if (!copy)
+        return unknown;
+    if (!v)
+        tcu_map_put(&s->interned, h, (uint64_t)(uintptr_t)copy);
+    return copy;
+}
+
+static const char *intern_cstr(struct tc_symbols *s, const char *text)
+{
+    return intern(s, text, strlen(text));
+}
+
+static int loader_counts(struct dl_phdr_info *info, size_t size, void *data)
+{
+    unsigned long long *counts = data;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+        counts[0] = info->dlpi_adds;
+        counts[1] = info->dlpi_subs;
+    }
+    return 1; /* the counters are the same in every entry */
+}
+
+static int loader_changed(struct tc_symbols *s)
+{
+    unsigned long long counts[2] = {0, 0};
+    dl_iterate_phdr(loader_counts, counts);
+    if (counts[0] == s->loader_adds && counts[1] == s->loader_subs)
+        return 0;
+    s->loader_adds = counts[0];
+    s->loader_subs = counts[1];
+    return 1;
+}
+
+static void report_modules(struct tc_symbols *s)
+{
+    /* Modules reported again with the same file and range keep what libdw loaded. */
+    dwfl_report_begin(s->dwfl);
+    dwfl_linux_proc_report(s->dwfl, getpid());
+    dwfl_report_end(s->dwfl, NULL, NULL);
+}
+
+struct tc_symbols *tc_symbols_new(void)
+{
+    struct tc_symbols *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->dwfl = dwfl_begin(&dwfl_callbacks);
+    if (s->dwfl) {
+        loader_changed(s);
+        report_modules(s);
+    }
+    return s;
+}
+
+/* Frees what the map's values point to (its keys are addresses, never 0). */
+static void free_values(struct tcu_map *m)
+{
+    for (size_t i = 0; m->slots && i <= m->mask; i++)
+        if (m->slots[i].key)
+            free((void *)(uintptr_t)m->slots[i].value);
+}
+
+void tc_symbols_free(struct tc_symbols *s)
+{
+    if (!s)
+        return;
+    free_values(&s->locations);
+    free_values(&s->sources);
+    tcu_map_free(&s->locations);
+    tcu_map_free(&s->sources);
+    tcu_map_free(&s->interned);
+    tcu_arena_free(&s->strings);
+    if (s->dwfl)
+        dwfl_end(s->dwfl);
+    free(s);
+}
+
+size_t tc_symbols_memory(const struct tc_symbols *s)
+{
+    return s->memory + s->strings.memory + tcu_map_memory(&s->interned) + tcu_map_memory(&s->locations) +
+           tcu_map_memory(&s->sources);
+}
+
+static Dwfl_Module *module_of(struct tc_symbols *s, uint64_t address)
+{
+    if (!s->dwfl)
+        return NULL;
+    if (loader_changed(s))
+        report_modules(s);
+    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, address);
+    if (!mod) { /* mapped some other way since (or never: JIT code, an unmapped address) */
+        report_modules(s);
+        mod = dwfl_addrmodule(s->dwfl, address);
+    }
+    return mod;
+}
+
+static const char *basename_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* A function's name: its demangled linkage name (C++, Rust), else its plain name. */
+static const char *function_name(struct tc_symbols *s, Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    const char *linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+    if (!linkage)
+        linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+    if (linkage) {
+        char *readable = tc_demangle(linkage);
+        if (readable) {
+            const char *name = intern_cstr(s, readable);
+            free(readable);
+            return name;
+        }
+    }
+    const char *name = dwarf_diename(die);
+    if (name)
+        return intern_cstr(s, name);
+    return linkage ? intern_cstr(s, linkage) : unknown;
+}
+
+static const char *symbol_name(struct tc_symbols *s, const char *name)
+{
+    char *readable = tc_demangle(name);
+    if (!readable)
+        return intern_cstr(s, name);
+    const char *out = intern_cstr(s, readable);
+    free(readable);
+    return out;
+}
+
+/* The start of the address range of die that holds pc (a module address, before bias). */
+static uint64_t range_start(Dwarf_Die *die, Dwarf_Addr pc)
+{
+    Dwarf_Addr base, start, end;
+    for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &start, &end)) > 0;)
+        if (pc >= start && pc < end)
+            return start;
+    Dwarf_Addr entry;
+    return dwarf_entrypc(die, &entry) == 0 ? entry : 0;
+}
+
+/* The file of a call_file index in the CU's line table. */
+static const char *call_file(struct tc_symbols *s, Dwarf_Die *cu, Dwarf_Die *inlined)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word index;
+    Dwarf_Files *files;
+    size_t count;
+    if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_file, &attr), &index) != 0 ||
+        dwarf_getsrcfiles(cu, &files, &count) != 0 || index >= count)
+        return unknown;
+    const char *file = dwarf_filesrc(files, index, NULL, NULL);
+    return file ? intern_cstr(s, file) : unknown;
+}
+
+static uint32_t call_line(Dwarf_Die *inlined)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word line;
+    return dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attr), &line) == 0 ? (uint32_t)line : 0;
+}
+
+/* Fills frames from the DWARF scopes at address; returns how many. */
+static int dwarf_frames(struct tc_symbols *s, Dwfl_Module *mod, uint64_t address, struct tc_symbol_frame *frames,
+                        uint64_t elf_sym_addr, uint32_t elf_sym_len)
+{
+    Dwarf_Addr bias;
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, address, &bias);
+    if (!cu)
+        return 0;
+    /* Where the innermost function is: the line table's row for the address. */
+    const char *file = unknown;
+    uint32_t line = 0;
+    Dwfl_Line *row = dwfl_module_getsrc(mod, address);
+    if (row) {
+        int lineno = 0;
+        const char *src = dwfl_lineinfo(row, NULL, &lineno, NULL, NULL, NULL);
+        if (src) {
+            file = intern_cstr(s, src);
+            line = lineno > 0 ? (uint32_t)lineno : 0;
+        }
+    }
+    /* The innermost scope at the address, then the scopes around it in the DIE tree: an
+     * inlined instance sits inside the function it was inlined into (dwarf_getscopes
+     * alone would climb the inlined function's own definition instead). */
+    Dwarf_Die *scopes = NULL;
+    int nscopes = dwarf_getscopes(cu, address - bias, &scopes);
+    if (nscopes > 0) {
+        Dwarf_Die innermost = scopes[0];
+        free(scopes);
+        scopes = NULL;
+        nscopes = dwarf_getscopes_die(&innermost, &scopes);
+    }
+    int n = 0;
+    for (int i = 0; i < nscopes && n < TC_SYMBOLS_MAX_FRAMES; i++) {
+        Dwarf_Die *die = &scopes[i];
+        int tag = dwarf_tag(die);
+        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+            continue;
+        struct tc_symbol_frame *f = &frames[n++];
+        f->name = function_name(s, die);
+        f->file = file;
+        f->line = line;
+        if (tag == DW_TAG_subprogram) {
+            Dwarf_Addr low = 0, high = 0;
+            if (elf_sym_addr) {
+                f->sym_addr = elf_sym_addr;
+                f->sym_len = elf_sym_len;
+            } else if (dwarf_lowpc(die, &low) == 0) {
+                f->sym_addr = low + bias;
+                f->sym_len = dwarf_highpc(die, &high) == 0 && high > low ? (uint32_t)(high - low) : 0;
+            }
+            break; /* the function that contains the address */
+        }
+        uint64_t start = range_start(die, address - bias);
+        f->sym_addr = start ? start + bias : 0;
+        f->sym_len = 0;
+        /* The function it was inlined into is at the call site. */
+        file = call_file(s, cu, die);
+        line = call_line(die);
+    }
+    free(scopes);
+    return n;
+}
+
+static const struct tc_symbol_location *resolve(struct tc_symbols *s, uint64_t address)
+{
+    struct tc_symbol_frame frames[TC_SYMBOLS_MAX_FRAMES];
+    const char *image = unknown;
+    int n = 0;
+    Dwfl_Module *mod = module_of(s, address);
+    if (mod) {
+        const char *path = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+        image = path ? intern_cstr(s, path) : unknown;
+        GElf_Off offset = 0;
+        GElf_Sym sym;
+        const char *sym_name = dwfl_module_addrinfo(mod, address, &offset, &sym, NULL, NULL, NULL);
+        uint64_t sym_addr = sym_name ? address - offset : 0;
+        uint32_t sym_len = sym_name ? (uint32_t)sym.st_size : 0;
+        n = dwarf_frames(s, mod, address, frames, sym_addr, sym_len);
+        if (n == 0) {
+            /* No debug information: the symbol table's name, else the image's. */
+            char bracketed[256];
+            const char *name = sym_name;
+            if (!name) {
+                snprintf(bracketed, sizeof bracketed, "[%s]", basename_of(image));
+                name = bracketed;
+            }
+            frames[0] = (struct tc_symbol_frame){symbol_name(s, name), unknown, 0, sym_addr, sym_len};
+            n = 1;
+        }
+    }
+    if (n == 0) {
+        frames[0] = (struct tc_symbol_frame){unknown, unknown, 0, 0, 0};
+        n = 1;
+    }
+    size_t size = sizeof(struct tc_symbol_location) + (size_t)n * sizeof(struct tc_symbol_frame);
+    struct tc_symbol_location *loc = malloc(size);
+    if (!loc) {
+        static const struct tc_symbol_location none = {unknown, 1, {{unknown, unknown, 0, 0, 0}}};
+        return &none;
+    }
+    loc->image = image;
+    loc->count = (uint8_t)n;
+    memcpy(loc->frames, frames, (size_t)n * sizeof *frames);
+    if (tcu_map_put(&s->locations, address, (uint64_t)(uintptr_t)loc) < 0) {
+        free(loc);
+        static const struct tc_symbol_location none = {unknown, 1, {{unknown, unknown, 0, 0, 0}}};
+        return &none;
+    }
+    s->memory += size;
+    return loc;
+}
+
+const struct tc_symbol_location *tc_symbols_location(struct tc_symbols *s, uint64_t address)
+{
+    const uint64_t *v = tcu_map_get(&s->locations, address);
+    return v ? (const struct tc_symbol_location *)(uintptr_t)*v : resolve(s, address);
+}
+
+void tc_symbols_symbol(struct tc_symbols *s, uint64_t sym_addr, const char **file, uint32_t *line)
+{
+    const uint64_t *v = tcu_map_get(&s->sources, sym_addr);
+    if (v) {
+        const struct symbol_source *src = (const struct symbol_source *)(uintptr_t)*v;
+        *file = src->file;
+        *line = src->line;
+        return;
+    }
+    *file = unknown;
+    *line = 0;
+    Dwfl_Module *mod = module_of(s, sym_addr);
+    Dwfl_Line *row = mod ? dwfl_module_getsrc(mod, sym_addr) : NULL;
+    if (row) {
+        int lineno = 0;
+        const char *src = dwfl_lineinfo(row, NULL, &lineno, NULL, NULL, NULL);
+        if (src) {
+            *file = intern_cstr(s, src);
+            *line = lineno > 0 ? (uint32_t)lineno : 0;
+        }
+    }
+    struct symbol_source *src = malloc(sizeof *src);
+    if (src) {
+        *src = (struct symbol_source){*file, *line};
+        if (tcu_map_put(&s->sources, sym_addr, (uint64_t)(uintptr_t)src) < 0)
+            free(src);
+        else
+            s->memory += sizeof *src;
+    }
+}
