@@ -41,8 +41,9 @@ struct tc_conn {
     int alive;
     int terminated; /* the server asked to stop */
     uint64_t dropped_reported;
-    uint64_t lost_reported; /* samples the kernel lost, as last reported */
-    int sampling_reported;  /* why sampling is off was said on this connection */
+    uint64_t lost_reported;   /* samples the kernel lost, as last reported */
+    int64_t lost_report_time; /* when (CLOCK_MONOTONIC_RAW ns) */
+    int sampling_reported;    /* why sampling is off was said on this connection */
     /* Context switches as this connection's server has them (conn_switches.c). */
     struct tcu_map running;   /* thread -> cpu + 1, while the server has it running */
     uint32_t cpu_thread[256]; /* the thread the server last saw start on each cpu */
@@ -74,6 +75,10 @@ const struct ___tracy_source_location_data *tc_conn_sent_srcloc(const struct tc_
 int tc_conn_serve_queries(struct tc_conn *c, int timeout_ms);
 /* Queries of this connection the resolver is still working on. */
 int tc_conn_resolving(const struct tc_conn *c);
+
+/* Says, once, why sampling is unavailable (unavailable: the reason, or NULL), and how many
+ * records the kernel lost when that grew (at most once a second; `final`: now). */
+void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_t lost, int final);
 
 /* Sends a context switch record as ContextSwitch items the server can take whatever was
  * lost before it (a record the kernel dropped, a connection that began in the middle). */

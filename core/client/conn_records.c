@@ -296,3 +296,30 @@ void tc_conn_report_drops(struct tc_conn *c, uint64_t dropped)
                    (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
     c->dropped_reported = dropped;
 }
+
+void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_t lost, int final)
+{
+    if (!c->alive)
+        return;
+    char text[400];
+    if (unavailable && !c->sampling_reported) {
+        int n = snprintf(text, sizeof text, "tracyc: %s", unavailable);
+        tc_enc_thread(&c->enc, tc_prof.main_tid);
+        tc_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
+                       (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
+        c->sampling_reported = 1;
+    }
+    /* Lost records: at most once a second, and at the end. */
+    int64_t now = tc_clock_monotonic_ns();
+    if (lost > c->lost_reported && (final || now - c->lost_report_time >= 1000000000)) {
+        int n = snprintf(text, sizeof text,
+                         "tracyc: lost %" PRIu64 " CPU samples and context switches in total: the kernel's ring "
+                         "buffers were full",
+                         lost);
+        tc_enc_thread(&c->enc, tc_prof.main_tid);
+        tc_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
+                       (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
+        c->lost_reported = lost;
+        c->lost_report_time = now;
+    }
+}

@@ -12,6 +12,7 @@
 #include "client/inproc.h"
 #include "client/net.h"
 #include "client/resolver.h"
+#include "client/sampling.h"
 #include "client/state.h"
 #include "client/record.h"
 #include "wire/protocol.h"
@@ -199,6 +200,9 @@ static size_t drain_all(void)
     size_t n = tc_stream_drain(&tc_prof.serial, NULL, on_serial_records, NULL);
     for (struct tc_thread *t = head; t; t = t->next)
         n += tc_stream_drain(&t->stream, &t->mark, on_thread_records, t);
+    struct tc_stream *samples = tc_sampling_stream(); /* their own time chain: any order */
+    if (samples)
+        n += tc_stream_drain(samples, NULL, on_serial_records, NULL);
     free_exited_threads();
     return n;
 }
@@ -220,6 +224,8 @@ static void replay_deferred(struct tc_conn *c)
 static void open_connection(int slot, struct tc_transport *t)
 {
     forget_connection_state(slot);
+    /* Before the handshake: the welcome carries the sampling period. */
+    tc_sampling_update(1);
     if (tc_conn_open(&w.conns[slot], t, slot) != 0)
         return;
     /* A server that hung up right after its hello must not swallow the buffered events:
@@ -281,6 +287,7 @@ static void service_connections(int timeout_ms)
         struct tc_conn *c = &w.conns[i];
         if (c->alive) {
             tc_conn_report_drops(c, dropped);
+            tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 0);
             tc_enc_flush(&c->enc);
             tc_conn_serve_queries(c, timeout_ms);
         }
@@ -297,6 +304,7 @@ static void *worker_main(void *arg)
     while (!atomic_load(&w.stop)) {
         start_requested_capture();
         accept_server();
+        tc_sampling_update(any_live());
         size_t n = any_live() ? drain_all() : 0;
         service_connections(0);
         if (n == 0)
@@ -354,6 +362,7 @@ static int finish_connection(int slot)
     if (!c->alive)
         return 0;
     tc_conn_report_drops(c, atomic_load(&tc_prof.dropped));
+    tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 1);
     end_open_zones(c);
     tc_enc_byte(&c->enc, TCW_Terminate);
     tc_enc_flush(&c->enc);
@@ -375,6 +384,8 @@ void tc_worker_stop(void)
     atomic_store(&w.stop, 1);
     pthread_join(w.thread, NULL);
     w.started = 0;
+    /* The program is ending: its last samples go out with the rest, then no more. */
+    tc_sampling_shutdown();
     start_requested_capture();
     for (;;) {
         /* TRACY_NO_EXIT: keep the data until a server has come for it... */
@@ -410,6 +421,7 @@ void tc_worker_forget_after_fork(void)
 {
     /* The worker thread does not exist in the child; its sockets belong to the parent. */
     w.started = 0;
+    tc_sampling_forget_after_fork();
     if (w.listen_fd >= 0)
         close(w.listen_fd);
     w.listen_fd = -1;

@@ -447,6 +447,9 @@ static void check_stream_discipline(void)
         if (it.type == TCW_CallstackPayload) {
             bad += payload || marker;
             payload = 1;
+        } else if (it.type >= TCW_CallstackSample && it.type <= TCW_CallstackSampleContextSwitch16) {
+            bad += !payload; /* a sample takes its payload itself */
+            payload = 0;
         } else if (it.type == TCW_Callstack || it.type == TCW_CallstackSerial) {
             bad += !payload;
             payload = 0;
@@ -472,6 +475,8 @@ static void check_stream_discipline(void)
 int main(void)
 {
     unsetenv("DEBUGINFOD_URLS"); /* no network for debug information */
+    /* Only the program's own callstacks here (test_sampling_wire checks samples). */
+    setenv("TRACY_NO_SYS_TRACE", "1", 1);
     uint16_t port = tt_use_free_port();
     ___tracy_startup_profiler();
     if (tr_connect(&srv, port, 10) != 0) {

@@ -222,3 +222,29 @@ void tr_free(struct tr_server *s)
     memset(s, 0, sizeof *s);
     s->fd = -1;
 }
+
+int tr_ctx_time(const struct tr_item *it, int64_t *ref)
+{
+    switch (it->type) {
+    case TCW_ContextSwitch:
+    case TCW_ThreadWakeup:
+        *ref += (int64_t)tr_rd64(it->p + 1);
+        return 1;
+    case TCW_CallstackSample:
+    case TCW_CallstackSampleContextSwitch: {
+        int64_t d = (int64_t)tr_rd64(it->p + 5);
+        *ref += d >= 0 ? d + TCW_DELTA32_LIMIT : d;
+        return 1;
+    }
+    case TCW_CallstackSample32:
+    case TCW_CallstackSampleContextSwitch32:
+        *ref += (int64_t)tr_rd32(it->p + 5) + TCW_DELTA16_LIMIT;
+        return 1;
+    case TCW_CallstackSample16:
+    case TCW_CallstackSampleContextSwitch16:
+        *ref += tr_rd16(it->p + 5);
+        return 1;
+    default:
+        return 0;
+    }
+}

@@ -49,6 +49,11 @@ size_t tr_item_size(const uint8_t *p, size_t avail);
  * StringData-like reply); *len receives its length. */
 const char *tr_item_text(const struct tr_item *it, size_t *len);
 
+/* For items on the context-switch time chain (ContextSwitch, ThreadWakeup, CallstackSample
+ * and CallstackSampleContextSwitch in all sizes): advances *ref to the item's time and
+ * returns 1; 0 for other items. docs/protocol.md §8. */
+int tr_ctx_time(const struct tr_item *it, int64_t *ref);
+
 static inline uint64_t tr_rd64(const uint8_t *p)
 {
     uint64_t v;
