@@ -29,11 +29,24 @@ static int glibc_backtrace(void **buffer, int size)
     return backtrace(buffer, size);
 }
 
+/* ThreadSanitizer forgets a thread before libunwind's per-thread cache is freed at its exit
+ * (a destructor taking a lock), and crashes there: TSan builds use glibc's backtrace. */
+#if defined(__SANITIZE_THREAD__)
+#define USE_LIBUNWIND 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define USE_LIBUNWIND 0
+#endif
+#endif
+#ifndef USE_LIBUNWIND
+#define USE_LIBUNWIND 1
+#endif
+
 void tc_callstack_init(void)
 {
     if (unwinder)
         return;
-    unwind_fn fn = load_libunwind();
+    unwind_fn fn = USE_LIBUNWIND ? load_libunwind() : NULL;
     if (fn) {
         unwinder_name = "libunwind";
     } else {

@@ -558,6 +558,8 @@ static int by_time(const void *a, const void *b)
 /* Writes the queued records up to `until` (perf clock) into the stream, in time order. */
 static void emit(int64_t until)
 {
+    if (!s.queued)
+        return;
     qsort(s.queue, s.queued, sizeof *s.queue, by_time);
     size_t i = 0;
     for (; i < s.queued && s.queue[i]->time <= until; i++) {

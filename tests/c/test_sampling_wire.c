@@ -25,6 +25,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -63,7 +64,7 @@ static uint32_t gettid_(void)
 
 /* ---- the program being sampled --------------------------------------------------------- */
 
-static volatile uint64_t sink;
+static _Atomic uint64_t sink;
 
 __attribute__((noinline)) static void spin_here(double ms)
 {
@@ -72,7 +73,7 @@ __attribute__((noinline)) static void spin_here(double ms)
     while (seconds() < end)
         for (int i = 0; i < 10000; i++)
             x = x * 6364136223846793005ull + 1442695040888963407ull;
-    sink = x;
+    atomic_store_explicit(&sink, x, memory_order_relaxed);
 }
 
 __attribute__((noinline)) static void spin_while_paused(double ms)
@@ -354,7 +355,7 @@ int main(int argc, char **argv)
     pthread_create(&busy, NULL, spinner_main, &main_spin);
     pthread_create(&sleeper, NULL, sleeper_main, NULL);
     for (int i = 0; i < 4; i++) {
-        brief_spin[i] = (struct spinner){0, 40, 0, 0};
+        brief_spin[i] = (struct spinner){0, 80, 0, 0};
         pthread_create(&brief[i], NULL, spinner_main, &brief_spin[i]);
         for (int k = 0; k < 10; k++) {
             kill(getpid(), SIGUSR1);
@@ -388,6 +389,7 @@ int main(int argc, char **argv)
     spinner_main(&after);
 
     /* The kernel cannot write for a while: lost records, counted and reported. */
+    uint64_t lost_before = tc_sampling_lost();
     int rings = pause_rings(1);
     spin_here(100);
     pause_rings(0);
@@ -415,9 +417,14 @@ int main(int argc, char **argv)
     CHECK_STR(name, "spin_here");
     CHECK(s && s->frames >= 2 && function_at(s->frame1, name, sizeof name));
     CHECK_STR(name, "spinner_main");
+    /* Every thread created while sampling is sampled (inherited events), unless the ring
+     * overflowed meanwhile (a slow machine, a sanitizer), which must then be on record. */
+    int brief_sampled = 0;
     for (int i = 0; i < 4; i++)
-        tt_check(samples_of(brief_spin[i].tid, INT64_MIN, INT64_MAX) > 0, "a thread created while sampling (%u)",
-                 brief_spin[i].tid);
+        brief_sampled += samples_of(brief_spin[i].tid, INT64_MIN, INT64_MAX) > 0;
+    tt_check(brief_sampled == 4 || (brief_sampled > 0 && lost_before > 0),
+             "%d of 4 threads created while sampling were sampled (%llu records lost before)", brief_sampled,
+             (unsigned long long)lost_before);
     CHECK_EQ_INT(samples_of((uint32_t)child, INT64_MIN, INT64_MAX), 0);
     CHECK_EQ_INT(samples_of(0, pause_from, pause_to), 0);
     CHECK(samples_of(after.tid, after.begin, after.end) > 0);
