@@ -61,6 +61,19 @@ done 2>&1
 [ -n "${UPSTREAM_TRACY_LIB:-}" ] &&
   awk -v t="$cs_t" -v u="$cs_u" 'BEGIN{printf "ratio tracyc / upstream TracyCZoneS(16) %.2f   (target <= 0.5; best of 3 rounds each: %.1f ns vs %.1f ns)\n", t / u, t, u}'
 
+echo "== unwinders: cost per frame, with and without frame pointers"
+"$build/bench/bench_unwind_cost"
+"$build/bench/bench_unwind_cost_fp"
+
+echo "== CPU sampling overhead on a CPU-bound program, on vs off in one run (server connected)"
+for hz in default 1000 4000; do
+  if [ "$hz" = default ]; then
+    run_with_capture so "$build/bench/bench_sampling_overhead"
+  else
+    TRACY_SAMPLING_HZ=$hz run_with_capture so "$build/bench/bench_sampling_overhead"
+  fi
+done
+
 echo "== sustained throughput into a connected capture"
 run_with_capture tp "$build/bench/bench_throughput" tracyc
 # Upstream buffers without bound; the same run with a limit too large to be reached:

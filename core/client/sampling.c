@@ -278,9 +278,10 @@ static int open_events(const struct tc_config *cfg)
         int max = read_int_file("/proc/sys/kernel/perf_event_max_sample_rate", 0);
         if (max > 0 && hz > max)
             hz = max;
+        /* cpu-clock counts nanoseconds of CPU time: a fixed period is the rate exactly, and
+         * spares the kernel re-tuning a frequency on every tick. */
         a->config = PERF_COUNT_SW_CPU_CLOCK;
-        a->freq = 1;
-        a->sample_freq = (uint64_t)hz;
+        a->sample_period = 1000000000u / (unsigned)hz;
         a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
         a->sample_regs_user = tc_sample_regs_mask();
         a->sample_stack_user = STACK_BYTES;
@@ -312,12 +313,17 @@ static int open_events(const struct tc_config *cfg)
         return -1;
     s.nrings = o.ncpu;
 
+    /* The profiler does not sample itself: not the worker, nor the threads it starts (the
+     * sampler, the symbol resolver), which would inherit the worker's events. */
     struct tids done = {0}, todo = {0};
+    uint32_t worker = atomic_load(&tc_prof.worker_tid);
     int result = 0;
     for (int attempt = 0;; attempt++) {
         for (int i = 0; i < o.ncpu; i++)
             s.rings[i] = (struct ring){.fd = -1, .cpu = i};
         done.n = todo.n = 0;
+        if (worker)
+            tids_add(&done, (pid_t)worker);
         o.err = 0;
         /* Until a pass finds no thread without events: a thread created meanwhile by one
          * that had none yet would otherwise be missed. */
@@ -354,8 +360,8 @@ static int open_events(const struct tc_config *cfg)
             s.filter_pid = 1;
             continue;
         }
-        if (o.err == EINVAL && s.sampling && a->sample_freq > 1000) {
-            a->sample_freq = 1000; /* above what the kernel allows right now */
+        if (o.err == EINVAL && s.sampling && a->sample_period < 1000000) {
+            a->sample_period = 1000000; /* faster than the kernel allows right now */
             s.period_ns = 1000000;
             continue;
         }

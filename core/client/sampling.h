@@ -17,7 +17,7 @@
 
 /* Samples per second of a running thread unless TRACY_SAMPLING_HZ says otherwise (see
  * docs/callstacks.md for the measurements behind it). */
-#define TC_DEFAULT_SAMPLING_HZ 1000
+#define TC_DEFAULT_SAMPLING_HZ 500
 
 /* Worker: makes sampling run exactly while `connected` and the program has not turned it
  * off (___tracy_end_sampling_profiling). Opens or closes the kernel's events. */

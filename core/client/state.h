@@ -63,6 +63,7 @@ struct tc_profiler {
     _Atomic uint64_t dropped;
     _Atomic int connected; /* a TCP server is connected */
     _Atomic uint32_t next_lock_id;
+    _Atomic uint32_t worker_tid; /* tracyc's own thread: not sampled */
 };
 
 extern struct tc_profiler tc_prof;

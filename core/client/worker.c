@@ -65,6 +65,9 @@ static void sleep_ms(int ms)
  * short passes in a tight loop would slow the program down; a pause lets records pile up
  * and be drained in bulk. */
 #define SMALL_PASS (64 * 1024)
+/* Below this a pass is a trickle (CPU samples arrive at ~150 bytes a millisecond): waking
+ * up more often than when idle would cost the program more than the data is worth. */
+#define TRICKLE_PASS (4 * 1024)
 
 static int conn_live(int slot)
 {
@@ -301,13 +304,14 @@ static void *worker_main(void *arg)
 {
     (void)arg;
     pthread_setname_np(pthread_self(), "tracyc worker");
+    atomic_store(&tc_prof.worker_tid, tc_current_tid());
     while (!atomic_load(&w.stop)) {
         start_requested_capture();
         accept_server();
         tc_sampling_update(any_live());
         size_t n = any_live() ? drain_all() : 0;
         service_connections(0);
-        if (n == 0)
+        if (n < TRICKLE_PASS)
             sleep_ms(1);
         else if (n < SMALL_PASS)
             sleep_us(200);
