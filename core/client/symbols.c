@@ -6,7 +6,8 @@
  * first, each called from the call_file/call_line of the one inside it (as eu-addr2line -i
  * does). The module list is read again when the dynamic loader has loaded or unloaded
  * something since (dl_iterate_phdr's adds/subs counters), or when an address is in no
- * known module.
+ * known module. A fresh Dwfl is made then: reporting modules again into one that has
+ * already been used leaves libdwfl's symbol tables broken (and can crash it).
  */
 #include "client/symbols.h"
 
@@ -89,9 +90,15 @@ static int loader_changed(struct tc_symbols *s)
     return 1;
 }
 
+/* A Dwfl for the modules mapped now. The cached answers keep their own copies of every
+ * string, so the old one can go. */
 static void report_modules(struct tc_symbols *s)
 {
-    /* Modules reported again with the same file and range keep what libdw loaded. */
+    if (s->dwfl)
+        dwfl_end(s->dwfl);
+    s->dwfl = dwfl_begin(&dwfl_callbacks);
+    if (!s->dwfl)
+        return;
     dwfl_report_begin(s->dwfl);
     dwfl_linux_proc_report(s->dwfl, getpid());
     dwfl_report_end(s->dwfl, NULL, NULL);
@@ -102,11 +109,8 @@ struct tc_symbols *tc_symbols_new(void)
     struct tc_symbols *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->dwfl = dwfl_begin(&dwfl_callbacks);
-    if (s->dwfl) {
-        loader_changed(s);
-        report_modules(s);
-    }
+    loader_changed(s);
+    report_modules(s);
     return s;
 }
 
@@ -139,18 +143,14 @@ size_t tc_symbols_memory(const struct tc_symbols *s)
            tcu_map_memory(&s->sources);
 }
 
+/* The module of address, as the loader has things now: a library loaded since is found,
+ * one unloaded since is not. An address in no library (JIT code, nothing mapped) reads
+ * the module list only when the loader has changed something. */
 static Dwfl_Module *module_of(struct tc_symbols *s, uint64_t address)
 {
-    if (!s->dwfl)
-        return NULL;
     if (loader_changed(s))
         report_modules(s);
-    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, address);
-    if (!mod) { /* mapped some other way since (or never: JIT code, an unmapped address) */
-        report_modules(s);
-        mod = dwfl_addrmodule(s->dwfl, address);
-    }
-    return mod;
+    return s->dwfl ? dwfl_addrmodule(s->dwfl, address) : NULL;
 }
 
 static const char *basename_of(const char *path)

@@ -84,97 +84,6 @@ static int next_zone_begin(void)
     return -1;
 }
 
-struct frame {
-    char name[256], file[256];
-    uint32_t line;
-    uint64_t sym_addr;
-    uint32_t sym_len;
-};
-
-struct frame_reply {
-    char image[512];
-    int count;
-    struct frame frames[8];
-};
-
-static void copy_text(char *dst, size_t cap, const struct tr_item *it)
-{
-    size_t len;
-    const char *s = tr_item_text(it, &len);
-    if (len >= cap)
-        len = cap - 1;
-    memcpy(dst, s, len);
-    dst[len] = 0;
-}
-
-/* Asks the client what address is and parses its CallstackFrame reply. */
-static int ask_frame(uint64_t address, struct frame_reply *out)
-{
-    memset(out, 0, sizeof *out);
-    tr_query(&srv, TCW_QUERY_CALLSTACK_FRAME, address, 0);
-    size_t pos = 0;
-    struct tr_item it, single = {0}, second = {0};
-    for (int round = 0; round < 200; round++) {
-        while (tr_next(&srv, &pos, &it)) {
-            if (it.type == TCW_SingleStringData8 || it.type == TCW_SingleStringData)
-                single = it;
-            else if (it.type == TCW_SecondStringData8 || it.type == TCW_SecondStringData)
-                second = it;
-            else if (it.type == TCW_CallstackFrameSize && tr_rd64(it.p + 1) == address) {
-                copy_text(out->image, sizeof out->image, &single);
-                int n = it.p[9];
-                for (int i = 0; i < n;) {
-                    if (!tr_next(&srv, &pos, &it))
-                        return 0; /* the reply is written in one go */
-                    if (it.type == TCW_SingleStringData8 || it.type == TCW_SingleStringData)
-                        single = it;
-                    else if (it.type == TCW_SecondStringData8 || it.type == TCW_SecondStringData)
-                        second = it;
-                    else if (it.type == TCW_CallstackFrame) {
-                        if (i < 8) {
-                            struct frame *f = &out->frames[i];
-                            copy_text(f->name, sizeof f->name, &single);
-                            copy_text(f->file, sizeof f->file, &second);
-                            f->line = tr_rd32(it.p + 1);
-                            f->sym_addr = tr_rd64(it.p + 5);
-                            f->sym_len = tr_rd32(it.p + 13);
-                        }
-                        i++;
-                    } else {
-                        return 0; /* nothing else may interleave */
-                    }
-                }
-                out->count = n;
-                return 1;
-            }
-        }
-        if (tr_pump(&srv, 50) < 0)
-            return 0;
-    }
-    return 0;
-}
-
-static int ask_symbol(uint64_t sym_addr, char *file, size_t cap, uint32_t *line)
-{
-    tr_query(&srv, TCW_QUERY_SYMBOL, sym_addr, 0);
-    size_t pos = 0;
-    struct tr_item it, single = {0};
-    for (int round = 0; round < 200; round++) {
-        while (tr_next(&srv, &pos, &it)) {
-            if (it.type == TCW_SingleStringData8 || it.type == TCW_SingleStringData)
-                single = it;
-            else if (it.type == TCW_SymbolInformation && tr_rd64(it.p + 5) == sym_addr) {
-                copy_text(file, cap, &single);
-                *line = tr_rd32(it.p + 1);
-                return 1;
-            }
-        }
-        if (tr_pump(&srv, 50) < 0)
-            return 0;
-    }
-    return 0;
-}
-
 static int ends_with(const char *s, const char *tail)
 {
     size_t a = strlen(s), b = strlen(tail);
@@ -232,8 +141,8 @@ static void check_zone_frames(void)
     CHECK_EQ_INT(cs.marker, TCW_Callstack);
     CHECK(cs.consumer >= TCW_ZoneBeginCallstack && cs.consumer <= TCW_ZoneBeginCallstack16);
 
-    struct frame_reply r;
-    CHECK(ask_frame(cs.frames[0], &r));
+    struct tr_frames r;
+    CHECK(tr_ask_frame(&srv, cs.frames[0], &r));
     CHECK_EQ_INT(r.count, 1);
     CHECK_STR(r.frames[0].name, "api_zone");
     tt_check(ends_with(r.frames[0].file, "test_callstack_wire.c"), "frame 0 file %s", r.frames[0].file);
@@ -242,13 +151,13 @@ static void check_zone_frames(void)
           cs.frames[0] < r.frames[0].sym_addr + r.frames[0].sym_len);
     tt_check(ends_with(r.image, "test_callstack_wire"), "image %s", r.image);
 
-    CHECK(ask_frame(cs.frames[1], &r));
+    CHECK(tr_ask_frame(&srv, cs.frames[1], &r));
     CHECK_STR(r.frames[0].name, "outer_zone");
     CHECK_EQ_INT(r.frames[0].line, line_outer);
 
     char file[256];
     uint32_t line = 0;
-    CHECK(ask_symbol(r.frames[0].sym_addr, file, sizeof file, &line));
+    CHECK(tr_ask_symbol(&srv, r.frames[0].sym_addr, file, sizeof file, &line));
     tt_check(ends_with(file, "test_callstack_wire.c") && line > 0 && (int)line <= line_outer,
              "symbol of outer_zone at %s:%u", file, line);
 }
@@ -363,8 +272,8 @@ static void check_inlined_frames(void)
     host_of_inline();
     struct event_cs cs;
     CHECK(next_callstack_event(&cs) && cs.consumer == TCW_MessageLiteralCallstack);
-    struct frame_reply r;
-    CHECK(ask_frame(cs.frames[0], &r));
+    struct tr_frames r;
+    CHECK(tr_ask_frame(&srv, cs.frames[0], &r));
     CHECK_EQ_INT(r.count, 2);
     CHECK_STR(r.frames[0].name, "inlined_message");
     CHECK_EQ_INT(r.frames[0].line, line_api);
@@ -373,21 +282,21 @@ static void check_inlined_frames(void)
     CHECK_EQ_INT(r.frames[1].line, line_outer);
     CHECK(r.frames[1].sym_len > 0);
     /* the next frame up is the caller of the host, not the host again */
-    CHECK(ask_frame(cs.frames[1], &r));
+    CHECK(tr_ask_frame(&srv, cs.frames[1], &r));
     CHECK_STR(r.frames[r.count - 1].name, "check_inlined_frames");
 }
 
 static void check_unknown_address(void)
 {
-    struct frame_reply r;
-    CHECK(ask_frame(0x1000, &r)); /* nothing is mapped there */
+    struct tr_frames r;
+    CHECK(tr_ask_frame(&srv, 0x1000, &r)); /* nothing is mapped there */
     CHECK_EQ_INT(r.count, 1);
     CHECK_STR(r.image, "[unknown]");
     CHECK_STR(r.frames[0].name, "[unknown]");
     CHECK_EQ_INT(r.frames[0].sym_addr, 0); /* so the server asks no Symbol question */
     char file[64];
     uint32_t line = 1;
-    CHECK(ask_symbol(0x2000, file, sizeof file, &line));
+    CHECK(tr_ask_symbol(&srv, 0x2000, file, sizeof file, &line));
     CHECK_STR(file, "[unknown]");
     CHECK_EQ_INT(line, 0);
 }

@@ -248,3 +248,81 @@ int tr_ctx_time(const struct tr_item *it, int64_t *ref)
         return 0;
     }
 }
+
+static void copy_text(char *dst, size_t cap, const struct tr_item *it)
+{
+    size_t len;
+    const char *s = tr_item_text(it, &len);
+    if (len >= cap)
+        len = cap - 1;
+    memcpy(dst, s, len);
+    dst[len] = 0;
+}
+
+/* Asks the client what address is and parses its CallstackFrame reply. */
+int tr_ask_frame(struct tr_server *s, uint64_t address, struct tr_frames *out)
+{
+    memset(out, 0, sizeof *out);
+    tr_query(s, TCW_QUERY_CALLSTACK_FRAME, address, 0);
+    size_t pos = 0;
+    struct tr_item it, single = {0}, second = {0};
+    for (int round = 0; round < 200; round++) {
+        while (tr_next(s, &pos, &it)) {
+            if (it.type == TCW_SingleStringData8 || it.type == TCW_SingleStringData)
+                single = it;
+            else if (it.type == TCW_SecondStringData8 || it.type == TCW_SecondStringData)
+                second = it;
+            else if (it.type == TCW_CallstackFrameSize && tr_rd64(it.p + 1) == address) {
+                copy_text(out->image, sizeof out->image, &single);
+                int n = it.p[9];
+                for (int i = 0; i < n;) {
+                    if (!tr_next(s, &pos, &it))
+                        return 0; /* the reply is written in one go */
+                    if (it.type == TCW_SingleStringData8 || it.type == TCW_SingleStringData)
+                        single = it;
+                    else if (it.type == TCW_SecondStringData8 || it.type == TCW_SecondStringData)
+                        second = it;
+                    else if (it.type == TCW_CallstackFrame) {
+                        if (i < 8) {
+                            struct tr_frame *f = &out->frames[i];
+                            copy_text(f->name, sizeof f->name, &single);
+                            copy_text(f->file, sizeof f->file, &second);
+                            f->line = tr_rd32(it.p + 1);
+                            f->sym_addr = tr_rd64(it.p + 5);
+                            f->sym_len = tr_rd32(it.p + 13);
+                        }
+                        i++;
+                    } else {
+                        return 0; /* nothing else may interleave */
+                    }
+                }
+                out->count = n;
+                return 1;
+            }
+        }
+        if (tr_pump(s, 50) < 0)
+            return 0;
+    }
+    return 0;
+}
+
+int tr_ask_symbol(struct tr_server *s, uint64_t sym_addr, char *file, size_t cap, uint32_t *line)
+{
+    tr_query(s, TCW_QUERY_SYMBOL, sym_addr, 0);
+    size_t pos = 0;
+    struct tr_item it, single = {0};
+    for (int round = 0; round < 200; round++) {
+        while (tr_next(s, &pos, &it)) {
+            if (it.type == TCW_SingleStringData8 || it.type == TCW_SingleStringData)
+                single = it;
+            else if (it.type == TCW_SymbolInformation && tr_rd64(it.p + 5) == sym_addr) {
+                copy_text(file, cap, &single);
+                *line = tr_rd32(it.p + 1);
+                return 1;
+            }
+        }
+        if (tr_pump(s, 50) < 0)
+            return 0;
+    }
+    return 0;
+}

@@ -49,6 +49,25 @@ size_t tr_item_size(const uint8_t *p, size_t avail);
  * StringData-like reply); *len receives its length. */
 const char *tr_item_text(const struct tr_item *it, size_t *len);
 
+struct tr_frame {
+    char name[256], file[256];
+    uint32_t line;
+    uint64_t sym_addr;
+    uint32_t sym_len;
+};
+
+struct tr_frames {
+    char image[512];
+    int count;
+    struct tr_frame frames[8];
+};
+
+/* Asks the client what address is (a CallstackFrame query) and parses its reply: the image
+ * and up to 8 frames, innermost first. 1 on success (within 10 s). */
+int tr_ask_frame(struct tr_server *s, uint64_t address, struct tr_frames *out);
+/* Asks for a symbol's source file and line (a Symbol query). 1 on success. */
+int tr_ask_symbol(struct tr_server *s, uint64_t sym_addr, char *file, size_t cap, uint32_t *line);
+
 /* For items on the context-switch time chain (ContextSwitch, ThreadWakeup, CallstackSample
  * and CallstackSampleContextSwitch in all sizes): advances *ref to the item's time and
  * returns 1; 0 for other items. docs/protocol.md §8. */
