@@ -88,6 +88,10 @@ static void check_demangler(void)
 
 int main(void)
 {
+    if (!getenv("SYMLIB_DEBUG") || !getenv("SYMLIB_PLAIN") || !getenv("SYMLIB_UNLOAD")) {
+        fprintf(stderr, "test_symbols: SYMLIB_DEBUG, SYMLIB_PLAIN and SYMLIB_UNLOAD name the test libraries\n");
+        return 2;
+    }
     unsetenv("DEBUGINFOD_URLS");
     setenv("TRACY_NO_SYS_TRACE", "1", 1);
     check_demangler();
@@ -133,7 +137,9 @@ int main(void)
         tt_check(ends_with(r.image, "libsymlib_plain.so"), "image %s", r.image);
     }
 
-    /* Unloaded before its frames are resolved: a defined answer, no crash. */
+    /* Unloaded before its frames are resolved: a defined answer, no crash. The address is
+     * what is mapped there when the resolver looks: nothing ("[unknown]"), or another
+     * library the loader has put there since (libdw itself loads one when resolving). */
     void *gone = dlopen(getenv("SYMLIB_UNLOAD"), RTLD_NOW);
     fn = gone ? (symlib_fn)dlsym(gone, "symlib_unload_entry") : NULL;
     CHECK(fn != NULL);
@@ -142,9 +148,10 @@ int main(void)
         CHECK(next_frames(frames, 8) >= 2);
         dlclose(gone);
         CHECK(tr_ask_frame(&srv, frames[1], &r));
-        CHECK_EQ_INT(r.count, 1);
-        CHECK_STR(r.image, "[unknown]");
-        CHECK_STR(r.frames[0].name, "[unknown]");
+        CHECK(r.count >= 1);
+        tt_check(strstr(r.image, "symlib_unload") == NULL && strcmp(r.frames[0].name, "symlib_unload_entry") != 0 &&
+                     (strcmp(r.image, "[unknown]") != 0 || strcmp(r.frames[0].name, "[unknown]") == 0),
+                 "unloaded library's frame: %s in %s", r.frames[0].name, r.image);
     }
 
     /* Executable memory of no file, as a JIT compiler would make. */
