@@ -74,6 +74,9 @@ for hz in default 1000 4000; do
   fi
 done
 
+echo "== symbol resolution: 10,000 distinct addresses of a library with debug information"
+"$build/bench/bench_symbols"
+
 echo "== sustained throughput into a connected capture"
 run_with_capture tp "$build/bench/bench_throughput" tracyc
 # Upstream buffers without bound; the same run with a limit too large to be reached:

@@ -34,6 +34,7 @@ struct tc_symbols {
     struct tcu_map interned;  /* content hash -> string in `strings` */
     struct tcu_map locations; /* address -> struct tc_symbol_location * */
     struct tcu_map sources;   /* symbol address -> struct symbol_source * */
+    struct tcu_map units;     /* compilation unit -> struct cu_functions *, of the current Dwfl */
     size_t memory;            /* of the locations and sources */
 };
 
@@ -92,8 +93,11 @@ static int loader_changed(struct tc_symbols *s)
 
 /* A Dwfl for the modules mapped now. The cached answers keep their own copies of every
  * string, so the old one can go. */
+static void free_units(struct tcu_map *units);
+
 static void report_modules(struct tc_symbols *s)
 {
+    free_units(&s->units); /* they point into the old Dwfl's data */
     if (s->dwfl)
         dwfl_end(s->dwfl);
     s->dwfl = dwfl_begin(&dwfl_callbacks);
@@ -128,6 +132,7 @@ void tc_symbols_free(struct tc_symbols *s)
         return;
     free_values(&s->locations);
     free_values(&s->sources);
+    free_units(&s->units);
     tcu_map_free(&s->locations);
     tcu_map_free(&s->sources);
     tcu_map_free(&s->interned);
@@ -222,14 +227,166 @@ static uint32_t call_line(Dwarf_Die *inlined)
     return dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attr), &line) == 0 ? (uint32_t)line : 0;
 }
 
-/* Fills frames from the DWARF scopes at address; returns how many. */
-static int dwarf_frames(struct tc_symbols *s, Dwfl_Module *mod, uint64_t address, struct tc_symbol_frame *frames,
-                        uint64_t elf_sym_addr, uint32_t elf_sym_len)
+/* ---- the functions at an address ------------------------------------------------------- */
+
+/* A compilation unit's functions by address, built the first time one of its addresses is
+ * asked about: one walk over its DIEs, then a binary search per address, where
+ * dwarf_getscopes would walk the whole unit again for every address. */
+struct function_range {
+    uint64_t low, high; /* module addresses before bias */
+    Dwarf_Die die;
+};
+
+struct cu_functions {
+    struct function_range *v;
+    size_t n, cap;
+};
+
+static void add_function(struct cu_functions *fns, Dwarf_Die *die)
+{
+    Dwarf_Addr base, start, end;
+    for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &start, &end)) > 0;) {
+        if (fns->n == fns->cap) {
+            size_t cap = fns->cap ? fns->cap * 2 : 64;
+            struct function_range *v = realloc(fns->v, cap * sizeof *v);
+            if (!v)
+                return;
+            fns->v = v;
+            fns->cap = cap;
+        }
+        fns->v[fns->n++] = (struct function_range){start, end, *die};
+    }
+}
+
+/* Function definitions with code, at the top of the unit or in namespaces and classes. */
+static void collect_functions(struct cu_functions *fns, Dwarf_Die *parent)
+{
+    Dwarf_Die child;
+    if (dwarf_child(parent, &child) != 0)
+        return;
+    do {
+        switch (dwarf_tag(&child)) {
+        case DW_TAG_subprogram:
+            add_function(fns, &child);
+            break;
+        case DW_TAG_namespace:
+        case DW_TAG_class_type:
+        case DW_TAG_structure_type:
+        case DW_TAG_union_type:
+        case DW_TAG_module:
+            collect_functions(fns, &child);
+            break;
+        default:
+            break;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int by_low(const void *a, const void *b)
+{
+    const struct function_range *x = a, *y = b;
+    return x->low < y->low ? -1 : x->low > y->low;
+}
+
+static struct cu_functions *functions_of(struct tc_symbols *s, Dwarf_Die *cu)
+{
+    uint64_t key = (uint64_t)(uintptr_t)cu->addr;
+    uint64_t *v = tcu_map_get(&s->units, key);
+    if (v)
+        return (struct cu_functions *)(uintptr_t)*v;
+    struct cu_functions *fns = calloc(1, sizeof *fns);
+    if (!fns)
+        return NULL;
+    collect_functions(fns, cu);
+    if (fns->n)
+        qsort(fns->v, fns->n, sizeof *fns->v, by_low);
+    if (tcu_map_put(&s->units, key, (uint64_t)(uintptr_t)fns) < 0) {
+        free(fns->v);
+        free(fns);
+        return NULL;
+    }
+    s->memory += sizeof *fns + fns->cap * sizeof *fns->v;
+    return fns;
+}
+
+static void free_units(struct tcu_map *units)
+{
+    for (size_t i = 0; units->slots && i <= units->mask; i++)
+        if (units->slots[i].key) {
+            struct cu_functions *fns = (struct cu_functions *)(uintptr_t)units->slots[i].value;
+            free(fns->v);
+            free(fns);
+        }
+    tcu_map_free(units);
+    memset(units, 0, sizeof *units);
+}
+
+static int function_at(struct cu_functions *fns, uint64_t pc, Dwarf_Die *out)
+{
+    size_t lo = 0, hi = fns->n;
+    while (lo < hi) { /* the first range starting after pc */
+        size_t mid = (lo + hi) / 2;
+        if (fns->v[mid].low <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0;) { /* ranges may nest (a function inside one's range) */
+        if (pc < fns->v[i].high) {
+            *out = fns->v[i].die;
+            return 1;
+        }
+        if (lo - i > 8)
+            break;
+    }
+    return 0;
+}
+
+/* The inlined instances that hold pc inside die, outermost first, appended to chain. */
+static void inlined_at(Dwarf_Die *die, uint64_t pc, Dwarf_Die *chain, int *depth, int max)
+{
+    Dwarf_Die child;
+    if (dwarf_child(die, &child) != 0)
+        return;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block)
+            continue;
+        Dwarf_Attribute attr;
+        int has_pc = dwarf_attr(&child, DW_AT_low_pc, &attr) || dwarf_attr(&child, DW_AT_ranges, &attr);
+        if (has_pc && dwarf_haspc(&child, pc) != 1)
+            continue;
+        if (!has_pc) { /* a block without addresses of its own: look inside */
+            int before = *depth;
+            inlined_at(&child, pc, chain, depth, max);
+            if (*depth != before)
+                return;
+            continue;
+        }
+        if (tag == DW_TAG_inlined_subroutine && *depth < max)
+            chain[(*depth)++] = child;
+        inlined_at(&child, pc, chain, depth, max);
+        return;
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* Fills frames from the DWARF at address, innermost first; returns how many. */
+static int dwarf_frames(struct tc_symbols *s, Dwfl_Module *mod, uint64_t address, struct tc_symbol_frame *frames)
 {
     Dwarf_Addr bias;
     Dwarf_Die *cu = dwfl_module_addrdie(mod, address, &bias);
     if (!cu)
         return 0;
+    uint64_t pc = address - bias;
+    /* The function, then the instances inlined into it that hold the address. */
+    Dwarf_Die chain[TC_SYMBOLS_MAX_FRAMES];
+    int depth = 0;
+    struct cu_functions *fns = functions_of(s, cu);
+    if (!fns || !function_at(fns, pc, &chain[0]))
+        return 0;
+    depth = 1;
+    inlined_at(&chain[0], pc, chain, &depth, TC_SYMBOLS_MAX_FRAMES);
+
     /* Where the innermost function is: the line table's row for the address. */
     const char *file = unknown;
     uint32_t line = 0;
@@ -242,46 +399,36 @@ static int dwarf_frames(struct tc_symbols *s, Dwfl_Module *mod, uint64_t address
             line = lineno > 0 ? (uint32_t)lineno : 0;
         }
     }
-    /* The innermost scope at the address, then the scopes around it in the DIE tree: an
-     * inlined instance sits inside the function it was inlined into (dwarf_getscopes
-     * alone would climb the inlined function's own definition instead). */
-    Dwarf_Die *scopes = NULL;
-    int nscopes = dwarf_getscopes(cu, address - bias, &scopes);
-    if (nscopes > 0) {
-        Dwarf_Die innermost = scopes[0];
-        free(scopes);
-        scopes = NULL;
-        nscopes = dwarf_getscopes_die(&innermost, &scopes);
-    }
     int n = 0;
-    for (int i = 0; i < nscopes && n < TC_SYMBOLS_MAX_FRAMES; i++) {
-        Dwarf_Die *die = &scopes[i];
-        int tag = dwarf_tag(die);
-        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-            continue;
+    for (int i = depth; i-- > 0;) {
+        Dwarf_Die *die = &chain[i];
         struct tc_symbol_frame *f = &frames[n++];
         f->name = function_name(s, die);
         f->file = file;
         f->line = line;
-        if (tag == DW_TAG_subprogram) {
+        if (i == 0) { /* the function that contains the address: its code's extent */
             Dwarf_Addr low = 0, high = 0;
-            if (elf_sym_addr) {
-                f->sym_addr = elf_sym_addr;
-                f->sym_len = elf_sym_len;
-            } else if (dwarf_lowpc(die, &low) == 0) {
+            if (dwarf_lowpc(die, &low) == 0 && dwarf_highpc(die, &high) == 0 && high > low) {
                 f->sym_addr = low + bias;
-                f->sym_len = dwarf_highpc(die, &high) == 0 && high > low ? (uint32_t)(high - low) : 0;
+                f->sym_len = (uint32_t)(high - low);
+            } else { /* split in several ranges (hot and cold parts): the one at pc */
+                Dwarf_Addr base, start, end;
+                for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &start, &end)) > 0;)
+                    if (pc >= start && pc < end) {
+                        f->sym_addr = start + bias;
+                        f->sym_len = (uint32_t)(end - start);
+                        break;
+                    }
             }
-            break; /* the function that contains the address */
+            break;
         }
-        uint64_t start = range_start(die, address - bias);
+        uint64_t start = range_start(die, pc);
         f->sym_addr = start ? start + bias : 0;
         f->sym_len = 0;
         /* The function it was inlined into is at the call site. */
         file = call_file(s, cu, die);
         line = call_line(die);
     }
-    free(scopes);
     return n;
 }
 
@@ -294,14 +441,15 @@ static const struct tc_symbol_location *resolve(struct tc_symbols *s, uint64_t a
     if (mod) {
         const char *path = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
         image = path ? intern_cstr(s, path) : unknown;
-        GElf_Off offset = 0;
-        GElf_Sym sym;
-        const char *sym_name = dwfl_module_addrinfo(mod, address, &offset, &sym, NULL, NULL, NULL);
-        uint64_t sym_addr = sym_name ? address - offset : 0;
-        uint32_t sym_len = sym_name ? (uint32_t)sym.st_size : 0;
-        n = dwarf_frames(s, mod, address, frames, sym_addr, sym_len);
+        n = dwarf_frames(s, mod, address, frames);
         if (n == 0) {
-            /* No debug information: the symbol table's name, else the image's. */
+            /* No debug information: the symbol table's name, else the image's. (The symbol
+             * table is searched only here: libdwfl reads it end to end each time.) */
+            GElf_Off offset = 0;
+            GElf_Sym sym;
+            const char *sym_name = dwfl_module_addrinfo(mod, address, &offset, &sym, NULL, NULL, NULL);
+            uint64_t sym_addr = sym_name ? address - offset : 0;
+            uint32_t sym_len = sym_name ? (uint32_t)sym.st_size : 0;
             char bracketed[256];
             const char *name = sym_name;
             if (!name) {
