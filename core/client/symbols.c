@@ -35,6 +35,7 @@ struct tc_symbols {
     struct tcu_map locations; /* address -> struct tc_symbol_location * */
     struct tcu_map sources;   /* symbol address -> struct symbol_source * */
     struct tcu_map units;     /* compilation unit -> struct cu_functions *, of the current Dwfl */
+    struct tcu_map modules;   /* Dwfl_Module -> struct module_symbols *, of the current Dwfl */
     size_t memory;            /* of the locations and sources */
 };
 
@@ -94,10 +95,12 @@ static int loader_changed(struct tc_symbols *s)
 /* A Dwfl for the modules mapped now. The cached answers keep their own copies of every
  * string, so the old one can go. */
 static void free_units(struct tcu_map *units);
+static void free_modules(struct tcu_map *modules);
 
 static void report_modules(struct tc_symbols *s)
 {
     free_units(&s->units); /* they point into the old Dwfl's data */
+    free_modules(&s->modules);
     if (s->dwfl)
         dwfl_end(s->dwfl);
     s->dwfl = dwfl_begin(&dwfl_callbacks);
@@ -133,6 +136,7 @@ void tc_symbols_free(struct tc_symbols *s)
     free_values(&s->locations);
     free_values(&s->sources);
     free_units(&s->units);
+    free_modules(&s->modules);
     tcu_map_free(&s->locations);
     tcu_map_free(&s->sources);
     tcu_map_free(&s->interned);
@@ -225,6 +229,91 @@ static uint32_t call_line(Dwarf_Die *inlined)
     Dwarf_Attribute attr;
     Dwarf_Word line;
     return dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attr), &line) == 0 ? (uint32_t)line : 0;
+}
+
+/* ---- the symbol table ---------------------------------------------------------------- */
+
+/* A module's function symbols by address, built on its first lookup (libdwfl's own lookup
+ * reads the whole table each time). */
+struct symbol_entry {
+    uint64_t addr, size;
+    const char *name; /* libdwfl's, valid while its Dwfl lives */
+};
+
+struct module_symbols {
+    struct symbol_entry *v;
+    size_t n;
+};
+
+static int by_addr(const void *a, const void *b)
+{
+    const struct symbol_entry *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static struct module_symbols *symbols_of(struct tc_symbols *s, Dwfl_Module *mod)
+{
+    uint64_t key = (uint64_t)(uintptr_t)mod;
+    uint64_t *v = tcu_map_get(&s->modules, key);
+    if (v)
+        return (struct module_symbols *)(uintptr_t)*v;
+    struct module_symbols *ms = calloc(1, sizeof *ms);
+    if (!ms)
+        return NULL;
+    int count = dwfl_module_getsymtab(mod);
+    if (count > 0)
+        ms->v = calloc((size_t)count, sizeof *ms->v);
+    for (int i = 1; ms->v && i < count; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
+        int type = GELF_ST_TYPE(sym.st_info);
+        if (name && *name && addr && sym.st_shndx != SHN_UNDEF && (type == STT_FUNC || type == STT_GNU_IFUNC))
+            ms->v[ms->n++] = (struct symbol_entry){addr, sym.st_size, name};
+    }
+    if (ms->n)
+        qsort(ms->v, ms->n, sizeof *ms->v, by_addr);
+    if (tcu_map_put(&s->modules, key, (uint64_t)(uintptr_t)ms) < 0) {
+        free(ms->v);
+        free(ms);
+        return NULL;
+    }
+    s->memory += sizeof *ms + ms->n * sizeof *ms->v;
+    return ms;
+}
+
+/* The function symbol that holds address (a sized one, else the nearest before it). */
+static const struct symbol_entry *symbol_at(struct module_symbols *ms, uint64_t address)
+{
+    size_t lo = 0, hi = ms->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ms->v[mid].addr <= address)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    const struct symbol_entry *e = &ms->v[lo - 1];
+    /* Aliases share an address: prefer one with a size. */
+    for (size_t i = lo - 1; i > 0 && ms->v[i - 1].addr == e->addr && !e->size; i--)
+        e = &ms->v[i - 1];
+    if (e->size && address >= e->addr + e->size)
+        return NULL;
+    return e;
+}
+
+static void free_modules(struct tcu_map *modules)
+{
+    for (size_t i = 0; modules->slots && i <= modules->mask; i++)
+        if (modules->slots[i].key) {
+            struct module_symbols *ms = (struct module_symbols *)(uintptr_t)modules->slots[i].value;
+            free(ms->v);
+            free(ms);
+        }
+    tcu_map_free(modules);
+    memset(modules, 0, sizeof *modules);
 }
 
 /* ---- the functions at an address ------------------------------------------------------- */
@@ -443,13 +532,12 @@ static const struct tc_symbol_location *resolve(struct tc_symbols *s, uint64_t a
         image = path ? intern_cstr(s, path) : unknown;
         n = dwarf_frames(s, mod, address, frames);
         if (n == 0) {
-            /* No debug information: the symbol table's name, else the image's. (The symbol
-             * table is searched only here: libdwfl reads it end to end each time.) */
-            GElf_Off offset = 0;
-            GElf_Sym sym;
-            const char *sym_name = dwfl_module_addrinfo(mod, address, &offset, &sym, NULL, NULL, NULL);
-            uint64_t sym_addr = sym_name ? address - offset : 0;
-            uint32_t sym_len = sym_name ? (uint32_t)sym.st_size : 0;
+            /* No debug information: the symbol table's name, else the image's. */
+            struct module_symbols *ms = symbols_of(s, mod);
+            const struct symbol_entry *e = ms ? symbol_at(ms, address) : NULL;
+            const char *sym_name = e ? e->name : NULL;
+            uint64_t sym_addr = e ? e->addr : 0;
+            uint32_t sym_len = e ? (uint32_t)e->size : 0;
             char bracketed[256];
             const char *name = sym_name;
             if (!name) {
