@@ -54,8 +54,11 @@ int64_t ___tracy_get_time(void)
     return tc_clock_now();
 }
 
+/* Starts the profiler like every entry point: a program may poll this before any other
+ * call, waiting for a server (upstream's profiler starts with the program). */
 int32_t ___tracy_connected(void)
 {
+    tc_profiler_ensure();
     return atomic_load(&tc_prof.connected);
 }
 
