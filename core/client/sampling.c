@@ -602,7 +602,7 @@ static void *sampler_main(void *arg)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* the program's signals are for its threads */
     pthread_setname_np(pthread_self(), "tracyc sampler");
-    if (s.sampling)
+    if (s.sampling && !s.unwinder) /* kept across pauses: building it reads every module */
         s.unwinder = tc_sample_unwinder_new();
     struct pollfd *polls = calloc((size_t)s.nrings, sizeof *polls);
     int npolls = 0;
@@ -625,8 +625,6 @@ static void *sampler_main(void *arg)
             break;
     }
     free(polls);
-    tc_sample_unwinder_free(s.unwinder);
-    s.unwinder = NULL;
     return NULL;
 }
 
@@ -724,13 +722,16 @@ void tc_sampling_shutdown(void)
     pthread_mutex_lock(&s.lock);
     s.finished = 1;
     stop_locked();
+    tc_sample_unwinder_free(s.unwinder);
+    s.unwinder = NULL;
     pthread_mutex_unlock(&s.lock);
 }
 
 void tc_sampling_forget_after_fork(void)
 {
     pthread_mutex_init(&s.lock, NULL);
-    /* The sampler thread is the parent's; the events stay the parent's too. */
+    /* The sampler thread is the parent's; the events stay the parent's too. (Its unwinder
+     * is left alone: the child is inert.) */
     for (size_t i = 0; i < s.nfds; i++)
         close(s.fds[i]);
     s.nfds = 0;
