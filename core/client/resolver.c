@@ -16,10 +16,17 @@ static struct {
     struct tc_resolved *current;           /* being resolved */
     struct tc_resolved *done;              /* answered, in order */
     struct tc_resolved **done_tail;
+    size_t waiting;             /* in todo */
     struct tc_symbols *symbols; /* the thread's own */
 } r = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static const struct tc_symbol_location unknown_location = {"[unknown]", 1, {{"[unknown]", "[unknown]", 0, 0, 0}}};
+
+/* What a server can make the client hold: answers kept for addresses (a program has far
+ * fewer distinct frames), and queries waiting. Past the first, new addresses are answered
+ * "[unknown]"; past the second, queries are refused (the caller answers "[unknown]"). */
+#define MAX_CACHE_BYTES ((size_t)64 << 20)
+#define MAX_WAITING 100000
 
 static void append(struct tc_resolved ***tail, struct tc_resolved *job)
 {
@@ -32,9 +39,10 @@ static void resolve(struct tc_resolved *job)
 {
     if (!r.symbols)
         r.symbols = tc_symbols_new();
+    int full = r.symbols && tc_symbols_memory(r.symbols) > MAX_CACHE_BYTES;
     if (job->query == TCW_QUERY_CALLSTACK_FRAME) {
-        job->location = r.symbols ? tc_symbols_location(r.symbols, job->ptr) : &unknown_location;
-    } else if (r.symbols) {
+        job->location = r.symbols && !full ? tc_symbols_location(r.symbols, job->ptr) : &unknown_location;
+    } else if (r.symbols && !full) {
         tc_symbols_symbol(r.symbols, job->ptr, &job->file, &job->line);
     } else {
         job->file = "[unknown]";
@@ -56,6 +64,7 @@ static void *resolver_main(void *arg)
         r.todo = job->next;
         if (!r.todo)
             r.todo_tail = &r.todo;
+        r.waiting--;
         r.current = job;
         pthread_mutex_unlock(&r.lock);
         resolve(job);
@@ -80,6 +89,7 @@ int tc_resolver_submit(uint64_t conn, uint8_t query, uint64_t ptr)
         r.todo = r.done = r.current = NULL;
         r.todo_tail = &r.todo;
         r.done_tail = &r.done;
+        r.waiting = 0;
         r.stopping = 0;
         if (pthread_create(&r.thread, NULL, resolver_main, NULL) != 0) {
             pthread_mutex_unlock(&r.lock);
@@ -88,20 +98,29 @@ int tc_resolver_submit(uint64_t conn, uint8_t query, uint64_t ptr)
         }
         r.started = 1;
     }
+    if (r.waiting >= MAX_WAITING) {
+        pthread_mutex_unlock(&r.lock);
+        free(job);
+        return -1;
+    }
     append(&r.todo_tail, job);
+    r.waiting++;
     pthread_cond_signal(&r.wake);
     pthread_mutex_unlock(&r.lock);
     return 0;
 }
 
 /* Moves the jobs of conn from *list to *out (kept in order); the list's tail is returned. */
-static struct tc_resolved **take_from(struct tc_resolved **list, uint64_t conn, struct tc_resolved ***out)
+static struct tc_resolved **take_from(struct tc_resolved **list, uint64_t conn, struct tc_resolved ***out,
+                                      size_t *count)
 {
     struct tc_resolved **p = list;
     while (*p) {
         struct tc_resolved *job = *p;
         if (job->conn == conn) {
             *p = job->next;
+            if (count)
+                --*count;
             if (out)
                 append(out, job);
             else
@@ -119,7 +138,7 @@ struct tc_resolved *tc_resolver_take(uint64_t conn, int *pending)
     int waiting = 0;
     pthread_mutex_lock(&r.lock);
     if (r.started) {
-        r.done_tail = take_from(&r.done, conn, &mine_tail);
+        r.done_tail = take_from(&r.done, conn, &mine_tail, NULL);
         for (struct tc_resolved *job = r.todo; job; job = job->next)
             waiting += job->conn == conn;
         waiting += r.current && r.current->conn == conn;
@@ -143,8 +162,8 @@ void tc_resolver_forget(uint64_t conn)
 {
     pthread_mutex_lock(&r.lock);
     if (r.started) {
-        r.todo_tail = take_from(&r.todo, conn, NULL);
-        r.done_tail = take_from(&r.done, conn, NULL);
+        r.todo_tail = take_from(&r.todo, conn, NULL, &r.waiting);
+        r.done_tail = take_from(&r.done, conn, NULL, NULL);
         /* The one being resolved lands in `done` and is freed with the rest at stop. */
     }
     pthread_mutex_unlock(&r.lock);

@@ -587,7 +587,9 @@ static void emit(int64_t until)
             }
             tc_stream_commit(&s.stream);
         } else {
-            tc_count_drop(); /* the buffer limit: counted with the program's own drops */
+            /* The buffer limit: lost like a record the kernel dropped, not counted with the
+             * program's own events. */
+            atomic_fetch_add_explicit(&s.lost, 1, memory_order_relaxed);
         }
         free(p);
     }

@@ -159,7 +159,13 @@ static Dwfl_Module *module_of(struct tc_symbols *s, uint64_t address)
 {
     if (loader_changed(s))
         report_modules(s);
-    return s->dwfl ? dwfl_addrmodule(s->dwfl, address) : NULL;
+    Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, address) : NULL;
+    /* A module spans from its first mapping to its last; other memory (a JIT's) can lie in
+     * a hole between them. Code of the module is in one of its sections. */
+    Dwarf_Addr rel = address, bias;
+    if (mod && !dwfl_module_address_section(mod, &rel, &bias))
+        return NULL;
+    return mod;
 }
 
 static const char *basename_of(const char *path)
