@@ -216,10 +216,12 @@ static size_t samples_of(uint32_t tid, int64_t from, int64_t to)
     return n;
 }
 
-static const struct sample *first_sample_of(uint32_t tid)
+/* A sample of tid taken between from and to (the middle one). */
+static const struct sample *sample_between(uint32_t tid, int64_t from, int64_t to)
 {
-    for (size_t i = 0; i < nsamples; i++)
-        if (samples[i].tid == tid)
+    size_t n = samples_of(tid, from, to), seen = 0;
+    for (size_t i = 0; i < nsamples && n; i++)
+        if (samples[i].tid == tid && samples[i].time >= from && samples[i].time <= to && seen++ == n / 2)
             return &samples[i];
     return NULL;
 }
@@ -352,6 +354,7 @@ int main(int argc, char **argv)
     /* A busy thread, a sleeping one, short-lived busy threads, signals all the while. */
     pthread_t busy, sleeper, brief[4];
     struct spinner main_spin = {0, 300, 0, 0}, brief_spin[4];
+    int64_t busy_created = now_ticks();
     pthread_create(&busy, NULL, spinner_main, &main_spin);
     pthread_create(&sleeper, NULL, sleeper_main, NULL);
     for (int i = 0; i < 4; i++) {
@@ -364,6 +367,7 @@ int main(int argc, char **argv)
         pthread_join(brief[i], NULL);
     }
     pthread_join(busy, NULL);
+    int64_t busy_joined = now_ticks();
     pthread_join(sleeper, NULL);
 
     /* A forked child spins too, and is not sampled. */
@@ -408,10 +412,14 @@ int main(int argc, char **argv)
     }
 
     /* The busy thread: sampled inside its busy time (the profiler's clock), in spin_here. */
-    size_t inside = samples_of(main_spin.tid, main_spin.begin - ms_ticks(1), main_spin.end + ms_ticks(1));
+    /* Its samples fall in its life (it starts and ends in the thread library, before and
+     * after its busy time), most in its busy time. */
+    size_t busy_time = samples_of(main_spin.tid, main_spin.begin - ms_ticks(1), main_spin.end + ms_ticks(1));
+    size_t life = samples_of(main_spin.tid, busy_created - ms_ticks(1), busy_joined + ms_ticks(1));
     size_t all = samples_of(main_spin.tid, INT64_MIN, INT64_MAX);
-    tt_check(inside > 0 && inside == all, "%zu samples of the busy thread, %zu of them in its busy time", all, inside);
-    const struct sample *s = first_sample_of(main_spin.tid);
+    tt_check(busy_time > 0 && life == all && busy_time * 2 > all,
+             "%zu samples of the busy thread, all in its life, %zu in its busy time", all, busy_time);
+    const struct sample *s = sample_between(main_spin.tid, main_spin.begin, main_spin.end);
     char name[256] = "";
     CHECK(s && function_at(s->frame0, name, sizeof name));
     CHECK_STR(name, "spin_here");
