@@ -16,9 +16,10 @@
 #include <stdint.h>
 
 /* Samples per second of a running thread unless TRACY_SAMPLING_HZ says otherwise. Chosen
- * by bench/sampling_overhead.c on a CPU-bound program (2-vCPU KVM guest): 500 Hz costs it
- * ~1.5-2 % of its CPU time, 1 kHz ~3 %, 4 kHz ~10 % (the kernel's timer interrupts and
- * stack copies, the sampler's unwinding: ~10 us a sample here). */
+ * by bench/sampling_overhead.c on a CPU-bound program (2-vCPU KVM guest, shared): 500 Hz
+ * costs it ~2 % of its CPU time (1.5-3.5 % over runs), 1 kHz 3-6 %, 4 kHz ~12 % (the
+ * kernel's timer interrupts and stack copies in its threads, the sampler's unwinding,
+ * ~10 us a sample here). */
 #define TC_DEFAULT_SAMPLING_HZ 500
 
 /* Worker: makes sampling run exactly while `connected` and the program has not turned it
