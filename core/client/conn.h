@@ -19,6 +19,7 @@ union tc_rec;
 
 /* Kinds of event that some protocol versions lack (docs/protocol.md §24.4). */
 enum { TC_ABSENT_SECTION, TC_ABSENT_MEM_DISCARD, TC_ABSENT_GPU_TIME_SYNC, TC_CONN_ABSENT_KINDS };
+struct tc_rec_context_switch;
 struct ___tracy_source_location_data;
 
 struct tc_transport {
@@ -31,7 +32,8 @@ struct tc_transport {
 
 struct tc_conn {
     struct tc_transport *transport;
-    int slot; /* index of this connection in the per-thread connection state */
+    int slot;        /* index of this connection in the per-thread connection state */
+    uint64_t serial; /* unique over the process's life: names it to the resolver */
     struct tc_encoder enc;
     struct tcu_map ids;       /* id -> its kind << 56 | its address */
     uint64_t recent_ids[256]; /* direct-mapped cache of ids already in `ids` */
@@ -42,11 +44,20 @@ struct tc_conn {
     int64_t frame_base;       /* main frame marks made before this connection's first, -1: none yet */
     uint8_t query[13];
     size_t query_len;
+    int resolving; /* CallstackFrame/Symbol queries handed to the resolver, not answered */
     int alive;
     int terminated; /* the server asked to stop */
     uint64_t dropped_reported;
     uint64_t plot_skipped_reported;
     uint64_t absent[TC_CONN_ABSENT_KINDS]; /* events this server's protocol lacks, not sent */
+    uint64_t lost_reported;                /* samples the kernel lost, as last reported */
+    int64_t lost_report_time;              /* when (CLOCK_MONOTONIC_RAW ns) */
+    int sampling_reported;                 /* why sampling is off was said on this connection */
+    /* Context switches as this connection's server has them (conn_switches.c). */
+    struct tcu_map running;   /* thread -> cpu + 1, while the server has it running */
+    uint32_t cpu_thread[256]; /* the thread the server last saw start on each cpu */
+    uint8_t cpu_open[256];    /* ...and has not seen stop */
+    int64_t switch_time;      /* latest context-switch time sent */
 };
 
 /* Whether the first len (<= 12) bytes of a server's hello can begin Tracy's hello. */
@@ -73,8 +84,19 @@ const char *tc_conn_sent_string(const struct tc_conn *c, uint64_t id);
 const struct ___tracy_source_location_data *tc_conn_sent_srcloc(const struct tc_conn *c, uint64_t id);
 
 /* Reads and answers every query that has arrived (waiting up to timeout_ms for the
- * first byte), then flushes. Returns the number of queries answered, -1 when gone. */
+ * first byte), sends the symbol answers the resolver has ready, then flushes. Returns the
+ * number of replies sent, -1 when gone. */
 int tc_conn_serve_queries(struct tc_conn *c, int timeout_ms);
+/* Queries of this connection the resolver is still working on. */
+int tc_conn_resolving(const struct tc_conn *c);
+
+/* Says, once, why sampling is unavailable (unavailable: the reason, or NULL), and how many
+ * records the kernel lost when that grew (at most once a second; `final`: now). */
+void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_t lost, int final);
+
+/* Sends a context switch record as ContextSwitch items the server can take whatever was
+ * lost before it (a record the kernel dropped, a connection that began in the middle). */
+void tc_conn_context_switch(struct tc_conn *c, const struct tc_rec_context_switch *r);
 
 /* Reports the events dropped so far, as a Tracy-sourced message, if the count grew. */
 void tc_conn_report_drops(struct tc_conn *c, uint64_t dropped);
