@@ -33,12 +33,12 @@ run_with_capture() {
   return $rc
 }
 
-programs=(tracyc:"$build/bench/bench_zone_cost" tracyc:"$build/bench/bench_throughput")
 if [ -n "${UPSTREAM_TRACY_LIB:-}" ]; then
   up="$build/bench/upstream"
   mkdir -p "$up"
-  for b in zone_cost throughput; do
+  for b in zone_cost throughput callstack_cost; do
     cc -O2 -DTRACY_ENABLE -DTRACY_MANUAL_LIFETIME -DTRACY_DELAYED_INIT -I"$UPSTREAM_TRACY_INCLUDE" \
+      -fno-optimize-sibling-calls -fomit-frame-pointer \
       "bench/$b.c" -o "$up/$b" -L"$UPSTREAM_TRACY_LIB" -lTracyClient -lpthread \
       -Wl,-rpath,"$UPSTREAM_TRACY_LIB"
   done
@@ -47,6 +47,38 @@ fi
 echo "== zone begin+end cost (server connected and draining)"
 run_with_capture zone "$build/bench/bench_zone_cost" tracyc
 [ -n "${UPSTREAM_TRACY_LIB:-}" ] && run_with_capture zone "$up/zone_cost" upstream
+
+echo "== zone with a 16-deep callstack (server connected; no sampling in either client: TRACY_NO_SYS_TRACE=1)"
+cs_ns() { awk '/with a 16-deep callstack/ {for (i = 1; i <= NF; i++) if ($i == "callstack") print $(i+1)}'; }
+cs_t=1e30 cs_u=1e30
+for round in 1 2 3; do
+  out=$(TRACY_NO_SYS_TRACE=1 run_with_capture cs "$build/bench/bench_callstack_cost" tracyc)
+  echo "$out"
+  cs_t=$(awk -v a="$cs_t" -v b="$(echo "$out" | cs_ns)" 'BEGIN{if (b == "") b = 1e30; print (b < a ? b : a)}')
+  if [ -n "${UPSTREAM_TRACY_LIB:-}" ]; then
+    out=$(TRACY_NO_SYS_TRACE=1 run_with_capture cs "$up/callstack_cost" upstream)
+    echo "$out"
+    cs_u=$(awk -v a="$cs_u" -v b="$(echo "$out" | cs_ns)" 'BEGIN{if (b == "") b = 1e30; print (b < a ? b : a)}')
+  fi
+done
+[ -n "${UPSTREAM_TRACY_LIB:-}" ] &&
+  awk -v t="$cs_t" -v u="$cs_u" 'BEGIN{printf "ratio tracyc / upstream TracyCZoneS(16) %.2f   (target <= 0.5; best of 3 rounds each: %.1f ns vs %.1f ns)\n", t / u, t, u}'
+
+echo "== unwinders: cost per frame, with and without frame pointers"
+"$build/bench/bench_unwind_cost"
+"$build/bench/bench_unwind_cost_fp"
+
+echo "== CPU sampling overhead on a CPU-bound program, on vs off in one run (server connected)"
+for hz in default 1000 4000; do
+  if [ "$hz" = default ]; then
+    run_with_capture so "$build/bench/bench_sampling_overhead" 1000
+  else
+    TRACY_SAMPLING_HZ=$hz run_with_capture so "$build/bench/bench_sampling_overhead" 1000
+  fi
+done
+
+echo "== symbol resolution: 10,000 distinct addresses of a library with debug information"
+"$build/bench/bench_symbols"
 
 echo "== sustained throughput into a connected capture"
 run_with_capture tp "$build/bench/bench_throughput" tracyc

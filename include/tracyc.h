@@ -23,6 +23,13 @@
  *   TRACYC_OUTPUT=FILE    profile in-process and write FILE at exit (.json, .csv, .folded,
  *                         .svg, .txt)
  *   TRACYC_DISABLE=1      make the whole library inert: no thread, no socket
+ *   TRACY_SAMPLING_HZ=N   CPU samples per second of each running thread (default 500),
+ *                         capped by /proc/sys/kernel/perf_event_max_sample_rate
+ *   TRACY_NO_SAMPLING=1   no CPU samples
+ *   TRACY_NO_CONTEXT_SWITCH=1  no context switches
+ *   TRACY_NO_SYS_TRACE=1  neither (nothing from the kernel's perf events)
+ *   TRACY_NO_CALLSTACK=1  no callstacks at all: the _callstack functions record their
+ *                         event without one, and no CPU samples are taken
  *
  * Lifetime: the profiler starts at the first call into the library (or at
  * ___tracy_startup_profiler) and stops at process exit (or ___tracy_shutdown_profiler).
@@ -30,9 +37,26 @@
  * a shutdown is final: calls made after it are ignored, and a later startup does not
  * start the profiler again (___tracy_profiler_started() stays 0).
  *
- * Callstacks: tracyc does not collect callstacks yet. The *_callstack variants record
- * their event without a callstack, and ___tracy_begin_sampling_profiling returns 0
- * ("not supported").
+ * Callstacks: every *_callstack function (and every S macro, and every plain macro when
+ * TRACY_CALLSTACK is defined as a depth before this header) records the callstack of its
+ * caller with its event: up to `depth` frames, innermost first, starting at the function
+ * that called the tracyc function; depth <= 0 records none (the plain event), a depth
+ * above 62 is cut to 62. Only return addresses are taken on the calling thread (DWARF
+ * unwinding with libunwind when libunwind.so.8 is installed, ~7-10 ns a frame, else
+ * glibc's backtrace, ~100 ns a frame; code without frame pointers unwinds correctly).
+ * Names, files and lines (inlined functions expanded, C++ and Rust names demangled) are
+ * resolved later, in the program, on a thread of their own, when a server asks.
+ *
+ * CPU sampling and context switches: while a server or the in-process capture is
+ * connected, every thread of the process (those that exist when the capture starts and
+ * every thread created later; not child processes) is sampled TRACY_SAMPLING_HZ times a
+ * second of its CPU time, each sample with its callstack, and its context switches are
+ * recorded, through the kernel's perf events. This needs
+ * /proc/sys/kernel/perf_event_paranoid <= 2 (the default of most distributions), or
+ * CAP_PERFMON / root; as root, time spent in system calls is sampled too. When the kernel
+ * refuses, the program runs on and each server gets one message saying why. Samples the
+ * kernel could not deliver (its ring buffer was full) are counted and reported to the
+ * server.
  *
  * Threads: every function may be called from any thread. A zone must be ended on the
  * thread that began it; tracyc checks this and ignores a foreign or repeated end.
@@ -197,7 +221,8 @@ TRACYC_API uint64_t ___tracy_alloc_srcloc(uint32_t line, const char *source, siz
 TRACYC_API uint64_t ___tracy_alloc_srcloc_name(uint32_t line, const char *source, size_t sourceSz, const char *function,
                                                size_t functionSz, const char *name, size_t nameSz, uint32_t color);
 
-/* Zones. active = 0 makes the zone and every call on its context do nothing. */
+/* Zones. active = 0 makes the zone and every call on its context do nothing. The
+ * _callstack forms also record the caller's callstack, depth frames (see the top). */
 TRACYC_API TracyCZoneCtx ___tracy_emit_zone_begin(const struct ___tracy_source_location_data *srcloc, int32_t active);
 TRACYC_API TracyCZoneCtx ___tracy_emit_zone_begin_callstack(const struct ___tracy_source_location_data *srcloc,
                                                             int32_t depth, int32_t active);
@@ -212,7 +237,8 @@ TRACYC_API void ___tracy_emit_zone_color(TracyCZoneCtx ctx, uint32_t color);
 TRACYC_API void ___tracy_emit_zone_value(TracyCZoneCtx ctx, uint64_t value);
 
 /* GPU zones: non-serial variants are recorded in the calling thread's stream, serial
- * variants in the global ordered stream. */
+ * variants in the global ordered stream. The _callstack forms record the caller's
+ * callstack, data.depth frames. */
 TRACYC_API void ___tracy_emit_gpu_zone_begin(const struct ___tracy_gpu_zone_begin_data);
 TRACYC_API void ___tracy_emit_gpu_zone_begin_callstack(const struct ___tracy_gpu_zone_begin_callstack_data);
 TRACYC_API void ___tracy_emit_gpu_zone_begin_alloc(const struct ___tracy_gpu_zone_begin_data);
@@ -265,7 +291,8 @@ TRACYC_API int32_t ___tracy_connected(void);
  *   - 0.13's `secure` must be 0 or 1 (upstream's macros pass those).
  *   - discard_callstack: a 0.13 caller's depth is not read (its secure flag arrives where
  *     0.14 passes the depth); discard ignores 0.13's extra argument.
- * The callstack depth is read from its own place in both forms. */
+ * The callstack depth is read from its own place in both forms. The _callstack forms record
+ * the caller's callstack, depth frames. */
 TRACYC_API void ___tracy_emit_memory_alloc(const void *ptr, size_t size);
 TRACYC_API void ___tracy_emit_memory_alloc_callstack(const void *ptr, size_t size, int32_t depth);
 TRACYC_API void ___tracy_emit_memory_free(const void *ptr);
@@ -290,7 +317,8 @@ TRACYC_API void ___tracy_emit_memory_discard_callstack(const char *name, int32_t
 #endif
 
 /* Messages. color 0 = default colour. logString copies txt (size bytes, truncated to
- * 65534); logStringL takes a string literal that must stay valid for the process. */
+ * 65534); logStringL takes a string literal that must stay valid for the process.
+ * callstack_depth > 0 records the caller's callstack, that many frames. */
 TRACYC_API void ___tracy_emit_logString(int8_t severity, int32_t color, int32_t callstack_depth, size_t size,
                                         const char *txt);
 TRACYC_API void ___tracy_emit_logStringL(int8_t severity, int32_t color, int32_t callstack_depth, const char *txt);
@@ -343,7 +371,12 @@ TRACYC_API void ___tracy_mark_shared_lockable_ctx(struct __tracy_shared_lockable
 TRACYC_API void ___tracy_custom_name_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata,
                                                          const char *name, size_t nameSz);
 
-/* Sampling is not supported: begin returns 0, end does nothing. */
+/* CPU sampling and context switches run by themselves while a server or the in-process
+ * capture is connected (see the top). end pauses both (the kernel's events are closed
+ * within a millisecond or two); begin lets them run again, and returns 1 when they run
+ * now or will when a server connects, 0 when they cannot: turned off by
+ * TRACY_NO_SAMPLING and TRACY_NO_CONTEXT_SWITCH (or TRACY_NO_SYS_TRACE), or refused by the
+ * kernel at the last attempt. */
 TRACYC_API int ___tracy_begin_sampling_profiling(void);
 TRACYC_API void ___tracy_end_sampling_profiling(void);
 
@@ -365,6 +398,7 @@ TRACYC_API void ___tracy_emit_message(const char *txt, size_t size, int32_t call
 TRACYC_API void ___tracy_emit_messageL(const char *txt, int32_t callstack_depth);
 TRACYC_API void ___tracy_emit_messageC(const char *txt, size_t size, uint32_t color, int32_t callstack_depth);
 TRACYC_API void ___tracy_emit_messageLC(const char *txt, uint32_t color, int32_t callstack_depth);
+/* The same as ___tracy_begin_sampling_profiling and ___tracy_end_sampling_profiling. */
 TRACYC_API int ___tracy_begin_sampling_profiler(void);
 TRACYC_API void ___tracy_end_sampling_profiler(void);
 TRACYC_API void ___tracy_init_thread(void);

@@ -2,6 +2,7 @@
 #ifndef TRACYC_CLIENT_API_H
 #define TRACYC_CLIENT_API_H
 
+#include "client/api_callstack.h"
 #include "client/clock.h"
 #include "client/lifecycle.h"
 #include "client/record.h"
@@ -46,6 +47,16 @@ static inline void tc_srcloc_payload_free(uint64_t srcloc)
     if (p)
         tc_buffer_free(p, tc_srcloc_payload_size(p));
 }
+
+/* Like tc_thread_reserve, with the n frames of a captured callstack in a callstack record
+ * written just before, in the same reservation (n = 0: no callstack record). */
+union tc_rec *tc_thread_reserve_callstack(struct tc_thread **out, unsigned type, size_t len, const uint64_t *frames,
+                                          int n);
+/* The same with room for text cut to the protocol's limit and copied in (*len: kept). */
+union tc_rec *tc_thread_reserve_text_callstack(struct tc_thread **out, unsigned type, const char *text, size_t *len,
+                                               const uint64_t *frames, int n);
+/* Like tc_serial_reserve, with a callstack record before (n = 0: none). */
+union tc_rec *tc_serial_reserve_callstack(unsigned type, size_t len, int force, const uint64_t *frames, int n);
 
 /* Length of text cut to at most max bytes without splitting a UTF-8 sequence. */
 size_t tc_text_fit(const char *text, size_t len, size_t max);

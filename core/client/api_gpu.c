@@ -8,10 +8,10 @@
 
 #include <stdlib.h>
 
-static void zone_begin(uint64_t srcloc, uint16_t query, uint8_t context, int alloc)
+static void zone_begin(uint64_t srcloc, uint16_t query, uint8_t context, int alloc, const uint64_t *frames, int n)
 {
     struct tc_thread *t = tc_thread_get();
-    union tc_rec *r = t ? tc_serial_reserve(TC_REC_GPU_ZONE_BEGIN, 0, 0) : NULL;
+    union tc_rec *r = t ? tc_serial_reserve_callstack(TC_REC_GPU_ZONE_BEGIN, 0, 0, frames, n) : NULL;
     if (!r) {
         if (alloc)
             tc_srcloc_payload_free(srcloc);
@@ -105,22 +105,26 @@ static void time_sync(const struct ___tracy_gpu_time_sync_data d)
 
 void ___tracy_emit_gpu_zone_begin(const struct ___tracy_gpu_zone_begin_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 0);
+    zone_begin(d.srcloc, d.queryId, d.context, 0, NULL, 0);
 }
 
 void ___tracy_emit_gpu_zone_begin_callstack(const struct ___tracy_gpu_zone_begin_callstack_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 0);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, d.depth);
+    zone_begin(d.srcloc, d.queryId, d.context, 0, frames, n);
 }
 
 void ___tracy_emit_gpu_zone_begin_alloc(const struct ___tracy_gpu_zone_begin_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 1);
+    zone_begin(d.srcloc, d.queryId, d.context, 1, NULL, 0);
 }
 
 void ___tracy_emit_gpu_zone_begin_alloc_callstack(const struct ___tracy_gpu_zone_begin_callstack_data d)
 {
-    zone_begin(d.srcloc, d.queryId, d.context, 1);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, d.depth);
+    zone_begin(d.srcloc, d.queryId, d.context, 1, frames, n);
 }
 
 void ___tracy_emit_gpu_zone_end(const struct ___tracy_gpu_zone_end_data d)

@@ -5,12 +5,12 @@
 #include "client/api.h"
 #include "client/api_memory.h"
 
-void tc_mem_alloc(const void *ptr, size_t size, const char *name)
+void tc_mem_alloc(const void *ptr, size_t size, const char *name, const uint64_t *frames, int n)
 {
     struct tc_thread *t = tc_thread_get();
     if (!t)
         return;
-    union tc_rec *r = tc_serial_reserve(TC_REC_MEM_ALLOC, 0, 0);
+    union tc_rec *r = tc_serial_reserve_callstack(TC_REC_MEM_ALLOC, 0, 0, frames, n);
     if (!r)
         return;
     r->mem_alloc.thread = t->tid;
@@ -21,12 +21,12 @@ void tc_mem_alloc(const void *ptr, size_t size, const char *name)
     tc_serial_commit();
 }
 
-void tc_mem_free(const void *ptr, const char *name)
+void tc_mem_free(const void *ptr, const char *name, const uint64_t *frames, int n)
 {
     struct tc_thread *t = tc_thread_get();
     if (!t)
         return;
-    union tc_rec *r = tc_serial_reserve(TC_REC_MEM_FREE, 0, 0);
+    union tc_rec *r = tc_serial_reserve_callstack(TC_REC_MEM_FREE, 0, 0, frames, n);
     if (!r)
         return;
     r->mem_free.thread = t->tid;
@@ -36,12 +36,12 @@ void tc_mem_free(const void *ptr, const char *name)
     tc_serial_commit();
 }
 
-void tc_mem_discard(const char *name)
+void tc_mem_discard(const char *name, const uint64_t *frames, int n)
 {
     struct tc_thread *t = tc_thread_get();
     if (!t || !name)
         return;
-    union tc_rec *r = tc_serial_reserve(TC_REC_MEM_DISCARD, 0, 0);
+    union tc_rec *r = tc_serial_reserve_callstack(TC_REC_MEM_DISCARD, 0, 0, frames, n);
     if (!r)
         return;
     r->mem_discard.thread = t->tid;
@@ -52,24 +52,26 @@ void tc_mem_discard(const char *name)
 
 void ___tracy_emit_memory_alloc(const void *ptr, size_t size)
 {
-    tc_mem_alloc(ptr, size, NULL);
+    tc_mem_alloc(ptr, size, NULL, NULL, 0);
 }
 
 void ___tracy_emit_memory_alloc_callstack(const void *ptr, size_t size, int32_t depth)
 {
-    (void)depth;
-    tc_mem_alloc(ptr, size, NULL);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    tc_mem_alloc(ptr, size, NULL, frames, n);
 }
 
 void ___tracy_emit_memory_free(const void *ptr)
 {
-    tc_mem_free(ptr, NULL);
+    tc_mem_free(ptr, NULL, NULL, 0);
 }
 
 void ___tracy_emit_memory_free_callstack(const void *ptr, int32_t depth)
 {
-    (void)depth;
-    tc_mem_free(ptr, NULL);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    tc_mem_free(ptr, NULL, frames, n);
 }
 
 #if TC_MEMORY_ABI_DUAL
@@ -78,73 +80,79 @@ void ___tracy_emit_memory_free_callstack(const void *ptr, int32_t depth)
 void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, int32_t secure, const char *name)
 {
     (void)secure;
-    tc_mem_alloc(ptr, size, name);
+    tc_mem_alloc(ptr, size, name, NULL, 0);
 }
 
 void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, int32_t secure,
                                                 const char *name)
 {
-    (void)depth;
     (void)secure;
-    tc_mem_alloc(ptr, size, name);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    tc_mem_alloc(ptr, size, name, frames, n);
 }
 
 void ___tracy_emit_memory_free_named(const void *ptr, int32_t secure, const char *name)
 {
     (void)secure;
-    tc_mem_free(ptr, name);
+    tc_mem_free(ptr, name, NULL, 0);
 }
 
 void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, int32_t secure, const char *name)
 {
-    (void)depth;
     (void)secure;
-    tc_mem_free(ptr, name);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    tc_mem_free(ptr, name, frames, n);
 }
 
 void ___tracy_emit_memory_discard(const char *name, int32_t secure)
 {
     (void)secure;
-    tc_mem_discard(name);
+    tc_mem_discard(name, NULL, 0);
 }
 
 void ___tracy_emit_memory_discard_callstack(const char *name, int32_t secure, int32_t depth)
 {
     (void)secure;
-    (void)depth;
-    tc_mem_discard(name);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = name ? TC_CAPTURE_CALLSTACK(frames, depth) : 0;
+    tc_mem_discard(name, frames, n);
 }
 #else
 void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, const char *name)
 {
-    tc_mem_alloc(ptr, size, name);
+    tc_mem_alloc(ptr, size, name, NULL, 0);
 }
 
 void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, const char *name)
 {
-    (void)depth;
-    tc_mem_alloc(ptr, size, name);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    tc_mem_alloc(ptr, size, name, frames, n);
 }
 
 void ___tracy_emit_memory_free_named(const void *ptr, const char *name)
 {
-    tc_mem_free(ptr, name);
+    tc_mem_free(ptr, name, NULL, 0);
 }
 
 void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, const char *name)
 {
-    (void)depth;
-    tc_mem_free(ptr, name);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    tc_mem_free(ptr, name, frames, n);
 }
 
 void ___tracy_emit_memory_discard(const char *name)
 {
-    tc_mem_discard(name);
+    tc_mem_discard(name, NULL, 0);
 }
 
 void ___tracy_emit_memory_discard_callstack(const char *name, int32_t depth)
 {
-    (void)depth;
-    tc_mem_discard(name);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = name ? TC_CAPTURE_CALLSTACK(frames, depth) : 0;
+    tc_mem_discard(name, frames, n);
 }
 #endif

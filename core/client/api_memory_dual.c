@@ -22,6 +22,7 @@
  *
  * This file does not include tracyc.h: its declarations are one of the two forms. */
 #include "client/api_memory.h"
+#include "client/api_callstack.h"
 
 #if TC_MEMORY_ABI_DUAL
 
@@ -61,40 +62,44 @@ EXPORT void ___tracy_emit_memory_discard_callstack(const char *name, int32_t dep
 
 void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, uint64_t arg, uint64_t next)
 {
-    tc_mem_alloc(ptr, size, name_of(arg, next));
+    tc_mem_alloc(ptr, size, name_of(arg, next), NULL, 0);
 }
 
+/* The depth is in the same place in both forms. */
 void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, uint64_t arg,
                                                 uint64_t next)
 {
-    (void)depth; /* the same place in both forms */
-    tc_mem_alloc(ptr, size, name_of(arg, next));
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    tc_mem_alloc(ptr, size, name_of(arg, next), frames, n);
 }
 
 void ___tracy_emit_memory_free_named(const void *ptr, uint64_t arg, uint64_t next)
 {
-    tc_mem_free(ptr, name_of(arg, next));
+    tc_mem_free(ptr, name_of(arg, next), NULL, 0);
 }
 
 void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, uint64_t arg, uint64_t next)
 {
-    (void)depth;
-    tc_mem_free(ptr, name_of(arg, next));
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    tc_mem_free(ptr, name_of(arg, next), frames, n);
 }
 
 /* 0.13's trailing `secure` is simply not read. */
 void ___tracy_emit_memory_discard(const char *name)
 {
-    tc_mem_discard(name);
+    tc_mem_discard(name, NULL, 0);
 }
 
 /* 0.13: (name, secure, depth); 0.14: (name, depth). A 0.13 caller's depth is not read:
- * what arrives as the depth is its secure flag, 0 or 1. No callstack is recorded for
- * memory events yet either way. */
+ * what arrives as the depth is its secure flag, 0 or 1, so it gets a callstack of at most
+ * one frame. */
 void ___tracy_emit_memory_discard_callstack(const char *name, int32_t depth)
 {
-    (void)depth;
-    tc_mem_discard(name);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = name ? TC_CAPTURE_CALLSTACK(frames, depth) : 0;
+    tc_mem_discard(name, frames, n);
 }
 
 #endif

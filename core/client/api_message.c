@@ -8,13 +8,14 @@ static uint8_t severity_of(int8_t severity)
                : (uint8_t)TracyMessageSeverityInfo;
 }
 
-void ___tracy_emit_logString(int8_t severity, int32_t color, int32_t callstack_depth, size_t size, const char *txt)
+/* Every public message function takes its callstack itself (TC_CAPTURE_CALLSTACK), so the
+ * frames start at its caller. */
+static void log_string(int8_t severity, int32_t color, size_t size, const char *txt, const uint64_t *frames, int n)
 {
-    (void)callstack_depth;
     if (!txt)
         return;
     struct tc_thread *t;
-    union tc_rec *r = tc_thread_reserve_text(&t, TC_REC_MESSAGE, txt, &size);
+    union tc_rec *r = tc_thread_reserve_text_callstack(&t, TC_REC_MESSAGE, txt, &size, frames, n);
     if (!r)
         return;
     r->message.severity = severity_of(severity);
@@ -23,13 +24,12 @@ void ___tracy_emit_logString(int8_t severity, int32_t color, int32_t callstack_d
     tc_thread_commit(t);
 }
 
-void ___tracy_emit_logStringL(int8_t severity, int32_t color, int32_t callstack_depth, const char *txt)
+static void log_literal(int8_t severity, int32_t color, const char *txt, const uint64_t *frames, int n)
 {
-    (void)callstack_depth;
     if (!txt)
         return;
     struct tc_thread *t;
-    union tc_rec *r = tc_thread_reserve(&t, TC_REC_MESSAGE_LITERAL, 0, 0);
+    union tc_rec *r = tc_thread_reserve_callstack(&t, TC_REC_MESSAGE_LITERAL, 0, frames, n);
     if (!r)
         return;
     r->message_literal.severity = severity_of(severity);
@@ -37,6 +37,20 @@ void ___tracy_emit_logStringL(int8_t severity, int32_t color, int32_t callstack_
     r->message_literal.time = tc_clock_now();
     r->message_literal.text = txt;
     tc_thread_commit(t);
+}
+
+void ___tracy_emit_logString(int8_t severity, int32_t color, int32_t callstack_depth, size_t size, const char *txt)
+{
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = txt ? TC_CAPTURE_CALLSTACK(frames, callstack_depth) : 0;
+    log_string(severity, color, size, txt, frames, n);
+}
+
+void ___tracy_emit_logStringL(int8_t severity, int32_t color, int32_t callstack_depth, const char *txt)
+{
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = txt ? TC_CAPTURE_CALLSTACK(frames, callstack_depth) : 0;
+    log_literal(severity, color, txt, frames, n);
 }
 
 void ___tracy_emit_message_appinfo(const char *txt, size_t size)
@@ -53,20 +67,28 @@ void ___tracy_emit_message_appinfo(const char *txt, size_t size)
 /* Tracy 0.13 names, kept for existing bindings. */
 void ___tracy_emit_message(const char *txt, size_t size, int32_t callstack_depth)
 {
-    ___tracy_emit_logString(TracyMessageSeverityInfo, 0, callstack_depth, size, txt);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = txt ? TC_CAPTURE_CALLSTACK(frames, callstack_depth) : 0;
+    log_string(TracyMessageSeverityInfo, 0, size, txt, frames, n);
 }
 
 void ___tracy_emit_messageL(const char *txt, int32_t callstack_depth)
 {
-    ___tracy_emit_logStringL(TracyMessageSeverityInfo, 0, callstack_depth, txt);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = txt ? TC_CAPTURE_CALLSTACK(frames, callstack_depth) : 0;
+    log_literal(TracyMessageSeverityInfo, 0, txt, frames, n);
 }
 
 void ___tracy_emit_messageC(const char *txt, size_t size, uint32_t color, int32_t callstack_depth)
 {
-    ___tracy_emit_logString(TracyMessageSeverityInfo, (int32_t)color, callstack_depth, size, txt);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = txt ? TC_CAPTURE_CALLSTACK(frames, callstack_depth) : 0;
+    log_string(TracyMessageSeverityInfo, (int32_t)color, size, txt, frames, n);
 }
 
 void ___tracy_emit_messageLC(const char *txt, uint32_t color, int32_t callstack_depth)
 {
-    ___tracy_emit_logStringL(TracyMessageSeverityInfo, (int32_t)color, callstack_depth, txt);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = txt ? TC_CAPTURE_CALLSTACK(frames, callstack_depth) : 0;
+    log_literal(TracyMessageSeverityInfo, (int32_t)color, txt, frames, n);
 }

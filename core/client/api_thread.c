@@ -1,6 +1,7 @@
 /* api_thread.c - thread names, fibers, the clock, connection state, sampling, and the
  * in-process capture entry point. */
 #include "client/api.h"
+#include "client/sampling.h"
 
 #include "client/fiber.h"
 #include "client/inproc.h"
@@ -62,27 +63,38 @@ int64_t ___tracy_get_time(void)
     return tc_clock_now();
 }
 
+/* Starts the profiler like every entry point: a program may poll this before any other
+ * call, waiting for a server (upstream's profiler starts with the program). */
 int32_t ___tracy_connected(void)
 {
+    tc_profiler_ensure();
     return atomic_load(&tc_prof.connected);
 }
 
+/* Sampling runs whenever a server or the in-process capture is connected; these pause it
+ * and let it run again (the worker applies the change within a millisecond). */
 int ___tracy_begin_sampling_profiling(void)
 {
-    return 0;
+    if (tc_profiler_ensure() != 0)
+        return 0;
+    return tc_sampling_resume();
 }
 
 void ___tracy_end_sampling_profiling(void)
 {
+    if (tc_profiler_ensure() == 0)
+        tc_sampling_pause();
 }
 
+/* Tracy 0.13 names. */
 int ___tracy_begin_sampling_profiler(void)
 {
-    return 0;
+    return ___tracy_begin_sampling_profiling();
 }
 
 void ___tracy_end_sampling_profiler(void)
 {
+    ___tracy_end_sampling_profiling();
 }
 
 int tracyc_output_check(const char *path)

@@ -7,6 +7,22 @@
 
 static const TracyCZoneCtx inactive_zone = {0, 0};
 
+/* Writes the begin record r of a zone and opens the zone in t's context. */
+static inline TracyCZoneCtx zone_opened(struct tc_thread *t, union tc_rec *r, unsigned type, uint64_t srcloc,
+                                        int64_t time)
+{
+    if (type == TC_REC_ZONE_BEGIN_ALLOC) /* a constant where this is inlined */
+        r->zone_begin_alloc = (struct tc_rec_zone_begin_alloc){
+            .type = TC_REC_ZONE_BEGIN_ALLOC, .time = time, .payload = (uint8_t *)(uintptr_t)srcloc};
+    else
+        r->zone_begin = (struct tc_rec_zone_begin){.type = TC_REC_ZONE_BEGIN, .time = time, .srcloc = srcloc};
+    /* Not published yet: the next record of this thread (at the latest the zone's end)
+     * publishes it. That saves one cache-line transfer to the worker per zone, and the
+     * server could not close the zone before its end anyway. */
+    TracyCZoneCtx ctx = {t->zones.key | (++t->zones.depth & 0xfffff), 1};
+    return ctx;
+}
+
 /* The time is read first, so that it does not include the reservation. The first call
  * of a thread (maybe of the process) takes the slow path, where the profiler may only now
  * start and choose the clock source (TSC ticks or nanoseconds): there the time is read
@@ -28,16 +44,16 @@ static inline TracyCZoneCtx zone_begin(unsigned type, uint64_t srcloc, int now, 
         tc_count_drop();
         return inactive_zone;
     }
-    if (type == TC_REC_ZONE_BEGIN_ALLOC) /* a constant where this is inlined */
-        r->zone_begin_alloc = (struct tc_rec_zone_begin_alloc){
-            .type = TC_REC_ZONE_BEGIN_ALLOC, .time = time, .payload = (uint8_t *)(uintptr_t)srcloc};
-    else
-        r->zone_begin = (struct tc_rec_zone_begin){.type = TC_REC_ZONE_BEGIN, .time = time, .srcloc = srcloc};
-    /* Not published yet: the next record of this thread (at the latest the zone's end)
-     * publishes it. That saves one cache-line transfer to the worker per zone, and the
-     * server could not close the zone before its end anyway. */
-    TracyCZoneCtx ctx = {t->zones.key | (++t->zones.depth & 0xfffff), 1};
-    return ctx;
+    return zone_opened(t, r, type, srcloc, time);
+}
+
+/* With a callstack captured by the caller (which started the profiler): the time is read
+ * after the capture, so the zone does not include it. */
+static TracyCZoneCtx zone_begin_callstack(unsigned type, uint64_t srcloc, const uint64_t *frames, int n)
+{
+    struct tc_thread *t;
+    union tc_rec *r = tc_thread_reserve_callstack(&t, type, 0, frames, n);
+    return r ? zone_opened(t, r, type, srcloc, tc_clock_now()) : inactive_zone;
 }
 
 TracyCZoneCtx ___tracy_emit_zone_begin(const struct ___tracy_source_location_data *srcloc, int32_t active)
@@ -57,8 +73,13 @@ TracyCZoneCtx tracyc_zone_begin_at(const struct ___tracy_source_location_data *s
 TracyCZoneCtx ___tracy_emit_zone_begin_callstack(const struct ___tracy_source_location_data *srcloc, int32_t depth,
                                                  int32_t active)
 {
-    (void)depth; /* callstacks are not collected yet */
-    return ___tracy_emit_zone_begin(srcloc, active);
+    if (depth <= 0)
+        return ___tracy_emit_zone_begin(srcloc, active);
+    if (!active || !srcloc)
+        return inactive_zone;
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    return zone_begin_callstack(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc, frames, n);
 }
 
 TracyCZoneCtx ___tracy_emit_zone_begin_alloc(uint64_t srcloc, int32_t active)
@@ -73,8 +94,14 @@ TracyCZoneCtx ___tracy_emit_zone_begin_alloc(uint64_t srcloc, int32_t active)
 
 TracyCZoneCtx ___tracy_emit_zone_begin_alloc_callstack(uint64_t srcloc, int32_t depth, int32_t active)
 {
-    (void)depth;
-    return ___tracy_emit_zone_begin_alloc(srcloc, active);
+    if (depth <= 0 || !srcloc || !active)
+        return ___tracy_emit_zone_begin_alloc(srcloc, active);
+    uint64_t frames[TC_CALLSTACK_MAX];
+    int n = TC_CAPTURE_CALLSTACK(frames, depth);
+    TracyCZoneCtx ctx = zone_begin_callstack(TC_REC_ZONE_BEGIN_ALLOC, srcloc, frames, n);
+    if (!ctx.active)
+        tc_srcloc_payload_free(srcloc);
+    return ctx;
 }
 
 /* The zone of ctx is the innermost open zone of the calling thread's context: the fiber

@@ -2,6 +2,7 @@
  * conn_records.c encodes records on it, conn_queries.c answers the server. */
 #include "client/conn.h"
 
+#include "client/resolver.h"
 #include "client/welcome.h"
 #include "wire/protocol.h"
 #include "wire/versions.h"
@@ -32,9 +33,11 @@ int tc_conn_hello_valid(const uint8_t *hello, size_t len)
 
 int tc_conn_open(struct tc_conn *c, struct tc_transport *t, int slot, const uint8_t hello[12])
 {
+    static uint64_t next_serial;
     memset(c, 0, sizeof *c);
     c->slot = slot;
     c->frame_base = -1;
+    c->serial = ++next_serial; /* connections are opened by the worker only */
     if (!tc_conn_hello_valid(hello, 12)) {
         t->close(t);
         return -1;
@@ -74,6 +77,10 @@ void tc_conn_close(struct tc_conn *c)
     tcu_map_free(&c->locks);
     tcu_map_free(&c->gpu);
     tcu_map_free(&c->frames);
+    tcu_map_free(&c->running);
+    if (c->resolving)
+        tc_resolver_forget(c->serial);
+    c->resolving = 0;
     c->alive = 0;
 }
 

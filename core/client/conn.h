@@ -16,10 +16,10 @@
 
 struct tc_thread;
 union tc_rec;
-struct tc_rec_sample;
 
 /* Kinds of event that some protocol versions lack (docs/protocol.md §24.4). */
 enum { TC_ABSENT_SECTION, TC_ABSENT_MEM_DISCARD, TC_ABSENT_GPU_TIME_SYNC, TC_CONN_ABSENT_KINDS };
+struct tc_rec_context_switch;
 struct ___tracy_source_location_data;
 struct tracyc_frame;
 
@@ -33,7 +33,8 @@ struct tc_transport {
 
 struct tc_conn {
     struct tc_transport *transport;
-    int slot; /* index of this connection in the per-thread connection state */
+    int slot;        /* index of this connection in the per-thread connection state */
+    uint64_t serial; /* unique over the process's life: names it to the resolver */
     struct tc_encoder enc;
     struct tcu_map ids;       /* id -> its kind << 56 | its address */
     uint64_t recent_ids[256]; /* direct-mapped cache of ids already in `ids` */
@@ -44,11 +45,20 @@ struct tc_conn {
     int64_t frame_base;       /* main frame marks made before this connection's first, -1: none yet */
     uint8_t query[13];
     size_t query_len;
+    int resolving; /* CallstackFrame/Symbol queries handed to the resolver, not answered */
     int alive;
     int terminated; /* the server asked to stop */
     uint64_t dropped_reported;
     uint64_t plot_skipped_reported;
     uint64_t absent[TC_CONN_ABSENT_KINDS]; /* events this server's protocol lacks, not sent */
+    uint64_t lost_reported;                /* samples the kernel lost, as last reported */
+    int64_t lost_report_time;              /* when (CLOCK_MONOTONIC_RAW ns) */
+    int sampling_reported;                 /* why sampling is off was said on this connection */
+    /* Context switches as this connection's server has them (conn_switches.c). */
+    struct tcu_map running;   /* thread -> cpu + 1, while the server has it running */
+    uint32_t cpu_thread[256]; /* the thread the server last saw start on each cpu */
+    uint8_t cpu_open[256];    /* ...and has not seen stop */
+    int64_t switch_time;      /* latest context-switch time sent */
 };
 
 /* Whether the first len (<= 12) bytes of a server's hello can begin Tracy's hello. */
@@ -75,8 +85,19 @@ const char *tc_conn_sent_string(const struct tc_conn *c, uint64_t id);
 const struct ___tracy_source_location_data *tc_conn_sent_srcloc(const struct tc_conn *c, uint64_t id);
 
 /* Reads and answers every query that has arrived (waiting up to timeout_ms for the
- * first byte), then flushes. Returns the number of queries answered, -1 when gone. */
+ * first byte), sends the symbol answers the resolver has ready, then flushes. Returns the
+ * number of replies sent, -1 when gone. */
 int tc_conn_serve_queries(struct tc_conn *c, int timeout_ms);
+/* Queries of this connection the resolver is still working on. */
+int tc_conn_resolving(const struct tc_conn *c);
+
+/* Says, once, why sampling is unavailable (unavailable: the reason, or NULL), and how many
+ * records the kernel lost when that grew (at most once a second; `final`: now). */
+void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_t lost, int final);
+
+/* Sends a context switch record as ContextSwitch items the server can take whatever was
+ * lost before it (a record the kernel dropped, a connection that began in the middle). */
+void tc_conn_context_switch(struct tc_conn *c, const struct tc_rec_context_switch *r);
 
 /* Frame addresses a program may register (tracyc_frames_register): no machine code has them
  * on x86-64 (even with 5-level paging) or AArch64, and the server's packing of frame
@@ -86,8 +107,6 @@ int tc_conn_serve_queries(struct tc_conn *c, int timeout_ms);
 /* Registers a range of program-named frames (conn_samples.c). -1 with *error set. */
 int tc_frames_add(uint64_t first, uint64_t last, const char *image, size_t image_len,
                   int (*resolve)(void *, uint64_t, struct tracyc_frame *), void *user, const char **error);
-/* Sends a sample recorded with tracyc_sample_record. */
-void tc_conn_sample(struct tc_conn *c, const struct tc_rec_sample *r);
 /* Answers a CallstackFrame or Symbol query about an address of a registered range; 0
  * (nothing sent) when the address is in none. */
 int tc_conn_answer_frame(struct tc_conn *c, uint8_t query, uint64_t address);

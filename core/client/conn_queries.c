@@ -2,12 +2,16 @@
  * sent on the connection: an unknown identifier gets a placeholder. */
 #include "client/conn.h"
 
+#include "client/record.h"
+#include "client/resolver.h"
 #include "client/state.h"
 #include "tracyc.h"
 #include "wire/protocol.h"
 #include "wire/versions.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char unknown_text[] = "?";
 
@@ -31,6 +35,74 @@ static void reply_srcloc(struct tc_conn *c, uint64_t id)
     uint64_t function = tc_conn_string_id(c, s->function ? s->function : unknown_text);
     uint64_t file = tc_conn_string_id(c, s->file ? s->file : unknown_text);
     tc_enc_srcloc_reply(&c->enc, name, function, file, s->line, s->color);
+}
+
+static const char unknown_file[] = "[unknown]";
+static const struct tc_symbol_location unknown_location = {unknown_file, 1, {{unknown_file, unknown_file, 0, 0, 0}}};
+
+static size_t text_len(const char *s)
+{
+    size_t n = strlen(s);
+    return n < TC_MAX_TEXT ? n : TC_MAX_TEXT;
+}
+
+/* A CallstackFrame reply: the image, the frame count, then each frame, innermost first
+ * (docs/protocol.md §26.3). */
+static void reply_frames(struct tc_conn *c, uint64_t ptr, const struct tc_symbol_location *loc)
+{
+    tc_enc_callstack_frame_size(&c->enc, ptr, loc->count, loc->image, text_len(loc->image));
+    for (int i = 0; i < loc->count; i++) {
+        const struct tc_symbol_frame *f = &loc->frames[i];
+        tc_enc_callstack_frame(&c->enc, f->name, text_len(f->name), f->file, text_len(f->file), f->line, f->sym_addr,
+                               f->sym_len);
+    }
+}
+
+/* Answers the resolver has ready; returns how many. */
+static int send_resolved(struct tc_conn *c)
+{
+    if (!c->resolving)
+        return 0;
+    int pending = 0, sent = 0;
+    struct tc_resolved *answers = tc_resolver_take(c->serial, &pending);
+    for (struct tc_resolved *a = answers; a; a = a->next, sent++) {
+        if (a->query == TCW_QUERY_CALLSTACK_FRAME)
+            reply_frames(c, a->ptr, a->location);
+        else
+            tc_enc_symbol_information(&c->enc, a->ptr, a->file, text_len(a->file), a->line);
+    }
+    tc_resolver_release(answers);
+    c->resolving -= sent;
+    return sent;
+}
+
+int tc_conn_resolving(const struct tc_conn *c)
+{
+    return c->resolving;
+}
+
+/* Threads the server learnt of from context switches: tracyc's name for the thread (or
+ * the kernel's), and the program's name, with the thread's process. */
+static void reply_external_name(struct tc_conn *c, uint64_t tid)
+{
+    char name[256], path[64];
+    size_t n = tc_names_get((uint32_t)tid, name, sizeof name);
+    snprintf(path, sizeof path, "/proc/self/task/%u/comm", (unsigned)tid);
+    FILE *f = tid == (uint32_t)tid ? fopen(path, "r") : NULL;
+    if (f) {
+        /* Only a thread without a name of ours is worth the kernel's (15 bytes) one. */
+        char comm[64];
+        if (!tc_names_has((uint32_t)tid) && tid != tc_prof.main_tid && fgets(comm, sizeof comm, f)) {
+            comm[strcspn(comm, "\n")] = 0;
+            n = (size_t)snprintf(name, sizeof name, "%s", comm);
+        }
+        fclose(f);
+        tc_enc_tid_to_pid(&c->enc, tid, (uint64_t)getpid());
+    }
+    extern char *program_invocation_short_name;
+    const char *program = program_invocation_short_name ? program_invocation_short_name : unknown_text;
+    tc_enc_string_reply(&c->enc, TCW_ExternalThreadName, tid, name, n);
+    tc_enc_string_reply(&c->enc, TCW_ExternalName, tid, program, strlen(program));
 }
 
 static void answer(struct tc_conn *c, uint8_t type, uint64_t ptr, uint32_t extra)
@@ -63,38 +135,21 @@ static void answer(struct tc_conn *c, uint8_t type, uint64_t ptr, uint32_t extra
         reply_string(c, TCW_FiberName, ptr);
         break;
     case TCW_QUERY_EXTERNAL_NAME:
-        tc_enc_string_reply(e, TCW_ExternalThreadName, ptr, unknown_text, 1);
-        tc_enc_string_reply(e, TCW_ExternalName, ptr, unknown_text, 1);
+        reply_external_name(c, ptr);
         break;
-    case TCW_QUERY_CALLSTACK_FRAME: {
+    case TCW_QUERY_CALLSTACK_FRAME:
+    case TCW_QUERY_SYMBOL:
+        /* Frames a program registered (tracyc_frames_register) are answered at once from
+         * its resolver; the rest off the worker (resolver.c), answered by send_resolved. */
         if (tc_conn_answer_frame(c, type, ptr))
             break;
-        /* Not a frame the program registered: answer with one unknown frame. */
-        tc_enc_single_string(e, unknown_text, 1);
-        uint8_t *p = tc_enc_item(e, 10);
-        p[0] = TCW_CallstackFrameSize;
-        memcpy(p + 1, &ptr, 8);
-        p[9] = 1;
-        tc_enc_single_string(e, unknown_text, 1);
-        p = tc_enc_item(e, 3);
-        p[0] = TCW_SecondStringData8;
-        p[1] = 1;
-        p[2] = '?';
-        p = tc_enc_item(e, 17);
-        memset(p, 0, 17);
-        p[0] = TCW_CallstackFrame;
+        if (tc_resolver_submit(c->serial, type, ptr) == 0)
+            c->resolving++;
+        else if (type == TCW_QUERY_CALLSTACK_FRAME)
+            reply_frames(c, ptr, &unknown_location);
+        else
+            tc_enc_symbol_information(e, ptr, unknown_file, sizeof unknown_file - 1, 0);
         break;
-    }
-    case TCW_QUERY_SYMBOL: {
-        if (tc_conn_answer_frame(c, type, ptr))
-            break;
-        tc_enc_single_string(e, unknown_text, 1);
-        uint8_t *p = tc_enc_item(e, 13);
-        memset(p, 0, 13);
-        p[0] = TCW_SymbolInformation;
-        memcpy(p + 5, &ptr, 8);
-        break;
-    }
     case TCW_QUERY_SYMBOL_CODE:
         tc_enc_byte(e, TCW_AckSymbolCodeNotAvailable);
         break;
@@ -136,6 +191,7 @@ int tc_conn_serve_queries(struct tc_conn *c, int timeout_ms)
         }
         timeout_ms = 0;
     }
+    answered += send_resolved(c);
     if (answered && tc_enc_flush(&c->enc) != 0)
         return -1;
     return answered;

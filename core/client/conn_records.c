@@ -14,6 +14,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The callstack a record carries, sent just before it: to the current thread's next event
+ * (thread-bound) or to the next serial event. */
+static void send_callstack(struct tc_encoder *e, const struct tc_rec_callstack *cs, int serial)
+{
+    tc_enc_callstack(e, serial ? TCW_CallstackSerial : TCW_Callstack,
+                     (const uint64_t *)tc_rec_text((const union tc_rec *)cs), cs->len / 8);
+}
+
 /* The server gives each GPU context one zone stack and keeps, per query, the zone that
  * reserved it: a zone end with no open zone, or a time for a query no zone reserved,
  * makes it abort. A zone begun before this connection existed (or dropped at the buffer
@@ -21,16 +29,21 @@
  * context's depth under GPU_DEPTH | context, a reserved query under context << 16 | query. */
 #define GPU_DEPTH ((uint64_t)1 << 32)
 
-static void gpu_zone_begin(struct tc_conn *c, const struct tc_rec_gpu_zone_begin *z)
+static void gpu_zone_begin(struct tc_conn *c, const struct tc_rec_gpu_zone_begin *z, const struct tc_rec_callstack *cs)
 {
+    static const uint8_t types[2][2] = {
+        {TCW_GpuZoneBeginSerial, TCW_GpuZoneBeginCallstackSerial},
+        {TCW_GpuZoneBeginAllocSrcLocSerial, TCW_GpuZoneBeginAllocSrcLocCallstackSerial}};
     uint64_t *depth = tcu_map_get(&c->gpu, GPU_DEPTH | z->context);
     if (tcu_map_put(&c->gpu, GPU_DEPTH | z->context, (depth ? *depth : 0) + 1) < 0 ||
         tcu_map_put(&c->gpu, (uint64_t)z->context << 16 | z->query, 1) < 0)
         return;
+    if (cs)
+        send_callstack(&c->enc, cs, 1);
     if (z->alloc)
         tc_enc_srcloc_payload(&c->enc, (const uint8_t *)(uintptr_t)z->srcloc);
-    tc_enc_gpu_zone_begin(&c->enc, z->alloc ? TCW_GpuZoneBeginAllocSrcLocSerial : TCW_GpuZoneBeginSerial, z->time,
-                          z->thread, z->query, z->context, z->alloc ? 0 : tc_conn_srcloc_id(c, z->srcloc), 1);
+    tc_enc_gpu_zone_begin(&c->enc, types[z->alloc][cs != NULL], z->time, z->thread, z->query, z->context,
+                          z->alloc ? 0 : tc_conn_srcloc_id(c, z->srcloc), 1);
 }
 
 static void gpu_zone_end(struct tc_conn *c, const struct tc_rec_gpu_zone_end *z)
@@ -76,21 +89,33 @@ static void encode_frame_image(struct tc_conn *c, const struct tc_frame_image *i
                        img->w, img->h, img->flip);
 }
 
-/* Thread-bound records: zones, messages, plots, frames, fibers, sections. */
-static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const union tc_rec *r)
+/* Thread-bound records: zones, messages, plots, frames, fibers, sections. cs: the
+ * record's callstack, or NULL. */
+static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const union tc_rec *r,
+                                 const struct tc_rec_callstack *cs)
 {
     struct tc_encoder *e = &c->enc;
     /* Zones nest per context, as on the server: the fiber entered, or the thread. */
     struct tc_fiber *fiber = t->conn_fiber[c->slot];
     uint32_t *depth = fiber ? &fiber->conn_depth[c->slot] : &t->conn_depth[c->slot];
     tc_enc_thread(e, t->tid);
+    /* Only records that always go out carry callstacks (zone begins, messages, GPU zone
+     * begins), so the callstack is never left waiting for an event that is not sent. */
+    if (cs && r->any.type != TC_REC_GPU_ZONE_BEGIN)
+        send_callstack(e, cs, 0);
     switch (r->any.type) {
     case TC_REC_ZONE_BEGIN:
-        tc_enc_zone_begin(e, r->zone_begin.time, tc_conn_srcloc_id(c, r->zone_begin.srcloc));
+        if (cs)
+            tc_enc_zone_begin_callstack(e, r->zone_begin.time, tc_conn_srcloc_id(c, r->zone_begin.srcloc));
+        else
+            tc_enc_zone_begin(e, r->zone_begin.time, tc_conn_srcloc_id(c, r->zone_begin.srcloc));
         ++*depth;
         break;
     case TC_REC_ZONE_BEGIN_ALLOC:
-        tc_enc_zone_begin_alloc(e, r->zone_begin_alloc.time, r->zone_begin_alloc.payload);
+        if (cs)
+            tc_enc_zone_begin_alloc_callstack(e, r->zone_begin_alloc.time, r->zone_begin_alloc.payload);
+        else
+            tc_enc_zone_begin_alloc(e, r->zone_begin_alloc.time, r->zone_begin_alloc.payload);
         ++*depth;
         break;
     case TC_REC_ZONE_END:
@@ -115,12 +140,13 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const u
             tc_enc_zone_value(e, r->zone_value.value);
         break;
     case TC_REC_MESSAGE:
-        tc_enc_message(e, r->message.time, tc_rec_text(r), r->any.len, r->message.color,
-                       TCW_MESSAGE_META(r->message.severity));
+        (cs ? tc_enc_message_callstack : tc_enc_message)(e, r->message.time, tc_rec_text(r), r->any.len,
+                                                         r->message.color, TCW_MESSAGE_META(r->message.severity));
         break;
     case TC_REC_MESSAGE_LITERAL:
-        tc_enc_message_literal(e, r->message_literal.time, tc_conn_string_id(c, r->message_literal.text),
-                               r->message_literal.color, TCW_MESSAGE_META(r->message_literal.severity));
+        (cs ? tc_enc_message_literal_callstack
+            : tc_enc_message_literal)(e, r->message_literal.time, tc_conn_string_id(c, r->message_literal.text),
+                                      r->message_literal.color, TCW_MESSAGE_META(r->message_literal.severity));
         break;
     case TC_REC_PLOT_DOUBLE:
     case TC_REC_PLOT_FLOAT:
@@ -196,8 +222,10 @@ static int lock_event_sendable(struct tc_conn *c, unsigned type, const struct tc
     }
 }
 
-/* Serial records: memory, locks, GPU items, plot configuration, discontinuous frames. */
-static void encode_serial_record(struct tc_conn *c, const union tc_rec *r)
+/* Serial records: memory, locks, GPU items, plot configuration, discontinuous frames;
+ * and the sampler's records (samples, context switches). cs: the record's callstack, or
+ * NULL; sent only together with the event, never without it. */
+static void encode_serial_record(struct tc_conn *c, const union tc_rec *r, const struct tc_rec_callstack *cs)
 {
     struct tc_encoder *e = &c->enc;
     switch (r->any.type) {
@@ -210,21 +238,34 @@ static void encode_serial_record(struct tc_conn *c, const union tc_rec *r)
         uint64_t pool = tc_conn_string_id(c, m->pool);
         if (pool)
             tcu_map_put(&c->pools, pool, 1);
-        tc_enc_mem_alloc(e, m->time, m->thread, m->address, m->size, pool);
+        if (cs)
+            send_callstack(e, cs, 1);
+        tc_enc_mem_alloc(e, m->time, m->thread, m->address, m->size, pool, cs != NULL);
         break;
     }
     case TC_REC_MEM_FREE:
+        if (cs)
+            send_callstack(e, cs, 1);
         tc_enc_mem_free(e, r->mem_free.time, r->mem_free.thread, r->mem_free.address,
-                        tc_conn_string_id(c, r->mem_free.pool));
+                        tc_conn_string_id(c, r->mem_free.pool), cs != NULL);
         break;
     case TC_REC_MEM_DISCARD: {
         uint64_t pool = (uint64_t)(uintptr_t)r->mem_discard.pool;
         /* The server ignores a discard of an unknown pool without advancing its time
          * chain, which would shift every later serial time: send known pools only. */
-        if (tcu_map_get(&c->pools, pool))
-            tc_enc_mem_discard(e, r->mem_discard.time, r->mem_discard.thread, pool);
+        if (tcu_map_get(&c->pools, pool)) {
+            if (cs)
+                send_callstack(e, cs, 1);
+            tc_enc_mem_discard(e, r->mem_discard.time, r->mem_discard.thread, pool, cs != NULL);
+        }
         break;
     }
+    case TC_REC_SAMPLE:
+        tc_enc_callstack_sample(e, r->sample.thread, r->sample.time, (const uint64_t *)tc_rec_text(r), r->any.len / 8);
+        break;
+    case TC_REC_CONTEXT_SWITCH:
+        tc_conn_context_switch(c, &r->context_switch);
+        break;
     case TC_REC_LOCK_ANNOUNCE:
         tc_enc_lock_announce(e, r->lock_announce.lock, r->lock_announce.time,
                              tc_conn_srcloc_id(c, r->lock_announce.srcloc), r->lock_announce.shared);
@@ -274,10 +315,7 @@ static void encode_serial_record(struct tc_conn *c, const union tc_rec *r)
         gpu_time(c, &r->gpu_time);
         break;
     case TC_REC_GPU_ZONE_BEGIN:
-        gpu_zone_begin(c, &r->gpu_zone_begin);
-        break;
-    case TC_REC_SAMPLE:
-        tc_conn_sample(c, &r->sample);
+        gpu_zone_begin(c, &r->gpu_zone_begin, cs);
         break;
     case TC_REC_GPU_ZONE_END:
         gpu_zone_end(c, &r->gpu_zone_end);
@@ -313,13 +351,22 @@ void tc_conn_records(struct tc_conn *c, struct tc_thread *t, const uint8_t *begi
     const int all_items = c->enc.vi == TCW_V82;
     while (begin < end) {
         const union tc_rec *r = (const union tc_rec *)begin;
+        const struct tc_rec_callstack *cs = NULL;
+        if (r->any.type == TC_REC_CALLSTACK) {
+            /* Reserved and published together with the record that follows it. */
+            cs = &r->callstack;
+            begin += tc_rec_size(r->any.type, r->any.len);
+            if (begin >= end)
+                break;
+            r = (const union tc_rec *)begin;
+        }
         int absent = all_items ? -1 : absent_kind(c, r);
         if (absent >= 0)
             c->absent[absent]++; /* the server's protocol has no such event */
         else if (t)
-            encode_thread_record(c, t, r);
+            encode_thread_record(c, t, r, cs);
         else
-            encode_serial_record(c, r);
+            encode_serial_record(c, r, cs);
         begin += tc_rec_size(r->any.type, r->any.len);
     }
 }
@@ -387,4 +434,31 @@ void tc_conn_report_absent(struct tc_conn *c)
     tc_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
                    (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
     memset(c->absent, 0, sizeof c->absent);
+}
+
+void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_t lost, int final)
+{
+    if (!c->alive)
+        return;
+    char text[400];
+    if (unavailable && !c->sampling_reported) {
+        int n = snprintf(text, sizeof text, "tracyc: %s", unavailable);
+        tc_enc_thread(&c->enc, tc_prof.main_tid);
+        tc_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
+                       (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
+        c->sampling_reported = 1;
+    }
+    /* Lost records: at most once a second, and at the end. */
+    int64_t now = tc_clock_monotonic_ns();
+    if (lost > c->lost_reported && (final || now - c->lost_report_time >= 1000000000)) {
+        int n = snprintf(text, sizeof text,
+                         "tracyc: lost %" PRIu64 " CPU samples and context switches in total: the kernel's ring "
+                         "buffers were full",
+                         lost);
+        tc_enc_thread(&c->enc, tc_prof.main_tid);
+        tc_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
+                       (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
+        c->lost_reported = lost;
+        c->lost_report_time = now;
+    }
 }

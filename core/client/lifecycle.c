@@ -2,8 +2,11 @@
  * and shutdown. Everything here is off the hot path. */
 #include "client/lifecycle.h"
 
+#include "client/callstack.h"
 #include "client/clock.h"
 #include "client/inproc.h"
+#include "client/resolver.h"
+#include "client/sampling.h"
 #include "client/worker.h"
 #include "tracyc.h"
 
@@ -58,6 +61,11 @@ static void read_config(struct tc_config *c)
     c->buffer_limit = (v = getenv("TRACYC_BUFFER_LIMIT")) ? parse_size(v, (size_t)256 << 20) : (size_t)256 << 20;
     v = getenv("TRACYC_OUTPUT");
     c->output = v && *v ? tc_inproc_absolute_path(v) : NULL; /* where the program started */
+    c->no_callstack = env_true("TRACY_NO_CALLSTACK");
+    /* TRACY_NO_SYS_TRACE turns off all of the kernel's data, as upstream's does. */
+    c->no_sampling = env_true("TRACY_NO_SAMPLING") || env_true("TRACY_NO_SYS_TRACE") || c->no_callstack;
+    c->no_context_switch = env_true("TRACY_NO_CONTEXT_SWITCH") || env_true("TRACY_NO_SYS_TRACE");
+    c->sampling_hz = (v = getenv("TRACY_SAMPLING_HZ")) && atoi(v) > 0 ? atoi(v) : TC_DEFAULT_SAMPLING_HZ;
 }
 
 static void thread_exit(void *arg)
@@ -93,6 +101,7 @@ static void after_fork_child(void)
     atomic_store(&tc_prof.state, TC_STATE_DISABLED);
     tc_self = NULL;
     tc_worker_forget_after_fork();
+    tc_resolver_forget_after_fork();
 }
 
 static int start_locked(void)
@@ -110,6 +119,8 @@ static int start_locked(void)
     tc_prof.init_begin = tc_clock_now();
     tc_prof.epoch = (uint64_t)time(NULL);
     tc_prof.main_tid = (uint32_t)getpid();
+    if (!tc_prof.config.no_callstack)
+        tc_callstack_init();
     pthread_key_create(&thread_key, thread_exit);
     if (tc_stream_init(&tc_prof.serial) != 0)
         return -1;

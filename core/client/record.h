@@ -220,9 +220,22 @@ struct tc_rec_section_setup { /* serial; the text follows */
     TC_REC_HEAD(unused8, category);
 };
 
+struct tc_rec_callstack { /* the return addresses follow, 8 bytes each (len / 8 of them) */
+    TC_REC_HEAD(unused8, unused32);
+    /* Written in the same reservation as, and directly before, the record it belongs to,
+     * so the two are never split, dropped or drained apart. */
+};
+
 struct tc_rec_sample { /* a CPU sample of `thread`; its frames follow, innermost first */
     TC_REC_HEAD(unused8, thread);
     int64_t time;
+};
+
+struct tc_rec_context_switch { /* `thread` started (in = 1) or stopped running on `cpu` */
+    TC_REC_HEAD(cpu, thread);
+    int64_t time;
+    uint8_t in;
+    uint8_t preempted; /* stopped while still runnable */
 };
 
 /* Every record type and its layout. */
@@ -267,7 +280,9 @@ struct tc_rec_sample { /* a CPU sample of `thread`; its frames follow, innermost
     X(SECTION_ENTER, section_enter)                                                                                    \
     X(SECTION_LEAVE, section_leave)                                                                                    \
     X(SECTION_SETUP, section_setup)                                                                                    \
-    X(SAMPLE, sample)
+    X(CALLSTACK, callstack)                                                                                            \
+    X(SAMPLE, sample)                                                                                                  \
+    X(CONTEXT_SWITCH, context_switch)
 
 enum tc_rec_type {
 #define TC_REC_ENUM(TYPE, layout) TC_REC_##TYPE,
@@ -311,7 +326,9 @@ enum tc_rec_type {
     X(section_enter)                                                                                                   \
     X(section_leave)                                                                                                   \
     X(section_setup)                                                                                                   \
-    X(sample)
+    X(callstack)                                                                                                       \
+    X(sample)                                                                                                          \
+    X(context_switch)
 
 union tc_rec {
     struct tc_rec_any any;

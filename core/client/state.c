@@ -86,6 +86,16 @@ void tc_names_set(uint32_t tid, const char *name)
     pthread_mutex_unlock(&names_lock);
 }
 
+int tc_names_has(uint32_t tid)
+{
+    int found = 0;
+    pthread_mutex_lock(&names_lock);
+    for (size_t i = 0; i < names_len && !found; i++)
+        found = names[i].tid == tid;
+    pthread_mutex_unlock(&names_lock);
+    return found;
+}
+
 size_t tc_names_get(uint32_t tid, char *buf, size_t cap)
 {
     int n = -1;

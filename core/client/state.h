@@ -58,7 +58,11 @@ struct tc_config {
     int broadcast;
     int no_exit;
     size_t buffer_limit;
-    char *output; /* TRACYC_OUTPUT */
+    char *output;          /* TRACYC_OUTPUT */
+    int no_callstack;      /* TRACY_NO_CALLSTACK: no callstacks at all */
+    int no_sampling;       /* TRACY_NO_SAMPLING */
+    int no_context_switch; /* TRACY_NO_CONTEXT_SWITCH */
+    int sampling_hz;       /* TRACY_SAMPLING_HZ */
 };
 
 struct tc_profiler {
@@ -75,7 +79,8 @@ struct tc_profiler {
     _Atomic uint64_t plot_skipped; /* NaN and infinite plot values, not sent */
     _Atomic int connected;         /* a TCP server is connected */
     _Atomic uint32_t next_lock_id;
-    _Atomic int capture_failed; /* the in-process capture failed or could not be written */
+    _Atomic int capture_failed;  /* the in-process capture failed or could not be written */
+    _Atomic uint32_t worker_tid; /* tracyc's own thread: not sampled */
 };
 
 extern struct tc_profiler tc_prof;
@@ -92,5 +97,7 @@ void tc_names_set(uint32_t tid, const char *name);
 /* Copies the name of tid into buf (NUL-terminated); falls back to "Main thread" for the
  * process's main thread and the decimal id otherwise. Returns the length. */
 size_t tc_names_get(uint32_t tid, char *buf, size_t cap);
+/* Whether the program named thread tid. */
+int tc_names_has(uint32_t tid);
 
 #endif

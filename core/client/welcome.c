@@ -2,6 +2,7 @@
 #include "client/welcome.h"
 
 #include "client/clock.h"
+#include "client/sampling.h"
 #include "client/state.h"
 #include "wire/protocol.h"
 
@@ -71,7 +72,11 @@ void tc_welcome_build(uint8_t out[TCW_WELCOME_SIZE])
     memcpy(out + TCW_WELCOME_RESOLUTION, &resolution, 8);
     memcpy(out + TCW_WELCOME_EPOCH, &tc_prof.epoch, 8);
     memcpy(out + TCW_WELCOME_PID, &pid, 8);
-    /* Reconnecting servers see frees of blocks allocated before they connected. */
+    /* The time one CPU sample stands for, as upstream sends it while sampling (0: none). */
+    int64_t period = tc_sampling_period_ns();
+    memcpy(out + TCW_WELCOME_SAMPLING, &period, 8);
+    /* Reconnecting servers see frees of blocks allocated before they connected. Upstream's
+     * CombineSamples and IdentifySamples flags are for Windows' sampler only. */
     out[TCW_WELCOME_FLAGS] = TCW_FLAG_IGNORE_MEM_FAULTS;
 #if defined(__x86_64__)
     out[TCW_WELCOME_CPU_ARCH] = 2;

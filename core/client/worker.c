@@ -12,6 +12,8 @@
 #include "client/fiber.h"
 #include "client/inproc.h"
 #include "client/net.h"
+#include "client/resolver.h"
+#include "client/sampling.h"
 #include "client/state.h"
 #include "client/record.h"
 #include "client/replay.h"
@@ -75,6 +77,9 @@ static void sleep_ms(int ms)
  * short passes in a tight loop would slow the program down; a pause lets records pile up
  * and be drained in bulk. */
 #define SMALL_PASS (64 * 1024)
+/* Below this a pass is a trickle (CPU samples arrive at ~150 bytes a millisecond): waking
+ * up more often than when idle would cost the program more than the data is worth. */
+#define TRICKLE_PASS (4 * 1024)
 
 static int conn_live(int slot)
 {
@@ -175,6 +180,9 @@ static size_t drain_all(void)
     } while (progress && waiting);
     for (struct tc_thread *t = head; t; t = t->next)
         tc_fiber_pass_end(t);
+    struct tc_stream *samples = tc_sampling_stream(); /* their own time chain: any order */
+    if (samples)
+        n += tc_stream_drain(samples, NULL, on_serial_records, NULL);
     free_exited_threads();
     return n;
 }
@@ -196,6 +204,8 @@ static void forget_connection_state(int slot)
 static void open_connection(int slot, struct tc_transport *t, const uint8_t hello[12])
 {
     forget_connection_state(slot);
+    /* Before the handshake: the welcome carries the sampling period. */
+    tc_sampling_update(1);
     if (tc_conn_open(&w.conns[slot], t, slot, hello) != 0)
         return;
     /* A server that hung up right after its hello must not swallow the buffered events:
@@ -346,6 +356,7 @@ static void service_connections(int timeout_ms)
         struct tc_conn *c = &w.conns[i];
         if (c->alive) {
             tc_conn_report_drops(c, dropped);
+            tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 0);
             tc_enc_flush(&c->enc);
             tc_conn_serve_queries(c, timeout_ms);
         }
@@ -359,12 +370,14 @@ static void *worker_main(void *arg)
 {
     (void)arg;
     pthread_setname_np(pthread_self(), "tracyc worker");
+    atomic_store(&tc_prof.worker_tid, tc_current_tid());
     while (!atomic_load(&w.stop)) {
         start_requested_capture();
         accept_server();
+        tc_sampling_update(any_live());
         size_t n = any_live() ? drain_all() : 0;
         service_connections(0);
-        if (n == 0)
+        if (n < TRICKLE_PASS)
             sleep_ms(1);
         else if (n < SMALL_PASS)
             sleep_us(200);
@@ -443,13 +456,15 @@ static int finish_connection(int slot)
         return 0;
     tc_conn_report_drops(c, atomic_load(&tc_prof.dropped));
     tc_conn_report_absent(c);
+    tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 1);
     end_open_zones(c);
     tc_enc_byte(&c->enc, TCW_Terminate);
     tc_enc_flush(&c->enc);
     int quiet_ms = 0;
     while (c->alive && !c->terminated && quiet_ms < FINAL_QUERY_WAIT_MS) {
         int answered = tc_conn_serve_queries(c, 10);
-        quiet_ms = answered > 0 ? 0 : quiet_ms + 10;
+        /* Symbols still being resolved will be asked about: not quiet. */
+        quiet_ms = answered > 0 || tc_conn_resolving(c) ? 0 : quiet_ms + 10;
     }
     int delivered = c->terminated || c->alive;
     close_connection(slot);
@@ -463,6 +478,8 @@ void tc_worker_stop(void)
     atomic_store(&w.stop, 1);
     pthread_join(w.thread, NULL);
     w.started = 0;
+    /* The program is ending: its last samples go out with the rest, then no more. */
+    tc_sampling_shutdown();
     start_requested_capture();
     finish_handshakes();
     for (;;) {
@@ -484,6 +501,7 @@ void tc_worker_stop(void)
         if (delivered || !tc_prof.config.no_exit || w.listen_fd < 0)
             break;
     }
+    tc_resolver_stop();
     if (w.inproc) {
         if (tc_inproc_finish(w.inproc) != 0)
             atomic_store(&tc_prof.capture_failed, 1);
@@ -503,6 +521,7 @@ void tc_worker_forget_after_fork(void)
 {
     /* The worker thread does not exist in the child; its sockets belong to the parent. */
     w.started = 0;
+    tc_sampling_forget_after_fork();
     if (w.listen_fd >= 0)
         close(w.listen_fd);
     w.listen_fd = -1;

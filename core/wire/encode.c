@@ -171,6 +171,11 @@ void tc_enc_zone_begin(struct tc_encoder *e, int64_t time, uint64_t srcloc)
     wr64(compact_time(e, TCW_ZoneBegin, thread_delta(e, time), 8), srcloc);
 }
 
+void tc_enc_zone_begin_callstack(struct tc_encoder *e, int64_t time, uint64_t srcloc)
+{
+    wr64(compact_time(e, TCW_ZoneBeginCallstack, thread_delta(e, time), 8), srcloc);
+}
+
 void tc_enc_srcloc_payload(struct tc_encoder *e, const uint8_t *blob)
 {
     uint16_t size;
@@ -183,12 +188,22 @@ void tc_enc_srcloc_payload(struct tc_encoder *e, const uint8_t *blob)
     memcpy(p + 11, blob + 2, len);
 }
 
-void tc_enc_zone_begin_alloc(struct tc_encoder *e, int64_t time, const uint8_t *blob)
+static void zone_begin_alloc(struct tc_encoder *e, uint8_t type, int64_t time, const uint8_t *blob)
 {
     tc_enc_srcloc_payload(e, blob);
     uint8_t *p = tc_enc_item(e, 9);
-    p[0] = TCW_ZoneBeginAllocSrcLoc;
+    p[0] = type;
     wr64(p + 1, (uint64_t)thread_delta(e, time));
+}
+
+void tc_enc_zone_begin_alloc(struct tc_encoder *e, int64_t time, const uint8_t *blob)
+{
+    zone_begin_alloc(e, TCW_ZoneBeginAllocSrcLoc, time, blob);
+}
+
+void tc_enc_zone_begin_alloc_callstack(struct tc_encoder *e, int64_t time, const uint8_t *blob)
+{
+    zone_begin_alloc(e, TCW_ZoneBeginAllocSrcLocCallstack, time, blob);
 }
 
 void tc_enc_zone_end(struct tc_encoder *e, int64_t time)
@@ -241,38 +256,64 @@ static void put_bgr(uint8_t *p, uint32_t color)
     p[2] = (uint8_t)(color >> 16);
 }
 
-void tc_enc_message(struct tc_encoder *e, int64_t time, const char *text, size_t len, uint32_t color, uint8_t meta)
+/* Message and MessageColor, or (callstack = 2) their Callstack forms two codes later. */
+static void message(struct tc_encoder *e, int callstack, int64_t time, const char *text, size_t len, uint32_t color,
+                    uint8_t meta)
 {
     tc_enc_single_string(e, text, len);
     if (color) {
         uint8_t *p = tc_enc_item(e, 13);
-        p[0] = TCW_MessageColor;
+        p[0] = (uint8_t)(TCW_MessageColor + callstack);
         wr64(p + 1, (uint64_t)time);
         put_bgr(p + 9, color);
         p[12] = meta;
     } else {
         uint8_t *p = tc_enc_item(e, 10);
-        p[0] = TCW_Message;
+        p[0] = (uint8_t)(TCW_Message + callstack);
         wr64(p + 1, (uint64_t)time);
         p[9] = meta;
     }
 }
 
-void tc_enc_message_literal(struct tc_encoder *e, int64_t time, uint64_t text_id, uint32_t color, uint8_t meta)
+void tc_enc_message(struct tc_encoder *e, int64_t time, const char *text, size_t len, uint32_t color, uint8_t meta)
+{
+    message(e, 0, time, text, len, color, meta);
+}
+
+void tc_enc_message_callstack(struct tc_encoder *e, int64_t time, const char *text, size_t len, uint32_t color,
+                              uint8_t meta)
+{
+    message(e, TCW_MessageCallstack - TCW_Message, time, text, len, color, meta);
+}
+
+/* MessageLiteral and MessageLiteralColor, or (callstack = 2) their Callstack forms. */
+static void message_literal(struct tc_encoder *e, int callstack, int64_t time, uint64_t text_id, uint32_t color,
+                            uint8_t meta)
 {
     uint64_t field = (text_id << 8) | meta;
     if (color) {
         uint8_t *p = tc_enc_item(e, 20);
-        p[0] = TCW_MessageLiteralColor;
+        p[0] = (uint8_t)(TCW_MessageLiteralColor + callstack);
         wr64(p + 1, (uint64_t)time);
         put_bgr(p + 9, color);
         wr64(p + 12, field);
     } else {
         uint8_t *p = tc_enc_item(e, 17);
-        p[0] = TCW_MessageLiteral;
+        p[0] = (uint8_t)(TCW_MessageLiteral + callstack);
         wr64(p + 1, (uint64_t)time);
         wr64(p + 9, field);
     }
+}
+
+void tc_enc_message_literal(struct tc_encoder *e, int64_t time, uint64_t text_id, uint32_t color, uint8_t meta)
+{
+    message_literal(e, 0, time, text_id, color, meta);
+}
+
+void tc_enc_message_literal_callstack(struct tc_encoder *e, int64_t time, uint64_t text_id, uint32_t color,
+                                      uint8_t meta)
+{
+    message_literal(e, TCW_MessageLiteralCallstack - TCW_MessageLiteral, time, text_id, color, meta);
 }
 
 void tc_enc_app_info(struct tc_encoder *e, int64_t time, const char *text, size_t len)
@@ -352,7 +393,8 @@ void tc_enc_fiber_leave(struct tc_encoder *e, int64_t time, uint32_t tid)
 void tc_enc_gpu_zone_begin(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query, uint8_t ctx,
                            uint64_t srcloc, int serial)
 {
-    int alloc = type == TCW_GpuZoneBeginAllocSrcLoc || type == TCW_GpuZoneBeginAllocSrcLocSerial;
+    int alloc = type == TCW_GpuZoneBeginAllocSrcLoc || type == TCW_GpuZoneBeginAllocSrcLocSerial ||
+                type == TCW_GpuZoneBeginAllocSrcLocCallstack || type == TCW_GpuZoneBeginAllocSrcLocCallstackSerial;
     uint8_t *p = tc_enc_item(e, alloc ? 16 : 24);
     p[0] = type;
     wr64(p + 1, (uint64_t)(serial ? serial_delta(e, time) : thread_delta(e, time)));
@@ -432,12 +474,18 @@ static void mem_name(struct tc_encoder *e, uint64_t pool)
     wr64(p + 1, pool);
 }
 
-void tc_enc_mem_alloc(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t size, uint64_t pool)
+/* Each memory item's Callstack form is four codes after the plain one (MemAlloc 35 ->
+ * MemAllocCallstack 39, MemFree 37 -> MemFreeCallstack 41); MemDiscardCallstack follows
+ * MemDiscard. */
+#define MEM_CALLSTACK_OFFSET (TCW_MemAllocCallstack - TCW_MemAlloc)
+
+void tc_enc_mem_alloc(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t size, uint64_t pool,
+                      int callstack)
 {
     if (pool)
         mem_name(e, pool);
     uint8_t *p = tc_enc_item(e, 27);
-    p[0] = pool ? TCW_MemAllocNamed : TCW_MemAlloc;
+    p[0] = (uint8_t)((pool ? TCW_MemAllocNamed : TCW_MemAlloc) + (callstack ? MEM_CALLSTACK_OFFSET : 0));
     wr64(p + 1, (uint64_t)serial_delta(e, time));
     wr32(p + 9, tid);
     wr64(p + 13, addr);
@@ -445,21 +493,21 @@ void tc_enc_mem_alloc(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t
     wr16(p + 25, (uint16_t)(size >> 32));
 }
 
-void tc_enc_mem_free(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t pool)
+void tc_enc_mem_free(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t pool, int callstack)
 {
     if (pool)
         mem_name(e, pool);
     uint8_t *p = tc_enc_item(e, 21);
-    p[0] = pool ? TCW_MemFreeNamed : TCW_MemFree;
+    p[0] = (uint8_t)((pool ? TCW_MemFreeNamed : TCW_MemFree) + (callstack ? MEM_CALLSTACK_OFFSET : 0));
     wr64(p + 1, (uint64_t)serial_delta(e, time));
     wr32(p + 9, tid);
     wr64(p + 13, addr);
 }
 
-void tc_enc_mem_discard(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t pool)
+void tc_enc_mem_discard(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t pool, int callstack)
 {
     uint8_t *p = tc_enc_item(e, 21);
-    p[0] = TCW_MemDiscard;
+    p[0] = callstack ? TCW_MemDiscardCallstack : TCW_MemDiscard;
     wr64(p + 1, (uint64_t)serial_delta(e, time));
     wr32(p + 9, tid);
     wr64(p + 13, pool);
@@ -588,4 +636,125 @@ void tc_enc_source_unavailable(struct tc_encoder *e, uint32_t id)
     uint8_t *p = tc_enc_item(e, 5);
     p[0] = TCW_AckSourceCodeNotAvailable;
     wr32(p + 1, id);
+}
+
+/* Callstacks (docs/protocol.md §26). A CallstackPayload carries the addresses; the
+ * Callstack item (thread-bound: the current ThreadContext's next event) or CallstackSerial
+ * item (the next serial event) hands it to the event that follows. */
+static void callstack_payload(struct tc_encoder *e, const uint64_t *frames, size_t n)
+{
+    size_t bytes = n * 8;
+    uint8_t *p = tc_enc_item(e, 11 + bytes);
+    p[0] = TCW_CallstackPayload;
+    wr64(p + 1, 0); /* the server ignores the pointer field */
+    wr16(p + 9, (uint16_t)bytes);
+    memcpy(p + 11, frames, bytes);
+}
+
+void tc_enc_callstack(struct tc_encoder *e, uint8_t type, const uint64_t *frames, size_t n)
+{
+    callstack_payload(e, frames, n);
+    tc_enc_item(e, 1)[0] = type;
+}
+
+static int64_t ctx_delta(struct tc_encoder *e, int64_t time)
+{
+    int64_t d = time - e->ref_ctx;
+    e->ref_ctx = time;
+    return d;
+}
+
+void tc_enc_callstack_sample(struct tc_encoder *e, uint32_t tid, int64_t time, const uint64_t *frames, size_t n)
+{
+    callstack_payload(e, frames, n);
+    int64_t d = ctx_delta(e, time);
+    uint8_t *p;
+    if (d >= 0 && d < TCW_DELTA16_LIMIT) {
+        p = tc_enc_item(e, 7);
+        p[0] = TCW_CallstackSample16;
+        wr32(p + 1, tid);
+        wr16(p + 5, (uint16_t)d);
+    } else if (d >= TCW_DELTA16_LIMIT && d < TCW_DELTA32_LIMIT) {
+        p = tc_enc_item(e, 9);
+        p[0] = TCW_CallstackSample32;
+        wr32(p + 1, tid);
+        wr32(p + 5, (uint32_t)(d - TCW_DELTA16_LIMIT));
+    } else {
+        p = tc_enc_item(e, 13);
+        p[0] = TCW_CallstackSample;
+        wr32(p + 1, tid);
+        wr64(p + 5, (uint64_t)(d < 0 ? d : d - TCW_DELTA32_LIMIT));
+    }
+}
+
+void tc_enc_context_switch(struct tc_encoder *e, int64_t time, uint32_t old_tid, uint32_t new_tid, uint8_t cpu,
+                           uint8_t reason, uint8_t state)
+{
+    uint8_t *p = tc_enc_item(e, 23);
+    p[0] = TCW_ContextSwitch;
+    wr64(p + 1, (uint64_t)ctx_delta(e, time));
+    wr32(p + 9, old_tid);
+    wr32(p + 13, new_tid);
+    p[17] = cpu;
+    p[18] = reason;
+    p[19] = state;
+    p[20] = 0; /* previous C-state: not known on Linux */
+    p[21] = 0; /* priorities: not in perf's switch records */
+    p[22] = 0;
+}
+
+void tc_enc_second_string(struct tc_encoder *e, const char *text, size_t len)
+{
+    uint8_t *p;
+    if (len <= 255) {
+        p = tc_enc_item(e, 2 + len);
+        p[0] = TCW_SecondStringData8;
+        p[1] = (uint8_t)len;
+        memcpy(p + 2, text, len);
+    } else {
+        p = tc_enc_item(e, 3 + len);
+        p[0] = TCW_SecondStringData;
+        wr16(p + 1, (uint16_t)(len - 256));
+        memcpy(p + 3, text, len);
+    }
+}
+
+void tc_enc_callstack_frame_size(struct tc_encoder *e, uint64_t address, uint8_t frames, const char *image,
+                                 size_t image_len)
+{
+    tc_enc_single_string(e, image, image_len);
+    uint8_t *p = tc_enc_item(e, 10);
+    p[0] = TCW_CallstackFrameSize;
+    wr64(p + 1, address);
+    p[9] = frames;
+}
+
+void tc_enc_callstack_frame(struct tc_encoder *e, const char *name, size_t name_len, const char *file, size_t file_len,
+                            uint32_t line, uint64_t sym_addr, uint32_t sym_len)
+{
+    tc_enc_single_string(e, name, name_len);
+    tc_enc_second_string(e, file, file_len);
+    uint8_t *p = tc_enc_item(e, 17);
+    p[0] = TCW_CallstackFrame;
+    wr32(p + 1, line);
+    wr64(p + 5, sym_addr);
+    wr32(p + 13, sym_len);
+}
+
+void tc_enc_symbol_information(struct tc_encoder *e, uint64_t sym_addr, const char *file, size_t file_len,
+                               uint32_t line)
+{
+    tc_enc_single_string(e, file, file_len);
+    uint8_t *p = tc_enc_item(e, 13);
+    p[0] = TCW_SymbolInformation;
+    wr32(p + 1, line);
+    wr64(p + 5, sym_addr);
+}
+
+void tc_enc_tid_to_pid(struct tc_encoder *e, uint64_t tid, uint64_t pid)
+{
+    uint8_t *p = tc_enc_item(e, 17);
+    p[0] = TCW_TidToPid;
+    wr64(p + 1, tid);
+    wr64(p + 9, pid);
 }

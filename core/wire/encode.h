@@ -55,10 +55,13 @@ uint8_t *tc_enc_item(struct tc_encoder *e, size_t n);
 /* Item writers. Times are raw clock ticks; the encoder applies the delta chains. */
 void tc_enc_thread(struct tc_encoder *e, uint32_t tid);
 void tc_enc_zone_begin(struct tc_encoder *e, int64_t time, uint64_t srcloc);
+/* The same zone with the callstack sent just before it (tc_enc_callstack, TCW_Callstack). */
+void tc_enc_zone_begin_callstack(struct tc_encoder *e, int64_t time, uint64_t srcloc);
 /* An allocated source location in upstream's layout ([u16 size][color][line][strings],
  * size counting itself), sent as a SourceLocationPayload for the next zone begin. */
 void tc_enc_srcloc_payload(struct tc_encoder *e, const uint8_t *blob);
 void tc_enc_zone_begin_alloc(struct tc_encoder *e, int64_t time, const uint8_t *blob);
+void tc_enc_zone_begin_alloc_callstack(struct tc_encoder *e, int64_t time, const uint8_t *blob);
 void tc_enc_zone_end(struct tc_encoder *e, int64_t time);
 void tc_enc_zone_text(struct tc_encoder *e, uint8_t type, const char *text, size_t len);
 void tc_enc_zone_color(struct tc_encoder *e, uint32_t color);
@@ -66,6 +69,11 @@ void tc_enc_zone_value(struct tc_encoder *e, uint64_t value);
 void tc_enc_single_string(struct tc_encoder *e, const char *text, size_t len);
 void tc_enc_message(struct tc_encoder *e, int64_t time, const char *text, size_t len, uint32_t color, uint8_t meta);
 void tc_enc_message_literal(struct tc_encoder *e, int64_t time, uint64_t text_id, uint32_t color, uint8_t meta);
+/* Messages whose callstack was sent just before them (tc_enc_callstack, TCW_Callstack). */
+void tc_enc_message_callstack(struct tc_encoder *e, int64_t time, const char *text, size_t len, uint32_t color,
+                              uint8_t meta);
+void tc_enc_message_literal_callstack(struct tc_encoder *e, int64_t time, uint64_t text_id, uint32_t color,
+                                      uint8_t meta);
 void tc_enc_app_info(struct tc_encoder *e, int64_t time, const char *text, size_t len);
 void tc_enc_plot(struct tc_encoder *e, uint8_t type, uint64_t name, int64_t time, uint64_t value_bits);
 void tc_enc_plot_config(struct tc_encoder *e, uint64_t name, uint8_t format, uint8_t step, uint8_t fill,
@@ -85,9 +93,11 @@ void tc_enc_gpu_new_context(struct tc_encoder *e, int64_t cpu, int64_t gpu, uint
 void tc_enc_gpu_context_name(struct tc_encoder *e, uint8_t ctx, const char *name, size_t len);
 void tc_enc_gpu_calibration(struct tc_encoder *e, int64_t gpu, int64_t cpu, int64_t cpu_delta, uint8_t ctx);
 void tc_enc_gpu_time_sync(struct tc_encoder *e, int64_t gpu, int64_t cpu, uint8_t ctx);
-void tc_enc_mem_alloc(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t size, uint64_t pool);
-void tc_enc_mem_free(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t pool);
-void tc_enc_mem_discard(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t pool);
+/* callstack: the Callstack form, whose callstack was sent just before (TCW_CallstackSerial). */
+void tc_enc_mem_alloc(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t size, uint64_t pool,
+                      int callstack);
+void tc_enc_mem_free(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t pool, int callstack);
+void tc_enc_mem_discard(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t pool, int callstack);
 void tc_enc_lock_announce(struct tc_encoder *e, uint32_t id, int64_t time, uint64_t srcloc, uint8_t shared);
 void tc_enc_lock_terminate(struct tc_encoder *e, uint32_t id, int64_t time);
 void tc_enc_lock_event(struct tc_encoder *e, uint8_t type, uint32_t id, int64_t time, uint32_t tid);
@@ -97,7 +107,28 @@ void tc_enc_section_enter(struct tc_encoder *e, int64_t time, uint32_t id, uint1
                           size_t len);
 void tc_enc_section_leave(struct tc_encoder *e, int64_t time, uint32_t id);
 void tc_enc_section_setup(struct tc_encoder *e, uint16_t category, const char *text, size_t len);
+/* Callstacks and sampling (docs/protocol.md §26). tc_enc_callstack sends n addresses as
+ * a CallstackPayload and then `type`: TCW_Callstack (for the current thread's next event)
+ * or TCW_CallstackSerial (for the next serial event). */
+void tc_enc_callstack(struct tc_encoder *e, uint8_t type, const uint64_t *frames, size_t n);
+/* A CPU sample of thread tid: its payload, then CallstackSample(16/32). Context-switch
+ * time chain. */
+void tc_enc_callstack_sample(struct tc_encoder *e, uint32_t tid, int64_t time, const uint64_t *frames, size_t n);
+/* old_tid stopped and/or new_tid started running on cpu (0: none). */
+void tc_enc_context_switch(struct tc_encoder *e, int64_t time, uint32_t old_tid, uint32_t new_tid, uint8_t cpu,
+                           uint8_t reason, uint8_t state);
+/* Thread tid belongs to process pid (for threads known from context switches). */
+void tc_enc_tid_to_pid(struct tc_encoder *e, uint64_t tid, uint64_t pid);
 /* Replies to server queries. */
+void tc_enc_second_string(struct tc_encoder *e, const char *text, size_t len);
+/* A CallstackFrame reply: image name and frame count, then each frame (innermost first). */
+void tc_enc_callstack_frame_size(struct tc_encoder *e, uint64_t address, uint8_t frames, const char *image,
+                                 size_t image_len);
+void tc_enc_callstack_frame(struct tc_encoder *e, const char *name, size_t name_len, const char *file, size_t file_len,
+                            uint32_t line, uint64_t sym_addr, uint32_t sym_len);
+/* A Symbol reply. */
+void tc_enc_symbol_information(struct tc_encoder *e, uint64_t sym_addr, const char *file, size_t file_len,
+                               uint32_t line);
 void tc_enc_string_reply(struct tc_encoder *e, uint8_t type, uint64_t id, const char *text, size_t len);
 void tc_enc_srcloc_reply(struct tc_encoder *e, uint64_t name, uint64_t function, uint64_t file, uint32_t line,
                          uint32_t color);

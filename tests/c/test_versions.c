@@ -354,12 +354,12 @@ static void encode_all(struct tc_encoder *e, int vi)
     tc_enc_frame_image(e, STRING + 24, dxt, sizeof dxt, 0, 4, 4, 0);
     tc_enc_fiber_enter(e, 110, STRING + 32, 9);
     tc_enc_fiber_leave(e, 111, 9);
-    tc_enc_mem_alloc(e, 200, 9, 0x5000, 64, 0);
-    tc_enc_mem_free(e, 201, 9, 0x5000, 0);
-    tc_enc_mem_alloc(e, 202, 9, 0x6000, 32, STRING + 40);
-    tc_enc_mem_free(e, 203, 9, 0x6000, STRING + 40);
+    tc_enc_mem_alloc(e, 200, 9, 0x5000, 64, 0, 0);
+    tc_enc_mem_free(e, 201, 9, 0x5000, 0, 0);
+    tc_enc_mem_alloc(e, 202, 9, 0x6000, 32, STRING + 40, 0);
+    tc_enc_mem_free(e, 203, 9, 0x6000, STRING + 40, 0);
     if (tc_enc_has(e, TCW_MemDiscard))
-        tc_enc_mem_discard(e, 204, 9, STRING + 40);
+        tc_enc_mem_discard(e, 204, 9, STRING + 40, 0);
     tc_enc_lock_announce(e, 1, 205, SRCLOC, 1);
     tc_enc_lock_name(e, 1, "lock", 4);
     tc_enc_lock_event(e, TCW_LockSharedWait, 1, 206, 9);

@@ -373,6 +373,7 @@ static void check_lifetime(const struct tt_capture *c)
     CHECK_EQ_INT(started, 1);
     CHECK_EQ_INT(connected, 1);
     CHECK(time_a > 0 && time_b >= time_a);
+    /* TRACY_NO_SYS_TRACE=1 (set in main): no sampling to begin. */
     CHECK_EQ_INT(sampling, 0);
     CHECK_EQ_INT(sampling_compat, 0);
     CHECK(nth_on_thread(c, TCD_ZONE_BEGIN, "ffi main", 0) != NULL);
@@ -397,6 +398,7 @@ int main(int argc, char **argv)
     remove(summary_path);
     uint16_t port = tt_use_free_port();
     setenv("TRACY_NO_EXIT", "1", 1);
+    setenv("TRACY_NO_SYS_TRACE", "1", 1);
     if (fc_open(argv[1]) != 0)
         return 1;
     struct tt_capture *cap = tt_capture_start(port);

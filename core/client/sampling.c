@@ -1,0 +1,741 @@
+/* sampling.c - perf events, their ring buffers and the sampler thread (see sampling.h).
+ *
+ * Permissions (perf_event_paranoid): the events watch this process's own threads, so they
+ * need no privilege up to paranoid 2 as long as they leave the kernel out; they ask for
+ * kernel-mode samples first (paranoid <= 1 or CAP_PERFMON: time spent in system calls is
+ * then counted, on the user-space caller) and fall back to user space only. When the kernel
+ * refuses anyway (paranoid 3, seccomp, no perf support), nothing runs and
+ * tc_sampling_unavailable says why, once, to each server.
+ */
+#include "client/sampling.h"
+
+#include "client/clock.h"
+#include "client/record.h"
+#include "client/sample_unwind.h"
+#include "client/state.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RING_PAGES_MAX 256 /* data pages per CPU: 1 MiB with 4 KiB pages */
+#define RING_PAGES_MIN 8
+#define STACK_BYTES 8192 /* user stack copied with each sample */
+#define MAX_FRAMES 128   /* as upstream's sample_max_stack */
+/* Records younger than this stay for the next pass, so that one CPU's late records cannot
+ * come after another CPU's later ones: the server needs each thread's events in order. */
+#define MERGE_DELAY_NS 2000000
+#define POLL_MS 10
+
+struct ring {
+    int fd; /* the event that owns the buffer; the CPU's other events write into it */
+    struct perf_event_mmap_page *page;
+    uint8_t *data;
+    size_t size; /* data bytes, a power of two */
+    size_t map_len;
+    int cpu;
+};
+
+/* A record read from a ring, waiting for its turn. */
+struct pending {
+    int64_t time; /* perf clock (CLOCK_MONOTONIC_RAW ns) */
+    uint32_t tid;
+    uint8_t kind; /* TC_REC_SAMPLE or TC_REC_CONTEXT_SWITCH */
+    uint8_t cpu, in, preempted;
+    int frames;
+    uint64_t frame[];
+};
+
+static struct {
+    pthread_mutex_t lock; /* start/stop against pause/resume */
+    _Atomic int paused;   /* ___tracy_end_sampling_profiling */
+    _Atomic int refused;  /* the last start failed */
+    int running;
+    char reason[320];
+    int64_t period_ns;
+    _Atomic uint64_t lost;
+    int stream_ready;
+    struct tc_stream stream;
+    /* while running */
+    struct ring *rings;
+    int nrings;
+    int *fds;
+    size_t nfds, fds_cap;
+    pthread_t thread;
+    _Atomic int stop;
+    int sampling; /* samples wanted (else only context switches) */
+    int finished; /* shut down: never start again */
+    pid_t pid;
+    int filter_pid; /* events may be inherited by child processes: drop their records */
+    /* sampler thread */
+    struct tc_sample_unwinder *unwinder;
+    struct pending **queue;
+    size_t queued, queue_cap;
+    int64_t tsc_ref, ns_ref; /* a clock pair for converting perf times to ticks */
+    double ns_per_tick;
+} s = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
+{
+    return syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+static int read_int_file(const char *path, int fallback)
+{
+    FILE *f = fopen(path, "r");
+    int v = fallback;
+    if (f) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = fallback;
+        fclose(f);
+    }
+    return v;
+}
+
+/* ---- opening the events -------------------------------------------------------------- */
+
+struct tids {
+    pid_t *v;
+    size_t n, cap;
+};
+
+static int tids_has(const struct tids *t, pid_t tid)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->v[i] == tid)
+            return 1;
+    return 0;
+}
+
+static int tids_add(struct tids *t, pid_t tid)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        pid_t *v = realloc(t->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        t->v = v;
+        t->cap = cap;
+    }
+    t->v[t->n++] = tid;
+    return 0;
+}
+
+/* Threads of this process not in `have`; appended to `out`. */
+static void new_threads(const struct tids *have, struct tids *out)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char *end;
+        long tid = strtol(e->d_name, &end, 10);
+        if (*end || tid <= 0 || tids_has(have, (pid_t)tid))
+            continue;
+        tids_add(out, (pid_t)tid);
+    }
+    closedir(d);
+}
+
+struct opener {
+    struct perf_event_attr attr;
+    int ncpu;
+    size_t max_fds;
+    int err; /* errno of the first refusal */
+};
+
+static int add_fd(int fd)
+{
+    if (s.nfds == s.fds_cap) {
+        size_t grown = s.fds_cap ? s.fds_cap * 2 : 256;
+        int *v = realloc(s.fds, grown * sizeof *v);
+        if (!v) {
+            close(fd);
+            return -1;
+        }
+        s.fds = v;
+        s.fds_cap = grown;
+    }
+    s.fds[s.nfds++] = fd;
+    return 0;
+}
+
+static void unmap_ring(struct ring *r)
+{
+    if (r->page)
+        munmap(r->page, r->map_len);
+    r->page = NULL;
+}
+
+/* The CPU's ring buffer, as large as the locked-memory limits allow. */
+static int map_ring(struct ring *r)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    for (size_t pages = RING_PAGES_MAX; pages >= RING_PAGES_MIN; pages /= 2) {
+        size_t len = (pages + 1) * (size_t)page;
+        void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+        if (p == MAP_FAILED)
+            continue;
+        r->page = p;
+        r->data = (uint8_t *)p + page;
+        r->size = pages * (size_t)page;
+        r->map_len = len;
+        return 0;
+    }
+    return -1;
+}
+
+/* Events for one thread, one per CPU. 0, or -1 (errno in o->err) when refused. */
+static int open_thread(struct opener *o, pid_t tid)
+{
+    for (int cpu = 0; cpu < o->ncpu; cpu++) {
+        struct ring *r = &s.rings[cpu];
+        if (r->cpu < 0) /* offline */
+            continue;
+        if (s.nfds >= o->max_fds)
+            return 1;
+        int fd = (int)perf_event_open(&o->attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+        if (fd < 0) {
+            if (errno == ESRCH) /* the thread has exited meanwhile */
+                return 0;
+            if (errno == ENODEV && r->fd < 0) {
+                r->cpu = -1;
+                continue;
+            }
+            o->err = errno;
+            return -1;
+        }
+        if (add_fd(fd) != 0) {
+            o->err = ENOMEM;
+            return -1;
+        }
+        if (r->fd < 0) {
+            r->fd = fd;
+            if (map_ring(r) != 0) {
+                o->err = errno ? errno : ENOMEM;
+                return -1;
+            }
+        } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) != 0) {
+            o->err = errno;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void close_events(void)
+{
+    for (int i = 0; i < s.nrings; i++)
+        unmap_ring(&s.rings[i]);
+    for (size_t i = 0; i < s.nfds; i++)
+        close(s.fds[i]);
+    free(s.rings);
+    free(s.fds);
+    s.rings = NULL;
+    s.fds = NULL;
+    s.nrings = 0;
+    s.nfds = s.fds_cap = 0;
+}
+
+static void explain_refusal(int err)
+{
+    int paranoid = read_int_file("/proc/sys/kernel/perf_event_paranoid", -100);
+    if (err == ENOENT || err == ENOSYS || err == EOPNOTSUPP)
+        snprintf(s.reason, sizeof s.reason,
+                 "sampling unavailable: this kernel has no software perf events (perf_event_open: %s)", strerror(err));
+    else if (paranoid != -100)
+        snprintf(s.reason, sizeof s.reason,
+                 "sampling unavailable: perf_event_paranoid=%d, perf_event_open: %s (sampling this process needs "
+                 "/proc/sys/kernel/perf_event_paranoid <= 2, or CAP_PERFMON)",
+                 paranoid, strerror(err));
+    else
+        snprintf(s.reason, sizeof s.reason, "sampling unavailable: perf_event_open: %s", strerror(err));
+}
+
+/* Opens the events for every thread (and, by inheritance, every later one). */
+static int open_events(const struct tc_config *cfg)
+{
+    struct opener o = {0};
+    struct perf_event_attr *a = &o.attr;
+    a->size = sizeof *a;
+    a->type = PERF_TYPE_SOFTWARE;
+    a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+    if (s.sampling) {
+        int hz = cfg->sampling_hz;
+        int max = read_int_file("/proc/sys/kernel/perf_event_max_sample_rate", 0);
+        if (max > 0 && hz > max)
+            hz = max;
+        /* cpu-clock counts nanoseconds of CPU time: a fixed period is the rate exactly, and
+         * spares the kernel re-tuning a frequency on every tick. */
+        a->config = PERF_COUNT_SW_CPU_CLOCK;
+        a->sample_period = 1000000000u / (unsigned)hz;
+        a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+        a->sample_regs_user = tc_sample_regs_mask();
+        a->sample_stack_user = STACK_BYTES;
+        s.period_ns = 1000000000 / hz;
+    } else {
+        a->config = PERF_COUNT_SW_DUMMY;
+    }
+    a->sample_id_all = 1;
+    a->context_switch = !cfg->no_context_switch;
+    a->disabled = 1;
+    a->inherit = 1;
+    a->inherit_thread = 1; /* threads only: no child process (Linux 5.13) */
+    a->remove_on_exec = 1;
+    a->exclude_kernel = 0;
+    a->exclude_hv = 1;
+    a->use_clockid = 1;
+    a->clockid = CLOCK_MONOTONIC_RAW;
+    a->watermark = 1; /* wake the sampler when a quarter of the ring is used (the kernel caps
+                       * it to the ring's size) */
+    a->wakeup_watermark = RING_PAGES_MAX * 4096 / 4;
+
+    o.ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+    if (o.ncpu < 1)
+        o.ncpu = 1;
+    struct rlimit lim;
+    o.max_fds = getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY ? lim.rlim_cur / 2 : 4096;
+    s.rings = calloc((size_t)o.ncpu, sizeof *s.rings);
+    if (!s.rings)
+        return -1;
+    s.nrings = o.ncpu;
+
+    /* The profiler does not sample itself: not the worker, nor the threads it starts (the
+     * sampler, the symbol resolver), which would inherit the worker's events. */
+    struct tids done = {0}, todo = {0};
+    uint32_t worker = atomic_load(&tc_prof.worker_tid);
+    int result = 0;
+    for (int attempt = 0;; attempt++) {
+        for (int i = 0; i < o.ncpu; i++)
+            s.rings[i] = (struct ring){.fd = -1, .cpu = i};
+        done.n = todo.n = 0;
+        if (worker)
+            tids_add(&done, (pid_t)worker);
+        o.err = 0;
+        /* Until a pass finds no thread without events: a thread created meanwhile by one
+         * that had none yet would otherwise be missed. */
+        for (;;) {
+            todo.n = 0;
+            new_threads(&done, &todo);
+            if (!todo.n)
+                break;
+            for (size_t i = 0; i < todo.n && result == 0; i++) {
+                result = open_thread(&o, todo.v[i]);
+                tids_add(&done, todo.v[i]);
+            }
+            if (result != 0)
+                break;
+        }
+        if (result >= 0)
+            break;
+        close_events();
+        s.rings = calloc((size_t)o.ncpu, sizeof *s.rings);
+        s.nrings = o.ncpu;
+        if (!s.rings) {
+            o.err = ENOMEM;
+            explain_refusal(o.err);
+            break;
+        }
+        result = 0;
+        if ((o.err == EACCES || o.err == EPERM) && !a->exclude_kernel) {
+            a->exclude_kernel = 1; /* user space only: allowed up to paranoid 2 */
+            continue;
+        }
+        if (o.err == EINVAL && a->inherit_thread) {
+            a->inherit_thread = 0; /* before Linux 5.13: child processes inherit too */
+            a->remove_on_exec = 0;
+            s.filter_pid = 1;
+            continue;
+        }
+        if (o.err == EINVAL && s.sampling && a->sample_period < 1000000) {
+            a->sample_period = 1000000; /* faster than the kernel allows right now */
+            s.period_ns = 1000000;
+            continue;
+        }
+        explain_refusal(o.err);
+        result = -1;
+        break;
+    }
+    if (result > 0)
+        snprintf(s.reason, sizeof s.reason,
+                 "sampling limited: %zu threads existed when sampling started, events for all of them need more "
+                 "than half of the open file limit; the rest are not sampled",
+                 done.n);
+    free(done.v);
+    free(todo.v);
+    if (result < 0) {
+        close_events();
+        return -1;
+    }
+    for (size_t i = 0; i < s.nfds; i++)
+        ioctl(s.fds[i], PERF_EVENT_IOC_ENABLE, 0);
+    return 0;
+}
+
+/* ---- reading the rings --------------------------------------------------------------- */
+
+static void refresh_clock_pair(void)
+{
+    if (!tc_clock_uses_tsc)
+        return;
+    int64_t t0 = tc_clock_now();
+    int64_t ns = tc_clock_monotonic_ns();
+    int64_t t1 = tc_clock_now();
+    s.tsc_ref = t0 + (t1 - t0) / 2;
+    s.ns_ref = ns;
+}
+
+/* A perf time (CLOCK_MONOTONIC_RAW ns) on the profiler's clock. */
+static int64_t to_ticks(int64_t ns)
+{
+    if (!tc_clock_uses_tsc)
+        return ns;
+    return s.tsc_ref + (int64_t)((double)(ns - s.ns_ref) / s.ns_per_tick);
+}
+
+static int queue_push(struct pending *p)
+{
+    if (s.queued == s.queue_cap) {
+        size_t cap = s.queue_cap ? s.queue_cap * 2 : 256;
+        struct pending **q = realloc(s.queue, cap * sizeof *q);
+        if (!q)
+            return -1;
+        s.queue = q;
+        s.queue_cap = cap;
+    }
+    s.queue[s.queued++] = p;
+    return 0;
+}
+
+static void add_pending(int64_t time, uint32_t tid, uint8_t kind, uint8_t cpu, uint8_t in, uint8_t preempted,
+                        const uint64_t *frames, int n)
+{
+    struct pending *p = malloc(sizeof *p + (size_t)n * sizeof *frames);
+    if (!p) {
+        atomic_fetch_add_explicit(&s.lost, 1, memory_order_relaxed);
+        return;
+    }
+    *p = (struct pending){time, tid, kind, cpu, in, preempted, n};
+    if (n)
+        memcpy(p->frame, frames, (size_t)n * sizeof *frames);
+    if (queue_push(p) != 0) {
+        free(p);
+        atomic_fetch_add_explicit(&s.lost, 1, memory_order_relaxed);
+    }
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* The sample_id trailer of a non-sample record: pid, tid, time, cpu. */
+static int sample_id(const uint8_t *p, const uint8_t *end, uint32_t *pid, uint32_t *tid, int64_t *time, uint32_t *cpu)
+{
+    if (end - p < 24)
+        return -1;
+    *pid = rd32(p);
+    *tid = rd32(p + 4);
+    *time = (int64_t)rd64(p + 8);
+    *cpu = rd32(p + 16);
+    return 0;
+}
+
+static void on_sample(const uint8_t *p, const uint8_t *end)
+{
+    /* TID, TIME, CPU, REGS_USER (abi, regs), STACK_USER (size, data, dyn_size) */
+    if (end - p < 32)
+        return;
+    uint32_t pid = rd32(p), tid = rd32(p + 4), cpu = rd32(p + 16);
+    int64_t time = (int64_t)rd64(p + 8);
+    p += 24;
+    if (s.filter_pid && pid != (uint32_t)s.pid)
+        return;
+    uint64_t abi = rd64(p);
+    p += 8;
+    int nregs = __builtin_popcountll(tc_sample_regs_mask());
+    uint64_t regs[64];
+    if (abi == PERF_SAMPLE_REGS_ABI_NONE || end - p < nregs * 8 + 8)
+        return; /* a kernel thread: none in a process of ours */
+    memcpy(regs, p, (size_t)nregs * 8);
+    p += nregs * 8;
+    uint64_t size = rd64(p);
+    p += 8;
+    if ((uint64_t)(end - p) < size + (size ? 8 : 0))
+        return;
+    const uint8_t *stack = p;
+    uint64_t dyn = size ? rd64(p + size) : 0;
+    if (dyn > size)
+        dyn = size;
+    uint64_t frames[MAX_FRAMES];
+    int n = s.unwinder ? tc_sample_unwind(s.unwinder, tid, regs, stack, dyn, frames, MAX_FRAMES) : 0;
+    if (n > 0)
+        add_pending(time, tid, TC_REC_SAMPLE, (uint8_t)cpu, 0, 0, frames, n);
+}
+
+static void on_record(const struct perf_event_header *h, const uint8_t *body, const uint8_t *end)
+{
+    uint32_t pid, tid, cpu;
+    int64_t time;
+    switch (h->type) {
+    case PERF_RECORD_SAMPLE:
+        on_sample(body, end);
+        break;
+    case PERF_RECORD_SWITCH:
+        if (sample_id(body, end, &pid, &tid, &time, &cpu) == 0 && (!s.filter_pid || pid == (uint32_t)s.pid)) {
+            int out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+            int preempted = out && (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+            add_pending(time, tid, TC_REC_CONTEXT_SWITCH, (uint8_t)cpu, (uint8_t)!out, (uint8_t)preempted, NULL, 0);
+        }
+        break;
+    case PERF_RECORD_LOST:
+        if (end - body >= 16)
+            atomic_fetch_add_explicit(&s.lost, rd64(body + 8), memory_order_relaxed);
+        break;
+    case PERF_RECORD_LOST_SAMPLES:
+        if (end - body >= 8)
+            atomic_fetch_add_explicit(&s.lost, rd64(body), memory_order_relaxed);
+        break;
+    default: /* throttling notices and the like */
+        break;
+    }
+}
+
+/* Takes every complete record out of the ring. */
+static void read_ring(struct ring *r)
+{
+    static uint8_t copy[65536]; /* a record that wraps around the end of the buffer */
+    uint64_t head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
+    uint64_t tail = r->page->data_tail;
+    size_t mask = r->size - 1;
+    while (tail + sizeof(struct perf_event_header) <= head) {
+        struct perf_event_header h;
+        size_t at = tail & mask;
+        if (at + sizeof h <= r->size) {
+            memcpy(&h, r->data + at, sizeof h);
+        } else {
+            size_t first = r->size - at;
+            memcpy(&h, r->data + at, first);
+            memcpy((uint8_t *)&h + first, r->data, sizeof h - first);
+        }
+        if (h.size < sizeof h || tail + h.size > head)
+            break;
+        const uint8_t *rec = r->data + at;
+        if (at + h.size > r->size) {
+            size_t first = r->size - at;
+            memcpy(copy, r->data + at, first);
+            memcpy(copy + first, r->data, h.size - first);
+            rec = copy;
+        }
+        on_record(&h, rec + sizeof h, rec + h.size);
+        tail += h.size;
+    }
+    __atomic_store_n(&r->page->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const struct pending *x = *(struct pending *const *)a, *y = *(struct pending *const *)b;
+    return x->time < y->time ? -1 : x->time > y->time;
+}
+
+/* Writes the queued records up to `until` (perf clock) into the stream, in time order. */
+static void emit(int64_t until)
+{
+    if (!s.queued)
+        return;
+    qsort(s.queue, s.queued, sizeof *s.queue, by_time);
+    size_t i = 0;
+    for (; i < s.queued && s.queue[i]->time <= until; i++) {
+        struct pending *p = s.queue[i];
+        size_t bytes = (size_t)p->frames * 8;
+        union tc_rec *r = tc_stream_reserve(&s.stream, tc_rec_size(p->kind, bytes), 0);
+        if (r) {
+            if (p->kind == TC_REC_SAMPLE) {
+                r->sample = (struct tc_rec_sample){
+                    .type = TC_REC_SAMPLE, .len = (uint16_t)bytes, .thread = p->tid, .time = to_ticks(p->time)};
+                memcpy(tc_rec_text(r), p->frame, bytes);
+            } else {
+                r->context_switch = (struct tc_rec_context_switch){.type = TC_REC_CONTEXT_SWITCH,
+                                                                   .cpu = p->cpu,
+                                                                   .thread = p->tid,
+                                                                   .time = to_ticks(p->time),
+                                                                   .in = p->in,
+                                                                   .preempted = p->preempted};
+            }
+            tc_stream_commit(&s.stream);
+        } else {
+            /* The buffer limit: lost like a record the kernel dropped, not counted with the
+             * program's own events. */
+            atomic_fetch_add_explicit(&s.lost, 1, memory_order_relaxed);
+        }
+        free(p);
+    }
+    memmove(s.queue, s.queue + i, (s.queued - i) * sizeof *s.queue);
+    s.queued -= i;
+}
+
+static void *sampler_main(void *arg)
+{
+    (void)arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL); /* the program's signals are for its threads */
+    pthread_setname_np(pthread_self(), "tracyc sampler");
+    if (s.sampling && !s.unwinder) /* kept across pauses: building it reads every module */
+        s.unwinder = tc_sample_unwinder_new();
+    struct pollfd *polls = calloc((size_t)s.nrings, sizeof *polls);
+    int npolls = 0;
+    for (int i = 0; polls && i < s.nrings; i++)
+        if (s.rings[i].page)
+            polls[npolls++] = (struct pollfd){s.rings[i].fd, POLLIN, 0};
+    for (;;) {
+        int stopping = atomic_load(&s.stop);
+        if (!stopping && polls)
+            poll(polls, (nfds_t)npolls, POLL_MS);
+        int64_t now = tc_clock_monotonic_ns();
+        refresh_clock_pair();
+        if (s.unwinder)
+            tc_sample_unwinder_sync(s.unwinder);
+        for (int i = 0; i < s.nrings; i++)
+            if (s.rings[i].page)
+                read_ring(&s.rings[i]);
+        emit(stopping ? INT64_MAX : now - MERGE_DELAY_NS);
+        if (stopping)
+            break;
+    }
+    free(polls);
+    return NULL;
+}
+
+/* ---- control ------------------------------------------------------------------------- */
+
+static void stop_locked(void)
+{
+    if (!s.running)
+        return;
+    for (size_t i = 0; i < s.nfds; i++)
+        ioctl(s.fds[i], PERF_EVENT_IOC_DISABLE, 0);
+    atomic_store(&s.stop, 1);
+    pthread_join(s.thread, NULL);
+    close_events();
+    s.running = 0;
+    s.period_ns = 0;
+}
+
+static void start_locked(void)
+{
+    const struct tc_config *cfg = &tc_prof.config;
+    s.sampling = !cfg->no_sampling;
+    if (!s.sampling && cfg->no_context_switch)
+        return; /* nothing asked for */
+    if (!s.stream_ready) {
+        if (tc_stream_init(&s.stream) != 0)
+            return;
+        s.stream_ready = 1;
+    }
+    s.pid = getpid();
+    s.reason[0] = 0;
+    s.ns_per_tick = tc_clock_calibrate(20 * 1000000);
+    refresh_clock_pair();
+    if (open_events(cfg) != 0) {
+        atomic_store(&s.refused, 1);
+        return;
+    }
+    atomic_store(&s.refused, 0);
+    atomic_store(&s.stop, 0);
+    if (pthread_create(&s.thread, NULL, sampler_main, NULL) != 0) {
+        close_events();
+        snprintf(s.reason, sizeof s.reason, "sampling unavailable: no thread for the sampler");
+        return;
+    }
+    s.running = 1;
+}
+
+void tc_sampling_update(int connected)
+{
+    pthread_mutex_lock(&s.lock);
+    int want = connected && !atomic_load(&s.paused) && !s.finished;
+    if (want && !s.running && !atomic_load(&s.refused))
+        start_locked();
+    else if (!want && s.running)
+        stop_locked();
+    if (!connected) /* the next server gets a fresh attempt */
+        atomic_store(&s.refused, 0);
+    pthread_mutex_unlock(&s.lock);
+}
+
+int64_t tc_sampling_period_ns(void)
+{
+    return s.running && s.sampling ? s.period_ns : 0;
+}
+
+const char *tc_sampling_unavailable(void)
+{
+    return s.reason[0] ? s.reason : NULL;
+}
+
+uint64_t tc_sampling_lost(void)
+{
+    return atomic_load_explicit(&s.lost, memory_order_relaxed);
+}
+
+struct tc_stream *tc_sampling_stream(void)
+{
+    return s.stream_ready ? &s.stream : NULL;
+}
+
+int tc_sampling_resume(void)
+{
+    const struct tc_config *cfg = &tc_prof.config;
+    atomic_store(&s.paused, 0);
+    return !(cfg->no_sampling && cfg->no_context_switch) && !atomic_load(&s.refused);
+}
+
+void tc_sampling_pause(void)
+{
+    atomic_store(&s.paused, 1);
+}
+
+void tc_sampling_shutdown(void)
+{
+    pthread_mutex_lock(&s.lock);
+    s.finished = 1;
+    stop_locked();
+    tc_sample_unwinder_free(s.unwinder);
+    s.unwinder = NULL;
+    pthread_mutex_unlock(&s.lock);
+}
+
+void tc_sampling_forget_after_fork(void)
+{
+    pthread_mutex_init(&s.lock, NULL);
+    /* The sampler thread is the parent's; the events stay the parent's too. (Its unwinder
+     * is left alone: the child is inert.) */
+    for (size_t i = 0; i < s.nfds; i++)
+        close(s.fds[i]);
+    s.nfds = 0;
+    s.running = 0;
+}

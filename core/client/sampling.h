@@ -1,0 +1,45 @@
+/* sampling.h - CPU samples and context switches of every thread of the process, from the
+ * kernel's perf events, while a server or the in-process capture is connected.
+ *
+ * One software cpu-clock event per existing thread and CPU, inherited by every thread
+ * created later (and by no child process), all of one CPU writing into one ring buffer;
+ * the same events carry perf's context-switch records. A sampler thread reads the rings,
+ * unwinds each sample's copied user stack (sample_unwind.c), merges the CPUs' records in
+ * time order and writes them as records into its own stream, which the worker drains like
+ * the serial stream. The worker starts and stops it (tc_sampling_update).
+ */
+#ifndef TRACYC_CLIENT_SAMPLING_H
+#define TRACYC_CLIENT_SAMPLING_H
+
+#include "client/stream.h"
+
+#include <stdint.h>
+
+/* Samples per second of a running thread unless TRACY_SAMPLING_HZ says otherwise. Chosen
+ * by bench/sampling_overhead.c on a CPU-bound program (2-vCPU KVM guest, shared): 500 Hz
+ * costs it ~2 % of its CPU time (1.5-3.5 % over runs), 1 kHz 3-6 %, 4 kHz ~12 % (the
+ * kernel's timer interrupts and stack copies in its threads, the sampler's unwinding,
+ * ~10 us a sample here). */
+#define TC_DEFAULT_SAMPLING_HZ 500
+
+/* Worker: makes sampling run exactly while `connected` and the program has not turned it
+ * off (___tracy_end_sampling_profiling). Opens or closes the kernel's events. */
+void tc_sampling_update(int connected);
+/* Nanoseconds between samples while sampling runs (the welcome's samplingPeriod), else 0. */
+int64_t tc_sampling_period_ns(void);
+/* Why the kernel's data is missing ("sampling unavailable: ..."), or NULL. */
+const char *tc_sampling_unavailable(void);
+/* Records (samples, context switches) the kernel dropped because a ring was full. */
+uint64_t tc_sampling_lost(void);
+/* The sampler's records, for the worker to drain (NULL before the first start). */
+struct tc_stream *tc_sampling_stream(void);
+/* In a forked child: no sampler thread; close the parent's events. */
+void tc_sampling_forget_after_fork(void);
+/* At shutdown, after the last connection: stop for good. */
+void tc_sampling_shutdown(void);
+
+/* ___tracy_begin/end_sampling_profiling (thread-safe). */
+int tc_sampling_resume(void);
+void tc_sampling_pause(void);
+
+#endif

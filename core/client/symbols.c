@@ -1,0 +1,614 @@
+/* symbols.c - addresses to images, functions, files and lines (see symbols.h).
+ *
+ * libdwfl knows the process's modules from /proc/self/maps and finds each one's symbol
+ * table and DWARF (in the file, or beside it through .gnu_debuglink / build-id under
+ * /usr/lib/debug); libdw's scopes give the functions inlined at an address, innermost
+ * first, each called from the call_file/call_line of the one inside it (as eu-addr2line -i
+ * does). The module list is read again when the dynamic loader has loaded or unloaded
+ * something since (dl_iterate_phdr's adds/subs counters), or when an address is in no
+ * known module. A fresh Dwfl is made then: reporting modules again into one that has
+ * already been used leaves libdwfl's symbol tables broken (and can crash it).
+ */
+#include "client/symbols.h"
+
+#include "util/arena.h"
+#include "util/map.h"
+
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct symbol_source {
+    const char *file;
+    uint32_t line;
+};
+
+struct tc_symbols {
+    Dwfl *dwfl;
+    unsigned long long loader_adds, loader_subs;
+    struct tcu_arena strings;
+    struct tcu_map interned;  /* content hash -> string in `strings` */
+    struct tcu_map locations; /* address -> struct tc_symbol_location * */
+    struct tcu_map sources;   /* symbol address -> struct symbol_source * */
+    struct tcu_map units;     /* compilation unit -> struct cu_functions *, of the current Dwfl */
+    struct tcu_map modules;   /* Dwfl_Module -> struct module_symbols *, of the current Dwfl */
+    size_t memory;            /* of the locations and sources */
+};
+
+static const char unknown[] = "[unknown]";
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+/* A string that lives as long as the resolver; equal strings share one copy. */
+static const char *intern(struct tc_symbols *s, const char *text, size_t len)
+{
+    if (len > 65534) /* the protocol's longest string */
+        len = 65534;
+    uint64_t h = tcu_hash_bytes(TCU_HASH_INIT, text, len);
+    uint64_t *v = tcu_map_get(&s->interned, h);
+    if (v) {
+        const char *old = (const char *)(uintptr_t)*v;
+        if (strncmp(old, text, len) == 0 && old[len] == 0)
+            return old;
+    }
+    char *copy = tcu_arena_strdup(&s->strings, text, len);
+    if (!copy)
+        return unknown;
+    if (!v)
+        tcu_map_put(&s->interned, h, (uint64_t)(uintptr_t)copy);
+    return copy;
+}
+
+static const char *intern_cstr(struct tc_symbols *s, const char *text)
+{
+    return intern(s, text, strlen(text));
+}
+
+static int loader_counts(struct dl_phdr_info *info, size_t size, void *data)
+{
+    unsigned long long *counts = data;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+        counts[0] = info->dlpi_adds;
+        counts[1] = info->dlpi_subs;
+    }
+    return 1; /* the counters are the same in every entry */
+}
+
+static int loader_changed(struct tc_symbols *s)
+{
+    unsigned long long counts[2] = {0, 0};
+    dl_iterate_phdr(loader_counts, counts);
+    if (counts[0] == s->loader_adds && counts[1] == s->loader_subs)
+        return 0;
+    s->loader_adds = counts[0];
+    s->loader_subs = counts[1];
+    return 1;
+}
+
+/* A Dwfl for the modules mapped now. The cached answers keep their own copies of every
+ * string, so the old one can go. */
+static void free_units(struct tcu_map *units);
+static void free_modules(struct tcu_map *modules);
+
+static void report_modules(struct tc_symbols *s)
+{
+    free_units(&s->units); /* they point into the old Dwfl's data */
+    free_modules(&s->modules);
+    if (s->dwfl)
+        dwfl_end(s->dwfl);
+    s->dwfl = dwfl_begin(&dwfl_callbacks);
+    if (!s->dwfl)
+        return;
+    dwfl_report_begin(s->dwfl);
+    dwfl_linux_proc_report(s->dwfl, getpid());
+    dwfl_report_end(s->dwfl, NULL, NULL);
+}
+
+struct tc_symbols *tc_symbols_new(void)
+{
+    struct tc_symbols *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    loader_changed(s);
+    report_modules(s);
+    return s;
+}
+
+/* Frees what the map's values point to (its keys are addresses, never 0). */
+static void free_values(struct tcu_map *m)
+{
+    for (size_t i = 0; m->slots && i <= m->mask; i++)
+        if (m->slots[i].key)
+            free((void *)(uintptr_t)m->slots[i].value);
+}
+
+void tc_symbols_free(struct tc_symbols *s)
+{
+    if (!s)
+        return;
+    free_values(&s->locations);
+    free_values(&s->sources);
+    free_units(&s->units);
+    free_modules(&s->modules);
+    tcu_map_free(&s->locations);
+    tcu_map_free(&s->sources);
+    tcu_map_free(&s->interned);
+    tcu_arena_free(&s->strings);
+    if (s->dwfl)
+        dwfl_end(s->dwfl);
+    free(s);
+}
+
+size_t tc_symbols_memory(const struct tc_symbols *s)
+{
+    return s->memory + s->strings.memory + tcu_map_memory(&s->interned) + tcu_map_memory(&s->locations) +
+           tcu_map_memory(&s->sources);
+}
+
+/* The module of address, as the loader has things now: a library loaded since is found,
+ * one unloaded since is not. An address in no library (JIT code, nothing mapped) reads
+ * the module list only when the loader has changed something. */
+static Dwfl_Module *module_of(struct tc_symbols *s, uint64_t address)
+{
+    if (loader_changed(s))
+        report_modules(s);
+    Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, address) : NULL;
+    /* A module spans from its first mapping to its last; other memory (a JIT's) can lie in
+     * a hole between them. Code of the module is in one of its sections. */
+    Dwarf_Addr rel = address, bias;
+    if (mod && !dwfl_module_address_section(mod, &rel, &bias))
+        return NULL;
+    return mod;
+}
+
+static const char *basename_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* A function's name: its demangled linkage name (C++, Rust), else its plain name. */
+static const char *function_name(struct tc_symbols *s, Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    const char *linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+    if (!linkage)
+        linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+    if (linkage) {
+        char *readable = tc_demangle(linkage);
+        if (readable) {
+            const char *name = intern_cstr(s, readable);
+            free(readable);
+            return name;
+        }
+    }
+    const char *name = dwarf_diename(die);
+    if (name)
+        return intern_cstr(s, name);
+    return linkage ? intern_cstr(s, linkage) : unknown;
+}
+
+static const char *symbol_name(struct tc_symbols *s, const char *name)
+{
+    char *readable = tc_demangle(name);
+    if (!readable)
+        return intern_cstr(s, name);
+    const char *out = intern_cstr(s, readable);
+    free(readable);
+    return out;
+}
+
+/* The start of the address range of die that holds pc (a module address, before bias). */
+static uint64_t range_start(Dwarf_Die *die, Dwarf_Addr pc)
+{
+    Dwarf_Addr base, start, end;
+    for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &start, &end)) > 0;)
+        if (pc >= start && pc < end)
+            return start;
+    Dwarf_Addr entry;
+    return dwarf_entrypc(die, &entry) == 0 ? entry : 0;
+}
+
+/* The file of a call_file index in the CU's line table. */
+static const char *call_file(struct tc_symbols *s, Dwarf_Die *cu, Dwarf_Die *inlined)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word index;
+    Dwarf_Files *files;
+    size_t count;
+    if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_file, &attr), &index) != 0 ||
+        dwarf_getsrcfiles(cu, &files, &count) != 0 || index >= count)
+        return unknown;
+    const char *file = dwarf_filesrc(files, index, NULL, NULL);
+    return file ? intern_cstr(s, file) : unknown;
+}
+
+static uint32_t call_line(Dwarf_Die *inlined)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word line;
+    return dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attr), &line) == 0 ? (uint32_t)line : 0;
+}
+
+/* ---- the symbol table ---------------------------------------------------------------- */
+
+/* A module's function symbols by address, built on its first lookup (libdwfl's own lookup
+ * reads the whole table each time). */
+struct symbol_entry {
+    uint64_t addr, size;
+    const char *name; /* libdwfl's, valid while its Dwfl lives */
+};
+
+struct module_symbols {
+    struct symbol_entry *v;
+    size_t n;
+};
+
+static int by_addr(const void *a, const void *b)
+{
+    const struct symbol_entry *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static struct module_symbols *symbols_of(struct tc_symbols *s, Dwfl_Module *mod)
+{
+    uint64_t key = (uint64_t)(uintptr_t)mod;
+    uint64_t *v = tcu_map_get(&s->modules, key);
+    if (v)
+        return (struct module_symbols *)(uintptr_t)*v;
+    struct module_symbols *ms = calloc(1, sizeof *ms);
+    if (!ms)
+        return NULL;
+    int count = dwfl_module_getsymtab(mod);
+    if (count > 0)
+        ms->v = calloc((size_t)count, sizeof *ms->v);
+    for (int i = 1; ms->v && i < count; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
+        int type = GELF_ST_TYPE(sym.st_info);
+        if (name && *name && addr && sym.st_shndx != SHN_UNDEF && (type == STT_FUNC || type == STT_GNU_IFUNC))
+            ms->v[ms->n++] = (struct symbol_entry){addr, sym.st_size, name};
+    }
+    if (ms->n)
+        qsort(ms->v, ms->n, sizeof *ms->v, by_addr);
+    if (tcu_map_put(&s->modules, key, (uint64_t)(uintptr_t)ms) < 0) {
+        free(ms->v);
+        free(ms);
+        return NULL;
+    }
+    s->memory += sizeof *ms + ms->n * sizeof *ms->v;
+    return ms;
+}
+
+/* The function symbol that holds address (a sized one, else the nearest before it). */
+static const struct symbol_entry *symbol_at(struct module_symbols *ms, uint64_t address)
+{
+    size_t lo = 0, hi = ms->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ms->v[mid].addr <= address)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    const struct symbol_entry *e = &ms->v[lo - 1];
+    /* Aliases share an address: prefer one with a size. */
+    for (size_t i = lo - 1; i > 0 && ms->v[i - 1].addr == e->addr && !e->size; i--)
+        e = &ms->v[i - 1];
+    if (e->size && address >= e->addr + e->size)
+        return NULL;
+    return e;
+}
+
+static void free_modules(struct tcu_map *modules)
+{
+    for (size_t i = 0; modules->slots && i <= modules->mask; i++)
+        if (modules->slots[i].key) {
+            struct module_symbols *ms = (struct module_symbols *)(uintptr_t)modules->slots[i].value;
+            free(ms->v);
+            free(ms);
+        }
+    tcu_map_free(modules);
+    memset(modules, 0, sizeof *modules);
+}
+
+/* ---- the functions at an address ------------------------------------------------------- */
+
+/* A compilation unit's functions by address, built the first time one of its addresses is
+ * asked about: one walk over its DIEs, then a binary search per address, where
+ * dwarf_getscopes would walk the whole unit again for every address. */
+struct function_range {
+    uint64_t low, high; /* module addresses before bias */
+    Dwarf_Die die;
+};
+
+struct cu_functions {
+    struct function_range *v;
+    size_t n, cap;
+};
+
+static void add_function(struct cu_functions *fns, Dwarf_Die *die)
+{
+    Dwarf_Addr base, start, end;
+    for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &start, &end)) > 0;) {
+        if (fns->n == fns->cap) {
+            size_t cap = fns->cap ? fns->cap * 2 : 64;
+            struct function_range *v = realloc(fns->v, cap * sizeof *v);
+            if (!v)
+                return;
+            fns->v = v;
+            fns->cap = cap;
+        }
+        fns->v[fns->n++] = (struct function_range){start, end, *die};
+    }
+}
+
+/* Function definitions with code, at the top of the unit or in namespaces and classes. */
+static void collect_functions(struct cu_functions *fns, Dwarf_Die *parent)
+{
+    Dwarf_Die child;
+    if (dwarf_child(parent, &child) != 0)
+        return;
+    do {
+        switch (dwarf_tag(&child)) {
+        case DW_TAG_subprogram:
+            add_function(fns, &child);
+            break;
+        case DW_TAG_namespace:
+        case DW_TAG_class_type:
+        case DW_TAG_structure_type:
+        case DW_TAG_union_type:
+        case DW_TAG_module:
+            collect_functions(fns, &child);
+            break;
+        default:
+            break;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int by_low(const void *a, const void *b)
+{
+    const struct function_range *x = a, *y = b;
+    return x->low < y->low ? -1 : x->low > y->low;
+}
+
+static struct cu_functions *functions_of(struct tc_symbols *s, Dwarf_Die *cu)
+{
+    uint64_t key = (uint64_t)(uintptr_t)cu->addr;
+    uint64_t *v = tcu_map_get(&s->units, key);
+    if (v)
+        return (struct cu_functions *)(uintptr_t)*v;
+    struct cu_functions *fns = calloc(1, sizeof *fns);
+    if (!fns)
+        return NULL;
+    collect_functions(fns, cu);
+    if (fns->n)
+        qsort(fns->v, fns->n, sizeof *fns->v, by_low);
+    if (tcu_map_put(&s->units, key, (uint64_t)(uintptr_t)fns) < 0) {
+        free(fns->v);
+        free(fns);
+        return NULL;
+    }
+    s->memory += sizeof *fns + fns->cap * sizeof *fns->v;
+    return fns;
+}
+
+static void free_units(struct tcu_map *units)
+{
+    for (size_t i = 0; units->slots && i <= units->mask; i++)
+        if (units->slots[i].key) {
+            struct cu_functions *fns = (struct cu_functions *)(uintptr_t)units->slots[i].value;
+            free(fns->v);
+            free(fns);
+        }
+    tcu_map_free(units);
+    memset(units, 0, sizeof *units);
+}
+
+static int function_at(struct cu_functions *fns, uint64_t pc, Dwarf_Die *out)
+{
+    size_t lo = 0, hi = fns->n;
+    while (lo < hi) { /* the first range starting after pc */
+        size_t mid = (lo + hi) / 2;
+        if (fns->v[mid].low <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i-- > 0;) { /* ranges may nest (a function inside one's range) */
+        if (pc < fns->v[i].high) {
+            *out = fns->v[i].die;
+            return 1;
+        }
+        if (lo - i > 8)
+            break;
+    }
+    return 0;
+}
+
+/* The inlined instances that hold pc inside die, outermost first, appended to chain. */
+static void inlined_at(Dwarf_Die *die, uint64_t pc, Dwarf_Die *chain, int *depth, int max)
+{
+    Dwarf_Die child;
+    if (dwarf_child(die, &child) != 0)
+        return;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block)
+            continue;
+        Dwarf_Attribute attr;
+        int has_pc = dwarf_attr(&child, DW_AT_low_pc, &attr) || dwarf_attr(&child, DW_AT_ranges, &attr);
+        if (has_pc && dwarf_haspc(&child, pc) != 1)
+            continue;
+        if (!has_pc) { /* a block without addresses of its own: look inside */
+            int before = *depth;
+            inlined_at(&child, pc, chain, depth, max);
+            if (*depth != before)
+                return;
+            continue;
+        }
+        if (tag == DW_TAG_inlined_subroutine && *depth < max)
+            chain[(*depth)++] = child;
+        inlined_at(&child, pc, chain, depth, max);
+        return;
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* Fills frames from the DWARF at address, innermost first; returns how many. */
+static int dwarf_frames(struct tc_symbols *s, Dwfl_Module *mod, uint64_t address, struct tc_symbol_frame *frames)
+{
+    Dwarf_Addr bias;
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, address, &bias);
+    if (!cu)
+        return 0;
+    uint64_t pc = address - bias;
+    /* The function, then the instances inlined into it that hold the address. */
+    Dwarf_Die chain[TC_SYMBOLS_MAX_FRAMES];
+    int depth = 0;
+    struct cu_functions *fns = functions_of(s, cu);
+    if (!fns || !function_at(fns, pc, &chain[0]))
+        return 0;
+    depth = 1;
+    inlined_at(&chain[0], pc, chain, &depth, TC_SYMBOLS_MAX_FRAMES);
+
+    /* Where the innermost function is: the line table's row for the address. */
+    const char *file = unknown;
+    uint32_t line = 0;
+    Dwfl_Line *row = dwfl_module_getsrc(mod, address);
+    if (row) {
+        int lineno = 0;
+        const char *src = dwfl_lineinfo(row, NULL, &lineno, NULL, NULL, NULL);
+        if (src) {
+            file = intern_cstr(s, src);
+            line = lineno > 0 ? (uint32_t)lineno : 0;
+        }
+    }
+    int n = 0;
+    for (int i = depth; i-- > 0;) {
+        Dwarf_Die *die = &chain[i];
+        struct tc_symbol_frame *f = &frames[n++];
+        f->name = function_name(s, die);
+        f->file = file;
+        f->line = line;
+        if (i == 0) { /* the function that contains the address: its code's extent */
+            Dwarf_Addr low = 0, high = 0;
+            if (dwarf_lowpc(die, &low) == 0 && dwarf_highpc(die, &high) == 0 && high > low) {
+                f->sym_addr = low + bias;
+                f->sym_len = (uint32_t)(high - low);
+            } else { /* split in several ranges (hot and cold parts): the one at pc */
+                Dwarf_Addr base, start, end;
+                for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &start, &end)) > 0;)
+                    if (pc >= start && pc < end) {
+                        f->sym_addr = start + bias;
+                        f->sym_len = (uint32_t)(end - start);
+                        break;
+                    }
+            }
+            break;
+        }
+        uint64_t start = range_start(die, pc);
+        f->sym_addr = start ? start + bias : 0;
+        f->sym_len = 0;
+        /* The function it was inlined into is at the call site. */
+        file = call_file(s, cu, die);
+        line = call_line(die);
+    }
+    return n;
+}
+
+static const struct tc_symbol_location *resolve(struct tc_symbols *s, uint64_t address)
+{
+    struct tc_symbol_frame frames[TC_SYMBOLS_MAX_FRAMES];
+    const char *image = unknown;
+    int n = 0;
+    Dwfl_Module *mod = module_of(s, address);
+    if (mod) {
+        const char *path = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+        image = path ? intern_cstr(s, path) : unknown;
+        n = dwarf_frames(s, mod, address, frames);
+        if (n == 0) {
+            /* No debug information: the symbol table's name, else the image's. */
+            struct module_symbols *ms = symbols_of(s, mod);
+            const struct symbol_entry *e = ms ? symbol_at(ms, address) : NULL;
+            const char *sym_name = e ? e->name : NULL;
+            uint64_t sym_addr = e ? e->addr : 0;
+            uint32_t sym_len = e ? (uint32_t)e->size : 0;
+            char bracketed[256];
+            const char *name = sym_name;
+            if (!name) {
+                snprintf(bracketed, sizeof bracketed, "[%s]", basename_of(image));
+                name = bracketed;
+            }
+            frames[0] = (struct tc_symbol_frame){symbol_name(s, name), unknown, 0, sym_addr, sym_len};
+            n = 1;
+        }
+    }
+    if (n == 0) {
+        frames[0] = (struct tc_symbol_frame){unknown, unknown, 0, 0, 0};
+        n = 1;
+    }
+    size_t size = sizeof(struct tc_symbol_location) + (size_t)n * sizeof(struct tc_symbol_frame);
+    struct tc_symbol_location *loc = malloc(size);
+    if (!loc) {
+        static const struct tc_symbol_location none = {unknown, 1, {{unknown, unknown, 0, 0, 0}}};
+        return &none;
+    }
+    loc->image = image;
+    loc->count = (uint8_t)n;
+    memcpy(loc->frames, frames, (size_t)n * sizeof *frames);
+    if (tcu_map_put(&s->locations, address, (uint64_t)(uintptr_t)loc) < 0) {
+        free(loc);
+        static const struct tc_symbol_location none = {unknown, 1, {{unknown, unknown, 0, 0, 0}}};
+        return &none;
+    }
+    s->memory += size;
+    return loc;
+}
+
+const struct tc_symbol_location *tc_symbols_location(struct tc_symbols *s, uint64_t address)
+{
+    const uint64_t *v = tcu_map_get(&s->locations, address);
+    return v ? (const struct tc_symbol_location *)(uintptr_t)*v : resolve(s, address);
+}
+
+void tc_symbols_symbol(struct tc_symbols *s, uint64_t sym_addr, const char **file, uint32_t *line)
+{
+    const uint64_t *v = tcu_map_get(&s->sources, sym_addr);
+    if (v) {
+        const struct symbol_source *src = (const struct symbol_source *)(uintptr_t)*v;
+        *file = src->file;
+        *line = src->line;
+        return;
+    }
+    *file = unknown;
+    *line = 0;
+    Dwfl_Module *mod = module_of(s, sym_addr);
+    Dwfl_Line *row = mod ? dwfl_module_getsrc(mod, sym_addr) : NULL;
+    if (row) {
+        int lineno = 0;
+        const char *src = dwfl_lineinfo(row, NULL, &lineno, NULL, NULL, NULL);
+        if (src) {
+            *file = intern_cstr(s, src);
+            *line = lineno > 0 ? (uint32_t)lineno : 0;
+        }
+    }
+    struct symbol_source *src = malloc(sizeof *src);
+    if (src) {
+        *src = (struct symbol_source){*file, *line};
+        if (tcu_map_put(&s->sources, sym_addr, (uint64_t)(uintptr_t)src) < 0)
+            free(src);
+        else
+            s->memory += sizeof *src;
+    }
+}

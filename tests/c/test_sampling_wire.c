@@ -1,0 +1,454 @@
+/* CPU samples and context switches on the wire, checked with a raw server (independent of
+ * tracyc's decoder), docs/protocol.md §26:
+ *   - the welcome carries the sampling period; samples of a busy thread arrive, on the
+ *     profiler's clock, each after its CallstackPayload, and resolve to the busy function;
+ *   - threads created while sampling are sampled too; a forked child is not;
+ *   - context switches of a sleeping thread arrive and pass the checks upstream's server
+ *     makes with assertions (tests/support/switch_rules.c);
+ *   - signals arriving all the while change nothing;
+ *   - ___tracy_end_sampling_profiling stops samples, ___tracy_begin_sampling_profiling
+ *     brings them back;
+ *   - lost records, when the kernel reports any, reach the server as one count.
+ * With --refused, perf_event_open fails (a seccomp filter answers EACCES, as a kernel with
+ * perf_event_paranoid=3 would): the program runs on and the server gets one message why.
+ */
+#include "client/sampling.h"
+#include "raw_server.h"
+#include "switch_rules.h"
+#include "test_util.h"
+#include "tracyc.h"
+#include "wire/protocol.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct tr_server srv;
+static double ns_per_tick;
+
+static int64_t now_ticks(void)
+{
+    return ___tracy_get_time();
+}
+
+static int64_t ms_ticks(double ms)
+{
+    return (int64_t)(ms * 1e6 / ns_per_tick);
+}
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static uint32_t gettid_(void)
+{
+    return (uint32_t)syscall(SYS_gettid);
+}
+
+/* ---- the program being sampled --------------------------------------------------------- */
+
+static _Atomic uint64_t sink;
+
+__attribute__((noinline)) static void spin_here(double ms)
+{
+    double end = seconds() + ms / 1000;
+    uint64_t x = 1;
+    while (seconds() < end)
+        for (int i = 0; i < 10000; i++)
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+    atomic_store_explicit(&sink, x, memory_order_relaxed);
+}
+
+__attribute__((noinline)) static void spin_while_paused(double ms)
+{
+    spin_here(ms);
+    __asm__ volatile("" ::: "memory");
+}
+
+struct spinner {
+    uint32_t tid;
+    double ms;
+    int64_t begin, end;
+};
+
+static void *spinner_main(void *arg)
+{
+    struct spinner *s = arg;
+    s->tid = gettid_();
+    s->begin = now_ticks();
+    spin_here(s->ms);
+    s->end = now_ticks();
+    return NULL;
+}
+
+static uint32_t sleeper_tid;
+
+static void *sleeper_main(void *arg)
+{
+    (void)arg;
+    sleeper_tid = gettid_();
+    for (int i = 0; i < 20; i++) {
+        struct timespec ts = {0, 2 * 1000 * 1000};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+    }
+    return NULL;
+}
+
+/* Stops (1) or restarts (0) the kernel writing into the sampler's ring buffers: what it
+ * samples meanwhile it counts as lost (PERF_EVENT_IOC_PAUSE_OUTPUT), as when a ring
+ * overflows. The events are this process's own file descriptors. */
+static int pause_rings(int pause)
+{
+    int found = 0;
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[300], link[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(path, link, sizeof link - 1);
+        if (n <= 0)
+            continue;
+        link[n] = 0;
+        if (strcmp(link, "anon_inode:[perf_event]") == 0)
+            found += ioctl(atoi(e->d_name), PERF_EVENT_IOC_PAUSE_OUTPUT, pause) == 0;
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+static volatile int signals_seen;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    signals_seen++;
+}
+
+/* ---- reading the log ------------------------------------------------------------------- */
+
+struct sample {
+    uint32_t tid;
+    int64_t time;
+    uint64_t frame0, frame1;
+    int frames;
+};
+
+static struct sample samples[1 << 16];
+static size_t nsamples;
+static int switch_in, switch_out, switch_bad;
+static const char *switch_first_bad;
+static int lost_messages, unavailable_messages;
+static uint64_t lost_reported;
+static char unavailable_text[512];
+
+static void read_log(uint32_t sleeper)
+{
+    nsamples = 0;
+    switch_in = switch_out = switch_bad = 0;
+    switch_first_bad = NULL;
+    lost_messages = unavailable_messages = 0;
+    struct ts_rules *rules = ts_rules_new();
+    int64_t ref = 0;
+    size_t pos = 0;
+    struct tr_item it, single = {0};
+    uint64_t payload[2] = {0, 0};
+    int payload_frames = -1;
+    while (tr_next(&srv, &pos, &it)) {
+        if (it.type == TCW_SingleStringData8 || it.type == TCW_SingleStringData) {
+            single = it;
+        } else if (it.type == TCW_CallstackPayload) {
+            payload_frames = tr_rd16(it.p + 9) / 8;
+            payload[0] = payload_frames > 0 ? tr_rd64(it.p + 11) : 0;
+            payload[1] = payload_frames > 1 ? tr_rd64(it.p + 19) : 0;
+        } else if (it.type == TCW_Message) {
+            size_t len;
+            const char *text = tr_item_text(&single, &len);
+            if (len > 13 && memcmp(text, "tracyc: lost ", 13) == 0) {
+                lost_messages++;
+                lost_reported = strtoull(text + 13, NULL, 10);
+            } else if (len > 34 && memcmp(text, "tracyc: sampling unavailable: ", 30) == 0) {
+                unavailable_messages++;
+                snprintf(unavailable_text, sizeof unavailable_text, "%.*s", (int)len, text);
+            }
+        }
+        if (!tr_ctx_time(&it, &ref))
+            continue;
+        if (it.type == TCW_ContextSwitch) {
+            uint32_t old_tid = tr_rd32(it.p + 9), new_tid = tr_rd32(it.p + 13);
+            const char *bad = ts_rules_switch(rules, ref, old_tid, new_tid, it.p[17]);
+            if (bad && !switch_bad++)
+                switch_first_bad = bad;
+            switch_in += new_tid == sleeper;
+            switch_out += old_tid == sleeper;
+        } else if (nsamples < sizeof samples / sizeof *samples) {
+            CHECK(payload_frames > 0); /* every sample comes after its own payload */
+            samples[nsamples++] = (struct sample){tr_rd32(it.p + 1), ref, payload[0], payload[1], payload_frames};
+            payload_frames = -1;
+        }
+    }
+    ts_rules_free(rules);
+}
+
+static size_t samples_of(uint32_t tid, int64_t from, int64_t to)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < nsamples; i++)
+        n += (tid == 0 || samples[i].tid == tid) && samples[i].time >= from && samples[i].time <= to;
+    return n;
+}
+
+/* A sample of tid taken between from and to (the middle one). */
+static const struct sample *sample_between(uint32_t tid, int64_t from, int64_t to)
+{
+    size_t n = samples_of(tid, from, to), seen = 0;
+    for (size_t i = 0; i < nsamples && n; i++)
+        if (samples[i].tid == tid && samples[i].time >= from && samples[i].time <= to && seen++ == n / 2)
+            return &samples[i];
+    return NULL;
+}
+
+/* The innermost function at address (a CallstackFrame query). */
+static int function_at(uint64_t address, char *name, size_t cap)
+{
+    tr_query(&srv, TCW_QUERY_CALLSTACK_FRAME, address, 0);
+    for (int round = 0; round < 200; round++) {
+        size_t pos = 0;
+        struct tr_item it, single = {0};
+        while (tr_next(&srv, &pos, &it)) {
+            if (it.type == TCW_CallstackFrameSize && tr_rd64(it.p + 1) == address) {
+                /* image string, then the first frame's name */
+                if (tr_next(&srv, &pos, &single) && tr_next(&srv, &pos, &it)) {
+                    size_t len;
+                    const char *s = tr_item_text(&single, &len);
+                    snprintf(name, cap, "%.*s", (int)len, s);
+                    return 1;
+                }
+                return 0;
+            }
+        }
+        tr_pump(&srv, 50);
+    }
+    return 0;
+}
+
+static void *shutdown_main(void *arg)
+{
+    (void)arg;
+    ___tracy_shutdown_profiler();
+    return NULL;
+}
+
+/* The program ends: everything, the last reports and Terminate, reaches the server. */
+static void end_program(void)
+{
+    pthread_t closer;
+    pthread_create(&closer, NULL, shutdown_main, NULL);
+    int terminated = 0;
+    for (int round = 0; round < 200 && !terminated; round++) {
+        tr_pump(&srv, 50);
+        size_t pos = 0;
+        struct tr_item it;
+        while (tr_next(&srv, &pos, &it))
+            terminated |= it.type == TCW_Terminate;
+    }
+    CHECK(terminated);
+    tr_finish(&srv, 10);
+    pthread_join(closer, NULL);
+}
+
+/* ---- the scenarios --------------------------------------------------------------------- */
+
+static int expect_sampling(void)
+{
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+    int paranoid = 2;
+    if (f) {
+        if (fscanf(f, "%d", &paranoid) != 1)
+            paranoid = 2;
+        fclose(f);
+    }
+    return geteuid() == 0 || paranoid <= 2;
+}
+
+static int run_refused(void)
+{
+    static struct sock_filter filter[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {sizeof filter / sizeof *filter, filter};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+        perror("seccomp");
+        return 77;
+    }
+    uint16_t port = tt_use_free_port();
+    ___tracy_startup_profiler();
+    CHECK_EQ_INT(tr_connect(&srv, port, 10), 0);
+    int64_t period;
+    memcpy(&period, srv.welcome + TCW_WELCOME_SAMPLING, 8);
+    CHECK_EQ_INT(period, 0);
+    static const struct ___tracy_source_location_data loc = {"still here", "run_refused", "t.c", 1, 0};
+    for (int i = 0; i < 3; i++) {
+        spin_here(50);
+        TracyCZoneCtx z = ___tracy_emit_zone_begin(&loc, 1);
+        ___tracy_emit_zone_end(z);
+        tr_pump(&srv, 100);
+    }
+    CHECK_EQ_INT(___tracy_begin_sampling_profiling(), 0); /* refused: says so */
+    tr_pump(&srv, 200);
+    read_log(0);
+    CHECK_EQ_INT(unavailable_messages, 1);
+    tt_check(strstr(unavailable_text, "perf_event_paranoid=") && strstr(unavailable_text, "Permission denied"),
+             "message: %s", unavailable_text);
+    CHECK_EQ_INT(nsamples, 0);
+    CHECK_EQ_INT(switch_in + switch_out, 0);
+    size_t pos = 0;
+    struct tr_item it;
+    int zones = 0;
+    while (tr_next(&srv, &pos, &it))
+        zones += it.type >= TCW_ZoneBegin && it.type <= TCW_ZoneBegin16;
+    CHECK_EQ_INT(zones, 3); /* the program's own events are unharmed */
+    end_program();
+    tr_free(&srv);
+    return tt_finish("test_sampling_wire --refused");
+}
+
+int main(int argc, char **argv)
+{
+    unsetenv("DEBUGINFOD_URLS");
+    if (argc > 1 && strcmp(argv[1], "--refused") == 0)
+        return run_refused();
+    setenv("TRACY_SAMPLING_HZ", "2000", 1);
+    signal(SIGUSR1, on_signal);
+    uint16_t port = tt_use_free_port();
+    ___tracy_startup_profiler();
+    if (tr_connect(&srv, port, 10) != 0)
+        return 1;
+    memcpy(&ns_per_tick, srv.welcome + TCW_WELCOME_TIMER_MUL, 8);
+    int sampling = expect_sampling();
+    int64_t period;
+    memcpy(&period, srv.welcome + TCW_WELCOME_SAMPLING, 8);
+    CHECK_EQ_INT(period, sampling ? 500000 : 0); /* 2000 Hz */
+
+    /* A busy thread, a sleeping one, short-lived busy threads, signals all the while. */
+    pthread_t busy, sleeper, brief[4];
+    struct spinner main_spin = {0, 300, 0, 0}, brief_spin[4];
+    int64_t busy_created = now_ticks();
+    pthread_create(&busy, NULL, spinner_main, &main_spin);
+    pthread_create(&sleeper, NULL, sleeper_main, NULL);
+    for (int i = 0; i < 4; i++) {
+        brief_spin[i] = (struct spinner){0, 80, 0, 0};
+        pthread_create(&brief[i], NULL, spinner_main, &brief_spin[i]);
+        for (int k = 0; k < 10; k++) {
+            kill(getpid(), SIGUSR1);
+            spin_here(2);
+        }
+        pthread_join(brief[i], NULL);
+    }
+    pthread_join(busy, NULL);
+    int64_t busy_joined = now_ticks();
+    pthread_join(sleeper, NULL);
+
+    /* A forked child spins too, and is not sampled. */
+    pid_t child = fork();
+    if (child == 0) {
+        spin_here(100);
+        _exit(0);
+    }
+    int status = -1;
+    waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    /* Paused, then sampled again. */
+    ___tracy_end_sampling_profiling();
+    struct timespec settle = {0, 50 * 1000 * 1000};
+    nanosleep(&settle, NULL);
+    int64_t pause_from = now_ticks();
+    spin_while_paused(100);
+    int64_t pause_to = now_ticks();
+    CHECK_EQ_INT(___tracy_begin_sampling_profiling(), sampling);
+    nanosleep(&settle, NULL);
+    struct spinner after = {0, 100, 0, 0};
+    spinner_main(&after);
+
+    /* The kernel cannot write for a while: lost records, counted and reported. */
+    uint64_t lost_before = tc_sampling_lost();
+    int rings = pause_rings(1);
+    spin_here(100);
+    pause_rings(0);
+    spin_here(20);
+
+    for (int i = 0; i < 10; i++)
+        tr_pump(&srv, 100);
+    read_log(sleeper_tid);
+    CHECK(signals_seen >= 1);
+    CHECK_EQ_INT(unavailable_messages, !sampling);
+    if (!sampling) {
+        tt_check(1, "sampling is refused to this user here: only the message is checked");
+        end_program();
+        tr_free(&srv);
+        return tt_finish("test_sampling_wire");
+    }
+
+    /* The busy thread: sampled inside its busy time (the profiler's clock), in spin_here. */
+    /* Its samples fall in its life (it starts and ends in the thread library, before and
+     * after its busy time), most in its busy time. */
+    size_t busy_time = samples_of(main_spin.tid, main_spin.begin - ms_ticks(1), main_spin.end + ms_ticks(1));
+    size_t life = samples_of(main_spin.tid, busy_created - ms_ticks(1), busy_joined + ms_ticks(1));
+    size_t all = samples_of(main_spin.tid, INT64_MIN, INT64_MAX);
+    tt_check(busy_time > 0 && life == all && busy_time * 2 > all,
+             "%zu samples of the busy thread, all in its life, %zu in its busy time", all, busy_time);
+    const struct sample *s = sample_between(main_spin.tid, main_spin.begin, main_spin.end);
+    char name[256] = "";
+    CHECK(s && function_at(s->frame0, name, sizeof name));
+    CHECK_STR(name, "spin_here");
+    CHECK(s && s->frames >= 2 && function_at(s->frame1, name, sizeof name));
+    CHECK_STR(name, "spinner_main");
+    /* Every thread created while sampling is sampled (inherited events), unless the ring
+     * overflowed meanwhile (a slow machine, a sanitizer), which must then be on record. */
+    int brief_sampled = 0;
+    for (int i = 0; i < 4; i++)
+        brief_sampled += samples_of(brief_spin[i].tid, INT64_MIN, INT64_MAX) > 0;
+    tt_check(brief_sampled == 4 || (brief_sampled > 0 && lost_before > 0),
+             "%d of 4 threads created while sampling were sampled (%llu records lost before)", brief_sampled,
+             (unsigned long long)lost_before);
+    CHECK_EQ_INT(samples_of((uint32_t)child, INT64_MIN, INT64_MAX), 0);
+    CHECK_EQ_INT(samples_of(0, pause_from, pause_to), 0);
+    CHECK(samples_of(after.tid, after.begin, after.end) > 0);
+
+    /* Context switches of the sleeper, each accepted by the server's rules. */
+    tt_check(switch_in >= 10 && switch_out >= 10, "sleeper switched in %d and out %d times", switch_in, switch_out);
+    tt_check(switch_bad == 0, "context switches the server would abort on: %d (%s)", switch_bad,
+             switch_first_bad ? switch_first_bad : "none");
+
+    /* Lost records: reported with the count the client has, the last time at the end. */
+    end_program();
+    uint64_t lost = tc_sampling_lost();
+    read_log(sleeper_tid);
+    tt_check(rings > 0 && lost > 0, "%llu records lost while %d rings were paused", (unsigned long long)lost, rings);
+    tt_check(lost_messages >= 1 && lost_reported == lost, "%d messages about lost records, the last says %llu",
+             lost_messages, (unsigned long long)lost_reported);
+    tr_free(&srv);
+    return tt_finish("test_sampling_wire");
+}
