@@ -215,6 +215,52 @@ def test_sample_with_lines_is_a_usage_error(tracer_run, write):
     assert "--lines cannot be combined with --sample" in run.stderr
 
 
+NATIVE_PROGRAM = """\
+import sys, time
+import tracer
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+if sys.argv[1:] == ["api"]:
+    tracer.start_sampling()
+elif sys.argv[1:] == ["api-native"]:
+    tracer.start_sampling(native=True)
+end = time.process_time() + 0.4
+while time.process_time() < end:
+    fib(15)
+print("clock", tracer.sampling_stats()["clock"])
+"""
+
+
+@pytest.mark.parametrize("how", ["cli", "cli-native", "api", "api-native"])
+def test_native_samples_only_when_asked(tracer_run, python_run, write, how):
+    """--sample (start_sampling()) records Python stacks only: the profiler's own perf samples
+    of the interpreter's C code stay off; --native-samples (native=True) keeps them too."""
+    if how.startswith("cli"):
+        extra = ["--native-samples"] if how == "cli-native" else []
+        run = tracer_run("--sample", *extra, write("prog.py", NATIVE_PROGRAM), output="out.folded")
+    else:
+        run = python_run(NATIVE_PROGRAM, output="out.folded", args=[how])
+    assert run.returncode == 0, run.stderr
+    stacks = folded(run.out_path)
+    python_only = {s: n for s, n in stacks.items() if set(s[1:]) <= {"<module>", "fib"}}
+    assert samples_where(python_only, lambda s: s[:3] == ("Main thread", "<module>", "fib")) > 0
+    native = {s: n for s, n in stacks.items() if s not in python_only}
+    if not how.endswith("native"):
+        assert not native, f"native samples: {list(native)[:3]}"
+    elif "clock perf" not in run.stdout:
+        pytest.skip("no perf events here (the sampler runs on POSIX timers): no native samples either")
+    else:
+        assert samples_where(native, lambda s: "_PyEval_EvalFrameDefault" in s) > 0
+
+
+def test_native_samples_without_sample_is_a_usage_error(tracer_run, write):
+    run = tracer_run("--native-samples", write("prog.py", "print('ran')\n"), output=None)
+    assert run.returncode == 2
+    assert "--native-samples goes with --sample" in run.stderr and "ran" not in run.stdout
+
+
 def test_api_rejects_bad_rates(python_run):
     run = python_run("""\
         import tracer

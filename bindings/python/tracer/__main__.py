@@ -11,7 +11,11 @@ from tracer import _cli, _run, _sampling, _session, _tracer
 def _start_profiler(options, prog):
     """Starts the profiler with the CLI's settings, leaving the program's environment as it was."""
     settings = {"TRACY_PORT": str(options.port) if options.port is not None else None,
-                "TRACY_NO_EXIT": "1" if options.wait else None}
+                "TRACY_NO_EXIT": "1" if options.wait else None,
+                # the sampling mode's Python stacks replace the profiler's native samples of
+                # the interpreter, unless asked for both (or the user set it)
+                "TRACY_NO_SAMPLING": "1" if options.sample and not options.native_samples
+                and "TRACY_NO_SAMPLING" not in os.environ else None}
     saved = {name: os.environ.get(name) for name in settings}
     for name, value in settings.items():
         if value is not None:
@@ -105,6 +109,7 @@ def main(argv, prog="python -m tracer"):
     _session.cli_active = True
     if options.sample:
         _session.sample_hz = options.sample
+        _session.sample_native = options.native_samples
         _session.trace_calls = bool(options.include)
     if module == "pytest":
         plugins = os.environ.get("PYTEST_PLUGINS")

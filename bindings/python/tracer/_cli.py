@@ -64,6 +64,8 @@ def _parser(prog):
                    help=f"sample every thread's Python stack HZ times per second of its CPU time (default "
                         f"{_sampling.DEFAULT_HZ}) instead of tracing every call; with --include, also trace "
                         "the calls of those files")
+    p.add_argument("--native-samples", action="store_true",
+                   help="with --sample: keep the profiler's native CPU samples (the interpreter's C stacks) too")
     p.add_argument("-o", "--output", metavar="FILE", type=output_path,
                    help="profile in-process, no server: write FILE at exit (.json Chrome trace, "
                         ".csv zone statistics, .folded sampled stacks, .svg their flame graph, .txt or no "
@@ -98,6 +100,8 @@ def parse(argv, prog="python -m tracer"):
     parser = _parser(prog)
     options = parser.parse_args(argv[:i])
     rest = argv[i + 1:] if i < len(argv) and argv[i] == "--" else argv[i:]
+    if options.native_samples and not options.sample:
+        parser.error("--native-samples goes with --sample")
     if options.lines and options.sample:
         parser.error("--lines cannot be combined with --sample: line zones come from the per-call hook that "
                      "sampling does without")

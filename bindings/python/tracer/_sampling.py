@@ -70,9 +70,26 @@ def _launcher_files():
     return sorted(set(files))
 
 
-def start(hz=DEFAULT_HZ):
-    """Samples the Python stack of every thread hz times per second of its CPU time.
+def _start_profiler_without_native_samples():
+    """The profiler's own CPU sampling (perf callstacks of the interpreter's C code,
+    docs/callstacks.md) would sample the same threads again: the profiler starts without it
+    (its context switches stay on). A profiler already running keeps it: pausing it
+    (___tracy_end_sampling_profiling) would stop its context switches too."""
+    if _tracer.profiler_started() or "TRACY_NO_SAMPLING" in os.environ:
+        return
+    os.environ["TRACY_NO_SAMPLING"] = "1"
+    try:
+        _tracer.startup()  # reads its environment once, now
+    finally:
+        del os.environ["TRACY_NO_SAMPLING"]
+
+
+def start(hz=DEFAULT_HZ, native=False):
+    """Samples the Python stack of every thread hz times per second of its CPU time. The
+    profiler's native CPU samples stay off unless native=True (or the profiler already ran).
     False when the profiler is disabled (TRACYC_DISABLE=1)."""
+    if not native:
+        _start_profiler_without_native_samples()
     own = os.path.abspath(__file__)
     if not _tracer.start_sampling(hz, hide_below=_launcher_files(), hide_frame=sorted({own, os.path.realpath(own)})):
         return False

@@ -4,8 +4,10 @@ from tracer import _filters, _sampling, _tracer
 
 # True while `python -m tracer` runs the program (the pytest plugin then needs no flag).
 cli_active = False
-# Samples per second when the session samples (--sample), else None.
+# Samples per second when the session samples (--sample), else None; and whether the
+# profiler's native samples stay on too (--native-samples).
 sample_hz = None
+sample_native = False
 # Whether the session traces calls (off under --sample unless --include chose files).
 trace_calls = True
 _configured = False
@@ -25,7 +27,7 @@ def start():
         configure()
     started = _tracer.start() if trace_calls else False
     if sample_hz:
-        started = _sampling.start(sample_hz) or started
+        started = _sampling.start(sample_hz, native=sample_native) or started
     return started
 
 
