@@ -170,8 +170,7 @@ int main(int argc, char **argv)
         } else if (it.type == TCW_CallstackSample || it.type == TCW_CallstackSample16 ||
                    it.type == TCW_CallstackSample32) {
             samples++;
-            if (tr_rd32(it.p + 1) != tid || count == 0 || payload[0] < expected[0].lo ||
-                payload[0] >= expected[0].hi)
+            if (tr_rd32(it.p + 1) != tid || count == 0 || payload[0] < expected[0].lo || payload[0] >= expected[0].hi)
                 continue; /* another thread, or not in the innermost function */
             mine++;
             frames += (size_t)count;

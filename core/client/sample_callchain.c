@@ -105,8 +105,8 @@ static uint64_t rd64(const uint8_t *p)
     return v;
 }
 
-int tc_sample_callchain_frames(const struct tc_sample_callchain *c, const uint8_t *ips, uint64_t nr,
-                               uint64_t *frames, int max)
+int tc_sample_callchain_frames(const struct tc_sample_callchain *c, const uint8_t *ips, uint64_t nr, uint64_t *frames,
+                               int max)
 {
     int n = 0, user = 0;
     for (uint64_t i = 0; i < nr && n < max; i++) {

@@ -24,7 +24,7 @@ void tc_sample_callchain_sync(struct tc_sample_callchain *c);
  * markers included) into frames, at most max, innermost first: the interrupted
  * instruction, then each caller's return address minus one, up to the first that is in no
  * executable segment. Returns the count. */
-int tc_sample_callchain_frames(const struct tc_sample_callchain *c, const uint8_t *ips, uint64_t nr,
-                               uint64_t *frames, int max);
+int tc_sample_callchain_frames(const struct tc_sample_callchain *c, const uint8_t *ips, uint64_t nr, uint64_t *frames,
+                               int max);
 
 #endif

@@ -290,7 +290,8 @@ static void check_samples(void)
             for (int i = 0; i < count; i++)
                 payload[i] = tr_rd64(it.p + 11 + 8 * i);
         } else if ((it.type == TCW_CallstackSample || it.type == TCW_CallstackSample32 ||
-                    it.type == TCW_CallstackSample16) && count > 0) {
+                    it.type == TCW_CallstackSample16) &&
+                   count > 0) {
             uint32_t thread = tr_rd32(it.p + 1);
             if (thread == tid && payload[0] >= busy.lo && payload[0] < busy.hi) {
                 in_busy++;
