@@ -5,9 +5,10 @@ capture session, tcs_*, which only tools link), or makes the program depend on m
 libc, libm, liblz4, libpthread, libdl and the dynamic loader (libdw and its chain are
 loaded at run time when present: core/client/libdw.c), or calls libdw or libelf directly.
 
-usage: check_library.py LIBRARY
-       check_library.py --needed-only MODULE   (the Lua module, the Python extension: only the
-                                                dependencies and the direct libdw calls)
+usage: check_library.py [--sanitized] LIBRARY
+       check_library.py [--sanitized] --needed-only MODULE   (the Lua module, the Python
+                 extension: only the dependencies and the direct libdw calls)
+--sanitized: the build links a sanitizer, whose runtime is then needed too
 """
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import sys
 PUBLIC = ("___tracy_", "tracyc_")
 NOT_IN_CLIENT = ("tcs_",)
 NEEDED_ALLOWED = ("libc.so.", "libm.so.", "liblz4.so.", "libpthread.so.", "libdl.so.", "ld-linux")
+SANITIZER_RUNTIMES = ("libasan.so.", "libubsan.so.", "libtsan.so.")
 LOADED_AT_RUN_TIME = ("dwfl_", "dwarf_", "dwelf_", "elf_", "gelf_", "elf32_", "elf64_")
 
 
@@ -36,7 +38,8 @@ def undefined(library):
 
 
 def main():
-    needed_only = sys.argv[1] == "--needed-only"
+    needed_only = "--needed-only" in sys.argv
+    allowed = NEEDED_ALLOWED + (SANITIZER_RUNTIMES if "--sanitized" in sys.argv else ())
     library = sys.argv[-1]
     errors = []
     if not needed_only:
@@ -45,7 +48,7 @@ def main():
                    for s in symbols(library, False) if s.startswith(NOT_IN_CLIENT)]
     libs = needed(library)
     errors += ["needs a library a profiled program should not have to carry: %s" % n
-               for n in libs if not n.startswith(NEEDED_ALLOWED)]
+               for n in libs if not n.startswith(allowed)]
     errors += ["calls libdw/libelf directly instead of through core/client/libdw.c: %s" % s
                for s in undefined(library) if s.startswith(LOADED_AT_RUN_TIME)]
     for e in errors:
