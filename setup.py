@@ -28,9 +28,9 @@ extension = Extension(
     ),
     include_dirs=[os.path.join(HERE, d) for d in ("include", "core", "bindings/python/src")],
     define_macros=[("TRACY_ENABLE", None), ("_GNU_SOURCE", None)],
-    # libdw (elfutils) resolves symbols and unwinds samples; libiberty (a static archive)
-    # demangles C++ and Rust names.
-    libraries=["lz4", "pthread", "m", "dw", "iberty", "dl"],
+    # libiberty (a static archive) demangles C++ and Rust names; libdw (elfutils), which
+    # resolves symbols and unwinds samples, is loaded at run time (only its headers are used).
+    libraries=["lz4", "pthread", "m", "iberty", "dl"],
     extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden", "-Wno-unused-parameter"],
     extra_link_args=["-Wl,--version-script=" + os.path.join(HERE, "bindings/python/src/exports.map")],
     depends=sources("bindings/python/src/*.h", "include/*.h", "core/*.h", "core/*/*.h"),

@@ -77,6 +77,13 @@ for hz in default 1000 4000; do
   fi
 done
 
+echo "== callstacks of CPU samples with libdw and without (the kernel's frame-pointer chain), by how the code was built"
+for variant in nofp fp fpleaf; do
+  for mode in libdw --no-libdw; do
+    "$build/bench/bench_sample_stacks_$variant" "$mode" "$variant"
+  done
+done
+
 echo "== symbol resolution: 10,000 distinct addresses of a library with debug information"
 "$build/bench/bench_symbols"
 

@@ -4,7 +4,7 @@
 # Tracy-style CSV statistics in build/demo/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh gcc make cmake pkg-config liblz4-dev libdw-dev libiberty-dev libunwind8
+scripts/deps.sh gcc make cmake pkg-config liblz4-dev libdw-dev libdw1 libiberty-dev libunwind8
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DTRACYC_BUILD_TESTS=OFF -DTRACYC_BUILD_LUA=OFF >/dev/null
 cmake --build build/release -j"$(nproc)" --target example_game_loop tracyc-capture >/dev/null
 mkdir -p build/demo

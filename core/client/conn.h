@@ -54,6 +54,7 @@ struct tc_conn {
     uint64_t lost_reported;                /* samples the kernel lost, as last reported */
     int64_t lost_report_time;              /* when (CLOCK_MONOTONIC_RAW ns) */
     int sampling_reported;                 /* why sampling is off was said on this connection */
+    int libdw_reported;                    /* why symbols and sample stacks are limited, too */
     /* Context switches as this connection's server has them (conn_switches.c). */
     struct tcu_map running;   /* thread -> cpu + 1, while the server has it running */
     uint32_t cpu_thread[256]; /* the thread the server last saw start on each cpu */
@@ -94,6 +95,9 @@ int tc_conn_resolving(const struct tc_conn *c);
 /* Says, once, why sampling is unavailable (unavailable: the reason, or NULL), and how many
  * records the kernel lost when that grew (at most once a second; `final`: now). */
 void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_t lost, int final);
+/* Once per connection, a warning that libdw could not be loaded (`unavailable`:
+ * tc_libdw_unavailable's reason; NULL: nothing to say). */
+void tc_conn_report_libdw(struct tc_conn *c, const char *unavailable);
 
 /* Sends a context switch record as ContextSwitch items the server can take whatever was
  * lost before it (a record the kernel dropped, a connection that began in the middle). */

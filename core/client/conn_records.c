@@ -462,3 +462,17 @@ void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_
         c->lost_report_time = now;
     }
 }
+
+void tc_conn_report_libdw(struct tc_conn *c, const char *unavailable)
+{
+    if (!c->alive || !unavailable || c->libdw_reported)
+        return;
+    char text[400];
+    int n = snprintf(text, sizeof text, "tracyc: symbols and sample stacks limited: %s", unavailable);
+    if (n >= (int)sizeof text)
+        n = (int)sizeof text - 1;
+    tc_enc_thread(&c->enc, tc_prof.main_tid);
+    tc_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
+                   (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
+    c->libdw_reported = 1;
+}

@@ -2,7 +2,8 @@
  * perf_regs.h and the DWARF numbering libdwfl expects (as perf's unwind-libdw does). */
 #include "client/sample_unwind.h"
 
-#include <elfutils/libdwfl.h>
+#include "client/libdw.h"
+
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,8 @@ struct sample {
 };
 
 struct tc_sample_unwinder {
+    const struct tc_libdw *dw;
+    Dwfl_Callbacks callbacks;
     Dwfl *dwfl;
     unsigned long long loader_adds, loader_subs;
     struct sample current;
@@ -75,6 +78,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
     const struct tc_sample_unwinder *u = arg;
+    const struct tc_libdw *dw = u->dw;
     const uint64_t *r = u->current.regs;
 #if defined(__x86_64__)
     /* DWARF: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, then rip as the return address. */
@@ -82,16 +86,17 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
     for (int i = 0; i < 8; i++)
         d[8 + i] = r[9 + i];
     d[16] = r[8];
-    return dwfl_thread_state_registers(thread, 0, REGS_COUNT, d);
+    return dw->dwfl_thread_state_registers(thread, 0, REGS_COUNT, d);
 #elif defined(__aarch64__)
     Dwarf_Word d[32];
     for (int i = 0; i < 32; i++)
         d[i] = r[i];
-    dwfl_thread_state_register_pc(thread, r[32]);
-    return dwfl_thread_state_registers(thread, 0, 32, d);
+    dw->dwfl_thread_state_register_pc(thread, r[32]);
+    return dw->dwfl_thread_state_registers(thread, 0, 32, d);
 #else
     (void)thread;
     (void)r;
+    (void)dw;
     return false;
 #endif
 }
@@ -119,11 +124,6 @@ static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
     return -1;
 }
 
-static const Dwfl_Callbacks dwfl_callbacks = {
-    .find_elf = dwfl_linux_proc_find_elf,
-    .find_debuginfo = no_debuginfo,
-};
-
 static int loader_counts(struct dl_phdr_info *info, size_t size, void *data)
 {
     unsigned long long *counts = data;
@@ -137,16 +137,17 @@ static int loader_counts(struct dl_phdr_info *info, size_t size, void *data)
 /* A Dwfl for the modules mapped now, attached to this process's "threads" (ours). */
 static int attach(struct tc_sample_unwinder *u)
 {
+    const struct tc_libdw *dw = u->dw;
     if (u->dwfl)
-        dwfl_end(u->dwfl);
-    u->dwfl = dwfl_begin(&dwfl_callbacks);
+        dw->dwfl_end(u->dwfl);
+    u->dwfl = dw->dwfl_begin(&u->callbacks);
     if (!u->dwfl)
         return -1;
-    dwfl_report_begin(u->dwfl);
-    dwfl_linux_proc_report(u->dwfl, getpid());
-    dwfl_report_end(u->dwfl, NULL, NULL);
-    if (!dwfl_attach_state(u->dwfl, NULL, getpid(), &thread_callbacks, u)) {
-        dwfl_end(u->dwfl);
+    dw->dwfl_report_begin(u->dwfl);
+    dw->dwfl_linux_proc_report(u->dwfl, getpid());
+    dw->dwfl_report_end(u->dwfl, NULL, NULL);
+    if (!dw->dwfl_attach_state(u->dwfl, NULL, getpid(), &thread_callbacks, u)) {
+        dw->dwfl_end(u->dwfl);
         u->dwfl = NULL;
         return -1;
     }
@@ -166,11 +167,15 @@ void tc_sample_unwinder_sync(struct tc_sample_unwinder *u)
 
 struct tc_sample_unwinder *tc_sample_unwinder_new(void)
 {
-    if (!REGS_COUNT)
+    const struct tc_libdw *dw = tc_libdw();
+    if (!REGS_COUNT || !dw)
         return NULL;
     struct tc_sample_unwinder *u = calloc(1, sizeof *u);
-    if (u)
-        tc_sample_unwinder_sync(u);
+    if (!u)
+        return NULL;
+    u->dw = dw;
+    u->callbacks = (Dwfl_Callbacks){.find_elf = dw->dwfl_linux_proc_find_elf, .find_debuginfo = no_debuginfo};
+    tc_sample_unwinder_sync(u);
     return u;
 }
 
@@ -179,16 +184,17 @@ void tc_sample_unwinder_free(struct tc_sample_unwinder *u)
     if (!u)
         return;
     if (u->dwfl)
-        dwfl_end(u->dwfl);
+        u->dw->dwfl_end(u->dwfl);
     free(u);
 }
 
 static int on_frame(Dwfl_Frame *frame, void *arg)
 {
     struct tc_sample_unwinder *u = arg;
+    const struct tc_libdw *dw = u->dw;
     Dwarf_Addr pc;
     bool activation;
-    if (!dwfl_frame_pc(frame, &pc, &activation) || pc == 0)
+    if (!dw->dwfl_frame_pc(frame, &pc, &activation) || pc == 0)
         return DWARF_CB_ABORT;
     u->frames[u->count++] = activation ? pc : pc - 1;
     return u->count < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
@@ -204,7 +210,7 @@ int tc_sample_unwind(struct tc_sample_unwinder *u, uint32_t tid, const uint64_t 
     u->count = 0;
     u->max = max;
     if (u->dwfl)
-        dwfl_getthread_frames(u->dwfl, (pid_t)tid, on_frame, u);
+        u->dw->dwfl_getthread_frames(u->dwfl, (pid_t)tid, on_frame, u);
     if (u->count == 0) {
         /* Not even the first frame (no module there): the interrupted instruction. */
 #if defined(__x86_64__)

@@ -1,7 +1,8 @@
 /* sample_unwind.h - callstacks of CPU samples: DWARF call frame information applied to the
  * user stack the kernel copied with the sample (PERF_SAMPLE_STACK_USER + REGS_USER), by
  * elfutils' libdwfl, so code built without frame pointers (most of a Linux system) unwinds
- * as well as code built with them. Used by the sampler thread only.
+ * as well as code built with them (libdw is loaded at run time: libdw.h). Used by the
+ * sampler thread only.
  */
 #ifndef TRACYC_CLIENT_SAMPLE_UNWIND_H
 #define TRACYC_CLIENT_SAMPLE_UNWIND_H
@@ -14,6 +15,7 @@ uint64_t tc_sample_regs_mask(void);
 
 struct tc_sample_unwinder;
 
+/* NULL when libdw cannot be loaded (libdw.h) or the architecture is not supported. */
 struct tc_sample_unwinder *tc_sample_unwinder_new(void);
 void tc_sample_unwinder_free(struct tc_sample_unwinder *u);
 

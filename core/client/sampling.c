@@ -10,7 +10,9 @@
 #include "client/sampling.h"
 
 #include "client/clock.h"
+#include "client/libdw.h"
 #include "client/record.h"
+#include "client/sample_callchain.h"
 #include "client/sample_unwind.h"
 #include "client/state.h"
 
@@ -75,12 +77,14 @@ static struct {
     size_t nfds, fds_cap;
     pthread_t thread;
     _Atomic int stop;
-    int sampling; /* samples wanted (else only context switches) */
-    int finished; /* shut down: never start again */
+    int sampling;      /* samples wanted (else only context switches) */
+    int use_callchain; /* no libdw to unwind copied stacks: the kernel's frame-pointer chain */
+    int finished;      /* shut down: never start again */
     pid_t pid;
     int filter_pid; /* events may be inherited by child processes: drop their records */
     /* sampler thread */
     struct tc_sample_unwinder *unwinder;
+    struct tc_sample_callchain *callchain;
     struct pending **queue;
     size_t queued, queue_cap;
     int64_t tsc_ref, ns_ref; /* a clock pair for converting perf times to ticks */
@@ -282,9 +286,17 @@ static int open_events(const struct tc_config *cfg)
          * spares the kernel re-tuning a frequency on every tick. */
         a->config = PERF_COUNT_SW_CPU_CLOCK;
         a->sample_period = 1000000000u / (unsigned)hz;
-        a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-        a->sample_regs_user = tc_sample_regs_mask();
-        a->sample_stack_user = STACK_BYTES;
+        if (s.use_callchain) {
+            a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+            a->exclude_callchain_kernel = 1;
+            /* entries, the context marker included; more than the system's limit is refused */
+            int max_stack = read_int_file("/proc/sys/kernel/perf_event_max_stack", 127);
+            a->sample_max_stack = (uint16_t)(max_stack > 0 && max_stack < MAX_FRAMES ? max_stack : MAX_FRAMES);
+        } else {
+            a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+            a->sample_regs_user = tc_sample_regs_mask();
+            a->sample_stack_user = STACK_BYTES;
+        }
         s.period_ns = 1000000000 / hz;
     } else {
         a->config = PERF_COUNT_SW_DUMMY;
@@ -465,7 +477,8 @@ static int sample_id(const uint8_t *p, const uint8_t *end, uint32_t *pid, uint32
 
 static void on_sample(const uint8_t *p, const uint8_t *end)
 {
-    /* TID, TIME, CPU, REGS_USER (abi, regs), STACK_USER (size, data, dyn_size) */
+    /* TID, TIME, CPU, then CALLCHAIN (nr, ips) or REGS_USER (abi, regs) and STACK_USER
+     * (size, data, dyn_size) */
     if (end - p < 32)
         return;
     uint32_t pid = rd32(p), tid = rd32(p + 4), cpu = rd32(p + 16);
@@ -473,6 +486,17 @@ static void on_sample(const uint8_t *p, const uint8_t *end)
     p += 24;
     if (s.filter_pid && pid != (uint32_t)s.pid)
         return;
+    uint64_t frames[MAX_FRAMES];
+    if (s.use_callchain) {
+        uint64_t nr = rd64(p);
+        p += 8;
+        if (nr > (uint64_t)(end - p) / 8)
+            return;
+        int n = s.callchain ? tc_sample_callchain_frames(s.callchain, p, nr, frames, MAX_FRAMES) : 0;
+        if (n > 0)
+            add_pending(time, tid, TC_REC_SAMPLE, (uint8_t)cpu, 0, 0, frames, n);
+        return;
+    }
     uint64_t abi = rd64(p);
     p += 8;
     int nregs = __builtin_popcountll(tc_sample_regs_mask());
@@ -489,7 +513,6 @@ static void on_sample(const uint8_t *p, const uint8_t *end)
     uint64_t dyn = size ? rd64(p + size) : 0;
     if (dyn > size)
         dyn = size;
-    uint64_t frames[MAX_FRAMES];
     int n = s.unwinder ? tc_sample_unwind(s.unwinder, tid, regs, stack, dyn, frames, MAX_FRAMES) : 0;
     if (n > 0)
         add_pending(time, tid, TC_REC_SAMPLE, (uint8_t)cpu, 0, 0, frames, n);
@@ -604,8 +627,11 @@ static void *sampler_main(void *arg)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* the program's signals are for its threads */
     pthread_setname_np(pthread_self(), "tracyc sampler");
-    if (s.sampling && !s.unwinder) /* kept across pauses: building it reads every module */
+    /* Kept across pauses: building them reads every module. */
+    if (s.sampling && !s.use_callchain && !s.unwinder)
         s.unwinder = tc_sample_unwinder_new();
+    if (s.sampling && s.use_callchain && !s.callchain)
+        s.callchain = tc_sample_callchain_new();
     struct pollfd *polls = calloc((size_t)s.nrings, sizeof *polls);
     int npolls = 0;
     for (int i = 0; polls && i < s.nrings; i++)
@@ -619,6 +645,8 @@ static void *sampler_main(void *arg)
         refresh_clock_pair();
         if (s.unwinder)
             tc_sample_unwinder_sync(s.unwinder);
+        if (s.callchain)
+            tc_sample_callchain_sync(s.callchain);
         for (int i = 0; i < s.nrings; i++)
             if (s.rings[i].page)
                 read_ring(&s.rings[i]);
@@ -651,6 +679,9 @@ static void start_locked(void)
     s.sampling = !cfg->no_sampling;
     if (!s.sampling && cfg->no_context_switch)
         return; /* nothing asked for */
+    /* Loads libdw (once): without it, or on an architecture the unwinder does not know,
+     * the kernel walks the frame pointers instead. */
+    s.use_callchain = s.sampling && (!tc_sample_regs_mask() || !tc_libdw());
     if (!s.stream_ready) {
         if (tc_stream_init(&s.stream) != 0)
             return;
@@ -726,6 +757,8 @@ void tc_sampling_shutdown(void)
     stop_locked();
     tc_sample_unwinder_free(s.unwinder);
     s.unwinder = NULL;
+    tc_sample_callchain_free(s.callchain);
+    s.callchain = NULL;
     pthread_mutex_unlock(&s.lock);
 }
 

@@ -8,14 +8,18 @@
  * something since (dl_iterate_phdr's adds/subs counters), or when an address is in no
  * known module. A fresh Dwfl is made then: reporting modules again into one that has
  * already been used leaves libdwfl's symbol tables broken (and can crash it).
+ *
+ * libdw is loaded at run time (libdw.c). Without it the dynamic loader answers (dladdr):
+ * the image and the exported symbol at the address, nothing more.
  */
 #include "client/symbols.h"
 
+#include "client/libdw.h"
 #include "util/arena.h"
 #include "util/map.h"
 
+#include <dlfcn.h>
 #include <dwarf.h>
-#include <elfutils/libdwfl.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +32,8 @@ struct symbol_source {
 };
 
 struct tc_symbols {
+    const struct tc_libdw *dw; /* NULL: libdw is missing; dladdr answers */
+    Dwfl_Callbacks callbacks;
     Dwfl *dwfl;
     unsigned long long loader_adds, loader_subs;
     struct tcu_arena strings;
@@ -40,11 +46,6 @@ struct tc_symbols {
 };
 
 static const char unknown[] = "[unknown]";
-
-static const Dwfl_Callbacks dwfl_callbacks = {
-    .find_elf = dwfl_linux_proc_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-};
 
 /* A string that lives as long as the resolver; equal strings share one copy. */
 static const char *intern(struct tc_symbols *s, const char *text, size_t len)
@@ -99,16 +100,17 @@ static void free_modules(struct tcu_map *modules);
 
 static void report_modules(struct tc_symbols *s)
 {
+    const struct tc_libdw *dw = s->dw;
     free_units(&s->units); /* they point into the old Dwfl's data */
     free_modules(&s->modules);
     if (s->dwfl)
-        dwfl_end(s->dwfl);
-    s->dwfl = dwfl_begin(&dwfl_callbacks);
+        dw->dwfl_end(s->dwfl);
+    s->dwfl = dw->dwfl_begin(&s->callbacks);
     if (!s->dwfl)
         return;
-    dwfl_report_begin(s->dwfl);
-    dwfl_linux_proc_report(s->dwfl, getpid());
-    dwfl_report_end(s->dwfl, NULL, NULL);
+    dw->dwfl_report_begin(s->dwfl);
+    dw->dwfl_linux_proc_report(s->dwfl, getpid());
+    dw->dwfl_report_end(s->dwfl, NULL, NULL);
 }
 
 struct tc_symbols *tc_symbols_new(void)
@@ -116,8 +118,15 @@ struct tc_symbols *tc_symbols_new(void)
     struct tc_symbols *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    loader_changed(s);
-    report_modules(s);
+    s->dw = tc_libdw();
+    if (s->dw) {
+        s->callbacks = (Dwfl_Callbacks){
+            .find_elf = s->dw->dwfl_linux_proc_find_elf,
+            .find_debuginfo = s->dw->dwfl_standard_find_debuginfo,
+        };
+        loader_changed(s);
+        report_modules(s);
+    }
     return s;
 }
 
@@ -142,7 +151,7 @@ void tc_symbols_free(struct tc_symbols *s)
     tcu_map_free(&s->interned);
     tcu_arena_free(&s->strings);
     if (s->dwfl)
-        dwfl_end(s->dwfl);
+        s->dw->dwfl_end(s->dwfl);
     free(s);
 }
 
@@ -157,13 +166,14 @@ size_t tc_symbols_memory(const struct tc_symbols *s)
  * the module list only when the loader has changed something. */
 static Dwfl_Module *module_of(struct tc_symbols *s, uint64_t address)
 {
+    const struct tc_libdw *dw = s->dw;
     if (loader_changed(s))
         report_modules(s);
-    Dwfl_Module *mod = s->dwfl ? dwfl_addrmodule(s->dwfl, address) : NULL;
+    Dwfl_Module *mod = s->dwfl ? dw->dwfl_addrmodule(s->dwfl, address) : NULL;
     /* A module spans from its first mapping to its last; other memory (a JIT's) can lie in
      * a hole between them. Code of the module is in one of its sections. */
     Dwarf_Addr rel = address, bias;
-    if (mod && !dwfl_module_address_section(mod, &rel, &bias))
+    if (mod && !dw->dwfl_module_address_section(mod, &rel, &bias))
         return NULL;
     return mod;
 }
@@ -177,10 +187,11 @@ static const char *basename_of(const char *path)
 /* A function's name: its demangled linkage name (C++, Rust), else its plain name. */
 static const char *function_name(struct tc_symbols *s, Dwarf_Die *die)
 {
+    const struct tc_libdw *dw = s->dw;
     Dwarf_Attribute attr;
-    const char *linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+    const char *linkage = dw->dwarf_formstring(dw->dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
     if (!linkage)
-        linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+        linkage = dw->dwarf_formstring(dw->dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
     if (linkage) {
         char *readable = tc_demangle(linkage);
         if (readable) {
@@ -189,7 +200,7 @@ static const char *function_name(struct tc_symbols *s, Dwarf_Die *die)
             return name;
         }
     }
-    const char *name = dwarf_diename(die);
+    const char *name = dw->dwarf_diename(die);
     if (name)
         return intern_cstr(s, name);
     return linkage ? intern_cstr(s, linkage) : unknown;
@@ -206,35 +217,36 @@ static const char *symbol_name(struct tc_symbols *s, const char *name)
 }
 
 /* The start of the address range of die that holds pc (a module address, before bias). */
-static uint64_t range_start(Dwarf_Die *die, Dwarf_Addr pc)
+static uint64_t range_start(const struct tc_libdw *dw, Dwarf_Die *die, Dwarf_Addr pc)
 {
     Dwarf_Addr base, start, end;
-    for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &start, &end)) > 0;)
+    for (ptrdiff_t off = 0; (off = dw->dwarf_ranges(die, off, &base, &start, &end)) > 0;)
         if (pc >= start && pc < end)
             return start;
     Dwarf_Addr entry;
-    return dwarf_entrypc(die, &entry) == 0 ? entry : 0;
+    return dw->dwarf_entrypc(die, &entry) == 0 ? entry : 0;
 }
 
 /* The file of a call_file index in the CU's line table. */
 static const char *call_file(struct tc_symbols *s, Dwarf_Die *cu, Dwarf_Die *inlined)
 {
+    const struct tc_libdw *dw = s->dw;
     Dwarf_Attribute attr;
     Dwarf_Word index;
     Dwarf_Files *files;
     size_t count;
-    if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_file, &attr), &index) != 0 ||
-        dwarf_getsrcfiles(cu, &files, &count) != 0 || index >= count)
+    if (dw->dwarf_formudata(dw->dwarf_attr(inlined, DW_AT_call_file, &attr), &index) != 0 ||
+        dw->dwarf_getsrcfiles(cu, &files, &count) != 0 || index >= count)
         return unknown;
-    const char *file = dwarf_filesrc(files, index, NULL, NULL);
+    const char *file = dw->dwarf_filesrc(files, index, NULL, NULL);
     return file ? intern_cstr(s, file) : unknown;
 }
 
-static uint32_t call_line(Dwarf_Die *inlined)
+static uint32_t call_line(const struct tc_libdw *dw, Dwarf_Die *inlined)
 {
     Dwarf_Attribute attr;
     Dwarf_Word line;
-    return dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attr), &line) == 0 ? (uint32_t)line : 0;
+    return dw->dwarf_formudata(dw->dwarf_attr(inlined, DW_AT_call_line, &attr), &line) == 0 ? (uint32_t)line : 0;
 }
 
 /* ---- the symbol table ---------------------------------------------------------------- */
@@ -266,13 +278,14 @@ static struct module_symbols *symbols_of(struct tc_symbols *s, Dwfl_Module *mod)
     struct module_symbols *ms = calloc(1, sizeof *ms);
     if (!ms)
         return NULL;
-    int count = dwfl_module_getsymtab(mod);
+    const struct tc_libdw *dw = s->dw;
+    int count = dw->dwfl_module_getsymtab(mod);
     if (count > 0)
         ms->v = calloc((size_t)count, sizeof *ms->v);
     for (int i = 1; ms->v && i < count; i++) {
         GElf_Sym sym;
         GElf_Addr addr;
-        const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
+        const char *name = dw->dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
         int type = GELF_ST_TYPE(sym.st_info);
         if (name && *name && addr && sym.st_shndx != SHN_UNDEF && (type == STT_FUNC || type == STT_GNU_IFUNC))
             ms->v[ms->n++] = (struct symbol_entry){addr, sym.st_size, name};
@@ -337,10 +350,10 @@ struct cu_functions {
     size_t n, cap;
 };
 
-static void add_function(struct cu_functions *fns, Dwarf_Die *die)
+static void add_function(const struct tc_libdw *dw, struct cu_functions *fns, Dwarf_Die *die)
 {
     Dwarf_Addr base, start, end;
-    for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &start, &end)) > 0;) {
+    for (ptrdiff_t off = 0; (off = dw->dwarf_ranges(die, off, &base, &start, &end)) > 0;) {
         if (fns->n == fns->cap) {
             size_t cap = fns->cap ? fns->cap * 2 : 64;
             struct function_range *v = realloc(fns->v, cap * sizeof *v);
@@ -354,27 +367,27 @@ static void add_function(struct cu_functions *fns, Dwarf_Die *die)
 }
 
 /* Function definitions with code, at the top of the unit or in namespaces and classes. */
-static void collect_functions(struct cu_functions *fns, Dwarf_Die *parent)
+static void collect_functions(const struct tc_libdw *dw, struct cu_functions *fns, Dwarf_Die *parent)
 {
     Dwarf_Die child;
-    if (dwarf_child(parent, &child) != 0)
+    if (dw->dwarf_child(parent, &child) != 0)
         return;
     do {
-        switch (dwarf_tag(&child)) {
+        switch (dw->dwarf_tag(&child)) {
         case DW_TAG_subprogram:
-            add_function(fns, &child);
+            add_function(dw, fns, &child);
             break;
         case DW_TAG_namespace:
         case DW_TAG_class_type:
         case DW_TAG_structure_type:
         case DW_TAG_union_type:
         case DW_TAG_module:
-            collect_functions(fns, &child);
+            collect_functions(dw, fns, &child);
             break;
         default:
             break;
         }
-    } while (dwarf_siblingof(&child, &child) == 0);
+    } while (dw->dwarf_siblingof(&child, &child) == 0);
 }
 
 static int by_low(const void *a, const void *b)
@@ -392,7 +405,7 @@ static struct cu_functions *functions_of(struct tc_symbols *s, Dwarf_Die *cu)
     struct cu_functions *fns = calloc(1, sizeof *fns);
     if (!fns)
         return NULL;
-    collect_functions(fns, cu);
+    collect_functions(s->dw, fns, cu);
     if (fns->n)
         qsort(fns->v, fns->n, sizeof *fns->v, by_low);
     if (tcu_map_put(&s->units, key, (uint64_t)(uintptr_t)fns) < 0) {
@@ -438,38 +451,39 @@ static int function_at(struct cu_functions *fns, uint64_t pc, Dwarf_Die *out)
 }
 
 /* The inlined instances that hold pc inside die, outermost first, appended to chain. */
-static void inlined_at(Dwarf_Die *die, uint64_t pc, Dwarf_Die *chain, int *depth, int max)
+static void inlined_at(const struct tc_libdw *dw, Dwarf_Die *die, uint64_t pc, Dwarf_Die *chain, int *depth, int max)
 {
     Dwarf_Die child;
-    if (dwarf_child(die, &child) != 0)
+    if (dw->dwarf_child(die, &child) != 0)
         return;
     do {
-        int tag = dwarf_tag(&child);
+        int tag = dw->dwarf_tag(&child);
         if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block)
             continue;
         Dwarf_Attribute attr;
-        int has_pc = dwarf_attr(&child, DW_AT_low_pc, &attr) || dwarf_attr(&child, DW_AT_ranges, &attr);
-        if (has_pc && dwarf_haspc(&child, pc) != 1)
+        int has_pc = dw->dwarf_attr(&child, DW_AT_low_pc, &attr) || dw->dwarf_attr(&child, DW_AT_ranges, &attr);
+        if (has_pc && dw->dwarf_haspc(&child, pc) != 1)
             continue;
         if (!has_pc) { /* a block without addresses of its own: look inside */
             int before = *depth;
-            inlined_at(&child, pc, chain, depth, max);
+            inlined_at(dw, &child, pc, chain, depth, max);
             if (*depth != before)
                 return;
             continue;
         }
         if (tag == DW_TAG_inlined_subroutine && *depth < max)
             chain[(*depth)++] = child;
-        inlined_at(&child, pc, chain, depth, max);
+        inlined_at(dw, &child, pc, chain, depth, max);
         return;
-    } while (dwarf_siblingof(&child, &child) == 0);
+    } while (dw->dwarf_siblingof(&child, &child) == 0);
 }
 
 /* Fills frames from the DWARF at address, innermost first; returns how many. */
 static int dwarf_frames(struct tc_symbols *s, Dwfl_Module *mod, uint64_t address, struct tc_symbol_frame *frames)
 {
+    const struct tc_libdw *dw = s->dw;
     Dwarf_Addr bias;
-    Dwarf_Die *cu = dwfl_module_addrdie(mod, address, &bias);
+    Dwarf_Die *cu = dw->dwfl_module_addrdie(mod, address, &bias);
     if (!cu)
         return 0;
     uint64_t pc = address - bias;
@@ -480,15 +494,15 @@ static int dwarf_frames(struct tc_symbols *s, Dwfl_Module *mod, uint64_t address
     if (!fns || !function_at(fns, pc, &chain[0]))
         return 0;
     depth = 1;
-    inlined_at(&chain[0], pc, chain, &depth, TC_SYMBOLS_MAX_FRAMES);
+    inlined_at(dw, &chain[0], pc, chain, &depth, TC_SYMBOLS_MAX_FRAMES);
 
     /* Where the innermost function is: the line table's row for the address. */
     const char *file = unknown;
     uint32_t line = 0;
-    Dwfl_Line *row = dwfl_module_getsrc(mod, address);
+    Dwfl_Line *row = dw->dwfl_module_getsrc(mod, address);
     if (row) {
         int lineno = 0;
-        const char *src = dwfl_lineinfo(row, NULL, &lineno, NULL, NULL, NULL);
+        const char *src = dw->dwfl_lineinfo(row, NULL, &lineno, NULL, NULL, NULL);
         if (src) {
             file = intern_cstr(s, src);
             line = lineno > 0 ? (uint32_t)lineno : 0;
@@ -503,12 +517,12 @@ static int dwarf_frames(struct tc_symbols *s, Dwfl_Module *mod, uint64_t address
         f->line = line;
         if (i == 0) { /* the function that contains the address: its code's extent */
             Dwarf_Addr low = 0, high = 0;
-            if (dwarf_lowpc(die, &low) == 0 && dwarf_highpc(die, &high) == 0 && high > low) {
+            if (dw->dwarf_lowpc(die, &low) == 0 && dw->dwarf_highpc(die, &high) == 0 && high > low) {
                 f->sym_addr = low + bias;
                 f->sym_len = (uint32_t)(high - low);
             } else { /* split in several ranges (hot and cold parts): the one at pc */
                 Dwarf_Addr base, start, end;
-                for (ptrdiff_t off = 0; (off = dwarf_ranges(die, off, &base, &start, &end)) > 0;)
+                for (ptrdiff_t off = 0; (off = dw->dwarf_ranges(die, off, &base, &start, &end)) > 0;)
                     if (pc >= start && pc < end) {
                         f->sym_addr = start + bias;
                         f->sym_len = (uint32_t)(end - start);
@@ -517,43 +531,83 @@ static int dwarf_frames(struct tc_symbols *s, Dwfl_Module *mod, uint64_t address
             }
             break;
         }
-        uint64_t start = range_start(die, pc);
+        uint64_t start = range_start(dw, die, pc);
         f->sym_addr = start ? start + bias : 0;
         f->sym_len = 0;
         /* The function it was inlined into is at the call site. */
         file = call_file(s, cu, die);
-        line = call_line(die);
+        line = call_line(dw, die);
     }
     return n;
+}
+
+/* A frame named by a symbol table's entry, or by the image when none covers the address. */
+static struct tc_symbol_frame symbol_frame(struct tc_symbols *s, const char *image, const char *sym_name,
+                                           uint64_t sym_addr, uint32_t sym_len)
+{
+    char bracketed[256];
+    if (!sym_name) {
+        snprintf(bracketed, sizeof bracketed, "[%s]", basename_of(image));
+        sym_name = bracketed;
+    }
+    return (struct tc_symbol_frame){symbol_name(s, sym_name), unknown, 0, sym_addr, sym_len};
+}
+
+/* With libdw: the DWARF's functions, else the whole symbol table's. */
+static int libdw_frames(struct tc_symbols *s, uint64_t address, const char **image, struct tc_symbol_frame *frames)
+{
+    Dwfl_Module *mod = module_of(s, address);
+    if (!mod)
+        return 0;
+    const char *path = s->dw->dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    *image = path ? intern_cstr(s, path) : unknown;
+    int n = dwarf_frames(s, mod, address, frames);
+    if (n == 0) {
+        /* No debug information: the symbol table's name, else the image's. */
+        struct module_symbols *ms = symbols_of(s, mod);
+        const struct symbol_entry *e = ms ? symbol_at(ms, address) : NULL;
+        frames[0] =
+            e ? symbol_frame(s, *image, e->name, e->addr, (uint32_t)e->size) : symbol_frame(s, *image, NULL, 0, 0);
+        n = 1;
+    }
+    return n;
+}
+
+/* Without libdw: what the dynamic loader knows, the image and its exported (dynamic)
+ * symbols with their sizes; no files, lines or inlined functions, and functions a library
+ * keeps to itself are named by the image. */
+static int dladdr_frames(struct tc_symbols *s, uint64_t address, const char **image, struct tc_symbol_frame *frames)
+{
+    Dl_info info;
+    struct link_map *map = NULL;
+    const ElfW(Sym) *sym = NULL;
+    void *at = (void *)(uintptr_t)address;
+    if (!dladdr1(at, &info, (void **)&map, RTLD_DL_LINKMAP) || !map || !info.dli_fname)
+        return 0;
+    /* The program itself has no name in the loader's list (dladdr says argv[0]). */
+    char exe[4096];
+    const char *path = info.dli_fname;
+    if (!map->l_name || !map->l_name[0]) {
+        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (len > 0) {
+            exe[len] = 0;
+            path = exe;
+        }
+    }
+    *image = intern_cstr(s, path);
+    if (info.dli_sname && info.dli_saddr && dladdr1(at, &info, (void **)&sym, RTLD_DL_SYMENT) && sym)
+        frames[0] =
+            symbol_frame(s, *image, info.dli_sname, (uint64_t)(uintptr_t)info.dli_saddr, (uint32_t)sym->st_size);
+    else
+        frames[0] = symbol_frame(s, *image, NULL, 0, 0);
+    return 1;
 }
 
 static const struct tc_symbol_location *resolve(struct tc_symbols *s, uint64_t address)
 {
     struct tc_symbol_frame frames[TC_SYMBOLS_MAX_FRAMES];
     const char *image = unknown;
-    int n = 0;
-    Dwfl_Module *mod = module_of(s, address);
-    if (mod) {
-        const char *path = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
-        image = path ? intern_cstr(s, path) : unknown;
-        n = dwarf_frames(s, mod, address, frames);
-        if (n == 0) {
-            /* No debug information: the symbol table's name, else the image's. */
-            struct module_symbols *ms = symbols_of(s, mod);
-            const struct symbol_entry *e = ms ? symbol_at(ms, address) : NULL;
-            const char *sym_name = e ? e->name : NULL;
-            uint64_t sym_addr = e ? e->addr : 0;
-            uint32_t sym_len = e ? (uint32_t)e->size : 0;
-            char bracketed[256];
-            const char *name = sym_name;
-            if (!name) {
-                snprintf(bracketed, sizeof bracketed, "[%s]", basename_of(image));
-                name = bracketed;
-            }
-            frames[0] = (struct tc_symbol_frame){symbol_name(s, name), unknown, 0, sym_addr, sym_len};
-            n = 1;
-        }
-    }
+    int n = s->dw ? libdw_frames(s, address, &image, frames) : dladdr_frames(s, address, &image, frames);
     if (n == 0) {
         frames[0] = (struct tc_symbol_frame){unknown, unknown, 0, 0, 0};
         n = 1;
@@ -593,11 +647,13 @@ void tc_symbols_symbol(struct tc_symbols *s, uint64_t sym_addr, const char **fil
     }
     *file = unknown;
     *line = 0;
+    if (!s->dw)
+        return; /* dladdr knows no files */
     Dwfl_Module *mod = module_of(s, sym_addr);
-    Dwfl_Line *row = mod ? dwfl_module_getsrc(mod, sym_addr) : NULL;
+    Dwfl_Line *row = mod ? s->dw->dwfl_module_getsrc(mod, sym_addr) : NULL;
     if (row) {
         int lineno = 0;
-        const char *src = dwfl_lineinfo(row, NULL, &lineno, NULL, NULL, NULL);
+        const char *src = s->dw->dwfl_lineinfo(row, NULL, &lineno, NULL, NULL, NULL);
         if (src) {
             *file = intern_cstr(s, src);
             *line = lineno > 0 ? (uint32_t)lineno : 0;

@@ -1,6 +1,7 @@
 /* symbols.h - what an address of the program is: its image, function, source file and
  * line, with the functions inlined there expanded (elfutils' libdwfl and libdw). Answers
- * the server's CallstackFrame and Symbol queries (docs/protocol.md §26.3).
+ * the server's CallstackFrame and Symbol queries (docs/protocol.md §26.3). Without libdw
+ * (libdw.h), only the image and its exported symbols are known (dladdr).
  *
  * Not thread-safe: one resolver thread owns it (resolver.c). Results are cached for the
  * resolver's life, so a second server asking again costs a lookup.
