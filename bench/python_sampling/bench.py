@@ -281,6 +281,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=40, help="rounds of the workloads for the accuracy check")
     parser.add_argument("--no-accuracy", action="store_true")
     args = parser.parse_args()
+    # The profiler's own native samples of the interpreter run on every row unless turned off;
+    # the sampling mode runs without them (docs/python.md, "Native samples"), so does the bench.
+    os.environ.setdefault("TRACY_NO_SAMPLING", "1")
     with tempfile.TemporaryDirectory() as tmp:
         protos = build_protos(tmp)
         _tracer.capture_start(os.path.join(tmp, "bench-summary.txt"))

@@ -331,6 +331,7 @@ def test_sample_with_include_also_traces_those_files(tracer_run, write, tmp_path
     assert any(e.get("ph") == "P" for e in events)  # and samples
 
 
+@pytest.mark.skipif(subprocess.run([PYTHON, "-c", "import pytest"]).returncode != 0, reason=f"no pytest for {PYTHON}")
 def test_pytest_plugin_samples(tmp_path):
     (tmp_path / "test_busy.py").write_text(textwrap.dedent("""\
         import time
