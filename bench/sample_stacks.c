@@ -10,6 +10,7 @@
 #include "client/libdw.h"
 #include "raw_server.h"
 #include "tracyc.h"
+#include "util/bytes.h"
 #include "wire/protocol.h"
 
 #include <dirent.h>
@@ -162,15 +163,15 @@ int main(int argc, char **argv)
     int count = 0;
     while (tr_next(&srv, &pos, &it)) {
         if (it.type == TCW_CallstackPayload) {
-            count = tr_rd16(it.p + 9) / 8;
+            count = tcu_rd16(it.p + 9) / 8;
             if (count > 128)
                 count = 128;
             for (int i = 0; i < count; i++)
-                payload[i] = tr_rd64(it.p + 11 + 8 * i);
+                payload[i] = tcu_rd64(it.p + 11 + 8 * i);
         } else if (it.type == TCW_CallstackSample || it.type == TCW_CallstackSample16 ||
                    it.type == TCW_CallstackSample32) {
             samples++;
-            if (tr_rd32(it.p + 1) != tid || count == 0 || payload[0] < expected[0].lo || payload[0] >= expected[0].hi)
+            if (tcu_rd32(it.p + 1) != tid || count == 0 || payload[0] < expected[0].lo || payload[0] >= expected[0].hi)
                 continue; /* another thread, or not in the innermost function */
             mine++;
             frames += (size_t)count;

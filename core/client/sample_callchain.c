@@ -1,5 +1,6 @@
 /* sample_callchain.c - see sample_callchain.h. */
 #include "client/sample_callchain.h"
+#include "util/bytes.h"
 
 #include <link.h>
 #include <linux/perf_event.h>
@@ -98,19 +99,12 @@ static int in_code(const struct tc_sample_callchain *c, uint64_t address)
     return lo > 0 && address < c->v[lo - 1].hi;
 }
 
-static uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
 int tc_sample_callchain_frames(const struct tc_sample_callchain *c, const uint8_t *ips, uint64_t nr, uint64_t *frames,
                                int max)
 {
     int n = 0, user = 0;
     for (uint64_t i = 0; i < nr && n < max; i++) {
-        uint64_t ip = rd64(ips + 8 * i);
+        uint64_t ip = tcu_rd64(ips + 8 * i);
         if (ip >= (uint64_t)PERF_CONTEXT_MAX) { /* a context marker */
             user = ip == (uint64_t)PERF_CONTEXT_USER;
             continue;

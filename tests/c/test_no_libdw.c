@@ -15,6 +15,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 #include "wire/protocol.h"
+#include "util/bytes.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -128,9 +129,9 @@ static int next_frames(uint64_t *frames, int max)
         int n = -1;
         while (tr_next(&srv, &scan, &it)) {
             if (it.type == TCW_CallstackPayload) {
-                n = tr_rd16(it.p + 9) / 8;
+                n = tcu_rd16(it.p + 9) / 8;
                 for (int i = 0; i < n && i < max; i++)
-                    frames[i] = tr_rd64(it.p + 11 + 8 * i);
+                    frames[i] = tcu_rd64(it.p + 11 + 8 * i);
             } else if (n >= 0 && it.type == TCW_Callstack) {
                 return n;
             } else {
@@ -284,15 +285,15 @@ static void check_samples(void)
     struct tr_item it;
     while (tr_next(&srv, &pos, &it)) {
         if (it.type == TCW_CallstackPayload) {
-            count = tr_rd16(it.p + 9) / 8;
+            count = tcu_rd16(it.p + 9) / 8;
             if (count > 128)
                 count = 128;
             for (int i = 0; i < count; i++)
-                payload[i] = tr_rd64(it.p + 11 + 8 * i);
+                payload[i] = tcu_rd64(it.p + 11 + 8 * i);
         } else if ((it.type == TCW_CallstackSample || it.type == TCW_CallstackSample32 ||
                     it.type == TCW_CallstackSample16) &&
                    count > 0) {
-            uint32_t thread = tr_rd32(it.p + 1);
+            uint32_t thread = tcu_rd32(it.p + 1);
             if (thread == tid && payload[0] >= busy.lo && payload[0] < busy.hi) {
                 in_busy++;
                 busy_frame = payload[0];
