@@ -1,5 +1,7 @@
 /* sample_callchain.c - see sample_callchain.h. */
 #include "client/sample_callchain.h"
+
+#include "client/loader_stamp.h"
 #include "util/bytes.h"
 
 #include <link.h>
@@ -12,8 +14,7 @@ struct code_range {
 };
 
 struct tc_sample_callchain {
-    unsigned long long loader_adds, loader_subs;
-    int synced;
+    struct tc_loader_stamp loader;
     struct code_range *v;
     size_t n, cap;
 };
@@ -32,16 +33,6 @@ void tc_sample_callchain_free(struct tc_sample_callchain *c)
         return;
     free(c->v);
     free(c);
-}
-
-static int loader_counts(struct dl_phdr_info *info, size_t size, void *data)
-{
-    unsigned long long *counts = data;
-    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
-        counts[0] = info->dlpi_adds;
-        counts[1] = info->dlpi_subs;
-    }
-    return 1;
 }
 
 static int add_segments(struct dl_phdr_info *info, size_t size, void *data)
@@ -74,13 +65,8 @@ static int by_lo(const void *a, const void *b)
 
 void tc_sample_callchain_sync(struct tc_sample_callchain *c)
 {
-    unsigned long long counts[2] = {0, 0};
-    dl_iterate_phdr(loader_counts, counts);
-    if (c->synced && counts[0] == c->loader_adds && counts[1] == c->loader_subs)
+    if (!tc_loader_changed(&c->loader))
         return;
-    c->loader_adds = counts[0];
-    c->loader_subs = counts[1];
-    c->synced = 1;
     c->n = 0;
     dl_iterate_phdr(add_segments, c);
     qsort(c->v, c->n, sizeof *c->v, by_lo);
