@@ -278,18 +278,6 @@ static void end_program(void)
 
 /* ---- the scenarios --------------------------------------------------------------------- */
 
-static int expect_sampling(void)
-{
-    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-    int paranoid = 2;
-    if (f) {
-        if (fscanf(f, "%d", &paranoid) != 1)
-            paranoid = 2;
-        fclose(f);
-    }
-    return geteuid() == 0 || paranoid <= 2;
-}
-
 static int run_refused(void)
 {
     static struct sock_filter filter[] = {
@@ -347,7 +335,7 @@ int main(int argc, char **argv)
     if (tr_connect(&srv, port, 10) != 0)
         return 1;
     memcpy(&ns_per_tick, srv.welcome + TCW_WELCOME_TIMER_MUL, 8);
-    int sampling = expect_sampling();
+    int sampling = tt_sampling_expected();
     int64_t period;
     memcpy(&period, srv.welcome + TCW_WELCOME_SAMPLING, 8);
     CHECK_EQ_INT(period, sampling ? 500000 : 0); /* 2000 Hz */
