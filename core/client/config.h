@@ -14,8 +14,8 @@ int tc_config_disabled(void);
 void tc_config_read(struct tc_config *c);
 
 /* The parsers behind it: 0 and *out set when `text` is valid, -1 when not. */
-int tc_config_parse_port(const char *text, uint16_t *out);    /* 0..65535, 0: search */
-int tc_config_parse_size(const char *text, size_t *out);      /* N, NK, NM, NG; > 0 */
-int tc_config_parse_rate(const char *text, int *out);         /* 1..1,000,000 */
+int tc_config_parse_port(const char *text, uint16_t *out); /* 0..65535, 0: search */
+int tc_config_parse_size(const char *text, size_t *out);   /* N, NK, NM, NG; > 0 */
+int tc_config_parse_rate(const char *text, int *out);      /* 1..1,000,000 */
 
 #endif
