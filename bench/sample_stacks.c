@@ -9,7 +9,9 @@
  */
 #include "client/libdw.h"
 #include "raw_server.h"
+#include "test_util.h"
 #include "tracyc.h"
+#include "util/bytes.h"
 #include "wire/protocol.h"
 
 #include <dirent.h>
@@ -61,21 +63,6 @@ __attribute__((noinline)) void *worker_main(void *arg)
     while (atomic_load_explicit(&spinning, memory_order_relaxed))
         level1(100000);
     return NULL;
-}
-
-/* The extent of an exported function. */
-struct extent {
-    uint64_t lo, hi;
-};
-
-static struct extent extent_of(void *fn)
-{
-    Dl_info info;
-    const ElfW(Sym) *sym = NULL;
-    if (!dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
-        return (struct extent){0, 0};
-    uint64_t lo = (uint64_t)(uintptr_t)info.dli_saddr;
-    return (struct extent){lo, lo + sym->st_size};
 }
 
 static int in_file(uint64_t address)
@@ -153,8 +140,8 @@ int main(int argc, char **argv)
         tr_pump(&srv, 100);
     double cpu1 = thread_cpu_ns("tracyc sampler");
 
-    struct extent expected[4] = {extent_of((void *)level3), extent_of((void *)level2), extent_of((void *)level1),
-                                 extent_of((void *)worker_main)};
+    struct tt_extent expected[4] = {tt_function_extent((void *)level3), tt_function_extent((void *)level2),
+                                    tt_function_extent((void *)level1), tt_function_extent((void *)worker_main)};
     uint32_t tid = atomic_load(&worker_tid);
     size_t pos = 0, samples = 0, mine = 0, right = 0, short_ = 0, wrong = 0, frames = 0, outside = 0;
     struct tr_item it;
@@ -162,15 +149,15 @@ int main(int argc, char **argv)
     int count = 0;
     while (tr_next(&srv, &pos, &it)) {
         if (it.type == TCW_CallstackPayload) {
-            count = tr_rd16(it.p + 9) / 8;
+            count = tcu_rd16(it.p + 9) / 8;
             if (count > 128)
                 count = 128;
             for (int i = 0; i < count; i++)
-                payload[i] = tr_rd64(it.p + 11 + 8 * i);
+                payload[i] = tcu_rd64(it.p + 11 + 8 * i);
         } else if (it.type == TCW_CallstackSample || it.type == TCW_CallstackSample16 ||
                    it.type == TCW_CallstackSample32) {
             samples++;
-            if (tr_rd32(it.p + 1) != tid || count == 0 || payload[0] < expected[0].lo || payload[0] >= expected[0].hi)
+            if (tcu_rd32(it.p + 1) != tid || count == 0 || payload[0] < expected[0].lo || payload[0] >= expected[0].hi)
                 continue; /* another thread, or not in the innermost function */
             mine++;
             frames += (size_t)count;

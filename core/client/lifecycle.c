@@ -4,6 +4,7 @@
 
 #include "client/callstack.h"
 #include "client/clock.h"
+#include "client/config.h"
 #include "client/inproc.h"
 #include "client/resolver.h"
 #include "client/sampling.h"
@@ -18,55 +19,6 @@
 
 static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t thread_key;
-
-static int env_true(const char *name)
-{
-    const char *v = getenv(name);
-    return v && v[0] == '1';
-}
-
-static size_t parse_size(const char *s, size_t fallback)
-{
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s)
-        return fallback;
-    switch (*end) {
-    case 'k':
-    case 'K':
-        v <<= 10;
-        break;
-    case 'm':
-    case 'M':
-        v <<= 20;
-        break;
-    case 'g':
-    case 'G':
-        v <<= 30;
-        break;
-    default:
-        break;
-    }
-    return v ? (size_t)v : fallback;
-}
-
-static void read_config(struct tc_config *c)
-{
-    const char *v;
-    c->port = (v = getenv("TRACY_PORT")) ? (uint16_t)atoi(v) : 0;
-    v = getenv("TRACYC_LISTEN");
-    c->listen_any = v && strcmp(v, "any") == 0;
-    c->broadcast = env_true("TRACYC_BROADCAST");
-    c->no_exit = env_true("TRACY_NO_EXIT");
-    c->buffer_limit = (v = getenv("TRACYC_BUFFER_LIMIT")) ? parse_size(v, (size_t)256 << 20) : (size_t)256 << 20;
-    v = getenv("TRACYC_OUTPUT");
-    c->output = v && *v ? tc_inproc_absolute_path(v) : NULL; /* where the program started */
-    c->no_callstack = env_true("TRACY_NO_CALLSTACK");
-    /* TRACY_NO_SYS_TRACE turns off all of the kernel's data, as upstream's does. */
-    c->no_sampling = env_true("TRACY_NO_SAMPLING") || env_true("TRACY_NO_SYS_TRACE") || c->no_callstack;
-    c->no_context_switch = env_true("TRACY_NO_CONTEXT_SWITCH") || env_true("TRACY_NO_SYS_TRACE");
-    c->sampling_hz = (v = getenv("TRACY_SAMPLING_HZ")) && atoi(v) > 0 ? atoi(v) : TC_DEFAULT_SAMPLING_HZ;
-}
 
 static void thread_exit(void *arg)
 {
@@ -109,11 +61,11 @@ static int start_locked(void)
     int state = atomic_load(&tc_prof.state);
     if (state != TC_STATE_OFF)
         return state == TC_STATE_RUNNING ? 0 : -1;
-    if (env_true("TRACYC_DISABLE")) {
+    if (tc_config_disabled()) {
         atomic_store(&tc_prof.state, TC_STATE_DISABLED);
         return -1;
     }
-    read_config(&tc_prof.config);
+    tc_config_read(&tc_prof.config);
     tc_buffer_limit = tc_prof.config.buffer_limit;
     tc_clock_init();
     tc_prof.init_begin = tc_clock_now();

@@ -1,6 +1,9 @@
 /* sample_callchain.c - see sample_callchain.h. */
 #include "client/sample_callchain.h"
 
+#include "client/loader_stamp.h"
+#include "util/bytes.h"
+
 #include <link.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
@@ -11,8 +14,7 @@ struct code_range {
 };
 
 struct tc_sample_callchain {
-    unsigned long long loader_adds, loader_subs;
-    int synced;
+    struct tc_loader_stamp loader;
     struct code_range *v;
     size_t n, cap;
 };
@@ -31,16 +33,6 @@ void tc_sample_callchain_free(struct tc_sample_callchain *c)
         return;
     free(c->v);
     free(c);
-}
-
-static int loader_counts(struct dl_phdr_info *info, size_t size, void *data)
-{
-    unsigned long long *counts = data;
-    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
-        counts[0] = info->dlpi_adds;
-        counts[1] = info->dlpi_subs;
-    }
-    return 1;
 }
 
 static int add_segments(struct dl_phdr_info *info, size_t size, void *data)
@@ -73,13 +65,8 @@ static int by_lo(const void *a, const void *b)
 
 void tc_sample_callchain_sync(struct tc_sample_callchain *c)
 {
-    unsigned long long counts[2] = {0, 0};
-    dl_iterate_phdr(loader_counts, counts);
-    if (c->synced && counts[0] == c->loader_adds && counts[1] == c->loader_subs)
+    if (!tc_loader_changed(&c->loader))
         return;
-    c->loader_adds = counts[0];
-    c->loader_subs = counts[1];
-    c->synced = 1;
     c->n = 0;
     dl_iterate_phdr(add_segments, c);
     qsort(c->v, c->n, sizeof *c->v, by_lo);
@@ -98,19 +85,12 @@ static int in_code(const struct tc_sample_callchain *c, uint64_t address)
     return lo > 0 && address < c->v[lo - 1].hi;
 }
 
-static uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
 int tc_sample_callchain_frames(const struct tc_sample_callchain *c, const uint8_t *ips, uint64_t nr, uint64_t *frames,
                                int max)
 {
     int n = 0, user = 0;
     for (uint64_t i = 0; i < nr && n < max; i++) {
-        uint64_t ip = rd64(ips + 8 * i);
+        uint64_t ip = tcu_rd64(ips + 8 * i);
         if (ip >= (uint64_t)PERF_CONTEXT_MAX) { /* a context marker */
             user = ip == (uint64_t)PERF_CONTEXT_USER;
             continue;

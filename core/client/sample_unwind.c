@@ -2,9 +2,10 @@
  * perf_regs.h and the DWARF numbering libdwfl expects (as perf's unwind-libdw does). */
 #include "client/sample_unwind.h"
 
+#include "client/loader_stamp.h"
+
 #include "client/libdw.h"
 
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,7 +37,7 @@ struct tc_sample_unwinder {
     const struct tc_libdw *dw;
     Dwfl_Callbacks callbacks;
     Dwfl *dwfl;
-    unsigned long long loader_adds, loader_subs;
+    struct tc_loader_stamp loader;
     struct sample current;
     uint64_t *frames;
     int count, max;
@@ -124,16 +125,6 @@ static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
     return -1;
 }
 
-static int loader_counts(struct dl_phdr_info *info, size_t size, void *data)
-{
-    unsigned long long *counts = data;
-    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
-        counts[0] = info->dlpi_adds;
-        counts[1] = info->dlpi_subs;
-    }
-    return 1;
-}
-
 /* A Dwfl for the modules mapped now, attached to this process's "threads" (ours). */
 static int attach(struct tc_sample_unwinder *u)
 {
@@ -156,13 +147,8 @@ static int attach(struct tc_sample_unwinder *u)
 
 void tc_sample_unwinder_sync(struct tc_sample_unwinder *u)
 {
-    unsigned long long counts[2] = {0, 0};
-    dl_iterate_phdr(loader_counts, counts);
-    if (u->dwfl && counts[0] == u->loader_adds && counts[1] == u->loader_subs)
-        return;
-    u->loader_adds = counts[0];
-    u->loader_subs = counts[1];
-    attach(u);
+    if (tc_loader_changed(&u->loader) || !u->dwfl)
+        attach(u);
 }
 
 struct tc_sample_unwinder *tc_sample_unwinder_new(void)

@@ -15,6 +15,7 @@
 #include "client/sample_callchain.h"
 #include "client/sample_unwind.h"
 #include "client/state.h"
+#include "util/bytes.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -449,29 +450,15 @@ static void add_pending(int64_t time, uint32_t tid, uint8_t kind, uint8_t cpu, u
     }
 }
 
-static uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
 /* The sample_id trailer of a non-sample record: pid, tid, time, cpu. */
 static int sample_id(const uint8_t *p, const uint8_t *end, uint32_t *pid, uint32_t *tid, int64_t *time, uint32_t *cpu)
 {
     if (end - p < 24)
         return -1;
-    *pid = rd32(p);
-    *tid = rd32(p + 4);
-    *time = (int64_t)rd64(p + 8);
-    *cpu = rd32(p + 16);
+    *pid = tcu_rd32(p);
+    *tid = tcu_rd32(p + 4);
+    *time = (int64_t)tcu_rd64(p + 8);
+    *cpu = tcu_rd32(p + 16);
     return 0;
 }
 
@@ -481,14 +468,14 @@ static void on_sample(const uint8_t *p, const uint8_t *end)
      * (size, data, dyn_size) */
     if (end - p < 32)
         return;
-    uint32_t pid = rd32(p), tid = rd32(p + 4), cpu = rd32(p + 16);
-    int64_t time = (int64_t)rd64(p + 8);
+    uint32_t pid = tcu_rd32(p), tid = tcu_rd32(p + 4), cpu = tcu_rd32(p + 16);
+    int64_t time = (int64_t)tcu_rd64(p + 8);
     p += 24;
     if (s.filter_pid && pid != (uint32_t)s.pid)
         return;
     uint64_t frames[MAX_FRAMES];
     if (s.use_callchain) {
-        uint64_t nr = rd64(p);
+        uint64_t nr = tcu_rd64(p);
         p += 8;
         if (nr > (uint64_t)(end - p) / 8)
             return;
@@ -497,7 +484,7 @@ static void on_sample(const uint8_t *p, const uint8_t *end)
             add_pending(time, tid, TC_REC_SAMPLE, (uint8_t)cpu, 0, 0, frames, n);
         return;
     }
-    uint64_t abi = rd64(p);
+    uint64_t abi = tcu_rd64(p);
     p += 8;
     int nregs = __builtin_popcountll(tc_sample_regs_mask());
     uint64_t regs[64];
@@ -505,12 +492,12 @@ static void on_sample(const uint8_t *p, const uint8_t *end)
         return; /* a kernel thread: none in a process of ours */
     memcpy(regs, p, (size_t)nregs * 8);
     p += nregs * 8;
-    uint64_t size = rd64(p);
+    uint64_t size = tcu_rd64(p);
     p += 8;
     if ((uint64_t)(end - p) < size + (size ? 8 : 0))
         return;
     const uint8_t *stack = p;
-    uint64_t dyn = size ? rd64(p + size) : 0;
+    uint64_t dyn = size ? tcu_rd64(p + size) : 0;
     if (dyn > size)
         dyn = size;
     int n = s.unwinder ? tc_sample_unwind(s.unwinder, tid, regs, stack, dyn, frames, MAX_FRAMES) : 0;
@@ -535,11 +522,11 @@ static void on_record(const struct perf_event_header *h, const uint8_t *body, co
         break;
     case PERF_RECORD_LOST:
         if (end - body >= 16)
-            atomic_fetch_add_explicit(&s.lost, rd64(body + 8), memory_order_relaxed);
+            atomic_fetch_add_explicit(&s.lost, tcu_rd64(body + 8), memory_order_relaxed);
         break;
     case PERF_RECORD_LOST_SAMPLES:
         if (end - body >= 8)
-            atomic_fetch_add_explicit(&s.lost, rd64(body), memory_order_relaxed);
+            atomic_fetch_add_explicit(&s.lost, tcu_rd64(body), memory_order_relaxed);
         break;
     default: /* throttling notices and the like */
         break;

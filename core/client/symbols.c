@@ -14,6 +14,7 @@
  */
 #include "client/symbols.h"
 
+#include "client/loader_stamp.h"
 #include "client/libdw.h"
 #include "util/arena.h"
 #include "util/map.h"
@@ -35,7 +36,7 @@ struct tc_symbols {
     const struct tc_libdw *dw; /* NULL: libdw is missing; dladdr answers */
     Dwfl_Callbacks callbacks;
     Dwfl *dwfl;
-    unsigned long long loader_adds, loader_subs;
+    struct tc_loader_stamp loader;
     struct tcu_arena strings;
     struct tcu_map interned;  /* content hash -> string in `strings` */
     struct tcu_map locations; /* address -> struct tc_symbol_location * */
@@ -70,27 +71,6 @@ static const char *intern(struct tc_symbols *s, const char *text, size_t len)
 static const char *intern_cstr(struct tc_symbols *s, const char *text)
 {
     return intern(s, text, strlen(text));
-}
-
-static int loader_counts(struct dl_phdr_info *info, size_t size, void *data)
-{
-    unsigned long long *counts = data;
-    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
-        counts[0] = info->dlpi_adds;
-        counts[1] = info->dlpi_subs;
-    }
-    return 1; /* the counters are the same in every entry */
-}
-
-static int loader_changed(struct tc_symbols *s)
-{
-    unsigned long long counts[2] = {0, 0};
-    dl_iterate_phdr(loader_counts, counts);
-    if (counts[0] == s->loader_adds && counts[1] == s->loader_subs)
-        return 0;
-    s->loader_adds = counts[0];
-    s->loader_subs = counts[1];
-    return 1;
 }
 
 /* A Dwfl for the modules mapped now. The cached answers keep their own copies of every
@@ -128,7 +108,7 @@ struct tc_symbols *tc_symbols_new(void)
             .find_elf = s->dw->dwfl_linux_proc_find_elf,
             .find_debuginfo = s->dw->dwfl_build_id_find_debuginfo,
         };
-        loader_changed(s);
+        tc_loader_changed(&s->loader);
         report_modules(s);
     }
     return s;
@@ -171,7 +151,7 @@ size_t tc_symbols_memory(const struct tc_symbols *s)
 static Dwfl_Module *module_of(struct tc_symbols *s, uint64_t address)
 {
     const struct tc_libdw *dw = s->dw;
-    if (loader_changed(s))
+    if (tc_loader_changed(&s->loader))
         report_modules(s);
     Dwfl_Module *mod = s->dwfl ? dw->dwfl_addrmodule(s->dwfl, address) : NULL;
     /* A module spans from its first mapping to its last; other memory (a JIT's) can lie in

@@ -31,6 +31,11 @@ static const char *percent(char buf[16], int64_t part, int64_t whole)
 }
 
 /* The last path component, so locations fit the line. */
+static const char *plural(uint64_t count)
+{
+    return count == 1 ? "" : "s";
+}
+
 static const char *basename_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -88,9 +93,10 @@ static void header(struct summary *s)
     size_t points = 0;
     for (size_t i = 0; i < tr->plot_count; i++)
         points += tr->plots[i].points.count;
-    fprintf(s->out, "Captured %s: %s zones on %zu threads, %s messages, %s plot points, %s events\n",
-            tct_format_duration(a, s->span), tct_format_count(b, tr->zones), tr->thread_count,
-            tct_format_count(c, tr->messages.count), tct_format_count(d, points), tct_format_count(e, tr->events));
+    fprintf(s->out, "Captured %s: %s zone%s on %zu thread%s, %s message%s, %s plot point%s, %s events\n",
+            tct_format_duration(a, s->span), tct_format_count(b, tr->zones), plural(tr->zones), tr->thread_count,
+            plural(tr->thread_count), tct_format_count(c, tr->messages.count), plural(tr->messages.count),
+            tct_format_count(d, points), plural(points), tct_format_count(e, tr->events));
     for (size_t i = 0; i < tr->app_info_count; i++)
         fprintf(s->out, "App info: %s\n", tr->app_info[i]);
 }
@@ -264,7 +270,8 @@ static int sample_tables(struct summary *s, size_t top)
     for (size_t i = 0; i < tr->thread_count; i++)
         threads += tr->threads[i]->cpu_samples != 0;
     char n[TCT_UNITS_BUF], lost[TCT_UNITS_BUF];
-    fprintf(s->out, "\nSampling: %s CPU samples on %zu threads", tct_format_count(n, tr->samples), threads);
+    fprintf(s->out, "\nSampling: %s CPU sample%s on %zu thread%s", tct_format_count(n, tr->samples),
+            plural(tr->samples), threads, plural(threads));
     if (tr->samples_lost)
         fprintf(s->out, ", %s lost", tct_format_count(lost, tr->samples_lost));
     fputs("\n", s->out);

@@ -139,7 +139,7 @@ static uint64_t addresses_hash(const uint8_t *p, size_t n)
 {
     uint64_t h = 0x6a09e667f3bcc908ull ^ n;
     for (size_t i = 0; i < n; i++)
-        h = mix(h, rd64(p + 8 * i));
+        h = mix(h, tcu_rd64(p + 8 * i));
     return h;
 }
 
@@ -159,7 +159,7 @@ static bool same_addresses(const struct tcd_decoder *dec, const struct tcd_calls
     const uint32_t *frames = callstack_frames(dec, cs);
     for (size_t i = 0; i < n; i++) {
         const struct tcd_frame_rec *f = frame_at(dec, frames[i]);
-        if (f->pub.state == TCD_FRAME_CUSTOM || f->pub.address != rd64(p + 8 * i))
+        if (f->pub.state == TCD_FRAME_CUSTOM || f->pub.address != tcu_rd64(p + 8 * i))
             return false;
     }
     return true;
@@ -226,7 +226,7 @@ void tcd_callstack_payload(struct tcd_decoder *dec, const uint8_t *p, size_t len
         return;
     uint32_t first = (uint32_t)dec->callstack_frames.count;
     for (size_t i = 0; i < n; i++) {
-        uint32_t frame = address_frame(dec, rd64(p + 8 * i));
+        uint32_t frame = address_frame(dec, tcu_rd64(p + 8 * i));
         if (frame == UINT32_MAX)
             return;
         *(uint32_t *)tcu_array_push(&dec->callstack_frames) = frame;
@@ -241,14 +241,14 @@ static bool alloc_frame_at(const uint8_t *p, size_t len, size_t *off, struct all
     size_t o = *off;
     if (len - o < 6)
         return false;
-    a->line = rd32(p + o);
-    a->name_len = rd16(p + o + 4);
+    a->line = tcu_rd32(p + o);
+    a->name_len = tcu_rd16(p + o + 4);
     o += 6;
     if (len - o < a->name_len + 2u)
         return false;
     a->name = p + o;
     o += a->name_len;
-    a->file_len = rd16(p + o);
+    a->file_len = tcu_rd16(p + o);
     o += 2;
     if (len - o < a->file_len)
         return false;
@@ -381,7 +381,7 @@ void tcd_callstack_sample(struct tcd_decoder *dec, uint32_t thread, uint64_t del
  * image. The frames follow as CallstackFrame items. */
 void tcd_callstack_frame_size(struct tcd_decoder *dec, const uint8_t *it)
 {
-    uint64_t address = rd64(it + 1);
+    uint64_t address = tcu_rd64(it + 1);
     uint8_t count = it[9];
     const uint8_t *image;
     size_t len;
@@ -445,9 +445,10 @@ void tcd_callstack_frame(struct tcd_decoder *dec, const uint8_t *it)
     size_t flen, slen;
     if (!tcd_take_single(dec, &function, &flen) || !tcd_take_second(dec, &file, &slen))
         return;
-    uint64_t symbol = rd64(it + 5);
+    uint64_t symbol = tcu_rd64(it + 5);
     struct tcd_subframe *sub = (struct tcd_subframe *)f->pub.sub + (dec->open_frame_size - dec->open_frame_left);
-    *sub = (struct tcd_subframe){tcd_intern(dec, function, flen), tcd_intern(dec, file, slen), rd32(it + 1), symbol};
+    *sub =
+        (struct tcd_subframe){tcd_intern(dec, function, flen), tcd_intern(dec, file, slen), tcu_rd32(it + 1), symbol};
     query_symbol(dec, symbol);
     if (--dec->open_frame_left)
         return;
@@ -464,7 +465,7 @@ void tcd_symbol_information(struct tcd_decoder *dec, const uint8_t *it)
     size_t len;
     if (!tcd_take_single(dec, &file, &len))
         return;
-    uint64_t symbol = rd64(it + 5);
+    uint64_t symbol = tcu_rd64(it + 5);
     const uint64_t *index = tcu_map_get(&dec->symbol_ids, symbol);
     struct tcd_symbol_rec *s = index ? tcu_array_at(&dec->symbols, *index) : NULL;
     if (!s || !s->pending) {
@@ -472,7 +473,7 @@ void tcd_symbol_information(struct tcd_decoder *dec, const uint8_t *it)
         return;
     }
     s->file = tcd_intern(dec, file, len);
-    s->line = rd32(it + 1);
+    s->line = tcu_rd32(it + 1);
     s->pending = 0;
     dec->pending_symbols--;
     tcd_reply_received(dec);

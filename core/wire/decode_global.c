@@ -30,14 +30,14 @@ static void mem_alloc(struct tcd_decoder *dec, const uint8_t *it, bool named, bo
     uint32_t pool, callstack;
     if (!mem_pool(dec, named, &pool) || !mem_callstack(dec, with_callstack, &callstack))
         return;
-    int64_t t = serial_time(dec, rd64(it + 1));
-    uint32_t thread = rd32(it + 9);
+    int64_t t = serial_time(dec, tcu_rd64(it + 1));
+    uint32_t thread = tcu_rd32(it + 9);
     tcd_notice_thread(dec, thread);
-    uint64_t size = rd32(it + 21) | (uint64_t)rd16(it + 25) << 32;
+    uint64_t size = tcu_rd32(it + 21) | (uint64_t)tcu_rd16(it + 25) << 32;
     emit(dec, &(struct tcd_event){.kind = TCD_MEM_ALLOC,
                                   .thread = thread,
                                   .time = t,
-                                  .address = rd64(it + 13),
+                                  .address = tcu_rd64(it + 13),
                                   .value = size,
                                   .id = pool,
                                   .callstack = callstack});
@@ -48,11 +48,11 @@ static void mem_free(struct tcd_decoder *dec, const uint8_t *it, bool named, boo
     uint32_t pool, callstack;
     if (!mem_pool(dec, named, &pool) || !mem_callstack(dec, with_callstack, &callstack))
         return;
-    int64_t t = serial_time(dec, rd64(it + 1));
-    uint64_t address = rd64(it + 13);
+    int64_t t = serial_time(dec, tcu_rd64(it + 1));
+    uint64_t address = tcu_rd64(it + 13);
     if (address == 0)
         return; /* free(NULL): the server ignores it */
-    uint32_t thread = rd32(it + 9);
+    uint32_t thread = tcu_rd32(it + 9);
     tcd_notice_thread(dec, thread);
     emit(
         dec,
@@ -70,11 +70,11 @@ static void mem_discard(struct tcd_decoder *dec, const uint8_t *it, bool with_ca
         return;
     }
     /* The server ignores an unknown pool without applying the delta (docs/protocol.md §15). */
-    uint32_t pool = tcd_find_pool(dec, rd64(it + 13));
+    uint32_t pool = tcd_find_pool(dec, tcu_rd64(it + 13));
     if (!pool)
         return;
-    int64_t t = serial_time(dec, rd64(it + 1));
-    uint32_t thread = rd32(it + 9);
+    int64_t t = serial_time(dec, tcu_rd64(it + 1));
+    uint32_t thread = tcu_rd32(it + 9);
     tcd_notice_thread(dec, thread);
     emit(dec,
          &(struct tcd_event){.kind = TCD_MEM_DISCARD, .thread = thread, .time = t, .id = pool, .callstack = callstack});
@@ -99,7 +99,7 @@ static struct tcd_lock *find_lock(struct tcd_decoder *dec, uint32_t id, bool sha
 
 static void lock_announce(struct tcd_decoder *dec, const uint8_t *it)
 {
-    uint32_t id = rd32(it + 1);
+    uint32_t id = tcu_rd32(it + 1);
     if (tcu_map_get(&dec->lock_ids, id)) {
         tcd_item_fail(dec, "lock announced twice");
         return;
@@ -108,10 +108,10 @@ static void lock_announce(struct tcd_decoder *dec, const uint8_t *it)
     if (!lock)
         return;
     lock->shared = it[21] != 0;
-    uint32_t srcloc = tcd_item_srcloc(dec, rd64(it + 13));
+    uint32_t srcloc = tcd_item_srcloc(dec, tcu_rd64(it + 13));
     emit(dec, &(struct tcd_event){.kind = TCD_LOCK_ANNOUNCE,
                                   .id = id,
-                                  .time = trace_time(dec, rd64(it + 5)),
+                                  .time = trace_time(dec, tcu_rd64(it + 5)),
                                   .srcloc = srcloc,
                                   .format = it[21]});
 }
@@ -119,11 +119,11 @@ static void lock_announce(struct tcd_decoder *dec, const uint8_t *it)
 /* LockWait, LockObtain and their shared forms: u32 thread, u32 id, i64 time. */
 static void lock_thread_event(struct tcd_decoder *dec, const uint8_t *it, enum tcd_event_kind kind, uint8_t shared)
 {
-    uint32_t id = rd32(it + 5), thread = rd32(it + 1);
+    uint32_t id = tcu_rd32(it + 5), thread = tcu_rd32(it + 1);
     struct tcd_lock *lock = find_lock(dec, id, shared);
     if (!lock)
         return;
-    int64_t t = serial_time(dec, rd64(it + 9));
+    int64_t t = serial_time(dec, tcu_rd64(it + 9));
     if (kind == TCD_LOCK_OBTAIN && !shared)
         lock->last_obtainer = thread;
     tcd_notice_thread(dec, thread);
@@ -132,13 +132,13 @@ static void lock_thread_event(struct tcd_decoder *dec, const uint8_t *it, enum t
 
 static void lock_release(struct tcd_decoder *dec, const uint8_t *it, uint8_t shared)
 {
-    uint32_t id = rd32(it + 1);
+    uint32_t id = tcu_rd32(it + 1);
     struct tcd_lock *lock = find_lock(dec, id, shared);
     if (!lock)
         return;
-    int64_t t = serial_time(dec, rd64(it + 5));
+    int64_t t = serial_time(dec, tcu_rd64(it + 5));
     /* An exclusive release names no thread: it is the last obtainer's. */
-    uint32_t thread = shared ? rd32(it + 13) : lock->last_obtainer;
+    uint32_t thread = shared ? tcu_rd32(it + 13) : lock->last_obtainer;
     if (shared)
         tcd_notice_thread(dec, thread);
     emit(dec, &(struct tcd_event){.kind = TCD_LOCK_RELEASE, .id = id, .thread = thread, .time = t, .format = shared});
@@ -167,19 +167,19 @@ static void gpu_new_context(struct tcd_decoder *dec, const uint8_t *it)
         tcd_item_fail(dec, "GPU context created twice");
         return;
     }
-    float period = rdf32(it + 21);
-    int64_t cpu = trace_time(dec, rd64(it + 1));
+    float period = tcu_rdf32(it + 21);
+    int64_t cpu = trace_time(dec, tcu_rd64(it + 1));
     *g = (struct tcd_gpu_ctx){.created = 1,
                               .period = period,
                               .has_period = period != 1.f,
                               .has_calibration = it[26] & 1,
                               .calibration_mod = 1.0};
-    g->calibrated_gpu = clamp_i64(gpu_scaled(g, (int64_t)rd64(it + 9)));
+    g->calibrated_gpu = clamp_i64(gpu_scaled(g, (int64_t)tcu_rd64(it + 9)));
     g->calibrated_cpu = cpu;
     g->time_diff = (int64_t)((uint64_t)cpu - (uint64_t)g->calibrated_gpu);
     emit(dec, &(struct tcd_event){.kind = TCD_GPU_CONTEXT,
                                   .id = it[25],
-                                  .thread = rd32(it + 17),
+                                  .thread = tcu_rd32(it + 17),
                                   .time = cpu,
                                   .format = it[27],
                                   .flags = it[26],
@@ -193,7 +193,7 @@ static void gpu_zone(struct tcd_decoder *dec, const uint8_t *it, enum tcd_event_
 {
     uint32_t srcloc = 0, callstack = 0;
     if (srcloc_kind == 1) {
-        srcloc = tcd_item_srcloc(dec, rd64(it + 16));
+        srcloc = tcd_item_srcloc(dec, tcu_rd64(it + 16));
     } else if (srcloc_kind == 2) {
         if (!dec->pending_payload) {
             tcd_item_fail(dec, "no SourceLocationPayload precedes the GPU zone");
@@ -209,12 +209,12 @@ static void gpu_zone(struct tcd_decoder *dec, const uint8_t *it, enum tcd_event_
         if (!callstack)
             return;
     }
-    uint64_t delta = rd64(it + 1);
+    uint64_t delta = tcu_rd64(it + 1);
     int64_t t = serial ? serial_time(dec, delta) : thread_time(dec, delta);
     emit(dec, &(struct tcd_event){.kind = kind,
                                   .id = it[15],
-                                  .query = rd16(it + 13),
-                                  .thread = rd32(it + 9),
+                                  .query = tcu_rd16(it + 13),
+                                  .thread = tcu_rd32(it + 9),
                                   .time = t,
                                   .srcloc = srcloc,
                                   .callstack = callstack});
@@ -225,12 +225,12 @@ static void gpu_time(struct tcd_decoder *dec, const uint8_t *it)
     struct tcd_gpu_ctx *g = find_gpu(dec, it[11]);
     if (!g)
         return;
-    int64_t ticks = (int64_t)(dec->ref_gpu += rd64(it + 1));
+    int64_t ticks = (int64_t)(dec->ref_gpu += tcu_rd64(it + 1));
     double scaled = gpu_scaled(g, ticks);
     int64_t ns = g->has_calibration
                      ? clamp_i64((scaled - (double)g->calibrated_gpu) * g->calibration_mod + (double)g->calibrated_cpu)
                      : (int64_t)((uint64_t)clamp_i64(scaled) + (uint64_t)g->time_diff);
-    emit(dec, &(struct tcd_event){.kind = TCD_GPU_TIME, .id = it[11], .query = rd16(it + 9), .time2 = ns});
+    emit(dec, &(struct tcd_event){.kind = TCD_GPU_TIME, .id = it[11], .query = tcu_rd16(it + 9), .time2 = ns});
 }
 
 static void gpu_calibration(struct tcd_decoder *dec, const uint8_t *it)
@@ -238,12 +238,12 @@ static void gpu_calibration(struct tcd_decoder *dec, const uint8_t *it)
     struct tcd_gpu_ctx *g = find_gpu(dec, it[25]);
     if (!g)
         return;
-    int64_t gpu = clamp_i64(gpu_scaled(g, (int64_t)rd64(it + 1)));
+    int64_t gpu = clamp_i64(gpu_scaled(g, (int64_t)tcu_rd64(it + 1)));
     double gpu_delta = (double)gpu - (double)g->calibrated_gpu;
     if (gpu_delta != 0)
-        g->calibration_mod = (double)(int64_t)rd64(it + 17) / gpu_delta;
+        g->calibration_mod = (double)(int64_t)tcu_rd64(it + 17) / gpu_delta;
     g->calibrated_gpu = gpu;
-    g->calibrated_cpu = trace_time(dec, rd64(it + 9));
+    g->calibrated_cpu = trace_time(dec, tcu_rd64(it + 9));
 }
 
 static void gpu_time_sync(struct tcd_decoder *dec, const uint8_t *it)
@@ -251,8 +251,8 @@ static void gpu_time_sync(struct tcd_decoder *dec, const uint8_t *it)
     struct tcd_gpu_ctx *g = find_gpu(dec, it[17]);
     if (!g)
         return;
-    int64_t gpu = clamp_i64(gpu_scaled(g, (int64_t)rd64(it + 1)));
-    g->time_diff = (int64_t)((uint64_t)trace_time(dec, rd64(it + 9)) - (uint64_t)gpu);
+    int64_t gpu = clamp_i64(gpu_scaled(g, (int64_t)tcu_rd64(it + 1)));
+    g->time_diff = (int64_t)((uint64_t)trace_time(dec, tcu_rd64(it + 9)) - (uint64_t)gpu);
 }
 
 static void gpu_context_name(struct tcd_decoder *dec, const uint8_t *it)
@@ -303,16 +303,17 @@ void tcd_parse_global_item(struct tcd_decoder *dec, uint8_t type, const uint8_t 
             break;
         }
         dec->mem_name_set = 1;
-        dec->pending_mem_name = rd64(it + 1);
+        dec->pending_mem_name = tcu_rd64(it + 1);
         break;
 
     case TCW_LockAnnounce:
         lock_announce(dec, it);
         break;
     case TCW_LockTerminate:
-        if (find_lock(dec, rd32(it + 1), false))
-            emit(dec, &(struct tcd_event){
-                          .kind = TCD_LOCK_TERMINATE, .id = rd32(it + 1), .time = trace_time(dec, rd64(it + 5))});
+        if (find_lock(dec, tcu_rd32(it + 1), false))
+            emit(dec, &(struct tcd_event){.kind = TCD_LOCK_TERMINATE,
+                                          .id = tcu_rd32(it + 1),
+                                          .time = trace_time(dec, tcu_rd64(it + 5))});
         break;
     case TCW_LockWait:
         lock_thread_event(dec, it, TCD_LOCK_WAIT, 0);
@@ -333,18 +334,18 @@ void tcd_parse_global_item(struct tcd_decoder *dec, uint8_t type, const uint8_t 
         lock_release(dec, it, 1);
         break;
     case TCW_LockMark: {
-        uint32_t srcloc = tcd_item_srcloc(dec, rd64(it + 9));
-        if (find_lock(dec, rd32(it + 5), false))
+        uint32_t srcloc = tcd_item_srcloc(dec, tcu_rd64(it + 9));
+        if (find_lock(dec, tcu_rd32(it + 5), false))
             emit(dec, &(struct tcd_event){
-                          .kind = TCD_LOCK_MARK, .id = rd32(it + 5), .thread = rd32(it + 1), .srcloc = srcloc});
+                          .kind = TCD_LOCK_MARK, .id = tcu_rd32(it + 5), .thread = tcu_rd32(it + 1), .srcloc = srcloc});
         break;
     }
     case TCW_LockName: {
         const uint8_t *s;
         size_t len;
-        if (tcd_take_single(dec, &s, &len) && find_lock(dec, rd32(it + 1), false))
+        if (tcd_take_single(dec, &s, &len) && find_lock(dec, tcu_rd32(it + 1), false))
             emit(dec, &(struct tcd_event){
-                          .kind = TCD_LOCK_NAME, .id = rd32(it + 1), .text = (const char *)s, .text_len = len});
+                          .kind = TCD_LOCK_NAME, .id = tcu_rd32(it + 1), .text = (const char *)s, .text_len = len});
         break;
     }
 

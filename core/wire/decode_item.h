@@ -3,31 +3,8 @@
 #define TRACYC_WIRE_DECODE_ITEM_H
 
 #include "wire/decode_internal.h"
+#include "util/bytes.h"
 
-static inline uint16_t rd16(const uint8_t *p)
-{
-    uint16_t v;
-    memcpy(&v, p, 2);
-    return v;
-}
-static inline uint32_t rd32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-static inline uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-static inline float rdf32(const uint8_t *p)
-{
-    float v;
-    memcpy(&v, p, 4);
-    return v;
-}
 static inline double rdf64(const uint8_t *p)
 {
     double v;
@@ -75,7 +52,7 @@ static inline int64_t serial_time(struct tcd_decoder *dec, uint64_t delta)
 /* The 64-bit variant of a compact encoding (docs/protocol.md §8.3). */
 static inline uint64_t delta64(const uint8_t *p)
 {
-    int64_t v = (int64_t)rd64(p);
+    int64_t v = (int64_t)tcu_rd64(p);
     return v >= 0 ? (uint64_t)v + TCW_DELTA32_LIMIT : (uint64_t)v;
 }
 

@@ -104,7 +104,7 @@ static void zone_begin_alloc(struct tcd_decoder *dec, const uint8_t *it)
     }
     uint32_t srcloc = dec->pending_payload - 1;
     dec->pending_payload = 0;
-    zone_begin(dec, rd64(it + 1), srcloc, it[0] == TCW_ZoneBeginAllocSrcLocCallstack);
+    zone_begin(dec, tcu_rd64(it + 1), srcloc, it[0] == TCW_ZoneBeginAllocSrcLocCallstack);
 }
 
 static void zone_end(struct tcd_decoder *dec, uint64_t delta)
@@ -236,14 +236,14 @@ static void section_enter(struct tcd_decoder *dec, const uint8_t *it)
     struct tcd_thread *td = tcd_current_thread(dec);
     const uint8_t *s;
     size_t len;
-    int64_t time = thread_time(dec, rd64(it + 1));
+    int64_t time = thread_time(dec, tcu_rd64(it + 1));
     if (!tcd_take_single(dec, &s, &len))
         return;
     emit(dec, &(struct tcd_event){.kind = TCD_SECTION_ENTER,
                                   .thread = td->id,
                                   .time = time,
-                                  .id = rd32(it + 9),
-                                  .query = rd16(it + 13),
+                                  .id = tcu_rd32(it + 9),
+                                  .query = tcu_rd16(it + 13),
                                   .text = (const char *)s,
                                   .text_len = len});
 }
@@ -252,18 +252,18 @@ static void section_enter(struct tcd_decoder *dec, const uint8_t *it)
 
 static void plot(struct tcd_decoder *dec, const uint8_t *it, double value, int is_int)
 {
-    uint32_t id = tcd_check_plot(dec, rd64(it + 1));
+    uint32_t id = tcd_check_plot(dec, tcu_rd64(it + 1));
     emit(dec, &(struct tcd_event){.kind = TCD_PLOT,
                                   .id = id,
-                                  .time = thread_time(dec, rd64(it + 9)),
+                                  .time = thread_time(dec, tcu_rd64(it + 9)),
                                   .dvalue = value,
                                   .is_int = (uint8_t)is_int,
-                                  .value = is_int ? rd64(it + 17) : 0});
+                                  .value = is_int ? tcu_rd64(it + 17) : 0});
 }
 
 static void frame_mark(struct tcd_decoder *dec, const uint8_t *it, enum tcd_event_kind kind)
 {
-    uint32_t set = tcd_check_frame_set(dec, rd64(it + 9), kind != TCD_FRAME_END);
+    uint32_t set = tcd_check_frame_set(dec, tcu_rd64(it + 9), kind != TCD_FRAME_END);
     struct tcd_named *sets = dec->frame_sets.data;
     if (kind == TCD_FRAME_START && set < dec->frame_sets.count)
         sets[set].started = 1;
@@ -272,24 +272,24 @@ static void frame_mark(struct tcd_decoder *dec, const uint8_t *it, enum tcd_even
             tcd_item_fail(dec, "Discontinuous frame begin/end mismatch.");
         return;
     }
-    emit(dec, &(struct tcd_event){.kind = kind, .id = set, .time = trace_time(dec, rd64(it + 1))});
+    emit(dec, &(struct tcd_event){.kind = kind, .id = set, .time = trace_time(dec, tcu_rd64(it + 1))});
 }
 
 /* ---- fibers, crashes ---------------------------------------------------------------------- */
 
 static void fiber_enter(struct tcd_decoder *dec, const uint8_t *it)
 {
-    int64_t t = thread_time(dec, rd64(it + 1));
-    struct tcd_thread *fiber = tcd_fiber_thread(dec, rd64(it + 9));
-    struct tcd_thread *td = tcd_notice_thread(dec, rd32(it + 17));
+    int64_t t = thread_time(dec, tcu_rd64(it + 1));
+    struct tcd_thread *fiber = tcd_fiber_thread(dec, tcu_rd64(it + 9));
+    struct tcd_thread *td = tcd_notice_thread(dec, tcu_rd32(it + 17));
     td->fiber = fiber;
     emit(dec, &(struct tcd_event){.kind = TCD_FIBER_ENTER, .thread = td->id, .id = fiber->id, .time = t});
 }
 
 static void fiber_leave(struct tcd_decoder *dec, const uint8_t *it)
 {
-    int64_t t = thread_time(dec, rd64(it + 1));
-    struct tcd_thread *td = tcd_find_thread(dec, rd32(it + 9));
+    int64_t t = thread_time(dec, tcu_rd64(it + 1));
+    struct tcd_thread *td = tcd_find_thread(dec, tcu_rd32(it + 9));
     if (!td || !td->fiber) {
         tcd_item_fail(dec, "Fiber execution stopped on a thread which is not executing a fiber.");
         return;
@@ -300,13 +300,13 @@ static void fiber_leave(struct tcd_decoder *dec, const uint8_t *it)
 
 static void crash_report(struct tcd_decoder *dec, const uint8_t *it)
 {
-    uint32_t handle = tcd_check_string(dec, rd64(it + 9));
+    uint32_t handle = tcd_check_string(dec, tcu_rd64(it + 9));
     struct tcd_thread *td = tcd_current_thread(dec);
     const char *text = tcd_string(dec, handle);
     dec->crash_reported = 1;
     emit(dec, &(struct tcd_event){.kind = TCD_CRASH,
                                   .thread = td->id,
-                                  .time = trace_time(dec, rd64(it + 1)),
+                                  .time = trace_time(dec, tcu_rd64(it + 1)),
                                   .id = handle,
                                   .callstack = tcd_take_thread_callstack(dec, false),
                                   .text = text,
@@ -336,7 +336,7 @@ static void source_location_payload(struct tcd_decoder *dec, const uint8_t *s, s
     }
     const uint8_t *name = file_end + 1;
     uint32_t idx =
-        tcd_payload_srcloc(dec, rd32(s) & 0xffffff, rd32(s + 4), (const char *)fn, (size_t)(fn_end - fn),
+        tcd_payload_srcloc(dec, tcu_rd32(s) & 0xffffff, tcu_rd32(s + 4), (const char *)fn, (size_t)(fn_end - fn),
                            (const char *)file, (size_t)(file_end - file), (const char *)name, (size_t)(s + len - name));
     dec->pending_payload = idx + 1;
 }
@@ -348,8 +348,8 @@ static void frame_image(struct tcd_decoder *dec, const uint8_t *it)
     if (!take_bytes(dec, &dec->frame_image, "no FrameImageData precedes FrameImage", &s, &len))
         return;
     emit(dec, &(struct tcd_event){.kind = TCD_FRAME_IMAGE,
-                                  .id = rd32(it + 1),
-                                  .value = (uint64_t)rd16(it + 5) << 16 | rd16(it + 7),
+                                  .id = tcu_rd32(it + 1),
+                                  .value = (uint64_t)tcu_rd16(it + 5) << 16 | tcu_rd16(it + 7),
                                   .flags = it[9],
                                   .text = (const char *)s,
                                   .text_len = len});
@@ -372,14 +372,14 @@ static size_t string_transfer(struct tcd_decoder *dec, uint8_t type, const uint8
         tcd_item_fail(dec, "item straddles the end of the frame");
         return 0;
     }
-    size_t len = wide ? rd32(it + 9) : rd16(it + 9);
+    size_t len = wide ? tcu_rd32(it + 9) : tcu_rd16(it + 9);
     if (len > avail - head) {
         char msg[96];
         snprintf(msg, sizeof msg, "string length %zu overruns the frame (%zu bytes left)", len, avail - head);
         tcd_item_fail(dec, msg);
         return 0;
     }
-    uint64_t id = rd64(it + 1);
+    uint64_t id = tcu_rd64(it + 1);
     const uint8_t *s = it + head;
     switch (type) {
     case TCW_StringData:
@@ -431,7 +431,7 @@ static size_t attached_string(struct tcd_decoder *dec, uint8_t type, const uint8
     }
     /* Before protocol 82 the 16-bit form holds the plain length. */
     size_t offset = tcw_versions[dec->vi].compact ? 256 : 0;
-    size_t len = narrow ? it[1] : (size_t)rd16(it + 1) + offset;
+    size_t len = narrow ? it[1] : (size_t)tcu_rd16(it + 1) + offset;
     if (len > TCW_MAX_STRING) {
         tcd_item_fail(dec, "string length overflow (the 16-bit form stores length - 256)");
         return 0;
@@ -474,38 +474,38 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         }
         switch ((enum tcw_type)type) {
         case TCW_ZoneBegin16:
-            zone_begin_static(dec, rd16(it + 1), rd64(it + 3), false);
+            zone_begin_static(dec, tcu_rd16(it + 1), tcu_rd64(it + 3), false);
             break;
         case TCW_ZoneBegin32:
-            zone_begin_static(dec, rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT, rd64(it + 5), false);
+            zone_begin_static(dec, tcu_rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT, tcu_rd64(it + 5), false);
             break;
         case TCW_ZoneBegin:
-            zone_begin_static(dec, delta64(it + 1), rd64(it + 9), false);
+            zone_begin_static(dec, delta64(it + 1), tcu_rd64(it + 9), false);
             break;
         case TCW_ZoneBeginCallstack16:
-            zone_begin_static(dec, rd16(it + 1), rd64(it + 3), true);
+            zone_begin_static(dec, tcu_rd16(it + 1), tcu_rd64(it + 3), true);
             break;
         case TCW_ZoneBeginCallstack32:
-            zone_begin_static(dec, rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT, rd64(it + 5), true);
+            zone_begin_static(dec, tcu_rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT, tcu_rd64(it + 5), true);
             break;
         case TCW_ZoneBeginCallstack:
-            zone_begin_static(dec, delta64(it + 1), rd64(it + 9), true);
+            zone_begin_static(dec, delta64(it + 1), tcu_rd64(it + 9), true);
             break;
         case TCW_ZoneBeginAllocSrcLoc:
         case TCW_ZoneBeginAllocSrcLocCallstack:
             zone_begin_alloc(dec, it);
             break;
         case TCW_ZoneEnd16:
-            zone_end(dec, rd16(it + 1));
+            zone_end(dec, tcu_rd16(it + 1));
             break;
         case TCW_ZoneEnd32:
-            zone_end(dec, rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT);
+            zone_end(dec, tcu_rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT);
             break;
         case TCW_ZoneEnd:
             zone_end(dec, delta64(it + 1));
             break;
         case TCW_ZoneValidation:
-            tcd_current_thread(dec)->next_zone_id = rd32(it + 1);
+            tcd_current_thread(dec)->next_zone_id = tcu_rd32(it + 1);
             break;
         case TCW_ZoneText:
             zone_text(dec, TCD_ZONE_TEXT);
@@ -524,11 +524,11 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             struct tcd_thread *td =
                 zone_extra_target(dec, "Zone value transfer destination doesn't match active zone.");
             if (td)
-                emit(dec, &(struct tcd_event){.kind = TCD_ZONE_VALUE, .thread = td->id, .value = rd64(it + 1)});
+                emit(dec, &(struct tcd_event){.kind = TCD_ZONE_VALUE, .thread = td->id, .value = tcu_rd64(it + 1)});
             break;
         }
         case TCW_ThreadContext: {
-            uint32_t tid = rd32(it + 1);
+            uint32_t tid = tcu_rd32(it + 1);
             dec->ref_thread = 0;
             if (tid != dec->ctx_tid) {
                 dec->ctx_tid = tid;
@@ -539,36 +539,37 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
 
         case TCW_Message:
         case TCW_MessageCallstack:
-            message(dec, rd64(it + 1), 0, it[9], type == TCW_MessageCallstack);
+            message(dec, tcu_rd64(it + 1), 0, it[9], type == TCW_MessageCallstack);
             break;
         case TCW_MessageColor:
         case TCW_MessageColorCallstack:
-            message(dec, rd64(it + 1), rd_bgr(it + 9), it[12], type == TCW_MessageColorCallstack);
+            message(dec, tcu_rd64(it + 1), rd_bgr(it + 9), it[12], type == TCW_MessageColorCallstack);
             break;
         case TCW_MessageLiteral:
         case TCW_MessageLiteralCallstack:
-            message_literal(dec, rd64(it + 1), 0, rd64(it + 9), type == TCW_MessageLiteralCallstack);
+            message_literal(dec, tcu_rd64(it + 1), 0, tcu_rd64(it + 9), type == TCW_MessageLiteralCallstack);
             break;
         case TCW_MessageLiteralColor:
         case TCW_MessageLiteralColorCallstack:
-            message_literal(dec, rd64(it + 1), rd_bgr(it + 9), rd64(it + 12), type == TCW_MessageLiteralColorCallstack);
+            message_literal(dec, tcu_rd64(it + 1), rd_bgr(it + 9), tcu_rd64(it + 12),
+                            type == TCW_MessageLiteralColorCallstack);
             break;
         case TCW_MessageAppInfo: {
             const uint8_t *s;
             size_t len;
             if (tcd_take_single(dec, &s, &len))
                 emit(dec, &(struct tcd_event){.kind = TCD_APP_INFO,
-                                              .time = trace_time(dec, rd64(it + 1)),
+                                              .time = trace_time(dec, tcu_rd64(it + 1)),
                                               .text = (const char *)s,
                                               .text_len = len});
             break;
         }
 
         case TCW_PlotDataInt:
-            plot(dec, it, (double)(int64_t)rd64(it + 17), 1);
+            plot(dec, it, (double)(int64_t)tcu_rd64(it + 17), 1);
             break;
         case TCW_PlotDataFloat: {
-            float v = rdf32(it + 17);
+            float v = tcu_rdf32(it + 17);
             if (isfinite(v))
                 plot(dec, it, v, 0); /* the server drops these before the delta */
             break;
@@ -580,12 +581,12 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             break;
         }
         case TCW_PlotConfig: {
-            uint32_t id = tcd_check_plot(dec, rd64(it + 1));
+            uint32_t id = tcd_check_plot(dec, tcu_rd64(it + 1));
             emit(dec, &(struct tcd_event){.kind = TCD_PLOT_CONFIG,
                                           .id = id,
                                           .format = it[9],
                                           .flags = (uint8_t)((it[10] ? 1 : 0) | (it[11] ? 2 : 0)),
-                                          .color = rd32(it + 12) & 0xffffff});
+                                          .color = tcu_rd32(it + 12) & 0xffffff});
             break;
         }
 
@@ -656,8 +657,8 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             struct tcd_thread *td = tcd_current_thread(dec);
             emit(dec, &(struct tcd_event){.kind = TCD_SECTION_LEAVE,
                                           .thread = td->id,
-                                          .time = thread_time(dec, rd64(it + 1)),
-                                          .id = rd32(it + 9)});
+                                          .time = thread_time(dec, tcu_rd64(it + 1)),
+                                          .id = tcu_rd32(it + 9)});
             break;
         }
         case TCW_SectionSetup: {
@@ -665,8 +666,9 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             size_t len;
             if (!tcd_take_single(dec, &s, &len))
                 break;
-            emit(dec, &(struct tcd_event){
-                          .kind = TCD_SECTION_SETUP, .query = rd16(it + 1), .text = (const char *)s, .text_len = len});
+            emit(dec,
+                 &(struct tcd_event){
+                     .kind = TCD_SECTION_SETUP, .query = tcu_rd16(it + 1), .text = (const char *)s, .text_len = len});
             break;
         }
 
@@ -692,7 +694,8 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             size = attached_string(dec, type, it, avail);
             break;
         case TCW_SourceLocation:
-            tcd_reply_srcloc(dec, rd64(it + 1), rd64(it + 9), rd64(it + 17), rd32(it + 25), rd_bgr(it + 29));
+            tcd_reply_srcloc(dec, tcu_rd64(it + 1), tcu_rd64(it + 9), tcu_rd64(it + 17), tcu_rd32(it + 25),
+                             rd_bgr(it + 29));
             break;
         case TCW_AckServerQueryNoop:
         case TCW_AckSourceCodeNotAvailable:
@@ -718,16 +721,16 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             break;
         case TCW_CallstackSample16:
         case TCW_CallstackSampleContextSwitch16:
-            tcd_callstack_sample(dec, rd32(it + 1), rd16(it + 5), type == TCW_CallstackSampleContextSwitch16);
+            tcd_callstack_sample(dec, tcu_rd32(it + 1), tcu_rd16(it + 5), type == TCW_CallstackSampleContextSwitch16);
             break;
         case TCW_CallstackSample32:
         case TCW_CallstackSampleContextSwitch32:
-            tcd_callstack_sample(dec, rd32(it + 1), rd32(it + 5) + (uint64_t)TCW_DELTA16_LIMIT,
+            tcd_callstack_sample(dec, tcu_rd32(it + 1), tcu_rd32(it + 5) + (uint64_t)TCW_DELTA16_LIMIT,
                                  type == TCW_CallstackSampleContextSwitch32);
             break;
         case TCW_CallstackSample:
         case TCW_CallstackSampleContextSwitch:
-            tcd_callstack_sample(dec, rd32(it + 1), delta64(it + 5), type == TCW_CallstackSampleContextSwitch);
+            tcd_callstack_sample(dec, tcu_rd32(it + 1), delta64(it + 5), type == TCW_CallstackSampleContextSwitch);
             break;
         case TCW_ContextSwitch:
             tcd_context_switch(dec, it);
@@ -748,10 +751,10 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             dec->terminated = 1;
             break;
         case TCW_ParamSetup:
-            tcd_check_string(dec, rd64(it + 5));
+            tcd_check_string(dec, tcu_rd64(it + 5));
             break;
         case TCW_SysPowerReport:
-            tcd_check_string(dec, rd64(it + 17));
+            tcd_check_string(dec, tcu_rd64(it + 17));
             break;
 
         /* System-tracer and informational items: no event; parsed for their size. */

@@ -25,7 +25,7 @@ static void check_external(struct tcd_decoder *dec, uint32_t thread)
  * client whose clock conversion failed sends (as for samples, docs/protocol.md §25.4). */
 static int64_t ctx_time(struct tcd_decoder *dec, const uint8_t *it)
 {
-    uint64_t ref = dec->ref_ctx += rd64(it + 1);
+    uint64_t ref = dec->ref_ctx += tcu_rd64(it + 1);
     return ref == 0 ? 0 : trace_time(dec, ref);
 }
 
@@ -35,7 +35,7 @@ static int64_t ctx_time(struct tcd_decoder *dec, const uint8_t *it)
 void tcd_context_switch(struct tcd_decoder *dec, const uint8_t *it)
 {
     int64_t t = ctx_time(dec, it);
-    uint32_t old_thread = rd32(it + 9), new_thread = rd32(it + 13);
+    uint32_t old_thread = tcu_rd32(it + 9), new_thread = tcu_rd32(it + 13);
     if (new_thread)
         check_external(dec, new_thread);
     emit(dec, &(struct tcd_event){.kind = TCD_CONTEXT_SWITCH,
@@ -52,15 +52,15 @@ void tcd_context_switch(struct tcd_decoder *dec, const uint8_t *it)
 void tcd_thread_wakeup(struct tcd_decoder *dec, const uint8_t *it)
 {
     int64_t t = ctx_time(dec, it);
-    emit(dec, &(struct tcd_event){.kind = TCD_THREAD_WAKEUP, .time = t, .thread = rd32(it + 9), .query = it[13]});
+    emit(dec, &(struct tcd_event){.kind = TCD_THREAD_WAKEUP, .time = t, .thread = tcu_rd32(it + 9), .query = it[13]});
 }
 
 /* TidToPid: u64 thread, u64 process. The first answer for a thread stays, as in the server. */
 void tcd_tid_to_pid(struct tcd_decoder *dec, const uint8_t *it)
 {
-    uint64_t tid = rd64(it + 1);
+    uint64_t tid = tcu_rd64(it + 1);
     if (!tcu_map_get(&dec->thread_pids, tid))
-        tcu_map_put(&dec->thread_pids, tid, rd64(it + 9));
+        tcu_map_put(&dec->thread_pids, tid, tcu_rd64(it + 9));
 }
 
 /* ExternalThreadName and ExternalName answer an ExternalName query; only the second

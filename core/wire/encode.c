@@ -4,6 +4,7 @@
 
 #include "wire/protocol.h"
 #include "wire/versions.h"
+#include "util/bytes.h"
 
 #include <lz4.h>
 #include <stdlib.h>
@@ -13,19 +14,6 @@
 /* The item stream is very repetitive: a faster LZ4 setting still compresses it well and
  * keeps the worker ahead of the threads it drains. */
 #define LZ4_ACCELERATION 8
-
-static inline void wr16(uint8_t *p, uint16_t v)
-{
-    memcpy(p, &v, 2);
-}
-static inline void wr32(uint8_t *p, uint32_t v)
-{
-    memcpy(p, &v, 4);
-}
-static inline void wr64(uint8_t *p, uint64_t v)
-{
-    memcpy(p, &v, 8);
-}
 
 int tc_enc_init(struct tc_encoder *e, tc_write_fn write, void *user)
 {
@@ -93,7 +81,7 @@ int tc_enc_flush(struct tc_encoder *e)
         e->failed = 1;
         return -1;
     }
-    wr32(e->out, (uint32_t)c);
+    tcu_wr32(e->out, (uint32_t)c);
     e->bytes_out += 4 + (size_t)c;
     if (e->write(e->user, e->out, 4 + (size_t)c) != 0) {
         e->failed = 1;
@@ -124,7 +112,7 @@ void tc_enc_thread(struct tc_encoder *e, uint32_t tid)
         return;
     uint8_t *p = tc_enc_item(e, 5);
     p[0] = TCW_ThreadContext;
-    wr32(p + 1, tid);
+    tcu_wr32(p + 1, tid);
     e->thread = tid;
     e->ref_thread = 0;
 }
@@ -151,29 +139,29 @@ static uint8_t *compact_time(struct tc_encoder *e, uint8_t base, int64_t d, size
     if (d >= 0 && d < TCW_DELTA16_LIMIT) {
         p = tc_enc_item(e, 3 + tail);
         p[0] = (uint8_t)(base + 2);
-        wr16(p + 1, (uint16_t)d);
+        tcu_wr16(p + 1, (uint16_t)d);
         return p + 3;
     }
     if (d >= TCW_DELTA16_LIMIT && d < TCW_DELTA32_LIMIT) {
         p = tc_enc_item(e, 5 + tail);
         p[0] = (uint8_t)(base + 1);
-        wr32(p + 1, (uint32_t)(d - TCW_DELTA16_LIMIT));
+        tcu_wr32(p + 1, (uint32_t)(d - TCW_DELTA16_LIMIT));
         return p + 5;
     }
     p = tc_enc_item(e, 9 + tail);
     p[0] = base;
-    wr64(p + 1, (uint64_t)(d < 0 ? d : d - TCW_DELTA32_LIMIT));
+    tcu_wr64(p + 1, (uint64_t)(d < 0 ? d : d - TCW_DELTA32_LIMIT));
     return p + 9;
 }
 
 void tc_enc_zone_begin(struct tc_encoder *e, int64_t time, uint64_t srcloc)
 {
-    wr64(compact_time(e, TCW_ZoneBegin, thread_delta(e, time), 8), srcloc);
+    tcu_wr64(compact_time(e, TCW_ZoneBegin, thread_delta(e, time), 8), srcloc);
 }
 
 void tc_enc_zone_begin_callstack(struct tc_encoder *e, int64_t time, uint64_t srcloc)
 {
-    wr64(compact_time(e, TCW_ZoneBeginCallstack, thread_delta(e, time), 8), srcloc);
+    tcu_wr64(compact_time(e, TCW_ZoneBeginCallstack, thread_delta(e, time), 8), srcloc);
 }
 
 void tc_enc_srcloc_payload(struct tc_encoder *e, const uint8_t *blob)
@@ -183,8 +171,8 @@ void tc_enc_srcloc_payload(struct tc_encoder *e, const uint8_t *blob)
     size_t len = size - 2u; /* the wire length leaves out the size itself */
     uint8_t *p = tc_enc_item(e, 11 + len);
     p[0] = TCW_SourceLocationPayload;
-    wr64(p + 1, (uint64_t)(uintptr_t)blob);
-    wr16(p + 9, (uint16_t)len);
+    tcu_wr64(p + 1, (uint64_t)(uintptr_t)blob);
+    tcu_wr16(p + 9, (uint16_t)len);
     memcpy(p + 11, blob + 2, len);
 }
 
@@ -193,7 +181,7 @@ static void zone_begin_alloc(struct tc_encoder *e, uint8_t type, int64_t time, c
     tc_enc_srcloc_payload(e, blob);
     uint8_t *p = tc_enc_item(e, 9);
     p[0] = type;
-    wr64(p + 1, (uint64_t)thread_delta(e, time));
+    tcu_wr64(p + 1, (uint64_t)thread_delta(e, time));
 }
 
 void tc_enc_zone_begin_alloc(struct tc_encoder *e, int64_t time, const uint8_t *blob)
@@ -222,7 +210,7 @@ void tc_enc_single_string(struct tc_encoder *e, const char *text, size_t len)
     } else {
         p = tc_enc_item(e, 3 + len);
         p[0] = TCW_SingleStringData;
-        wr16(p + 1, (uint16_t)(len - 256));
+        tcu_wr16(p + 1, (uint16_t)(len - 256));
         memcpy(p + 3, text, len);
     }
 }
@@ -246,7 +234,7 @@ void tc_enc_zone_value(struct tc_encoder *e, uint64_t value)
 {
     uint8_t *p = tc_enc_item(e, 9);
     p[0] = TCW_ZoneValue;
-    wr64(p + 1, value);
+    tcu_wr64(p + 1, value);
 }
 
 static void put_bgr(uint8_t *p, uint32_t color)
@@ -264,13 +252,13 @@ static void message(struct tc_encoder *e, int callstack, int64_t time, const cha
     if (color) {
         uint8_t *p = tc_enc_item(e, 13);
         p[0] = (uint8_t)(TCW_MessageColor + callstack);
-        wr64(p + 1, (uint64_t)time);
+        tcu_wr64(p + 1, (uint64_t)time);
         put_bgr(p + 9, color);
         p[12] = meta;
     } else {
         uint8_t *p = tc_enc_item(e, 10);
         p[0] = (uint8_t)(TCW_Message + callstack);
-        wr64(p + 1, (uint64_t)time);
+        tcu_wr64(p + 1, (uint64_t)time);
         p[9] = meta;
     }
 }
@@ -294,14 +282,14 @@ static void message_literal(struct tc_encoder *e, int callstack, int64_t time, u
     if (color) {
         uint8_t *p = tc_enc_item(e, 20);
         p[0] = (uint8_t)(TCW_MessageLiteralColor + callstack);
-        wr64(p + 1, (uint64_t)time);
+        tcu_wr64(p + 1, (uint64_t)time);
         put_bgr(p + 9, color);
-        wr64(p + 12, field);
+        tcu_wr64(p + 12, field);
     } else {
         uint8_t *p = tc_enc_item(e, 17);
         p[0] = (uint8_t)(TCW_MessageLiteral + callstack);
-        wr64(p + 1, (uint64_t)time);
-        wr64(p + 9, field);
+        tcu_wr64(p + 1, (uint64_t)time);
+        tcu_wr64(p + 9, field);
     }
 }
 
@@ -321,7 +309,7 @@ void tc_enc_app_info(struct tc_encoder *e, int64_t time, const char *text, size_
     tc_enc_single_string(e, text, len);
     uint8_t *p = tc_enc_item(e, 9);
     p[0] = TCW_MessageAppInfo;
-    wr64(p + 1, (uint64_t)time);
+    tcu_wr64(p + 1, (uint64_t)time);
 }
 
 void tc_enc_plot(struct tc_encoder *e, uint8_t type, uint64_t name, int64_t time, uint64_t value_bits)
@@ -329,31 +317,31 @@ void tc_enc_plot(struct tc_encoder *e, uint8_t type, uint64_t name, int64_t time
     size_t vsize = type == TCW_PlotDataFloat ? 4 : 8;
     uint8_t *p = tc_enc_item(e, 17 + vsize);
     p[0] = type;
-    wr64(p + 1, name);
-    wr64(p + 9, (uint64_t)thread_delta(e, time));
+    tcu_wr64(p + 1, name);
+    tcu_wr64(p + 9, (uint64_t)thread_delta(e, time));
     if (vsize == 4)
-        wr32(p + 17, (uint32_t)value_bits);
+        tcu_wr32(p + 17, (uint32_t)value_bits);
     else
-        wr64(p + 17, value_bits);
+        tcu_wr64(p + 17, value_bits);
 }
 
 void tc_enc_plot_config(struct tc_encoder *e, uint64_t name, uint8_t format, uint8_t step, uint8_t fill, uint32_t color)
 {
     uint8_t *p = tc_enc_item(e, 16);
     p[0] = TCW_PlotConfig;
-    wr64(p + 1, name);
+    tcu_wr64(p + 1, name);
     p[9] = format;
     p[10] = step;
     p[11] = fill;
-    wr32(p + 12, color);
+    tcu_wr32(p + 12, color);
 }
 
 void tc_enc_frame_mark(struct tc_encoder *e, uint8_t type, int64_t time, uint64_t name)
 {
     uint8_t *p = tc_enc_item(e, 17);
     p[0] = type;
-    wr64(p + 1, (uint64_t)time);
-    wr64(p + 9, name);
+    tcu_wr64(p + 1, (uint64_t)time);
+    tcu_wr64(p + 9, name);
 }
 
 void tc_enc_frame_image(struct tc_encoder *e, uint64_t id, const uint8_t *dxt, uint32_t size, uint32_t frame,
@@ -361,14 +349,14 @@ void tc_enc_frame_image(struct tc_encoder *e, uint64_t id, const uint8_t *dxt, u
 {
     uint8_t *p = tc_enc_item(e, 13 + size);
     p[0] = TCW_FrameImageData;
-    wr64(p + 1, id);
-    wr32(p + 9, size);
+    tcu_wr64(p + 1, id);
+    tcu_wr32(p + 9, size);
     memcpy(p + 13, dxt, size);
     p = tc_enc_item(e, 10);
     p[0] = TCW_FrameImage;
-    wr32(p + 1, frame);
-    wr16(p + 5, w);
-    wr16(p + 7, h);
+    tcu_wr32(p + 1, frame);
+    tcu_wr16(p + 5, w);
+    tcu_wr16(p + 7, h);
     p[9] = flip;
 }
 
@@ -376,18 +364,18 @@ void tc_enc_fiber_enter(struct tc_encoder *e, int64_t time, uint64_t fiber, uint
 {
     uint8_t *p = tc_enc_item(e, 25);
     p[0] = TCW_FiberEnter;
-    wr64(p + 1, (uint64_t)thread_delta(e, time));
-    wr64(p + 9, fiber);
-    wr32(p + 17, tid);
-    wr32(p + 21, 0);
+    tcu_wr64(p + 1, (uint64_t)thread_delta(e, time));
+    tcu_wr64(p + 9, fiber);
+    tcu_wr32(p + 17, tid);
+    tcu_wr32(p + 21, 0);
 }
 
 void tc_enc_fiber_leave(struct tc_encoder *e, int64_t time, uint32_t tid)
 {
     uint8_t *p = tc_enc_item(e, 13);
     p[0] = TCW_FiberLeave;
-    wr64(p + 1, (uint64_t)thread_delta(e, time));
-    wr32(p + 9, tid);
+    tcu_wr64(p + 1, (uint64_t)thread_delta(e, time));
+    tcu_wr32(p + 9, tid);
 }
 
 void tc_enc_gpu_zone_begin(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query, uint8_t ctx,
@@ -397,12 +385,12 @@ void tc_enc_gpu_zone_begin(struct tc_encoder *e, uint8_t type, int64_t time, uin
                 type == TCW_GpuZoneBeginAllocSrcLocCallstack || type == TCW_GpuZoneBeginAllocSrcLocCallstackSerial;
     uint8_t *p = tc_enc_item(e, alloc ? 16 : 24);
     p[0] = type;
-    wr64(p + 1, (uint64_t)(serial ? serial_delta(e, time) : thread_delta(e, time)));
-    wr32(p + 9, tid);
-    wr16(p + 13, query);
+    tcu_wr64(p + 1, (uint64_t)(serial ? serial_delta(e, time) : thread_delta(e, time)));
+    tcu_wr32(p + 9, tid);
+    tcu_wr16(p + 13, query);
     p[15] = ctx;
     if (!alloc)
-        wr64(p + 16, srcloc);
+        tcu_wr64(p + 16, srcloc);
 }
 
 void tc_enc_gpu_zone_end(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query, uint8_t ctx,
@@ -410,9 +398,9 @@ void tc_enc_gpu_zone_end(struct tc_encoder *e, uint8_t type, int64_t time, uint3
 {
     uint8_t *p = tc_enc_item(e, 16);
     p[0] = type;
-    wr64(p + 1, (uint64_t)(serial ? serial_delta(e, time) : thread_delta(e, time)));
-    wr32(p + 9, tid);
-    wr16(p + 13, query);
+    tcu_wr64(p + 1, (uint64_t)(serial ? serial_delta(e, time) : thread_delta(e, time)));
+    tcu_wr32(p + 9, tid);
+    tcu_wr16(p + 13, query);
     p[15] = ctx;
 }
 
@@ -420,9 +408,9 @@ void tc_enc_gpu_time(struct tc_encoder *e, int64_t gpu_time, uint16_t query, uin
 {
     uint8_t *p = tc_enc_item(e, 12);
     p[0] = TCW_GpuTime;
-    wr64(p + 1, (uint64_t)(gpu_time - e->ref_gpu));
+    tcu_wr64(p + 1, (uint64_t)(gpu_time - e->ref_gpu));
     e->ref_gpu = gpu_time;
-    wr16(p + 9, query);
+    tcu_wr16(p + 9, query);
     p[11] = ctx;
 }
 
@@ -431,9 +419,9 @@ void tc_enc_gpu_new_context(struct tc_encoder *e, int64_t cpu, int64_t gpu, uint
 {
     uint8_t *p = tc_enc_item(e, 28);
     p[0] = TCW_GpuNewContext;
-    wr64(p + 1, (uint64_t)cpu);
-    wr64(p + 9, (uint64_t)gpu);
-    wr32(p + 17, tid);
+    tcu_wr64(p + 1, (uint64_t)cpu);
+    tcu_wr64(p + 9, (uint64_t)gpu);
+    tcu_wr32(p + 17, tid);
     memcpy(p + 21, &period, 4);
     p[25] = ctx;
     p[26] = flags;
@@ -452,9 +440,9 @@ void tc_enc_gpu_calibration(struct tc_encoder *e, int64_t gpu, int64_t cpu, int6
 {
     uint8_t *p = tc_enc_item(e, 26);
     p[0] = TCW_GpuCalibration;
-    wr64(p + 1, (uint64_t)gpu);
-    wr64(p + 9, (uint64_t)cpu);
-    wr64(p + 17, (uint64_t)cpu_delta);
+    tcu_wr64(p + 1, (uint64_t)gpu);
+    tcu_wr64(p + 9, (uint64_t)cpu);
+    tcu_wr64(p + 17, (uint64_t)cpu_delta);
     p[25] = ctx;
 }
 
@@ -462,8 +450,8 @@ void tc_enc_gpu_time_sync(struct tc_encoder *e, int64_t gpu, int64_t cpu, uint8_
 {
     uint8_t *p = tc_enc_item(e, 18);
     p[0] = TCW_GpuTimeSync;
-    wr64(p + 1, (uint64_t)gpu);
-    wr64(p + 9, (uint64_t)cpu);
+    tcu_wr64(p + 1, (uint64_t)gpu);
+    tcu_wr64(p + 9, (uint64_t)cpu);
     p[17] = ctx;
 }
 
@@ -471,7 +459,7 @@ static void mem_name(struct tc_encoder *e, uint64_t pool)
 {
     uint8_t *p = tc_enc_item(e, 9);
     p[0] = TCW_MemNamePayload;
-    wr64(p + 1, pool);
+    tcu_wr64(p + 1, pool);
 }
 
 /* Each memory item's Callstack form is four codes after the plain one (MemAlloc 35 ->
@@ -486,11 +474,11 @@ void tc_enc_mem_alloc(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t
         mem_name(e, pool);
     uint8_t *p = tc_enc_item(e, 27);
     p[0] = (uint8_t)((pool ? TCW_MemAllocNamed : TCW_MemAlloc) + (callstack ? MEM_CALLSTACK_OFFSET : 0));
-    wr64(p + 1, (uint64_t)serial_delta(e, time));
-    wr32(p + 9, tid);
-    wr64(p + 13, addr);
-    wr32(p + 21, (uint32_t)size);
-    wr16(p + 25, (uint16_t)(size >> 32));
+    tcu_wr64(p + 1, (uint64_t)serial_delta(e, time));
+    tcu_wr32(p + 9, tid);
+    tcu_wr64(p + 13, addr);
+    tcu_wr32(p + 21, (uint32_t)size);
+    tcu_wr16(p + 25, (uint16_t)(size >> 32));
 }
 
 void tc_enc_mem_free(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t pool, int callstack)
@@ -499,27 +487,27 @@ void tc_enc_mem_free(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t 
         mem_name(e, pool);
     uint8_t *p = tc_enc_item(e, 21);
     p[0] = (uint8_t)((pool ? TCW_MemFreeNamed : TCW_MemFree) + (callstack ? MEM_CALLSTACK_OFFSET : 0));
-    wr64(p + 1, (uint64_t)serial_delta(e, time));
-    wr32(p + 9, tid);
-    wr64(p + 13, addr);
+    tcu_wr64(p + 1, (uint64_t)serial_delta(e, time));
+    tcu_wr32(p + 9, tid);
+    tcu_wr64(p + 13, addr);
 }
 
 void tc_enc_mem_discard(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t pool, int callstack)
 {
     uint8_t *p = tc_enc_item(e, 21);
     p[0] = callstack ? TCW_MemDiscardCallstack : TCW_MemDiscard;
-    wr64(p + 1, (uint64_t)serial_delta(e, time));
-    wr32(p + 9, tid);
-    wr64(p + 13, pool);
+    tcu_wr64(p + 1, (uint64_t)serial_delta(e, time));
+    tcu_wr32(p + 9, tid);
+    tcu_wr64(p + 13, pool);
 }
 
 void tc_enc_lock_announce(struct tc_encoder *e, uint32_t id, int64_t time, uint64_t srcloc, uint8_t shared)
 {
     uint8_t *p = tc_enc_item(e, 22);
     p[0] = TCW_LockAnnounce;
-    wr32(p + 1, id);
-    wr64(p + 5, (uint64_t)time);
-    wr64(p + 13, srcloc);
+    tcu_wr32(p + 1, id);
+    tcu_wr64(p + 5, (uint64_t)time);
+    tcu_wr64(p + 13, srcloc);
     p[21] = shared;
 }
 
@@ -527,8 +515,8 @@ void tc_enc_lock_terminate(struct tc_encoder *e, uint32_t id, int64_t time)
 {
     uint8_t *p = tc_enc_item(e, 13);
     p[0] = TCW_LockTerminate;
-    wr32(p + 1, id);
-    wr64(p + 5, (uint64_t)time);
+    tcu_wr32(p + 1, id);
+    tcu_wr64(p + 5, (uint64_t)time);
 }
 
 void tc_enc_lock_event(struct tc_encoder *e, uint8_t type, uint32_t id, int64_t time, uint32_t tid)
@@ -539,22 +527,22 @@ void tc_enc_lock_event(struct tc_encoder *e, uint8_t type, uint32_t id, int64_t 
     case TCW_LockRelease:
         p = tc_enc_item(e, 13);
         p[0] = type;
-        wr32(p + 1, id);
-        wr64(p + 5, (uint64_t)d);
+        tcu_wr32(p + 1, id);
+        tcu_wr64(p + 5, (uint64_t)d);
         break;
     case TCW_LockSharedRelease:
         p = tc_enc_item(e, 17);
         p[0] = type;
-        wr32(p + 1, id);
-        wr64(p + 5, (uint64_t)d);
-        wr32(p + 13, tid);
+        tcu_wr32(p + 1, id);
+        tcu_wr64(p + 5, (uint64_t)d);
+        tcu_wr32(p + 13, tid);
         break;
     default: /* wait and obtain, exclusive or shared */
         p = tc_enc_item(e, 17);
         p[0] = type;
-        wr32(p + 1, tid);
-        wr32(p + 5, id);
-        wr64(p + 9, (uint64_t)d);
+        tcu_wr32(p + 1, tid);
+        tcu_wr32(p + 5, id);
+        tcu_wr64(p + 9, (uint64_t)d);
         break;
     }
 }
@@ -563,9 +551,9 @@ void tc_enc_lock_mark(struct tc_encoder *e, uint32_t id, uint32_t tid, uint64_t 
 {
     uint8_t *p = tc_enc_item(e, 17);
     p[0] = TCW_LockMark;
-    wr32(p + 1, tid);
-    wr32(p + 5, id);
-    wr64(p + 9, srcloc);
+    tcu_wr32(p + 1, tid);
+    tcu_wr32(p + 5, id);
+    tcu_wr64(p + 9, srcloc);
 }
 
 void tc_enc_lock_name(struct tc_encoder *e, uint32_t id, const char *name, size_t len)
@@ -573,7 +561,7 @@ void tc_enc_lock_name(struct tc_encoder *e, uint32_t id, const char *name, size_
     tc_enc_single_string(e, name, len);
     uint8_t *p = tc_enc_item(e, 5);
     p[0] = TCW_LockName;
-    wr32(p + 1, id);
+    tcu_wr32(p + 1, id);
 }
 
 void tc_enc_section_enter(struct tc_encoder *e, int64_t time, uint32_t id, uint16_t category, const char *text,
@@ -582,17 +570,17 @@ void tc_enc_section_enter(struct tc_encoder *e, int64_t time, uint32_t id, uint1
     tc_enc_single_string(e, text, len);
     uint8_t *p = tc_enc_item(e, 15);
     p[0] = TCW_SectionEnter;
-    wr64(p + 1, (uint64_t)thread_delta(e, time));
-    wr32(p + 9, id);
-    wr16(p + 13, category);
+    tcu_wr64(p + 1, (uint64_t)thread_delta(e, time));
+    tcu_wr32(p + 9, id);
+    tcu_wr16(p + 13, category);
 }
 
 void tc_enc_section_leave(struct tc_encoder *e, int64_t time, uint32_t id)
 {
     uint8_t *p = tc_enc_item(e, 13);
     p[0] = TCW_SectionLeave;
-    wr64(p + 1, (uint64_t)thread_delta(e, time));
-    wr32(p + 9, id);
+    tcu_wr64(p + 1, (uint64_t)thread_delta(e, time));
+    tcu_wr32(p + 9, id);
 }
 
 void tc_enc_section_setup(struct tc_encoder *e, uint16_t category, const char *text, size_t len)
@@ -600,7 +588,7 @@ void tc_enc_section_setup(struct tc_encoder *e, uint16_t category, const char *t
     tc_enc_single_string(e, text, len);
     uint8_t *p = tc_enc_item(e, 3);
     p[0] = TCW_SectionSetup;
-    wr16(p + 1, category);
+    tcu_wr16(p + 1, category);
 }
 
 void tc_enc_string_reply(struct tc_encoder *e, uint8_t type, uint64_t id, const char *text, size_t len)
@@ -609,8 +597,8 @@ void tc_enc_string_reply(struct tc_encoder *e, uint8_t type, uint64_t id, const 
         len = TCW_MAX_STRING;
     uint8_t *p = tc_enc_item(e, 11 + len);
     p[0] = type;
-    wr64(p + 1, id);
-    wr16(p + 9, (uint16_t)len);
+    tcu_wr64(p + 1, id);
+    tcu_wr16(p + 9, (uint16_t)len);
     memcpy(p + 11, text, len);
 }
 
@@ -619,10 +607,10 @@ void tc_enc_srcloc_reply(struct tc_encoder *e, uint64_t name, uint64_t function,
 {
     uint8_t *p = tc_enc_item(e, 32);
     p[0] = TCW_SourceLocation;
-    wr64(p + 1, name);
-    wr64(p + 9, function);
-    wr64(p + 17, file);
-    wr32(p + 25, line);
+    tcu_wr64(p + 1, name);
+    tcu_wr64(p + 9, function);
+    tcu_wr64(p + 17, file);
+    tcu_wr32(p + 25, line);
     put_bgr(p + 29, color);
 }
 
@@ -635,7 +623,7 @@ void tc_enc_source_unavailable(struct tc_encoder *e, uint32_t id)
 {
     uint8_t *p = tc_enc_item(e, 5);
     p[0] = TCW_AckSourceCodeNotAvailable;
-    wr32(p + 1, id);
+    tcu_wr32(p + 1, id);
 }
 
 /* Callstacks (docs/protocol.md §26). A CallstackPayload carries the addresses; the
@@ -646,8 +634,8 @@ static void callstack_payload(struct tc_encoder *e, const uint64_t *frames, size
     size_t bytes = n * 8;
     uint8_t *p = tc_enc_item(e, 11 + bytes);
     p[0] = TCW_CallstackPayload;
-    wr64(p + 1, 0); /* the server ignores the pointer field */
-    wr16(p + 9, (uint16_t)bytes);
+    tcu_wr64(p + 1, 0); /* the server ignores the pointer field */
+    tcu_wr16(p + 9, (uint16_t)bytes);
     memcpy(p + 11, frames, bytes);
 }
 
@@ -672,18 +660,18 @@ void tc_enc_callstack_sample(struct tc_encoder *e, uint32_t tid, int64_t time, c
     if (d >= 0 && d < TCW_DELTA16_LIMIT) {
         p = tc_enc_item(e, 7);
         p[0] = TCW_CallstackSample16;
-        wr32(p + 1, tid);
-        wr16(p + 5, (uint16_t)d);
+        tcu_wr32(p + 1, tid);
+        tcu_wr16(p + 5, (uint16_t)d);
     } else if (d >= TCW_DELTA16_LIMIT && d < TCW_DELTA32_LIMIT) {
         p = tc_enc_item(e, 9);
         p[0] = TCW_CallstackSample32;
-        wr32(p + 1, tid);
-        wr32(p + 5, (uint32_t)(d - TCW_DELTA16_LIMIT));
+        tcu_wr32(p + 1, tid);
+        tcu_wr32(p + 5, (uint32_t)(d - TCW_DELTA16_LIMIT));
     } else {
         p = tc_enc_item(e, 13);
         p[0] = TCW_CallstackSample;
-        wr32(p + 1, tid);
-        wr64(p + 5, (uint64_t)(d < 0 ? d : d - TCW_DELTA32_LIMIT));
+        tcu_wr32(p + 1, tid);
+        tcu_wr64(p + 5, (uint64_t)(d < 0 ? d : d - TCW_DELTA32_LIMIT));
     }
 }
 
@@ -692,9 +680,9 @@ void tc_enc_context_switch(struct tc_encoder *e, int64_t time, uint32_t old_tid,
 {
     uint8_t *p = tc_enc_item(e, 23);
     p[0] = TCW_ContextSwitch;
-    wr64(p + 1, (uint64_t)ctx_delta(e, time));
-    wr32(p + 9, old_tid);
-    wr32(p + 13, new_tid);
+    tcu_wr64(p + 1, (uint64_t)ctx_delta(e, time));
+    tcu_wr32(p + 9, old_tid);
+    tcu_wr32(p + 13, new_tid);
     p[17] = cpu;
     p[18] = reason;
     p[19] = state;
@@ -714,7 +702,7 @@ void tc_enc_second_string(struct tc_encoder *e, const char *text, size_t len)
     } else {
         p = tc_enc_item(e, 3 + len);
         p[0] = TCW_SecondStringData;
-        wr16(p + 1, (uint16_t)(len - 256));
+        tcu_wr16(p + 1, (uint16_t)(len - 256));
         memcpy(p + 3, text, len);
     }
 }
@@ -725,7 +713,7 @@ void tc_enc_callstack_frame_size(struct tc_encoder *e, uint64_t address, uint8_t
     tc_enc_single_string(e, image, image_len);
     uint8_t *p = tc_enc_item(e, 10);
     p[0] = TCW_CallstackFrameSize;
-    wr64(p + 1, address);
+    tcu_wr64(p + 1, address);
     p[9] = frames;
 }
 
@@ -736,9 +724,9 @@ void tc_enc_callstack_frame(struct tc_encoder *e, const char *name, size_t name_
     tc_enc_second_string(e, file, file_len);
     uint8_t *p = tc_enc_item(e, 17);
     p[0] = TCW_CallstackFrame;
-    wr32(p + 1, line);
-    wr64(p + 5, sym_addr);
-    wr32(p + 13, sym_len);
+    tcu_wr32(p + 1, line);
+    tcu_wr64(p + 5, sym_addr);
+    tcu_wr32(p + 13, sym_len);
 }
 
 void tc_enc_symbol_information(struct tc_encoder *e, uint64_t sym_addr, const char *file, size_t file_len,
@@ -747,14 +735,14 @@ void tc_enc_symbol_information(struct tc_encoder *e, uint64_t sym_addr, const ch
     tc_enc_single_string(e, file, file_len);
     uint8_t *p = tc_enc_item(e, 13);
     p[0] = TCW_SymbolInformation;
-    wr32(p + 1, line);
-    wr64(p + 5, sym_addr);
+    tcu_wr32(p + 1, line);
+    tcu_wr64(p + 5, sym_addr);
 }
 
 void tc_enc_tid_to_pid(struct tc_encoder *e, uint64_t tid, uint64_t pid)
 {
     uint8_t *p = tc_enc_item(e, 17);
     p[0] = TCW_TidToPid;
-    wr64(p + 1, tid);
-    wr64(p + 9, pid);
+    tcu_wr64(p + 1, tid);
+    tcu_wr64(p + 9, pid);
 }

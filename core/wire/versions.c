@@ -3,6 +3,7 @@
  * §24). Facts read from each release's public/common/TracyQueue.hpp, TracyProtocol.hpp
  * and server/TracyWorker.cpp. */
 #include "wire/versions.h"
+#include "util/bytes.h"
 
 #include <string.h>
 
@@ -182,47 +183,16 @@ size_t tcw_item_size_in(uint8_t type, int vi)
     }
 }
 
-static inline uint16_t rd16(const uint8_t *p)
-{
-    uint16_t v;
-    memcpy(&v, p, 2);
-    return v;
-}
-static inline uint32_t rd32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-static inline uint64_t rd64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-static inline void wr16(uint8_t *p, uint16_t v)
-{
-    memcpy(p, &v, 2);
-}
-static inline void wr32(uint8_t *p, uint32_t v)
-{
-    memcpy(p, &v, 4);
-}
-static inline void wr64(uint8_t *p, uint64_t v)
-{
-    memcpy(p, &v, 8);
-}
-
 /* ---- compact times (docs/protocol.md §8.3) ----------------------------------------------- */
 
 /* The plain delta of a time field of width 2, 4 or 8 bytes in protocol 82's encoding. */
 static int64_t compact_delta(const uint8_t *p, int width)
 {
     if (width == 2)
-        return rd16(p);
+        return tcu_rd16(p);
     if (width == 4)
-        return (int64_t)rd32(p) + TCW_DELTA16_LIMIT;
-    int64_t v = (int64_t)rd64(p);
+        return (int64_t)tcu_rd32(p) + TCW_DELTA16_LIMIT;
+    int64_t v = (int64_t)tcu_rd64(p);
     return v >= 0 ? (int64_t)((uint64_t)v + TCW_DELTA32_LIMIT) : v; /* wraps as the server's sum does */
 }
 
@@ -230,14 +200,14 @@ static int64_t compact_delta(const uint8_t *p, int width)
 static int compact_put(uint8_t *p, int64_t d)
 {
     if (d >= 0 && d < TCW_DELTA16_LIMIT) {
-        wr16(p, (uint16_t)d);
+        tcu_wr16(p, (uint16_t)d);
         return 2;
     }
     if (d >= TCW_DELTA16_LIMIT && d < TCW_DELTA32_LIMIT) {
-        wr32(p, (uint32_t)(d - TCW_DELTA16_LIMIT));
+        tcu_wr32(p, (uint32_t)(d - TCW_DELTA16_LIMIT));
         return 4;
     }
-    wr64(p, (uint64_t)(d < 0 ? d : d - TCW_DELTA32_LIMIT));
+    tcu_wr64(p, (uint64_t)(d < 0 ? d : d - TCW_DELTA32_LIMIT));
     return 8;
 }
 
@@ -287,14 +257,14 @@ static size_t widen_time(uint8_t *p, uint8_t t, int vi)
     uint8_t base = compact_family(t, &width);
     uint8_t tmp[24];
     if (is_sample(base)) {
-        uint32_t thread = rd32(p + 1);
-        wr64(tmp + 1, (uint64_t)compact_delta(p + 5, width));
-        wr32(tmp + 9, thread);
+        uint32_t thread = tcu_rd32(p + 1);
+        tcu_wr64(tmp + 1, (uint64_t)compact_delta(p + 5, width));
+        tcu_wr32(tmp + 9, thread);
         tmp[0] = tcw_opcodes[base][vi];
         memcpy(p, tmp, 13);
         return 13;
     }
-    wr64(tmp + 1, (uint64_t)compact_delta(p + 1, width));
+    tcu_wr64(tmp + 1, (uint64_t)compact_delta(p + 1, width));
     size_t n = 9;
     if (base != TCW_ZoneEnd) {
         memcpy(tmp + 9, p + 1 + width, 8);
@@ -344,24 +314,24 @@ size_t tcw_item_to_version(uint8_t *p, size_t len, int vi)
         break;
     case TCW_MessageLiteral:
     case TCW_MessageLiteralCallstack:
-        wr64(p + 9, rd64(p + 9) >> 8); /* the plain string id, without metadata */
+        tcu_wr64(p + 9, tcu_rd64(p + 9) >> 8); /* the plain string id, without metadata */
         break;
     case TCW_MessageLiteralColor:
     case TCW_MessageLiteralColorCallstack:
-        wr64(p + 12, rd64(p + 12) >> 8);
+        tcu_wr64(p + 12, tcu_rd64(p + 12) >> 8);
         break;
     case TCW_SingleStringData8:
     case TCW_SecondStringData8: { /* u8 length -> the 16-bit form with a plain length */
         size_t n = p[1];
         memmove(p + 3, p + 2, n);
-        wr16(p + 1, (uint16_t)n);
+        tcu_wr16(p + 1, (uint16_t)n);
         t = t == TCW_SingleStringData8 ? TCW_SingleStringData : TCW_SecondStringData;
         len = 3 + n;
         break;
     }
     case TCW_SingleStringData:
     case TCW_SecondStringData: /* length - 256 -> plain length */
-        wr16(p + 1, (uint16_t)(rd16(p + 1) + 256));
+        tcu_wr16(p + 1, (uint16_t)(tcu_rd16(p + 1) + 256));
         break;
     case TCW_ParamSetup: /* type (0 integer, 1 boolean, 2 trigger) -> isBool */
         p[13] = p[13] == 1;
@@ -409,7 +379,7 @@ int tcw_item_from_version(uint8_t type, const uint8_t *it, int vi, uint8_t out[T
     case TCW_ZoneBegin:
     case TCW_ZoneBeginCallstack:
     case TCW_ZoneEnd: {
-        int width = compact_put(out + 1, (int64_t)rd64(it + 1));
+        int width = compact_put(out + 1, (int64_t)tcu_rd64(it + 1));
         out[0] = (uint8_t)(type + (width == 2 ? 2 : width == 4 ? 1 : 0));
         if (type != TCW_ZoneEnd)
             memcpy(out + 1 + width, it + 9, 8);
@@ -418,7 +388,7 @@ int tcw_item_from_version(uint8_t type, const uint8_t *it, int vi, uint8_t out[T
     case TCW_CallstackSample:
     case TCW_CallstackSampleContextSwitch: {
         memcpy(out + 1, it + 9, 4); /* thread first, then the time */
-        int width = compact_put(out + 5, (int64_t)rd64(it + 1));
+        int width = compact_put(out + 5, (int64_t)tcu_rd64(it + 1));
         out[0] = (uint8_t)(type + (width == 2 ? 2 : width == 4 ? 1 : 0));
         return 1;
     }
@@ -435,7 +405,7 @@ int tcw_item_from_version(uint8_t type, const uint8_t *it, int vi, uint8_t out[T
     case TCW_MessageLiteralColorCallstack: {
         size_t at = type == TCW_MessageLiteral || type == TCW_MessageLiteralCallstack ? 9 : 12;
         memcpy(out, it, n);
-        wr64(out + at, rd64(it + at) << 8 | OLD_MESSAGE_META);
+        tcu_wr64(out + at, tcu_rd64(it + at) << 8 | OLD_MESSAGE_META);
         break;
     }
     case TCW_ParamSetup:

@@ -6,6 +6,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 #include "wire/protocol.h"
+#include "util/bytes.h"
 
 #include <stdlib.h>
 
@@ -19,7 +20,7 @@ static int next_consumer(size_t *pos, int *frames)
         while (tr_next(&srv, pos, &it)) {
             if (it.type != TCW_CallstackPayload)
                 continue;
-            *frames = tr_rd16(it.p + 9) / 8;
+            *frames = tcu_rd16(it.p + 9) / 8;
             while (tr_next(&srv, pos, &it))
                 if (it.type != TCW_Callstack && it.type != TCW_CallstackSerial && it.type != TCW_SingleStringData8 &&
                     it.type != TCW_MemNamePayload)

@@ -9,6 +9,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 #include "wire/protocol.h"
+#include "util/bytes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +54,7 @@ static int next_callstack_event(struct event_cs *cs)
     struct tr_item it;
     if (!find(&scan, TCW_CallstackPayload, &it))
         return 0;
-    uint16_t bytes = tr_rd16(it.p + 9);
+    uint16_t bytes = tcu_rd16(it.p + 9);
     cs->count = bytes / 8;
     memcpy(cs->frames, it.p + 11, bytes);
     if (!tr_next(&srv, &scan, &it))

@@ -9,6 +9,7 @@
 #include "switch_rules.h"
 #include "test_util.h"
 #include "wire/protocol.h"
+#include "util/bytes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@ static struct outcome replay(struct tc_encoder *e)
             break;
         if (it.type == TCW_ContextSwitch) {
             tr_ctx_time(&it, &ref);
-            const char *bad = ts_rules_switch(rules, ref, tr_rd32(it.p + 9), tr_rd32(it.p + 13), it.p[17]);
+            const char *bad = ts_rules_switch(rules, ref, tcu_rd32(it.p + 9), tcu_rd32(it.p + 13), it.p[17]);
             o.items++;
             if (bad && !o.violations++)
                 o.first = bad;

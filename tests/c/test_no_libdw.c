@@ -15,6 +15,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 #include "wire/protocol.h"
+#include "util/bytes.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -128,9 +129,9 @@ static int next_frames(uint64_t *frames, int max)
         int n = -1;
         while (tr_next(&srv, &scan, &it)) {
             if (it.type == TCW_CallstackPayload) {
-                n = tr_rd16(it.p + 9) / 8;
+                n = tcu_rd16(it.p + 9) / 8;
                 for (int i = 0; i < n && i < max; i++)
-                    frames[i] = tr_rd64(it.p + 11 + 8 * i);
+                    frames[i] = tcu_rd64(it.p + 11 + 8 * i);
             } else if (n >= 0 && it.type == TCW_Callstack) {
                 return n;
             } else {
@@ -172,32 +173,6 @@ static int ends_with(const char *s, const char *tail)
     return a >= b && strcmp(s + a - b, tail) == 0;
 }
 
-struct extent {
-    uint64_t lo, hi;
-};
-
-static struct extent extent_of(void *fn)
-{
-    Dl_info info;
-    const ElfW(Sym) *sym = NULL;
-    if (!dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
-        return (struct extent){0, 0};
-    uint64_t lo = (uint64_t)(uintptr_t)info.dli_saddr;
-    return (struct extent){lo, lo + sym->st_size};
-}
-
-static int expect_sampling(void)
-{
-    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-    int paranoid = 2;
-    if (f) {
-        if (fscanf(f, "%d", &paranoid) != 1)
-            paranoid = 2;
-        fclose(f);
-    }
-    return geteuid() == 0 || paranoid <= 2;
-}
-
 /* ---- the checks ------------------------------------------------------------------------ */
 
 static void check_frames(void)
@@ -210,7 +185,7 @@ static void check_frames(void)
     CHECK_STR(r.frames[0].file, "[unknown]");
     CHECK_EQ_INT(r.frames[0].line, 0);
     CHECK_EQ_INT(r.frames[0].sym_addr, (uint64_t)(uintptr_t)emit);
-    CHECK_EQ_INT(r.frames[0].sym_len, extent_of((void *)emit).hi - extent_of((void *)emit).lo);
+    CHECK_EQ_INT(r.frames[0].sym_len, tt_function_extent((void *)emit).hi - tt_function_extent((void *)emit).lo);
     CHECK_EQ_INT(r.count, 1);
     tt_check(ends_with(r.image, "/test_no_libdw"), "the program's image: %s", r.image);
     char file[256];
@@ -258,7 +233,7 @@ static void check_samples(void)
 {
     int64_t period;
     memcpy(&period, srv.welcome + TCW_WELCOME_SAMPLING, 8);
-    if (!expect_sampling()) {
+    if (!tt_sampling_expected()) {
         CHECK_EQ_INT(period, 0);
         tt_check(1, "sampling is refused to this user here: samples are not checked");
         return;
@@ -275,8 +250,8 @@ static void check_samples(void)
     for (int i = 0; i < 5; i++)
         tr_pump(&srv, 100);
 
-    struct extent busy = extent_of((void *)spin_framed), caller = extent_of((void *)spin_caller);
-    struct extent bad = extent_of((void *)spin_bad_frame_pointer);
+    struct tt_extent busy = tt_function_extent((void *)spin_framed), caller = tt_function_extent((void *)spin_caller);
+    struct tt_extent bad = tt_function_extent((void *)spin_bad_frame_pointer);
     uint32_t tid = atomic_load(&spinner_tid), bad_tid = atomic_load(&garbage_tid);
     size_t pos = 0, in_busy = 0, with_caller = 0, in_bad = 0, garbage = 0;
     uint64_t payload[128], busy_frame = 0;
@@ -284,15 +259,15 @@ static void check_samples(void)
     struct tr_item it;
     while (tr_next(&srv, &pos, &it)) {
         if (it.type == TCW_CallstackPayload) {
-            count = tr_rd16(it.p + 9) / 8;
+            count = tcu_rd16(it.p + 9) / 8;
             if (count > 128)
                 count = 128;
             for (int i = 0; i < count; i++)
-                payload[i] = tr_rd64(it.p + 11 + 8 * i);
+                payload[i] = tcu_rd64(it.p + 11 + 8 * i);
         } else if ((it.type == TCW_CallstackSample || it.type == TCW_CallstackSample32 ||
                     it.type == TCW_CallstackSample16) &&
                    count > 0) {
-            uint32_t thread = tr_rd32(it.p + 1);
+            uint32_t thread = tcu_rd32(it.p + 1);
             if (thread == tid && payload[0] >= busy.lo && payload[0] < busy.hi) {
                 in_busy++;
                 busy_frame = payload[0];

@@ -18,6 +18,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 #include "wire/protocol.h"
+#include "util/bytes.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -176,9 +177,9 @@ static void read_log(uint32_t sleeper)
         if (it.type == TCW_SingleStringData8 || it.type == TCW_SingleStringData) {
             single = it;
         } else if (it.type == TCW_CallstackPayload) {
-            payload_frames = tr_rd16(it.p + 9) / 8;
-            payload[0] = payload_frames > 0 ? tr_rd64(it.p + 11) : 0;
-            payload[1] = payload_frames > 1 ? tr_rd64(it.p + 19) : 0;
+            payload_frames = tcu_rd16(it.p + 9) / 8;
+            payload[0] = payload_frames > 0 ? tcu_rd64(it.p + 11) : 0;
+            payload[1] = payload_frames > 1 ? tcu_rd64(it.p + 19) : 0;
         } else if (it.type == TCW_Message) {
             size_t len;
             const char *text = tr_item_text(&single, &len);
@@ -193,7 +194,7 @@ static void read_log(uint32_t sleeper)
         if (!tr_ctx_time(&it, &ref))
             continue;
         if (it.type == TCW_ContextSwitch) {
-            uint32_t old_tid = tr_rd32(it.p + 9), new_tid = tr_rd32(it.p + 13);
+            uint32_t old_tid = tcu_rd32(it.p + 9), new_tid = tcu_rd32(it.p + 13);
             const char *bad = ts_rules_switch(rules, ref, old_tid, new_tid, it.p[17]);
             if (bad && !switch_bad++)
                 switch_first_bad = bad;
@@ -201,7 +202,7 @@ static void read_log(uint32_t sleeper)
             switch_out += old_tid == sleeper;
         } else if (nsamples < sizeof samples / sizeof *samples) {
             CHECK(payload_frames > 0); /* every sample comes after its own payload */
-            samples[nsamples++] = (struct sample){tr_rd32(it.p + 1), ref, payload[0], payload[1], payload_frames};
+            samples[nsamples++] = (struct sample){tcu_rd32(it.p + 1), ref, payload[0], payload[1], payload_frames};
             payload_frames = -1;
         }
     }
@@ -234,7 +235,7 @@ static int function_at(uint64_t address, char *name, size_t cap)
         size_t pos = 0;
         struct tr_item it, single = {0};
         while (tr_next(&srv, &pos, &it)) {
-            if (it.type == TCW_CallstackFrameSize && tr_rd64(it.p + 1) == address) {
+            if (it.type == TCW_CallstackFrameSize && tcu_rd64(it.p + 1) == address) {
                 /* image string, then the first frame's name */
                 if (tr_next(&srv, &pos, &single) && tr_next(&srv, &pos, &it)) {
                     size_t len;
@@ -276,18 +277,6 @@ static void end_program(void)
 }
 
 /* ---- the scenarios --------------------------------------------------------------------- */
-
-static int expect_sampling(void)
-{
-    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-    int paranoid = 2;
-    if (f) {
-        if (fscanf(f, "%d", &paranoid) != 1)
-            paranoid = 2;
-        fclose(f);
-    }
-    return geteuid() == 0 || paranoid <= 2;
-}
 
 static int run_refused(void)
 {
@@ -346,7 +335,7 @@ int main(int argc, char **argv)
     if (tr_connect(&srv, port, 10) != 0)
         return 1;
     memcpy(&ns_per_tick, srv.welcome + TCW_WELCOME_TIMER_MUL, 8);
-    int sampling = expect_sampling();
+    int sampling = tt_sampling_expected();
     int64_t period;
     memcpy(&period, srv.welcome + TCW_WELCOME_SAMPLING, 8);
     CHECK_EQ_INT(period, sampling ? 500000 : 0); /* 2000 Hz */

@@ -9,6 +9,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 #include "wire/protocol.h"
+#include "util/bytes.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -36,9 +37,9 @@ static int next_frames(uint64_t *frames, int max)
         struct tr_item it;
         while (tr_next(&srv, &scan, &it))
             if (it.type == TCW_CallstackPayload) {
-                int n = tr_rd16(it.p + 9) / 8;
+                int n = tcu_rd16(it.p + 9) / 8;
                 for (int i = 0; i < n && i < max; i++)
-                    frames[i] = tr_rd64(it.p + 11 + 8 * i);
+                    frames[i] = tcu_rd64(it.p + 11 + 8 * i);
                 return n;
             }
         if (tr_pump(&srv, 50) < 0)

@@ -1,5 +1,6 @@
 /* endless.c - a client that records zones and messages until it is killed; used to
- * stop captures mid-stream. Prints "ready" once it has recorded its first frame. */
+ * stop captures mid-stream. Prints "ready" once it has recorded its first frame, and
+ * "connected" once a server has connected (so a test waits for events, not for time). */
 #define _DEFAULT_SOURCE
 #include <tracy/TracyC.h>
 
@@ -8,6 +9,7 @@
 
 int main(void)
 {
+    int connected = 0;
     for (long frame = 0;; frame++) {
         TracyCZoneN(outer, "endless frame", 1);
         for (int i = 0; i < 50; i++) {
@@ -21,6 +23,11 @@ int main(void)
         TracyCFrameMark;
         if (frame == 0) {
             puts("ready");
+            fflush(stdout);
+        }
+        if (!connected && ___tracy_connected()) {
+            connected = 1;
+            puts("connected");
             fflush(stdout);
         }
     }

@@ -127,6 +127,13 @@ def endless_client(port):
     return client
 
 
+def wait_connected(client):
+    """Until the capture has connected (the client says so), then a second for the events the
+    client kept since it started (its first frame's 50 zones and more) to arrive."""
+    assert client.stdout.readline().strip() == "connected"
+    time.sleep(1.0)
+
+
 def test_ctrl_c_stops_cleanly_and_writes_everything(tmp_path):
     port = free_port()
     client = endless_client(port)
@@ -134,7 +141,7 @@ def test_ctrl_c_stops_cleanly_and_writes_everything(tmp_path):
     try:
         capture = subprocess.Popen([CAPTURE, "-p", str(port), "-o", str(out)], stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT, text=True)
-        time.sleep(1.0)
+        wait_connected(client)
         capture.send_signal(signal.SIGINT)
         output, _ = capture.communicate(timeout=30)
     finally:
@@ -151,7 +158,7 @@ def test_client_killed_mid_stream(tmp_path):
     out = tmp_path / "killed.txt"
     capture = subprocess.Popen([CAPTURE, "-p", str(port), "-o", str(out)], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
-    time.sleep(1.0)
+    wait_connected(client)
     client.kill()
     client.wait()
     output, _ = capture.communicate(timeout=30)

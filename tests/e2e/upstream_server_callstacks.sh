@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The real Tracy 0.14.0 server records tracyc's callstacks, CPU samples and context
 # switches: examples/c/callstacks.c captured by tracy-capture (assertions enabled) and read
-# back by tracy-dump (a dump tool built on upstream's server library, /work/upstream's
-# scripts/dump.cpp). Checks: no failure, zone/alloc/message callstacks resolved to the
+# back by tracy-dump (a dump tool built on upstream's server library, outside this
+# repository). Checks: no failure, zone/alloc/message callstacks resolved to the
 # example's functions, files and lines, CPU samples with count_primes the most sampled
 # function, context switches. Needs UPSTREAM_TRACY_CAPTURE and UPSTREAM_TRACY_DUMP (built
 # outside this repository); skipped (77) without them.

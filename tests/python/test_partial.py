@@ -60,18 +60,19 @@ def test_disable_closes_the_zones_of_other_threads(tracer_run, write):
         import threading, time
         from tracer import Profiler
 
-        stop = threading.Event()
+        stop, ticked = threading.Event(), threading.Event()
         def spin():
             while not stop.is_set():
                 tick()
         def tick():
             time.sleep(0.001)
+            ticked.set()
 
         profiler = Profiler()
         profiler.enable()
         worker = threading.Thread(target=spin)
         worker.start()
-        time.sleep(0.05)
+        ticked.wait()  # the thread runs, traced, however loaded the machine is
         profiler.disable()
         time.sleep(0.05)
         stop.set()

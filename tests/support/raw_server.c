@@ -2,6 +2,7 @@
 #include "raw_server.h"
 
 #include "wire/protocol.h"
+#include "util/bytes.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -147,16 +148,16 @@ size_t tr_item_size(const uint8_t *p, size_t avail)
         break;
     case TCW_SingleStringData:
     case TCW_SecondStringData:
-        size = avail >= 3 ? 3u + tr_rd16(p + 1) + 256u : 0;
+        size = avail >= 3 ? 3u + tcu_rd16(p + 1) + 256u : 0;
         break;
     case TCW_FrameImageData:
     case TCW_SymbolCode:
     case TCW_SourceCode:
-        size = avail >= 13 ? 13u + tr_rd32(p + 9) : 0;
+        size = avail >= 13 ? 13u + tcu_rd32(p + 9) : 0;
         break;
     default:
         if (p[0] >= TCW_StringData)
-            size = avail >= 11 ? 11u + tr_rd16(p + 9) : 0;
+            size = avail >= 11 ? 11u + tcu_rd16(p + 9) : 0;
         else
             size = tcw_item_size[p[0]];
         break;
@@ -228,21 +229,21 @@ int tr_ctx_time(const struct tr_item *it, int64_t *ref)
     switch (it->type) {
     case TCW_ContextSwitch:
     case TCW_ThreadWakeup:
-        *ref += (int64_t)tr_rd64(it->p + 1);
+        *ref += (int64_t)tcu_rd64(it->p + 1);
         return 1;
     case TCW_CallstackSample:
     case TCW_CallstackSampleContextSwitch: {
-        int64_t d = (int64_t)tr_rd64(it->p + 5);
+        int64_t d = (int64_t)tcu_rd64(it->p + 5);
         *ref += d >= 0 ? d + TCW_DELTA32_LIMIT : d;
         return 1;
     }
     case TCW_CallstackSample32:
     case TCW_CallstackSampleContextSwitch32:
-        *ref += (int64_t)tr_rd32(it->p + 5) + TCW_DELTA16_LIMIT;
+        *ref += (int64_t)tcu_rd32(it->p + 5) + TCW_DELTA16_LIMIT;
         return 1;
     case TCW_CallstackSample16:
     case TCW_CallstackSampleContextSwitch16:
-        *ref += tr_rd16(it->p + 5);
+        *ref += tcu_rd16(it->p + 5);
         return 1;
     default:
         return 0;
@@ -272,7 +273,7 @@ int tr_ask_frame(struct tr_server *s, uint64_t address, struct tr_frames *out)
                 single = it;
             else if (it.type == TCW_SecondStringData8 || it.type == TCW_SecondStringData)
                 second = it;
-            else if (it.type == TCW_CallstackFrameSize && tr_rd64(it.p + 1) == address) {
+            else if (it.type == TCW_CallstackFrameSize && tcu_rd64(it.p + 1) == address) {
                 copy_text(out->image, sizeof out->image, &single);
                 int n = it.p[9];
                 for (int i = 0; i < n;) {
@@ -287,9 +288,9 @@ int tr_ask_frame(struct tr_server *s, uint64_t address, struct tr_frames *out)
                             struct tr_frame *f = &out->frames[i];
                             copy_text(f->name, sizeof f->name, &single);
                             copy_text(f->file, sizeof f->file, &second);
-                            f->line = tr_rd32(it.p + 1);
-                            f->sym_addr = tr_rd64(it.p + 5);
-                            f->sym_len = tr_rd32(it.p + 13);
+                            f->line = tcu_rd32(it.p + 1);
+                            f->sym_addr = tcu_rd64(it.p + 5);
+                            f->sym_len = tcu_rd32(it.p + 13);
                         }
                         i++;
                     } else {
@@ -315,9 +316,9 @@ int tr_ask_symbol(struct tr_server *s, uint64_t sym_addr, char *file, size_t cap
         while (tr_next(s, &pos, &it)) {
             if (it.type == TCW_SingleStringData8 || it.type == TCW_SingleStringData)
                 single = it;
-            else if (it.type == TCW_SymbolInformation && tr_rd64(it.p + 5) == sym_addr) {
+            else if (it.type == TCW_SymbolInformation && tcu_rd64(it.p + 5) == sym_addr) {
                 copy_text(file, cap, &single);
-                *line = tr_rd32(it.p + 1);
+                *line = tcu_rd32(it.p + 1);
                 return 1;
             }
         }

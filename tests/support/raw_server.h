@@ -7,6 +7,7 @@
 #ifndef TRACYC_TEST_RAW_SERVER_H
 #define TRACYC_TEST_RAW_SERVER_H
 
+#include "util/bytes.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,24 +73,5 @@ int tr_ask_symbol(struct tr_server *s, uint64_t sym_addr, char *file, size_t cap
  * and CallstackSampleContextSwitch in all sizes): advances *ref to the item's time and
  * returns 1; 0 for other items. docs/protocol.md §8. */
 int tr_ctx_time(const struct tr_item *it, int64_t *ref);
-
-static inline uint64_t tr_rd64(const uint8_t *p)
-{
-    uint64_t v;
-    __builtin_memcpy(&v, p, 8);
-    return v;
-}
-static inline uint32_t tr_rd32(const uint8_t *p)
-{
-    uint32_t v;
-    __builtin_memcpy(&v, p, 4);
-    return v;
-}
-static inline uint16_t tr_rd16(const uint8_t *p)
-{
-    uint16_t v;
-    __builtin_memcpy(&v, p, 2);
-    return v;
-}
 
 #endif

@@ -1,7 +1,10 @@
-/* test_util.c - tally, free ports, resident memory. */
+/* test_util.c - tally, free ports, resident memory, what the machine lets a test sample,
+ * where a function's code lies. */
 #include "test_util.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
+#include <link.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -61,4 +64,26 @@ size_t tt_rss_bytes(void)
         fclose(f);
     }
     return (size_t)rss * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+int tt_sampling_expected(void)
+{
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+    int paranoid = 2;
+    if (f) {
+        if (fscanf(f, "%d", &paranoid) != 1)
+            paranoid = 2;
+        fclose(f);
+    }
+    return geteuid() == 0 || paranoid <= 2;
+}
+
+struct tt_extent tt_function_extent(void *fn)
+{
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (!dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+        return (struct tt_extent){0, 0};
+    uint64_t lo = (uint64_t)(uintptr_t)info.dli_saddr;
+    return (struct tt_extent){lo, lo + sym->st_size};
 }

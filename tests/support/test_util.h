@@ -53,4 +53,13 @@ uint16_t tt_use_free_port(void);
 /* Bytes of resident memory of this process. */
 size_t tt_rss_bytes(void);
 
+/* Whether perf_event_open may sample this process (root, or perf_event_paranoid <= 2). */
+int tt_sampling_expected(void);
+
+/* The addresses an exported function's code spans ({0, 0} when dladdr does not know it). */
+struct tt_extent {
+    uint64_t lo, hi;
+};
+struct tt_extent tt_function_extent(void *fn);
+
 #endif

@@ -1,0 +1,21 @@
+/* config.h - the profiler's settings from the environment (README's table), read once at
+ * start-up. A value that cannot be what it names is reported on stderr, once, with what
+ * is used instead: a profiler never stops the program it profiles. */
+#ifndef TRACYC_CLIENT_CONFIG_H
+#define TRACYC_CLIENT_CONFIG_H
+
+#include "client/state.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* TRACYC_DISABLE=1: the library does nothing at all. */
+int tc_config_disabled(void);
+void tc_config_read(struct tc_config *c);
+
+/* The parsers behind it: 0 and *out set when `text` is valid, -1 when not. */
+int tc_config_parse_port(const char *text, uint16_t *out); /* 0..65535, 0: search */
+int tc_config_parse_size(const char *text, size_t *out);   /* N, NK, NM, NG; > 0 */
+int tc_config_parse_rate(const char *text, int *out);      /* 1..1,000,000 */
+
+#endif
