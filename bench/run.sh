@@ -154,7 +154,7 @@ if [ -n "$lua_rows" ]; then
   echo "   targets: <= 0.3 x upstream TracyLua, aim <= 3 x an empty Lua call pair, which LuaJIT compiles away)"
 fi
 
-for extra in "$build"/bench/python_overhead/run.sh; do
+for extra in "$build"/bench/python_overhead/run.sh "$build"/bench/python_sampling/run.sh; do
   [ -x "$extra" ] && "$extra"
 done
 exit 0

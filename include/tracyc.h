@@ -9,7 +9,7 @@
  *   2. Compatibility names that bindings written for Tracy 0.13 still link
  *      (___tracy_emit_message*, sampling_profiler, init_thread).
  *   3. tracyc's own additions (tracyc_*), always declared: in-process capture,
- *      dropped-event count, last error.
+ *      samples of program-named frames (an interpreter's), dropped-event count, last error.
  *
  * Run-time behaviour (environment variables):
  *   TRACY_PORT=N          listen on port N (default 8086, trying the next 19 ports when busy)
@@ -639,6 +639,50 @@ TRACYC_API void tracyc_zone_end_at(struct ___tracy_c_zone_context ctx, int64_t t
 TRACYC_API uint32_t tracyc_section_enter(uint16_t category, const char *text, size_t len);
 TRACYC_API void tracyc_section_leave(uint32_t id);
 TRACYC_API void tracyc_section_setup(uint16_t category, const char *text, size_t len);
+
+/* Samples of stacks whose frames the program names itself: an interpreter's or a virtual
+ * machine's functions, which no symbol table knows. A sampler records each sample with
+ * tracyc_sample_record, its frames as addresses from a range it registered with
+ * tracyc_frames_register; when a server asks what such an address is (Tracy's
+ * CallstackFrame and Symbol queries), the client calls the range's resolver. Servers show
+ * these samples like the CPU samples of native code: statistics, flame graphs, the
+ * summary's "top functions by samples", folded stacks.
+ *
+ * A frame, as the resolver describes it. The strings need not end with a NUL; they must
+ * stay valid until the resolver returns (the client copies them). */
+struct tracyc_frame {
+    const char *function; /* the function's name */
+    size_t function_len;
+    const char *file; /* its source file */
+    size_t file_len;
+    uint32_t line;   /* the line being executed; 0 if unknown */
+    uint64_t symbol; /* an address of the same range standing for the whole function: samples
+                        are counted per function by it, and the resolver is asked about it too
+                        (its file and line, the function's definition); 0 if none */
+};
+/* Fills *frame for address and returns 0, or returns -1 when it does not know the address
+ * (it is then shown as unknown). Called on the profiler's own thread, at any time after the
+ * sample (a server may ask long after): it must be thread-safe, quick, and must not call
+ * tracyc. */
+typedef int (*tracyc_frame_resolver)(void *user, uint64_t address, struct tracyc_frame *frame);
+
+/* Registers the addresses [first, last] as frames resolve() names, reported as the image
+ * (binary) image. The range must lie within [0x0200000000000000, 0x0FFFFFFFFFFFFFFF],
+ * addresses that no machine code has on any 64-bit system tracyc runs on; at most 8
+ * ranges, not overlapping. A registration lasts for the process's life. Returns 0, or -1
+ * with tracyc_last_error() set. */
+TRACYC_API int tracyc_frames_register(uint64_t first, uint64_t last, const char *image, size_t image_len,
+                                      tracyc_frame_resolver resolve, void *user);
+/* Records one CPU sample of thread (an OS thread id, as the server's thread ids are) taken
+ * at time (___tracy_get_time()): count frame addresses, innermost first (1 to 8191).
+ * Samples of one thread must be recorded in time order. The frames may be any addresses,
+ * registered ones or native ones. Callable from any thread. Returns 0, or -1 when the
+ * sample is not recorded (invalid arguments, profiler off, buffer limit reached: counted
+ * as dropped). */
+TRACYC_API int tracyc_sample_record(uint32_t thread, int64_t time, const uint64_t *frames, uint32_t count);
+/* Names thread (an OS thread id of this process) in the profile, as
+ * ___tracy_set_thread_name does for the calling thread. */
+TRACYC_API void tracyc_thread_name_set(uint32_t thread, const char *name, size_t len);
 
 /* Number of events dropped because the buffer limit (TRACYC_BUFFER_LIMIT, plus the reserve
  * for zone ends) was reached. */

@@ -21,6 +21,7 @@ union tc_rec;
 enum { TC_ABSENT_SECTION, TC_ABSENT_MEM_DISCARD, TC_ABSENT_GPU_TIME_SYNC, TC_CONN_ABSENT_KINDS };
 struct tc_rec_context_switch;
 struct ___tracy_source_location_data;
+struct tracyc_frame;
 
 struct tc_transport {
     /* 0 when all bytes were sent, -1 when the peer is gone. */
@@ -101,6 +102,18 @@ void tc_conn_report_libdw(struct tc_conn *c, const char *unavailable);
 /* Sends a context switch record as ContextSwitch items the server can take whatever was
  * lost before it (a record the kernel dropped, a connection that began in the middle). */
 void tc_conn_context_switch(struct tc_conn *c, const struct tc_rec_context_switch *r);
+
+/* Frame addresses a program may register (tracyc_frames_register): no machine code has them
+ * on x86-64 (even with 5-level paging) or AArch64, and the server's packing of frame
+ * addresses keeps them as they are (top four bits zero). */
+#define TC_FRAMES_LOWEST 0x0200000000000000ull
+#define TC_FRAMES_HIGHEST 0x0FFFFFFFFFFFFFFFull
+/* Registers a range of program-named frames (conn_samples.c). -1 with *error set. */
+int tc_frames_add(uint64_t first, uint64_t last, const char *image, size_t image_len,
+                  int (*resolve)(void *, uint64_t, struct tracyc_frame *), void *user, const char **error);
+/* Answers a CallstackFrame or Symbol query about an address of a registered range; 0
+ * (nothing sent) when the address is in none. */
+int tc_conn_answer_frame(struct tc_conn *c, uint8_t query, uint64_t address);
 
 /* Reports the events dropped so far, as a Tracy-sourced message, if the count grew. */
 void tc_conn_report_drops(struct tc_conn *c, uint64_t dropped);

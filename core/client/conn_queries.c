@@ -139,7 +139,10 @@ static void answer(struct tc_conn *c, uint8_t type, uint64_t ptr, uint32_t extra
         break;
     case TCW_QUERY_CALLSTACK_FRAME:
     case TCW_QUERY_SYMBOL:
-        /* Resolved off the worker (resolver.c); answered by send_resolved. */
+        /* Frames a program registered (tracyc_frames_register) are answered at once from
+         * its resolver; the rest off the worker (resolver.c), answered by send_resolved. */
+        if (tc_conn_answer_frame(c, type, ptr))
+            break;
         if (tc_resolver_submit(c->serial, type, ptr) == 0)
             c->resolving++;
         else if (type == TCW_QUERY_CALLSTACK_FRAME)

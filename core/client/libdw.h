@@ -22,7 +22,7 @@
     X(dwfl_report_end, "ELFUTILS_0.122")                                                                               \
     X(dwfl_linux_proc_report, "ELFUTILS_0.122")                                                                        \
     X(dwfl_linux_proc_find_elf, "ELFUTILS_0.122")                                                                      \
-    X(dwfl_standard_find_debuginfo, "ELFUTILS_0.122")                                                                  \
+    X(dwfl_build_id_find_debuginfo, "ELFUTILS_0.130")                                                                  \
     X(dwfl_addrmodule, "ELFUTILS_0.122")                                                                               \
     X(dwfl_module_address_section, "ELFUTILS_0.127")                                                                   \
     X(dwfl_module_info, "ELFUTILS_0.122")                                                                              \

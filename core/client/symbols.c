@@ -100,9 +100,13 @@ struct tc_symbols *tc_symbols_new(void)
         return NULL;
     s->dw = tc_libdw();
     if (s->dw) {
+        /* Separate debug files by build ID only (/usr/lib/debug/.build-id, where distributions
+         * install them). The standard search would go on to debuginfod: libdw loads
+         * libdebuginfod, whose start-up initialises curl and OpenSSL in this thread, which
+         * crashes when the program is exiting meanwhile (and could reach the network). */
         s->callbacks = (Dwfl_Callbacks){
             .find_elf = s->dw->dwfl_linux_proc_find_elf,
-            .find_debuginfo = s->dw->dwfl_standard_find_debuginfo,
+            .find_debuginfo = s->dw->dwfl_build_id_find_debuginfo,
         };
         tc_loader_changed(&s->loader);
         report_modules(s);

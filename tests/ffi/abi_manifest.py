@@ -83,6 +83,16 @@ def parse_structs(text):
     return structs
 
 
+def parse_callbacks(text):
+    """typedef RET (*NAME)(PARAMS); -> {NAME: {"returns", "params"}}"""
+    callbacks = {}
+    for m in re.finditer(r"\btypedef\s+([^;()]*?)\(\s*\*\s*(\w+)\s*\)\s*\(([^()]*)\)\s*;", text):
+        params = [split_decl(p) for p in m.group(3).split(",") if p.strip() and p.strip() != "void"]
+        callbacks[m.group(2)] = {"returns": norm_type(m.group(1)),
+                                 "params": [{"name": n or "data", "type": t} for t, n in params]}
+    return callbacks
+
+
 def parse_enums(text):
     enums = {}
     for m in re.finditer(r"\benum\s+(\w+)\s*\{([^{}]*)\}\s*;", text):
@@ -98,11 +108,12 @@ def parse_enums(text):
 
 def parse_headers(cc, includes, defines=()):
     """{"functions": {name: fn + "header"}, "structs": ..., "enums": ...} of the public headers."""
-    result = {"functions": {}, "structs": {}, "enums": {}}
+    result = {"functions": {}, "structs": {}, "enums": {}, "callbacks": {}}
     for header, where in HEADERS.items():
         text = preprocess(cc, includes, header, defines)
         for name, fn in parse_functions(text).items():
             result["functions"].setdefault(name, dict(fn, header=where))
         result["structs"].update(parse_structs(text))
         result["enums"].update(parse_enums(text))
+        result["callbacks"].update(parse_callbacks(text))
     return result

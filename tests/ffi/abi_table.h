@@ -40,5 +40,7 @@ extern const struct abi_scalar {
     size_t size;
 } abi_scalars[];
 extern const size_t abi_scalar_count;
+/* The callback types (pointers to functions), NULL-terminated. */
+extern const char *const abi_callbacks[];
 
 #endif

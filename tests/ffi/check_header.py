@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_header.py - fails when bindings/ffi/tracyc.abi.json and the public headers
 disagree: the same functions with the same return, parameter names and types; the same
-structs, fields and enums. Then the C compiler checks the rest: a generated file assigns
+structs, fields, enums and callback types. Then the C compiler checks the rest: a generated file assigns
 every function to a pointer of the manifest's prototype and asserts every struct's size,
 alignment and field offsets, every enum value and scalar size (_Static_assert), with
 incompatible pointer types an error.
@@ -70,6 +70,9 @@ def compare_types(manifest, header, text):
     for name in manifest["opaque_structs"]:
         if not re.search(r"\bstruct\s+%s\s*;" % name, text):
             errors.append("opaque struct %s is not declared in tracyc.h" % name)
+    callbacks = {c["name"]: {"returns": c["returns"], "params": c["params"]} for c in manifest.get("callbacks", [])}
+    if callbacks != header["callbacks"]:
+        errors.append("callbacks differ: manifest %s, header %s" % (callbacks, header["callbacks"]))
     enums = {e["name"]: e["values"] for e in manifest["enums"]}
     if enums != header["enums"]:
         errors.append("enums differ: manifest %s, header %s" % (enums, header["enums"]))
@@ -87,6 +90,10 @@ def c_checks(manifest):
         lines.append('_Static_assert(_Alignof(%s) == %d, "_Alignof(%s)");' % (t, s["align"], t))
         for f in s["fields"]:
             lines.append('_Static_assert(offsetof(%s, %s) == %d, "%s.%s");' % (t, f["name"], f["offset"], t, f["name"]))
+    for c in manifest.get("callbacks", []):
+        params = ", ".join("%s %s" % (p["type"], p["name"]) for p in c["params"]) or "void"
+        lines.append('_Static_assert(__builtin_types_compatible_p(%s, %s (*)(%s)), "%s");'
+                     % (c["name"], c["returns"], params, c["name"]))
     for e in manifest["enums"]:
         for name, value in e["values"].items():
             lines.append('_Static_assert(%s == %d, "%s");' % (name, value, name))

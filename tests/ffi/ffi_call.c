@@ -42,12 +42,15 @@ static ffi_type *scalar_type(const char *t)
     return NULL;
 }
 
-/* The libffi type of a manifest type: pointers, structs by value (top-level const is
- * irrelevant to the ABI), scalars. */
+/* The libffi type of a manifest type: pointers (callbacks too), structs by value
+ * (top-level const is irrelevant to the ABI), scalars. */
 static ffi_type *type_of(const char *t)
 {
     if (t[strlen(t) - 1] == '*')
         return &ffi_type_pointer;
+    for (size_t i = 0; abi_callbacks[i]; i++)
+        if (strcmp(abi_callbacks[i], t) == 0)
+            return &ffi_type_pointer;
     if (strncmp(t, "const ", 6) == 0)
         t += 6;
     if (strncmp(t, "struct ", 7) == 0) {

@@ -41,7 +41,10 @@ def main():
     out += ["};", "const size_t abi_struct_count = sizeof abi_structs / sizeof abi_structs[0];", "",
             "const struct abi_scalar abi_scalars[] = {"]
     out += ["    {%s, %d}," % (json.dumps(name), size) for name, size in manifest["scalars"].items()]
-    out += ["};", "const size_t abi_scalar_count = sizeof abi_scalars / sizeof abi_scalars[0];", ""]
+    out += ["};", "const size_t abi_scalar_count = sizeof abi_scalars / sizeof abi_scalars[0];", "",
+            "const char *const abi_callbacks[] = {"]
+    out += ["    %s," % json.dumps(c["name"]) for c in manifest.get("callbacks", [])] + ["    NULL,"]
+    out += ["};", ""]
     with open(sys.argv[2], "w") as f:
         f.write("\n".join(out))
 

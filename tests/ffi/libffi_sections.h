@@ -43,6 +43,10 @@ void check_locks(const struct tt_capture *c);
 void emit_gpu(void);
 void check_gpu(const struct tt_capture *c);
 
+/* Records a sample of program-named frames with a resolver of the test's own. */
+void emit_samples(void);
+void check_samples(const struct tt_capture *c);
+
 /* Calls every tracyc_ffi_* function from a thread of its own. */
 void emit_shim(void);
 void check_shim(const struct tt_capture *c);

@@ -412,6 +412,7 @@ int main(int argc, char **argv)
     emit_locks();
     emit_gpu();
     emit_shim();
+    emit_samples();
     const char *error = emit_error();
     CHECK(error && strstr(error, "innermost") != NULL);
     CHECK_EQ_INT(CALL0("tracyc_dropped_events").u64, 0);
@@ -430,6 +431,7 @@ int main(int argc, char **argv)
     check_locks(cap);
     check_gpu(cap);
     check_shim(cap);
+    check_samples(cap);
     CHECK_EQ_INT(fc_report_uncalled(), 0);
     tt_capture_free(cap);
     return tt_finish("test_ffi_libffi");

@@ -1,6 +1,6 @@
 /* api.c - the module's functions: tracing control, messages, plots, frames, threads,
  * the in-process capture. Argument errors raise TypeError or ValueError. */
-#include "tracer.h"
+#include "sample.h"
 
 /* A colour argument: None (0, the default colour) or 0xRRGGBB. */
 static int parse_color(PyObject *o, uint32_t *out)
@@ -194,6 +194,7 @@ static PyObject *api_startup(PyObject *self, PyObject *unused)
 static PyObject *api_shutdown(PyObject *self, PyObject *unused)
 {
     tp_hook_stop();
+    tp_sampling_stop(); /* its handler reads the profiler's clock: not past the profiler's end */
     ___tracy_shutdown_profiler();
     Py_RETURN_NONE;
 }

@@ -24,7 +24,7 @@ PyMODINIT_FUNC PyInit__tracer(void)
     if (budget && atol(budget) > 0)
         tp_srcloc_budget = atol(budget) < 32000 ? (size_t)atol(budget) : 32000;
     if (tp_codeinfo_init() != 0 || tp_codeinfo_watch_generated() != 0 || tp_hook_init(m) != 0 ||
-        tp_zone_type_init(m) != 0) {
+        tp_zone_type_init(m) != 0 || PyModule_AddFunctions(m, tp_sample_methods) != 0 || tp_sample_init() != 0) {
         Py_DECREF(m);
         return NULL;
     }

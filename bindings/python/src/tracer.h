@@ -147,10 +147,12 @@ int tp_hook_init(PyObject *module);
 int tp_hook_start(void);
 int tp_hook_stop(void);
 
-/* ---- the module (module.c, api.c, zone_type.c) -------------------------------------- */
+/* ---- the module (module.c, api.c, zone_type.c, sample_api.c) ------------------------ */
 extern PyObject *tp_module;
 extern PyTypeObject tp_ZoneType;
 extern PyMethodDef tp_api_methods[];
+extern PyMethodDef tp_sample_methods[];
+int tp_sample_init(void);
 int tp_zone_type_init(PyObject *module);
 
 #endif

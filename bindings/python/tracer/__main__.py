@@ -5,13 +5,17 @@ import select
 import signal
 import sys
 
-from tracer import _cli, _run, _session, _tracer
+from tracer import _cli, _run, _sampling, _session, _tracer
 
 
 def _start_profiler(options, prog):
     """Starts the profiler with the CLI's settings, leaving the program's environment as it was."""
     settings = {"TRACY_PORT": str(options.port) if options.port is not None else None,
-                "TRACY_NO_EXIT": "1" if options.wait else None}
+                "TRACY_NO_EXIT": "1" if options.wait else None,
+                # the sampling mode's Python stacks replace the profiler's native samples of
+                # the interpreter, unless asked for both (or the user set it)
+                "TRACY_NO_SAMPLING": "1" if options.sample and not options.native_samples
+                and "TRACY_NO_SAMPLING" not in os.environ else None}
     saved = {name: os.environ.get(name) for name in settings}
     for name, value in settings.items():
         if value is not None:
@@ -49,6 +53,7 @@ def _finish(options, pid):
     if os.getpid() != pid:
         return  # a forked child: the profile belongs to the parent
     _tracer.stop()
+    _sampling.stop()  # every sample taken goes into the profile
     if not options.output and not options.wait and not _tracer.is_connected() and _stdout_takes_a_summary():
         try:
             _tracer.capture_start("-")
@@ -102,6 +107,10 @@ def main(argv, prog="python -m tracer"):
     _session.configure(c_calls=not options.no_c_calls, lines=options.lines, max_depth=options.max_depth,
                        min_duration_ns=options.min_duration, include=options.include, exclude=options.exclude)
     _session.cli_active = True
+    if options.sample:
+        _session.sample_hz = options.sample
+        _session.sample_native = options.native_samples
+        _session.trace_calls = bool(options.include)
     if module == "pytest":
         plugins = os.environ.get("PYTEST_PLUGINS")
         os.environ["PYTEST_PLUGINS"] = f"{plugins},tracer.pytest_plugin" if plugins else "tracer.pytest_plugin"

@@ -2,11 +2,14 @@
 import argparse
 import re
 
-from tracer import _tracer
+from tracer import _sampling, _tracer
 
 # Options that take a value, so the program's own arguments can be told apart.
 _VALUED = {"-o", "--output", "-t", "--port", "--include", "--exclude", "--max-depth", "--min-duration"}
 _UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+# What may follow --sample as its rate (anything number-like, so that a bad rate is an
+# error rather than the name of the program).
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 
 def duration_ns(text):
@@ -15,6 +18,19 @@ def duration_ns(text):
     if not match:
         raise argparse.ArgumentTypeError(f"not a duration: {text!r} (try 100us, 2ms, 1s)")
     return int(float(match.group(1)) * _UNITS[match.group(2) or "us"])
+
+
+def sample_rate(text):
+    """--sample HZ: samples per second, 1 to 10000."""
+    try:
+        hz = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a sampling rate: {text!r} (a whole number of samples per second, "
+                                         f"1 to {_sampling.MAX_HZ})") from None
+    if not 1 <= hz <= _sampling.MAX_HZ:
+        raise argparse.ArgumentTypeError(f"the sampling rate must be between 1 and {_sampling.MAX_HZ} samples per "
+                                         f"second (default {_sampling.DEFAULT_HZ}), not {hz}")
+    return hz
 
 
 def output_path(text):
@@ -38,14 +54,22 @@ class _NoReport(argparse.Action):
 def _parser(prog):
     p = argparse.ArgumentParser(
         prog=prog, usage=f"{prog} [options] (script.py | -m module) [args ...]",
-        description="Run a Python program with every call recorded as a Tracy zone. With no -o and no "
-                    "Tracy server connected, a summary of the top zones is printed at exit.")
+        description="Run a Python program with every call recorded as a Tracy zone, or with the Python stack of "
+                    "every thread sampled (--sample). With no -o and no Tracy server connected, a summary of the "
+                    "top zones and sampled functions is printed at exit.")
     p.add_argument("-p", "--partial", action="store_true",
                    help="trace only between Profiler().enable() and disable()")
     p.add_argument("-l", "--lines", action="store_true", help="line-level zones (needs --partial)")
+    p.add_argument("--sample", nargs="?", const=_sampling.DEFAULT_HZ, type=sample_rate, metavar="HZ",
+                   help=f"sample every thread's Python stack HZ times per second of its CPU time (default "
+                        f"{_sampling.DEFAULT_HZ}) instead of tracing every call; with --include, also trace "
+                        "the calls of those files")
+    p.add_argument("--native-samples", action="store_true",
+                   help="with --sample: keep the profiler's native CPU samples (the interpreter's C stacks) too")
     p.add_argument("-o", "--output", metavar="FILE", type=output_path,
                    help="profile in-process, no server: write FILE at exit (.json Chrome trace, "
-                        ".csv zone statistics, .txt or no extension a text summary)")
+                        ".csv zone statistics, .folded sampled stacks, .svg their flame graph, .txt or no "
+                        "extension a text summary)")
     p.add_argument("-t", "--port", type=int, metavar="N",
                    help="listen for the Tracy server on port N (default 8086)")
     p.add_argument("-r", nargs=0, action=_NoReport, help=argparse.SUPPRESS)
@@ -69,10 +93,18 @@ def parse(argv, prog="python -m tracer"):
     while i < len(argv) and argv[i] != "-m" and argv[i].startswith("-") and argv[i] != "-":
         if argv[i] == "--":
             break
+        if argv[i] == "--sample":  # its rate is optional: a number after it is the rate
+            i += 2 if i + 1 < len(argv) and _NUMBER.fullmatch(argv[i + 1]) else 1
+            continue
         i += 2 if argv[i] in _VALUED else 1
     parser = _parser(prog)
     options = parser.parse_args(argv[:i])
     rest = argv[i + 1:] if i < len(argv) and argv[i] == "--" else argv[i:]
+    if options.native_samples and not options.sample:
+        parser.error("--native-samples goes with --sample")
+    if options.lines and options.sample:
+        parser.error("--lines cannot be combined with --sample: line zones come from the per-call hook that "
+                     "sampling does without")
     if options.lines and not options.partial:
         parser.error("--lines needs --partial (line zones are only recorded between Profiler().enable() and "
                      "disable())")

@@ -3,8 +3,9 @@ multi-threaded, use of fork() may lead to deadlocks in the child"), counting the
 the kernel lists. The profiler's worker thread must not add that warning to a program that
 plain Python would not warn about, and a program with threads of its own must still get it.
 
-So a filter ignores that warning exactly when the forking thread and the profiler's worker
-are the process's only threads, decided when the warning is given. Each fork moves the
+So a filter ignores that warning exactly when the forking thread and tracer's own threads
+(the profiler's worker, and the sampler's thread while sampling) are the process's only
+threads, decided when the warning is given. Each fork moves the
 filter to the front of warnings.filters, ahead of filters the program (or pytest) added
 since, and leaves it there: 3.12 warns before the after-fork hooks run, 3.13 after them.
 It is put in place without warnings._filters_mutated(), so no registry of warnings already
@@ -23,10 +24,11 @@ class _ForkWarningCausedByTheProfiler:
     _TEXT = re.compile(r"This process \(pid=\d+\) is multi-threaded, use of \w+\(\) may lead to deadlocks")
 
     def match(self, text):
-        if not self._TEXT.match(text) or not _tracer.profiler_started():
+        own = _tracer._own_threads()  # the profiler's worker, the sampler's thread
+        if not self._TEXT.match(text) or not own:
             return False
         try:
-            return len(os.listdir("/proc/self/task")) == 2  # this thread and the worker
+            return len(os.listdir("/proc/self/task")) == 1 + own  # this thread and tracer's
         except OSError:
             return False
 

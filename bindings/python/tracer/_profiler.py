@@ -1,10 +1,11 @@
 """Profiler: automatic tracing of a region of the program, as in tt-metal's tracy module."""
-from tracer import _session, _tracer
+from tracer import _session
 
 
 class Profiler:
     """Traces every Python call on every thread between enable() and disable(), or
-    inside a `with Profiler():` block.
+    inside a `with Profiler():` block; under `python -m tracer --sample --partial` (or
+    pytest's --tracer-sample), samples every thread's stack there instead.
 
     Under `python -m tracer` without --partial the whole program is traced already, and
     enable()/disable() do nothing. disable() closes the function zones still open on the
@@ -17,13 +18,13 @@ class Profiler:
         self._started = False
 
     def enable(self):
-        if not self._started and not _tracer.is_tracing():
+        if not self._started and not _session.active():
             self._started = _session.start()
 
     def disable(self):
         if self._started:
             self._started = False
-            _tracer.stop()
+            _session.stop()
 
     def __enter__(self):
         self.enable()

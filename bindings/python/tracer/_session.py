@@ -1,8 +1,15 @@
-"""The tracing options of this process, shared by the CLI, Profiler and the pytest plugin."""
-from tracer import _filters, _tracer
+"""The profiling options of this process, shared by the CLI, Profiler and the pytest plugin:
+automatic tracing (a zone per call), sampling, or both."""
+from tracer import _filters, _sampling, _tracer
 
 # True while `python -m tracer` runs the program (the pytest plugin then needs no flag).
 cli_active = False
+# Samples per second when the session samples (--sample), else None; and whether the
+# profiler's native samples stay on too (--native-samples).
+sample_hz = None
+sample_native = False
+# Whether the session traces calls (off under --sample unless --include chose files).
+trace_calls = True
 _configured = False
 
 
@@ -14,7 +21,23 @@ def configure(**options):
 
 
 def start():
-    """Starts automatic tracing. False when the profiler is disabled (TRACYC_DISABLE=1)."""
+    """Starts what the session profiles. False when the profiler is disabled
+    (TRACYC_DISABLE=1)."""
     if not _configured:
         configure()
-    return _tracer.start()
+    started = _tracer.start() if trace_calls else False
+    if sample_hz:
+        started = _sampling.start(sample_hz, native=sample_native) or started
+    return started
+
+
+def stop():
+    if trace_calls:
+        _tracer.stop()
+    if sample_hz:
+        _sampling.stop()
+
+
+def active():
+    """Tracing or sampling runs."""
+    return _tracer.is_tracing() or _sampling.is_sampling()

@@ -1,7 +1,7 @@
 """pytest plugin: a profiled test suite reads in Tracy like the run itself.
 
-    pytest -p tracer.pytest_plugin --tracer [--tracer-output trace.json]
-    python -m tracer -m pytest ...            (loads this plugin itself)
+    pytest -p tracer.pytest_plugin --tracer [--tracer-output trace.json] [--tracer-sample [HZ]]
+    python -m tracer [--sample] -m pytest ... (loads this plugin itself)
 
 Each test phase is a zone named by the test's node id ("[setup]" and "[teardown]"
 appended for those phases); signposts mark the session's start and end and every
@@ -9,7 +9,7 @@ failure.
 """
 import pytest
 
-from tracer import _session, _tracer, signpost, zone
+from tracer import _cli, _sampling, _session, _tracer, signpost, zone
 
 _PHASES = {"setup": zone("pytest setup"), "call": zone("pytest call"), "teardown": zone("pytest teardown")}
 
@@ -18,7 +18,11 @@ def pytest_addoption(parser):
     group = parser.getgroup("tracer", "Tracy profiling (tracer)")
     group.addoption("--tracer", action="store_true", help="trace every Python call of the run into Tracy")
     group.addoption("--tracer-output", metavar="FILE",
-                    help="with --tracer: profile in-process and write FILE at exit (.json, .csv, .txt summary)")
+                    help="with --tracer: profile in-process and write FILE at exit (.json, .csv, .folded, .svg, "
+                         ".txt summary)")
+    group.addoption("--tracer-sample", nargs="?", const=_sampling.DEFAULT_HZ, type=_cli.sample_rate, metavar="HZ",
+                    help="with --tracer: sample every thread's Python stack HZ times per second of CPU time "
+                         f"(default {_sampling.DEFAULT_HZ}) instead of tracing every call")
 
 
 def pytest_configure(config):
@@ -33,7 +37,10 @@ def pytest_configure(config):
                 _tracer.capture_start(output)
             except (ValueError, RuntimeError) as exc:
                 raise pytest.UsageError(f"--tracer-output: {exc}") from None
-        if not _tracer.is_tracing():
+        if config.getoption("tracer_sample"):
+            _session.sample_hz = config.getoption("tracer_sample")
+            _session.trace_calls = False
+        if not _session.active():
             _session.start()
     config.pluginmanager.register(_TracedRun(stop_at_end=enabled), "tracer-run")
 
@@ -57,7 +64,7 @@ class _TracedRun:
 
     def pytest_unconfigure(self, config):
         if self._stop_at_end:
-            _tracer.stop()
+            _session.stop()
 
     def pytest_runtest_logreport(self, report):
         if report.failed:

@@ -1,0 +1,564 @@
+/* sample_drain.c - the sampler's own thread: it finds the process's threads, gives each a
+ * clock (sample_signal.c), empties their rings every 10 ms and records each sample with
+ * the profiler as a callstack of synthetic frame addresses, which it also answers.
+ *
+ * A frame address is SAMPLE_BASE | function id << 28 | line: the function (qualified
+ * name, file, first line: one id per distinct function, whatever code object it came
+ * from) and the line being executed. Line 0 is the function itself: the address the
+ * server groups samples by (the frame's symbol) and asks the definition of.
+ *
+ * This thread never takes the GIL: everything it needs was copied by the handler.
+ */
+#include "sample.h"
+#include "util/map.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SAMPLE_BASE 0x0C00000000000000ull
+#define SAMPLE_LAST 0x0FFFFFFFFFFFFFFFull
+#define LINE_BITS 28
+#define MAX_FUNCTIONS ((1u << 30) - 1)
+#define PERIOD_MS 10
+/* A thread whose samples never had a Python thread state is left alone for this many scans
+ * (its clock off), then tried again: it may have attached to Python since. */
+#define NATIVE_RETRY_SCANS 500
+
+/* Functions with a fixed id: the frames tracer adds itself. */
+enum { FN_GIL_RELEASED = 1, FN_TRUNCATED, FN_UNKNOWN, FN_FIRST_FREE };
+/* Frames of tracer's own: its launcher (this frame and every one below it go: the program's
+ * stack starts above), or a frame it puts in the program's threads (this frame goes). */
+enum { HIDE_BELOW = 1, HIDE_FRAME = 2 };
+
+struct file_list {
+    char **files;
+    size_t n;
+};
+
+struct function {
+    char *name, *file;
+    int firstlineno;
+    uint32_t same_hash; /* the next function whose content hash is the same, 0: none */
+    int hidden;         /* HIDE_BELOW, HIDE_FRAME or 0 */
+};
+
+static struct {
+    pthread_mutex_t lock; /* start and stop */
+    pthread_cond_t wake;
+    pthread_cond_t scanned; /* after each look at the process's threads */
+    uint32_t scans_done;    /* how many (under lock) */
+    pthread_t thread;
+    int running;
+    _Atomic int stop;
+    unsigned hz;
+    pid_t own_tid;
+    uint32_t scan;
+    struct tcu_map tids;  /* tid -> slot index + 1, or NATIVE | scan it was left at */
+    struct tcu_map lines; /* code copy ref << 32 | offset + 2 -> line + 1 */
+    uint64_t samples, gil_released, truncated, broken, threads;
+    _Atomic int64_t cpu_ns;   /* the sampler thread's own CPU time */
+    _Atomic int signal_taken; /* the program put its own handler on our signal: stopped */
+    _Atomic uint64_t lost_total;
+    /* the functions, shared with the frame resolver (which runs on the profiler's thread) */
+    pthread_mutex_t functions_lock;
+    struct function *functions;
+    size_t nfunctions, cap;
+    struct tcu_map function_ids; /* content hash -> newest function id with it */
+    int registered;
+    struct file_list hide_below, hide_frame; /* set before the thread starts, fixed while it runs */
+} d = {
+    .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .functions_lock = PTHREAD_MUTEX_INITIALIZER};
+
+#define NATIVE ((uint64_t)1 << 40)
+
+/* ---- functions ----------------------------------------------------------------------- */
+
+/* UTF-8 of raw str characters (kind 1, 2 or 4 bytes each); lone surrogates become U+FFFD. */
+static char *utf8_of(const unsigned char *data, size_t n, unsigned kind)
+{
+    char *out = malloc(n * 4 + 1), *p = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = kind == 1   ? data[i]
+                     : kind == 2 ? ((const uint16_t *)(const void *)data)[i]
+                                 : ((const uint32_t *)(const void *)data)[i];
+        if ((c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)
+            c = 0xFFFD;
+        if (c < 0x80) {
+            *p++ = (char)c;
+        } else if (c < 0x800) {
+            *p++ = (char)(0xC0 | c >> 6);
+            *p++ = (char)(0x80 | (c & 63));
+        } else if (c < 0x10000) {
+            *p++ = (char)(0xE0 | c >> 12);
+            *p++ = (char)(0x80 | (c >> 6 & 63));
+            *p++ = (char)(0x80 | (c & 63));
+        } else {
+            *p++ = (char)(0xF0 | c >> 18);
+            *p++ = (char)(0x80 | (c >> 12 & 63));
+            *p++ = (char)(0x80 | (c >> 6 & 63));
+            *p++ = (char)(0x80 | (c & 63));
+        }
+    }
+    *p = 0;
+    return out;
+}
+
+static int listed(const struct file_list *l, const char *file)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(file, l->files[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int hidden_kind(const char *file)
+{
+    return listed(&d.hide_below, file) ? HIDE_BELOW : listed(&d.hide_frame, file) ? HIDE_FRAME : 0;
+}
+
+/* The id of the function with this content, added if new (functions_lock held). 0 when
+ * memory runs out. Takes ownership of name and file. */
+static uint32_t function_add(char *name, char *file, int firstlineno)
+{
+    uint64_t h = tcu_hash_bytes(tcu_hash_bytes((uint64_t)firstlineno, name, strlen(name)), file, strlen(file));
+    const uint64_t *first = tcu_map_get(&d.function_ids, h);
+    for (uint32_t id = first ? (uint32_t)*first : 0; id; id = d.functions[id].same_hash) {
+        const struct function *f = &d.functions[id];
+        if (f->firstlineno == firstlineno && strcmp(f->name, name) == 0 && strcmp(f->file, file) == 0) {
+            free(name);
+            free(file);
+            return id;
+        }
+    }
+    if (d.nfunctions + 1 > MAX_FUNCTIONS)
+        goto refuse;
+    if (d.nfunctions == d.cap) {
+        size_t cap = d.cap ? d.cap * 2 : 1024;
+        struct function *grown = realloc(d.functions, cap * sizeof *grown);
+        if (!grown)
+            goto refuse;
+        d.functions = grown;
+        d.cap = cap;
+    }
+    uint32_t id = (uint32_t)d.nfunctions;
+    if (tcu_map_put(&d.function_ids, h, id) < 0)
+        goto refuse;
+    d.functions[id] = (struct function){name, file, firstlineno, first ? (uint32_t)*first : 0, hidden_kind(file)};
+    d.nfunctions++;
+    return id;
+refuse:
+    free(name);
+    free(file);
+    return 0;
+}
+
+static void functions_init(void)
+{
+    if (d.nfunctions)
+        return;
+    static const char *const fixed[] = {NULL, "<native code, GIL released>", "<deeper frames not sampled>",
+                                        "<unknown>"};
+    d.functions = calloc(1024, sizeof *d.functions);
+    if (!d.functions)
+        return;
+    d.cap = 1024;
+    d.nfunctions = 1; /* id 0 is none */
+    for (int i = FN_GIL_RELEASED; i < FN_FIRST_FREE; i++)
+        function_add(strdup(fixed[i]), strdup("<tracer>"), 0);
+}
+
+/* The function of a code copy (drain thread only; the copy keeps it). */
+static uint32_t function_of(const struct tp_code_copy *c)
+{
+    uint32_t id = atomic_load_explicit(&c->function, memory_order_relaxed);
+    if (id)
+        return id;
+    const unsigned char *q = c->data, *f = q + (size_t)c->qualname_len * c->qualname_kind;
+    char *name = utf8_of(q, c->qualname_len, c->qualname_kind);
+    char *file = utf8_of(f, c->filename_len, c->filename_kind);
+    if (!name || !file) {
+        free(name);
+        free(file);
+        return FN_UNKNOWN;
+    }
+    pthread_mutex_lock(&d.functions_lock);
+    id = function_add(name, file, c->firstlineno);
+    pthread_mutex_unlock(&d.functions_lock);
+    if (!id)
+        return FN_UNKNOWN;
+    atomic_store_explicit((_Atomic uint32_t *)&c->function, id, memory_order_relaxed);
+    return id;
+}
+
+static uint32_t line_of(const struct tp_code_copy *c, uint32_t ref, int32_t offset)
+{
+    uint64_t key = (uint64_t)ref << 32 | (uint32_t)(offset + 2);
+    const uint64_t *known = tcu_map_get(&d.lines, key);
+    if (known)
+        return (uint32_t)*known - 1;
+    const unsigned char *table =
+        c->data + (size_t)c->qualname_len * c->qualname_kind + (size_t)c->filename_len * c->filename_kind;
+    int line = offset == -1 ? c->firstlineno : tp_linetable_line(table, c->linetable_len, c->firstlineno, offset);
+    uint32_t v = line > 0 ? (uint32_t)line & ((1u << LINE_BITS) - 1) : 0;
+    tcu_map_put(&d.lines, key, (uint64_t)v + 1);
+    return v;
+}
+
+static uint64_t address(uint32_t function, uint32_t line)
+{
+    return SAMPLE_BASE | (uint64_t)function << LINE_BITS | line;
+}
+
+/* The profiler asks what a frame address is (on its own thread, any time later). */
+static int resolve(void *user, uint64_t addr, struct tracyc_frame *out)
+{
+    uint32_t id = (uint32_t)((addr - SAMPLE_BASE) >> LINE_BITS), line = (uint32_t)(addr & ((1u << LINE_BITS) - 1));
+    int rc = -1;
+    pthread_mutex_lock(&d.functions_lock);
+    if (id && id < d.nfunctions) {
+        const struct function *f = &d.functions[id];
+        out->function = f->name;
+        out->function_len = strlen(f->name);
+        out->file = f->file;
+        out->file_len = strlen(f->file);
+        out->line = line ? line : (uint32_t)(f->firstlineno > 0 ? f->firstlineno : 0);
+        out->symbol = address(id, 0);
+        rc = 0;
+    }
+    pthread_mutex_unlock(&d.functions_lock);
+    return rc;
+}
+
+/* ---- samples ------------------------------------------------------------------------- */
+
+static void on_sample(struct tp_slot *s, int64_t time, unsigned flags, const struct tp_frame_ref *frames, int n,
+                      void *user)
+{
+    uint64_t *addrs = user;
+    s->native = flags & TP_SAMPLE_NO_PYTHON ? s->native + 1 : 0;
+    if (n == 0 || (flags & TP_SAMPLE_BROKEN)) { /* no Python frame, or a chain cut short */
+        d.broken += (flags & TP_SAMPLE_BROKEN) != 0;
+        return;
+    }
+    int k = 0;
+    if (flags & TP_SAMPLE_GIL_RELEASED) {
+        addrs[k++] = address(FN_GIL_RELEASED, 0);
+        d.gil_released++;
+    }
+    for (int i = 0; i < n; i++) {
+        const struct tp_code_copy *c = tp_codes_at(frames[i].code);
+        uint32_t function = c ? function_of(c) : FN_UNKNOWN;
+        if (d.functions[function].hidden == HIDE_FRAME)
+            continue;
+        if (d.functions[function].hidden == HIDE_BELOW) { /* the program's stack starts above */
+            flags &= ~(unsigned)TP_SAMPLE_TRUNCATED;
+            break;
+        }
+        addrs[k++] = address(function, c ? line_of(c, frames[i].code, frames[i].offset) : 0);
+    }
+    if (flags & TP_SAMPLE_TRUNCATED) {
+        addrs[k++] = address(FN_TRUNCATED, 0);
+        d.truncated++;
+    }
+    if (k > 0 && tracyc_sample_record((uint32_t)s->tid, time, addrs, (uint32_t)k) == 0)
+        d.samples++;
+}
+
+static void drain_slot(struct tp_slot *s, uint64_t *addrs)
+{
+    tp_ring_drain(s, on_sample, addrs);
+}
+
+/* native: the thread is left alone for a while (its samples had no Python in them). */
+static void close_slot(struct tp_slot *s, uint64_t *addrs, int native)
+{
+    drain_slot(s, addrs);
+    tp_slot_stop(s);
+    drain_slot(s, addrs); /* what came in while it stopped */
+    atomic_fetch_add(&d.lost_total, atomic_exchange(&s->lost, 0));
+    if (native)
+        tcu_map_put(&d.tids, (uint64_t)s->tid, NATIVE | d.scan);
+    else
+        tcu_map_remove(&d.tids, (uint64_t)s->tid, NULL);
+    tp_slot_free(s);
+}
+
+/* Lists the process's threads: new ones get a clock, gone ones are closed. */
+static void scan_threads(uint64_t *addrs)
+{
+    DIR *dir = opendir("/proc/self/task");
+    if (!dir)
+        return;
+    uint32_t scan = ++d.scan;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        pid_t tid = (pid_t)atoi(e->d_name);
+        if (tid <= 0 || tid == d.own_tid)
+            continue;
+        uint64_t *known = tcu_map_get(&d.tids, (uint64_t)tid);
+        if (known && !(*known & NATIVE)) {
+            tp_slots[*known - 1].seen = scan;
+            continue;
+        }
+        if (known && scan - (uint32_t)*known < NATIVE_RETRY_SCANS)
+            continue;
+        int index = tp_slot_open(tid, d.hz, scan);
+        if (index >= 0) {
+            tcu_map_put(&d.tids, (uint64_t)tid, (uint64_t)index + 1);
+            d.threads += !known;
+        }
+    }
+    closedir(dir);
+    for (uint32_t i = 0; i < TP_MAX_SLOTS; i++) {
+        struct tp_slot *s = &tp_slots[i];
+        if ((atomic_load(&s->gen) & 1) && s->seen != scan)
+            close_slot(s, addrs, 0);
+    }
+}
+
+static void *drain_main(void *unused)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are for the program's threads */
+    d.own_tid = (pid_t)syscall(SYS_gettid);
+    uint64_t *addrs = malloc((TP_SAMPLE_MAX_DEPTH + 2) * sizeof *addrs);
+    pthread_mutex_lock(&d.lock);
+    while (!atomic_load(&d.stop) && addrs) {
+        pthread_mutex_unlock(&d.lock);
+        scan_threads(addrs);
+        pthread_mutex_lock(&d.lock);
+        d.scans_done++;
+        pthread_cond_broadcast(&d.scanned); /* start_sampling waits for the first */
+        pthread_mutex_unlock(&d.lock);
+        for (uint32_t i = 0; i < TP_MAX_SLOTS; i++) {
+            struct tp_slot *s = &tp_slots[i];
+            if (atomic_load(&s->gen) & 1) {
+                drain_slot(s, addrs);
+                if (s->native >= 3)
+                    close_slot(s, addrs, 1);
+            }
+        }
+        struct timespec cpu;
+        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+            atomic_store(&d.cpu_ns, (int64_t)cpu.tv_sec * 1000000000 + cpu.tv_nsec);
+        if (!atomic_load(&tp_signal_changing) && !tp_signal_check()) {
+            static const char text[] = "tracer: sampling stopped: the program installed its own SIGURG handler "
+                                       "(not through Python's signal module)";
+            ___tracy_emit_logString(TracyMessageSeverityWarning, 0, 0, sizeof text - 1, text);
+            atomic_store(&d.signal_taken, 1);
+            pthread_mutex_lock(&d.lock);
+            break;
+        }
+        pthread_mutex_lock(&d.lock);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += PERIOD_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        if (!atomic_load(&d.stop))
+            pthread_cond_timedwait(&d.wake, &d.lock, &until);
+    }
+    pthread_mutex_unlock(&d.lock);
+    atomic_store(&tp_sampling_on, 0);
+    for (uint32_t i = 0; i < TP_MAX_SLOTS; i++)
+        if (atomic_load(&tp_slots[i].gen) & 1)
+            close_slot(&tp_slots[i], addrs, 0);
+    free(addrs);
+    return NULL;
+}
+
+/* ---- start and stop ---------------------------------------------------------------- */
+
+/* Reads a sequence of file names into *l (replacing it). -1 with a Python exception. */
+static int set_files(struct file_list *l, PyObject *files)
+{
+    PyObject *fast = PySequence_Fast(files, "hidden files must be a sequence of file names");
+    if (!fast)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    char **list = calloc((size_t)n + 1, sizeof *list);
+    for (Py_ssize_t i = 0; list && i < n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        const char *utf8 = PyUnicode_Check(item) ? PyUnicode_AsUTF8(item) : NULL;
+        if (!utf8 || !(list[i] = strdup(utf8))) {
+            for (Py_ssize_t j = 0; j < i; j++)
+                free(list[j]);
+            free(list);
+            list = NULL;
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "hidden files must be file names (str)");
+        }
+    }
+    Py_DECREF(fast);
+    if (!list) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < l->n; i++)
+        free(l->files[i]);
+    free(l->files);
+    l->files = list;
+    l->n = (size_t)n;
+    return 0;
+}
+
+/* Frames of the files in hide_below are left out with every frame below them, those of
+ * hide_frame alone (None: as before). */
+static int set_hidden(PyObject *hide_below, PyObject *hide_frame)
+{
+    pthread_mutex_lock(&d.functions_lock);
+    int rc = (hide_below && hide_below != Py_None && set_files(&d.hide_below, hide_below) != 0) ||
+                     (hide_frame && hide_frame != Py_None && set_files(&d.hide_frame, hide_frame) != 0)
+                 ? -1
+                 : 0;
+    for (size_t id = 1; rc == 0 && id < d.nfunctions; id++)
+        d.functions[id].hidden = hidden_kind(d.functions[id].file);
+    pthread_mutex_unlock(&d.functions_lock);
+    return rc;
+}
+
+/* Waits (at most a second) until the sampler's thread has looked at the threads since. */
+static void wait_for_scan(uint32_t since)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 1;
+    pthread_mutex_lock(&d.lock);
+    while (d.scans_done == since && !atomic_load(&d.stop))
+        if (pthread_cond_timedwait(&d.scanned, &d.lock, &until) != 0)
+            break;
+    pthread_mutex_unlock(&d.lock);
+}
+
+int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame)
+{
+    if (hz < 1 || hz > TP_SAMPLE_MAX_HZ) {
+        PyErr_Format(PyExc_ValueError, "sampling rate must be between 1 and %d Hz, not %u", TP_SAMPLE_MAX_HZ, hz);
+        return -1;
+    }
+    pthread_mutex_lock(&d.lock);
+    int rc = 0;
+    if (d.running) {
+        pthread_mutex_unlock(&d.lock);
+        PyErr_SetString(PyExc_RuntimeError, "sampling is running already (stop_sampling() first)");
+        return -1;
+    }
+    if (tp_signal_setup() != 0) {
+        rc = errno;
+        pthread_mutex_unlock(&d.lock);
+        PyErr_Format(PyExc_OSError, "sampling: cannot install the signal handler: %s", strerror(rc));
+        return -1;
+    }
+    pthread_mutex_lock(&d.functions_lock);
+    functions_init();
+    pthread_mutex_unlock(&d.functions_lock);
+    if (set_hidden(hide_below, hide_frame) != 0) {
+        pthread_mutex_unlock(&d.lock);
+        return -1;
+    }
+    if (!d.registered) {
+        static const char image[] = "python";
+        if (tracyc_frames_register(SAMPLE_BASE, SAMPLE_LAST, image, sizeof image - 1, resolve, NULL) != 0) {
+            pthread_mutex_unlock(&d.lock);
+            PyErr_Format(PyExc_RuntimeError, "sampling: %s", tracyc_last_error());
+            return -1;
+        }
+        d.registered = 1;
+    }
+    if (!___tracy_profiler_started())
+        ___tracy_startup_profiler(); /* now: the handler reads its clock and must not start it */
+    if (!___tracy_profiler_started()) {
+        pthread_mutex_unlock(&d.lock);
+        PyErr_SetString(PyExc_RuntimeError, "sampling: the profiler has been shut down");
+        return -1;
+    }
+    d.hz = hz;
+    atomic_store(&d.stop, 0);
+    atomic_store(&d.signal_taken, 0);
+    atomic_store(&tp_sampling_on, 1);
+    uint32_t scans = d.scans_done;
+    if ((rc = pthread_create(&d.thread, NULL, drain_main, NULL)) != 0) {
+        atomic_store(&tp_sampling_on, 0);
+        pthread_mutex_unlock(&d.lock);
+        PyErr_Format(PyExc_OSError, "sampling: cannot start its thread: %s", strerror(rc));
+        return -1;
+    }
+    d.running = 1;
+    /* Return once every thread has its clock: what the caller does next is sampled. */
+    pthread_mutex_unlock(&d.lock);
+    Py_BEGIN_ALLOW_THREADS wait_for_scan(scans);
+    Py_END_ALLOW_THREADS return 0;
+}
+
+void tp_sampling_stop(void)
+{
+    pthread_mutex_lock(&d.lock);
+    if (!d.running) {
+        pthread_mutex_unlock(&d.lock);
+        return;
+    }
+    atomic_store(&d.stop, 1);
+    pthread_cond_signal(&d.wake);
+    pthread_mutex_unlock(&d.lock);
+    Py_BEGIN_ALLOW_THREADS pthread_join(d.thread, NULL);
+    Py_END_ALLOW_THREADS pthread_mutex_lock(&d.lock);
+    d.running = 0;
+    pthread_mutex_unlock(&d.lock);
+}
+
+int tp_sampling_thread_running(void)
+{
+    return d.running && !atomic_load(&d.stop);
+}
+
+unsigned tp_sampling_hz(void)
+{
+    return d.running && !atomic_load(&d.signal_taken) ? d.hz : 0;
+}
+
+void tp_sampling_stats(struct tp_sampling_stats *out)
+{
+    uint64_t lost = atomic_load(&d.lost_total);
+    for (uint32_t i = 0; i < TP_MAX_SLOTS; i++)
+        lost += atomic_load(&tp_slots[i].lost);
+    *out = (struct tp_sampling_stats){d.samples,
+                                      lost,
+                                      d.threads,
+                                      d.gil_released,
+                                      d.truncated,
+                                      d.broken,
+                                      tp_codes_refused(),
+                                      tp_signal_clock() == TP_CLOCK_PERF ? "perf task-clock" : "POSIX CPU timer",
+                                      atomic_load(&d.signal_taken),
+                                      atomic_load(&d.cpu_ns)};
+}
+
+void tp_sampling_forget_after_fork(void)
+{
+    /* Only the forking thread exists in the child: no drain thread, and the parent's
+     * events are the parent's. Locks held by other threads at the fork are made anew. */
+    atomic_store(&tp_sampling_on, 0);
+    tp_slots_forget();
+    d.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    d.wake = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
+    d.scanned = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
+    d.functions_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+    d.running = 0;
+    tcu_map_clear(&d.tids);
+    d.samples = d.gil_released = d.truncated = d.broken = d.threads = 0;
+    atomic_store(&d.lost_total, 0);
+}
