@@ -1,8 +1,8 @@
 /* symbols.c - addresses to images, functions, files and lines (see symbols.h).
  *
  * libdwfl knows the process's modules from /proc/self/maps and finds each one's symbol
- * table and DWARF (in the file, or beside it through .gnu_debuglink / build-id under
- * /usr/lib/debug); libdw's scopes give the functions inlined at an address, innermost
+ * table and DWARF (in the file, or in a separate debug file found by build ID under
+ * /usr/lib/debug/.build-id; never through debuginfod: tc_symbols_new); libdw's scopes give the functions inlined at an address, innermost
  * first, each called from the call_file/call_line of the one inside it (as eu-addr2line -i
  * does). The module list is read again when the dynamic loader has loaded or unloaded
  * something since (dl_iterate_phdr's adds/subs counters), or when an address is in no
