@@ -19,6 +19,7 @@
 
 #include "tracer.h"
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -95,6 +96,9 @@ struct tp_slot {
 };
 #define TP_MAX_SLOTS 4096
 extern struct tp_slot tp_slots[TP_MAX_SLOTS];
+
+/* The signal each thread's clock sends it (sample_signal.c says why this one). */
+#define TP_SAMPLE_SIGNAL SIGURG
 
 enum tp_clock { TP_CLOCK_PERF, TP_CLOCK_TIMER };
 /* Installs the signal handler (once) and records the rate. 0, or -1 with errno. */

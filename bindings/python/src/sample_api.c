@@ -2,6 +2,7 @@
 #include "sample.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 
 static PyObject *api_start_sampling(PyObject *self, PyObject *args, PyObject *kwargs)
@@ -77,17 +78,27 @@ static PyObject *api_name_thread(PyObject *self, PyObject *args)
 }
 
 /* signal.signal(SIGURG, ...) by the program: around it, the sampler's check waits, then
- * its handler goes back on top, passing on what is not its own. */
+ * its handler goes back on top, passing on what is not its own. Meanwhile the signal is
+ * blocked in this thread (the main thread: the only one Python lets set handlers), so a
+ * sample due while the program's handler is briefly the installed one stays pending and
+ * reaches ours, not the program's. A sample due then on another thread can still reach
+ * the program's handler (docs/python.md, "Signals"). */
 static PyObject *api_signal_guard(PyObject *self, PyObject *on)
 {
+    static sigset_t saved_mask;
     int enter = PyObject_IsTrue(on);
     if (enter < 0)
         return NULL;
     if (enter) {
         atomic_fetch_add(&tp_signal_changing, 1);
+        sigset_t block;
+        sigemptyset(&block);
+        sigaddset(&block, TP_SAMPLE_SIGNAL);
+        pthread_sigmask(SIG_BLOCK, &block, &saved_mask);
     } else {
         if (tp_sampling_hz() && tp_signal_install() != 0)
             PyErr_SetFromErrno(PyExc_OSError);
+        pthread_sigmask(SIG_SETMASK, &saved_mask, NULL);
         atomic_fetch_sub(&tp_signal_changing, 1);
         if (PyErr_Occurred())
             return NULL;

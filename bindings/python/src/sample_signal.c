@@ -30,7 +30,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SAMPLE_SIGNAL SIGURG
 #define RING_SIZE ((size_t)256 << 10)
 #define FD_MAP_SIZE 65536
 #define TIMER_MAGIC 0x7e5aull /* top 16 bits of a timer's si_value */
@@ -154,7 +153,7 @@ int tp_signal_install(void)
     sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     struct sigaction old;
-    if (sigaction(SAMPLE_SIGNAL, &sa, &old) != 0)
+    if (sigaction(TP_SAMPLE_SIGNAL, &sa, &old) != 0)
         return -1;
     if (old.sa_sigaction != on_signal || !(old.sa_flags & SA_SIGINFO)) {
         int next = !atomic_load(&previous_at);
@@ -175,7 +174,7 @@ int tp_signal_setup(void)
 int tp_signal_check(void)
 {
     struct sigaction now;
-    if (sigaction(SAMPLE_SIGNAL, NULL, &now) != 0)
+    if (sigaction(TP_SAMPLE_SIGNAL, NULL, &now) != 0)
         return 0;
     return (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_signal;
 }
@@ -219,8 +218,8 @@ static int start_perf(struct tp_slot *s, uint32_t index, uint32_t gen, unsigned 
     if (fd < 0)
         return -1;
     struct f_owner_ex owner = {F_OWNER_TID, s->tid};
-    if (fd >= FD_MAP_SIZE || fcntl((int)fd, F_SETSIG, SAMPLE_SIGNAL) != 0 || fcntl((int)fd, F_SETOWN_EX, &owner) != 0 ||
-        fcntl((int)fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0) {
+    if (fd >= FD_MAP_SIZE || fcntl((int)fd, F_SETSIG, TP_SAMPLE_SIGNAL) != 0 ||
+        fcntl((int)fd, F_SETOWN_EX, &owner) != 0 || fcntl((int)fd, F_SETFL, O_ASYNC | O_NONBLOCK) != 0) {
         close((int)fd);
         errno = fd >= FD_MAP_SIZE ? EMFILE : errno;
         return -1;
@@ -241,7 +240,7 @@ static int start_timer(struct tp_slot *s, uint32_t index, uint32_t gen, unsigned
     struct sigevent ev;
     memset(&ev, 0, sizeof ev);
     ev.sigev_notify = SIGEV_THREAD_ID;
-    ev.sigev_signo = SAMPLE_SIGNAL;
+    ev.sigev_signo = TP_SAMPLE_SIGNAL;
     ev._sigev_un._tid = s->tid;
     ev.sigev_value.sival_ptr = (void *)(uintptr_t)(TIMER_MAGIC << 48 | (uint64_t)gen << 16 | index);
     clockid_t clock = (clockid_t)((~(unsigned)s->tid) << 3) | 6; /* the thread's CPU clock (CPUCLOCK_SCHED) */
