@@ -53,11 +53,14 @@ server_side() {
     "$dump" "$work/all_events.tracy" >"$work/dump.txt"
     "$csvexport" -m "$work/all_events.tracy" >"$work/messages.csv"
     protocol=$(sed -n 's/.*ProtocolVersion = \([0-9]*\).*/\1/p' "$(dirname "$dump")/../src/tracy/public/common/TracyProtocol.hpp")
-    local lacking="" n_messages=5
+    # five messages, and tracyc's report of the NaN plot value it did not send
+    local lacking="" n_messages=6
+    grep -q "^tracyc: skipped 1 plot values in total: NaN or infinity" "$work/messages.csv" ||
+      { echo "$name: the message about the skipped plot value is missing:"; cat "$work/messages.csv"; exit 1; }
     [ "$protocol" -lt 82 ] && lacking="3 section events"
     [ "$protocol" -lt 74 ] && lacking="$lacking, 1 memory discards"
     if [ -n "$lacking" ]; then
-      n_messages=6
+      n_messages=7
       grep -q "^tracyc: not sent to this server, whose protocol $protocol (.*) lacks them: $lacking," "$work/messages.csv" ||
         { echo "$name: the message naming what was not sent is missing:"; cat "$work/messages.csv"; exit 1; }
     fi
