@@ -105,9 +105,12 @@ static void client_side(void)
     uint8_t welcome[1 + TCW_WELCOME_SIZE];
     CHECK_EQ_INT(recv(fd, welcome, sizeof welcome, MSG_WAITALL), sizeof welcome);
     CHECK_EQ_INT(welcome[0], TCW_HANDSHAKE_WELCOME);
+    /* Gone: the client sees the end of the stream. Waiting until it has closed its side
+     * too means no later zone can be drained into this dead connection (waiting for
+     * ___tracy_connected() to read 0 did not: it may not have read 1 yet). */
+    shutdown(fd, SHUT_WR);
+    read_until_closed(fd, reply, sizeof reply);
     close(fd);
-    while (___tracy_connected())
-        usleep(1000);
 
     /* What is recorded from here on reaches the real server, all of it. */
     zones(ZONES_PER_STEP), steps++;
