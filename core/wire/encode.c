@@ -199,20 +199,27 @@ void tc_enc_zone_end(struct tc_encoder *e, int64_t time)
     compact_time(e, TCW_ZoneEnd, thread_delta(e, time), 0);
 }
 
-void tc_enc_single_string(struct tc_encoder *e, const char *text, size_t len)
+/* A string item: the short form (u8 length) up to 255 bytes, else the long form (u16
+ * length less 256). */
+static void string_item(struct tc_encoder *e, uint8_t short_type, uint8_t long_type, const char *text, size_t len)
 {
     uint8_t *p;
     if (len <= 255) {
         p = tc_enc_item(e, 2 + len);
-        p[0] = TCW_SingleStringData8;
+        p[0] = short_type;
         p[1] = (uint8_t)len;
         memcpy(p + 2, text, len);
     } else {
         p = tc_enc_item(e, 3 + len);
-        p[0] = TCW_SingleStringData;
+        p[0] = long_type;
         tcu_wr16(p + 1, (uint16_t)(len - 256));
         memcpy(p + 3, text, len);
     }
+}
+
+void tc_enc_single_string(struct tc_encoder *e, const char *text, size_t len)
+{
+    string_item(e, TCW_SingleStringData8, TCW_SingleStringData, text, len);
 }
 
 void tc_enc_zone_text(struct tc_encoder *e, uint8_t type, const char *text, size_t len)
@@ -693,18 +700,7 @@ void tc_enc_context_switch(struct tc_encoder *e, int64_t time, uint32_t old_tid,
 
 void tc_enc_second_string(struct tc_encoder *e, const char *text, size_t len)
 {
-    uint8_t *p;
-    if (len <= 255) {
-        p = tc_enc_item(e, 2 + len);
-        p[0] = TCW_SecondStringData8;
-        p[1] = (uint8_t)len;
-        memcpy(p + 2, text, len);
-    } else {
-        p = tc_enc_item(e, 3 + len);
-        p[0] = TCW_SecondStringData;
-        tcu_wr16(p + 1, (uint16_t)(len - 256));
-        memcpy(p + 3, text, len);
-    }
+    string_item(e, TCW_SecondStringData8, TCW_SecondStringData, text, len);
 }
 
 void tc_enc_callstack_frame_size(struct tc_encoder *e, uint64_t address, uint8_t frames, const char *image,
