@@ -5,9 +5,11 @@ import glob
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -26,6 +28,32 @@ def child_env(**extra):
         env.pop(name, None)
     env.update(extra)
     return env
+
+
+# tracyc-capture, for the tests of a program served to a capture over TCP.
+CAPTURE = os.environ.get("TRACYC_CAPTURE")
+needs_capture = pytest.mark.skipif(not CAPTURE or not os.path.exists(CAPTURE),
+                                   reason="tracyc-capture not given (TRACYC_CAPTURE)")
+
+
+def served_to_capture(tracer_args, script, out, cwd):
+    """Runs `python -m tracer TRACER_ARGS --port P --wait SCRIPT` and records it with
+    tracyc-capture into `out`, retried until the program listens. Returns the program's
+    (returncode, stdout, stderr) and the capture's CompletedProcess."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    program = subprocess.Popen([PYTHON, "-m", "tracer", *tracer_args, "--port", str(port), "--wait", script],
+                               cwd=cwd, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    for _ in range(100):  # until the program listens
+        capture = subprocess.run([CAPTURE, "-p", str(port), "-o", str(out), "-f", "-s", "30"],
+                                 capture_output=True, text=True, timeout=60)
+        if os.path.exists(out):
+            break
+        time.sleep(0.1)
+    stdout, stderr = program.communicate(timeout=60)
+    return (program.returncode, stdout, stderr), capture
 
 
 class Trace:

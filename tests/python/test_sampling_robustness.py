@@ -2,17 +2,10 @@
 handling alone: frames pushed and popped under every sample, threads coming and going,
 interpreter shutdown with threads still running, fork, sub-interpreters, a program with its
 own SIGURG handler, signal.setitimer. Each on every CPython here where it matters."""
-import os
-import socket
-import subprocess
-import time
-
 import pytest
 
-from conftest import PYTHON, child_env, pythons
+from conftest import needs_capture, pythons, served_to_capture
 from test_sampling import folded, samples_where
-
-CAPTURE = os.environ.get("TRACYC_CAPTURE")
 
 # Everything that pushes and pops frames, at 10 kHz on four threads for a few seconds: C
 # calling Python (map, sorted), generators, coroutines, recursion across data-stack chunks,
@@ -362,7 +355,7 @@ def test_blocking_io_is_not_sampled(python_run):
     assert samples_where(stacks, lambda s: s[0] == "reader" or "reader" in s) == 0
 
 
-@pytest.mark.skipif(not CAPTURE or not os.path.exists(CAPTURE), reason="tracyc-capture not given (TRACYC_CAPTURE)")
+@needs_capture
 def test_live_to_the_capture_tool(write, tmp_path):
     """Over TCP, as the Tracy GUI gets them: the capture asks the program what each frame is."""
     script = write("live.py", """\
@@ -379,20 +372,8 @@ def test_live_to_the_capture_tool(write, tmp_path):
         while time.process_time() < end:
             fib(15)
         """)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    program = subprocess.Popen([PYTHON, "-m", "tracer", "--sample", "--port", str(port), "--wait", script],
-                               cwd=tmp_path, env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
     out = tmp_path / "live.folded"
-    for _ in range(100):  # until the program listens
-        capture = subprocess.run([CAPTURE, "-p", str(port), "-o", str(out), "-f", "-s", "30"],
-                                 capture_output=True, text=True, timeout=60)
-        if out.exists():
-            break
-        time.sleep(0.1)
-    stdout, stderr = program.communicate(timeout=60)
-    assert program.returncode == 0, stderr
+    (returncode, _, stderr), capture = served_to_capture(["--sample"], script, out, tmp_path)
+    assert returncode == 0, stderr
     assert capture.returncode == 0, capture.stderr
     assert samples_where(folded(out), lambda s: s[:3] == ("Main thread", "<module>", "fib")) > 0
