@@ -92,7 +92,7 @@ int main(void)
     setenv("TRACYC_BUFFER_LIMIT", "4M", 1);
     /* The event buffers' bound is measured here, by resident memory: the kernel's data has
      * memory of its own (perf rings, the unwinder's DWARF tables, loaded at the first sample,
-     * after the measure starts: up to 15 MiB seen), bounded and measured by bench/. */
+     * after the measure starts: 11 MiB more was seen once), bounded and measured by bench/. */
     setenv("TRACY_NO_SYS_TRACE", "1", 1);
     ___tracy_startup_profiler();
     pthread_t thread;
