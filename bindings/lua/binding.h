@@ -10,6 +10,7 @@
  *   interned.c    permanent copies of plot and frame names
  *   table.c       growing the open-addressing tables of srclocs.c and interned.c
  *   api_zones.c, api_events.c, hook.c, coroutines.c, loader.c, remove.c: the functions
+ *   remove_lex.c  the pieces of Lua's lexer remove.c reads scripts with (remove_lex.h)
  *   module.c      the module table
  */
 #ifndef TRACYC_LUA_BINDING_H
