@@ -94,9 +94,15 @@ static const char *text_or_string(const struct tct_names *names, const char *tex
     return s ? s : text ? text : "";
 }
 
-const char *tct_message_text(const struct tct_names *names, const struct tct_message *m)
+const char *tct_message_text(const struct tct_names *names, const struct tct_message *m, size_t *len)
 {
-    return text_or_string(names, m->text, m->string);
+    if (m->text_len) {
+        *len = m->text_len;
+        return m->text;
+    }
+    const char *s = text_or_string(names, m->text, m->string);
+    *len = strlen(s);
+    return s;
 }
 
 const char *tct_crash_text(const struct tct_names *names, const struct tct_crash *crash)

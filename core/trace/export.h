@@ -51,8 +51,9 @@ void tct_names_from_decoder(struct tct_names *out, const struct tcd_decoder *dec
 const char *tct_srcloc_label(const struct tct_names *names, uint32_t srcloc);
 
 /* A message's text: its own, or the string its handle names (literal messages whose
- * text arrived after them). Never NULL. The same for the crash report. */
-const char *tct_message_text(const struct tct_names *names, const struct tct_message *m);
+ * text arrived after them). Never NULL; *len = its bytes, which may hold NULs. The same
+ * for the crash report (up to its first NUL). */
+const char *tct_message_text(const struct tct_names *names, const struct tct_message *m, size_t *len);
 const char *tct_crash_text(const struct tct_names *names, const struct tct_crash *crash);
 
 struct tct_export_options {

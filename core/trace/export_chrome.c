@@ -30,15 +30,21 @@
 /* GPU contexts get pseudo thread ids no real thread id reaches. */
 #define GPU_TID_BASE 0xffffff00u
 
-void tct_chrome_begin_event(struct tct_chrome *c, const char *ph, const char *name)
+/* An event named name[0..len), which may hold NULs. */
+static void begin_event(struct tct_chrome *c, const char *ph, const char *name, size_t len)
 {
     tct_write_str(c->w, c->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
     c->first = 0;
     tct_write_str(c->w, ph);
     tct_write_str(c->w, "\",\"name\":");
-    tct_json_string(c->w, name);
+    tct_json_text(c->w, name, len);
     tct_write_str(c->w, ",\"pid\":");
     tct_write_u64(c->w, c->pid);
+}
+
+void tct_chrome_begin_event(struct tct_chrome *c, const char *ph, const char *name)
+{
+    begin_event(c, ph, name, strlen(name));
 }
 
 static void field_u64(struct tct_chrome *c, const char *key, uint64_t v)
@@ -56,9 +62,16 @@ static void metadata(struct tct_chrome *c, const char *what, uint32_t tid, const
     tct_write_str(c->w, "}}");
 }
 
-static const char *zone_name(const struct tct_chrome *c, const struct tct_zone *z, const struct tct_zone_extra *x)
+static const char *zone_name(const struct tct_chrome *c, const struct tct_zone *z, const struct tct_zone_extra *x,
+                             size_t *len)
 {
-    return x && x->name ? x->name : tct_srcloc_label(c->names, z->srcloc);
+    if (x && x->name) {
+        *len = x->name_len;
+        return x->name;
+    }
+    const char *label = tct_srcloc_label(c->names, z->srcloc);
+    *len = strlen(label);
+    return label;
 }
 
 /* ,"sf":<id> for an event with a callstack. */
@@ -76,7 +89,9 @@ static void zone_event(struct tct_chrome *c, uint32_t tid, const struct tct_zone
     const struct tcd_srcloc *sl = c->names->srcloc(c->names->ctx, z->srcloc);
     const char *file = sl && sl->file ? sl->file : "";
     uint32_t line = sl ? sl->line : 0;
-    tct_chrome_begin_event(c, "X", zone_name(c, z, x));
+    size_t name_len;
+    const char *name = zone_name(c, z, x, &name_len);
+    begin_event(c, "X", name, name_len);
     field_u64(c, ",\"tid\":", tid);
     tct_write_str(w, ",\"ts\":");
     tct_json_us(w, z->begin);
@@ -92,7 +107,7 @@ static void zone_event(struct tct_chrome *c, uint32_t tid, const struct tct_zone
     field_u64(c, ",\"line\":", line);
     if (x && x->text) {
         tct_write_str(w, ",\"text\":");
-        tct_json_string(w, x->text);
+        tct_json_text(w, x->text, x->text_len);
     }
     if (x && x->has_value)
         field_u64(c, ",\"value\":", x->value);
@@ -101,9 +116,10 @@ static void zone_event(struct tct_chrome *c, uint32_t tid, const struct tct_zone
     tct_write_str(w, "}}");
 }
 
-static void instant(struct tct_chrome *c, const char *name, char scope, uint32_t tid, int64_t time, uint32_t callstack)
+static void instant(struct tct_chrome *c, const char *name, size_t len, char scope, uint32_t tid, int64_t time,
+                    uint32_t callstack)
 {
-    tct_chrome_begin_event(c, "i", name);
+    begin_event(c, "i", name, len);
     tct_write_str(c->w, scope == 'g' ? ",\"s\":\"g\"" : ",\"s\":\"t\"");
     field_u64(c, ",\"tid\":", tid);
     tct_write_str(c->w, ",\"ts\":");
@@ -126,12 +142,14 @@ static void threads(struct tct_chrome *c, const struct tct_trace *tr)
     }
     for (size_t i = 0; i < tr->messages.count; i++) {
         const struct tct_message *m = tct_trace_message(tr, i);
-        instant(c, tct_message_text(c->names, m), 't', m->thread, m->time, m->callstack);
+        size_t len;
+        const char *text = tct_message_text(c->names, m, &len);
+        instant(c, text, len, 't', m->thread, m->time, m->callstack);
     }
     if (tr->crash.happened) {
         char name[4096];
         snprintf(name, sizeof name, "crash: %s", tct_crash_text(c->names, &tr->crash));
-        instant(c, name, 't', tr->crash.thread, tr->crash.time, tr->crash.callstack);
+        instant(c, name, strlen(name), 't', tr->crash.thread, tr->crash.time, tr->crash.callstack);
     }
 }
 
@@ -152,7 +170,7 @@ static void frames(struct tct_chrome *c, const struct tct_trace *tr)
         /* tracy-import-chrome takes only instants named "...frame..." as frame marks. */
         snprintf(name, sizeof name, contains_frame(set) ? "%s" : "%s frame", set);
         for (size_t f = 0; f < fs->frames.count; f++)
-            instant(c, name, 'g', 0, tct_frame_at(fs, f)->start, 0);
+            instant(c, name, strlen(name), 'g', 0, tct_frame_at(fs, f)->start, 0);
     }
 }
 

@@ -143,6 +143,7 @@ static int unwrap_rows(struct tct_writer *w, const char *sep, const struct tct_t
          * column only for zones with text, so a zone without text repeats the text of the
          * previous one. Kept for agreement. */
         const char *value = "";
+        size_t value_len = 0;
         for (uint64_t k = 0; k < e->count; k++) {
             size_t t = (size_t)(refs[at + k] >> REF_ZONE_BITS);
             size_t z = (size_t)(refs[at + k] & REF_ZONE_MASK);
@@ -150,8 +151,10 @@ static int unwrap_rows(struct tct_writer *w, const char *sep, const struct tct_t
             const struct tct_zone *zone = tct_thread_zone(th, z);
             int64_t span = self ? self[t][z] : zone->end - zone->begin;
             const struct tct_zone_extra *x = tct_thread_zone_extra(th, z);
-            if (x && x->text)
+            if (x && x->text) {
                 value = x->text;
+                value_len = x->text_len;
+            }
             location(w, sep, names, e->srcloc);
             tct_write_i64(w, zone->begin);
             tct_write_str(w, sep);
@@ -159,7 +162,7 @@ static int unwrap_rows(struct tct_writer *w, const char *sep, const struct tct_t
             tct_write_str(w, sep);
             tct_write_u64(w, th->server_index);
             tct_write_str(w, sep);
-            tct_write_str(w, value);
+            tct_write_text(w, value, value_len);
             tct_write_char(w, '\n');
         }
     }
@@ -185,7 +188,9 @@ static int message_rows(struct tct_writer *w, const char *sep, const struct tct_
     header(w, sep, columns, 2);
     for (size_t i = 0; i < tr->messages.count; i++) {
         const struct tct_message *m = tct_trace_message(tr, order[i]);
-        tct_write_str(w, tct_message_text(names, m));
+        size_t len;
+        const char *text = tct_message_text(names, m, &len);
+        tct_write_text(w, text, len);
         tct_write_str(w, sep);
         tct_write_i64(w, m->time);
         tct_write_char(w, '\n');

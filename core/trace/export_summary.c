@@ -339,6 +339,26 @@ static void thread_table(struct summary *s)
     }
 }
 
+/* The first line of text[0..len) and a newline, a NUL shown as \0, cut with "..." past
+ * width columns. */
+static void first_line(FILE *out, const char *text, size_t len, size_t width)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < len && text[i] != '\n'; i++) {
+        size_t w = text[i] ? 1 : 2;
+        if (used + w > width) {
+            fputs("...", out);
+            break;
+        }
+        if (text[i])
+            fputc(text[i], out);
+        else
+            fputs("\\0", out);
+        used += w;
+    }
+    fputc('\n', out);
+}
+
 static void message_line(struct summary *s)
 {
     const struct tct_trace *tr = s->tr;
@@ -367,10 +387,10 @@ static void message_line(struct summary *s)
         if (m->severity < 3)
             continue;
         if (shown++ < SHOWN) {
-            const char *text = tct_message_text(s->names, m);
-            int len = (int)strcspn(text, "\n");
-            fprintf(s->out, "  %-7s %.*s%s\n", severities[m->severity < 6 ? m->severity : 5],
-                    len < TEXT_WIDTH ? len : TEXT_WIDTH, text, len > TEXT_WIDTH ? "..." : "");
+            size_t len;
+            const char *text = tct_message_text(s->names, m, &len);
+            fprintf(s->out, "  %-7s ", severities[m->severity < 6 ? m->severity : 5]);
+            first_line(s->out, text, len, TEXT_WIDTH);
         }
     }
     if (shown > SHOWN)

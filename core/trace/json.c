@@ -69,7 +69,8 @@ void tct_json_chars(struct tct_writer *w, const char *s, size_t len)
             }
             p++;
         } else {
-            /* A NUL never occurs inside len, so tct_utf8_sequence stops at the string's end. */
+            /* A NUL ends every text at len (and is invalid in a sequence), so
+             * tct_utf8_sequence stops there. */
             size_t n = tct_utf8_sequence(p);
             if (n) {
                 tct_write(w, (const char *)p, n);
@@ -84,8 +85,13 @@ void tct_json_chars(struct tct_writer *w, const char *s, size_t len)
 
 void tct_json_string(struct tct_writer *w, const char *s)
 {
+    tct_json_text(w, s, strlen(s));
+}
+
+void tct_json_text(struct tct_writer *w, const char *s, size_t len)
+{
     tct_write_char(w, '"');
-    tct_json_chars(w, s, strlen(s));
+    tct_json_chars(w, s, len);
     tct_write_char(w, '"');
 }
 

@@ -15,6 +15,8 @@ size_t tct_utf8_sequence(const unsigned char *p);
 void tct_json_chars(struct tct_writer *w, const char *s, size_t len);
 /* s as a quoted JSON string. */
 void tct_json_string(struct tct_writer *w, const char *s);
+/* s[0..len) as a quoted JSON string (a NUL in it as \u0000); s[len] must be a NUL. */
+void tct_json_text(struct tct_writer *w, const char *s, size_t len);
 /* Nanoseconds as microseconds with every nanosecond digit (see json.c). */
 void tct_json_us(struct tct_writer *w, int64_t ns);
 

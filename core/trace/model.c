@@ -97,16 +97,26 @@ void tct_model_number_thread(struct tct_trace *tr, struct tct_thread *t)
         t->server_index = tr->next_server_index++;
 }
 
-char *tct_model_strdup_text(const struct tcd_event *ev)
+static char *dup_bytes(const char *text, size_t len)
 {
-    size_t len = ev->text ? strnlen(ev->text, ev->text_len) : 0;
     char *s = malloc(len + 1);
     if (s) {
         if (len)
-            memcpy(s, ev->text, len);
+            memcpy(s, text, len);
         s[len] = '\0';
     }
     return s;
+}
+
+char *tct_model_strdup_text(const struct tcd_event *ev)
+{
+    return dup_bytes(ev->text, ev->text ? strnlen(ev->text, ev->text_len) : 0);
+}
+
+char *tct_model_dup_text(const struct tcd_event *ev, size_t *len)
+{
+    *len = ev->text ? ev->text_len : 0;
+    return dup_bytes(ev->text, *len);
 }
 
 static struct tct_zone *zone_at(struct tct_thread *t, size_t i)
@@ -252,7 +262,7 @@ static struct tct_zone_extra *open_zone_extra(struct tct_trace *tr, const struct
 /* Appends to the zone text the way Tracy's server does: a second text goes after a '\n'. */
 static void append_text(struct tct_trace *tr, struct tct_zone_extra *x, const char *s, size_t len)
 {
-    size_t old = x->text ? strlen(x->text) : 0;
+    size_t old = x->text ? x->text_len : 0;
     size_t extra_len = len + (x->text ? 1 : 0);
     char *text = realloc(x->text, old + extra_len + 1);
     if (!text) {
@@ -264,6 +274,7 @@ static void append_text(struct tct_trace *tr, struct tct_zone_extra *x, const ch
     memcpy(text + old, s, len);
     text[old + len] = '\0';
     x->text = text;
+    x->text_len = old + len;
 }
 
 static void zone_data(struct tct_trace *tr, const struct tcd_event *ev)
@@ -273,16 +284,18 @@ static void zone_data(struct tct_trace *tr, const struct tcd_event *ev)
         return;
     switch (ev->kind) {
     case TCD_ZONE_TEXT:
-        append_text(tr, x, ev->text ? ev->text : "", ev->text ? strnlen(ev->text, ev->text_len) : 0);
+        append_text(tr, x, ev->text ? ev->text : "", ev->text ? ev->text_len : 0);
         break;
     case TCD_ZONE_NAME: {
-        char *name = tct_model_strdup_text(ev);
+        size_t len;
+        char *name = tct_model_dup_text(ev, &len);
         if (!name) {
             tr->lost_events++;
             return;
         }
         free(x->name);
         x->name = name;
+        x->name_len = len;
         break;
     }
     case TCD_ZONE_COLOR:

@@ -83,6 +83,8 @@ struct tct_zone_extra {
     char *text;         /* NULL when none. As the Tracy server stores it: ZoneText calls
                        joined by '\n', each ZoneValue appended as "value [0xhex]" */
     char *name;         /* dynamic ZoneName, NULL when none */
+    size_t text_len;    /* bytes of text, NULs included (one more ends it) */
+    size_t name_len;    /* bytes of name, the same */
     uint64_t value;     /* the last ZoneValue, when has_value */
     uint32_t color;     /* 0x00RRGGBB, when has_color */
     uint32_t callstack; /* for tcd_callstack(), 0 = none */
@@ -121,6 +123,7 @@ struct tct_message {
     uint32_t thread;
     uint32_t color;     /* 0 = none */
     uint32_t callstack; /* for tcd_callstack(), 0 = none */
+    uint32_t text_len;  /* bytes of text, NULs included (one more ends it) */
     uint8_t severity;   /* 0 trace .. 5 fatal */
 };
 

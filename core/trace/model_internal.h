@@ -13,6 +13,8 @@ struct tct_thread *tct_model_thread(struct tct_trace *tr, uint32_t id);
 void tct_model_number_thread(struct tct_trace *tr, struct tct_thread *t);
 /* A copy of ev's text up to its first NUL, in malloc'd memory (NULL when out of memory). */
 char *tct_model_strdup_text(const struct tcd_event *ev);
+/* A copy of all of ev's text, NULs included, ended by one more; *len = its bytes. */
+char *tct_model_dup_text(const struct tcd_event *ev, size_t *len);
 
 void tct_model_message(struct tct_trace *tr, const struct tcd_event *ev);
 void tct_model_app_info(struct tct_trace *tr, const struct tcd_event *ev);

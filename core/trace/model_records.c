@@ -119,7 +119,7 @@ static struct tct_gpu_context *gpu_context_for(struct tct_trace *tr, uint32_t id
 void tct_model_message(struct tct_trace *tr, const struct tcd_event *ev)
 {
     struct tct_thread *t = tct_model_thread(tr, ev->thread);
-    size_t len = ev->text ? strnlen(ev->text, ev->text_len) : 0;
+    size_t len = ev->text ? ev->text_len : 0; /* NULs and all */
     const char *text = t ? tcu_arena_strdup(&tr->strings, ev->text, len) : NULL;
     struct tct_message *m = text ? tcu_chunks_push(&tr->messages) : NULL;
     if (!m) {
@@ -129,6 +129,7 @@ void tct_model_message(struct tct_trace *tr, const struct tcd_event *ev)
     tct_model_number_thread(tr, t);
     m->time = ev->time;
     m->text = text;
+    m->text_len = (uint32_t)len;
     m->string = ev->id;
     m->thread = t->id;
     m->color = ev->color;
