@@ -14,6 +14,8 @@
  *   frames      "i" instant events, global scope, named after their frame set
  *   plots       "C" counter events
  *   GPU zones   "X" events on one pseudo-thread per GPU context, in GPU time
+ *   sections    "b"/"e" async events, category "section", id the section's, args
+ *               {category, description} (tracy-import-chrome skips them)
  *   names       "M" process_name and thread_name metadata
  *   samples     "P" V8 CPU profile events (export_chrome_stacks.c)
  *   context switches  root-level "systemTraceEvents" (export_chrome_sched.c)
@@ -222,6 +224,37 @@ static void gpu(struct tct_chrome *c, const struct tct_trace *tr)
     }
 }
 
+/* Sections as async slices ("b" and "e", category "section", their id): they need not
+ * nest with the zones of the thread that entered them, and async slices are drawn on
+ * tracks of their own. */
+static void sections(struct tct_chrome *c, const struct tct_trace *tr)
+{
+    for (size_t i = 0; i < tr->sections.count; i++) {
+        const struct tct_section *s = tct_trace_section(tr, i);
+        for (int end = 0; end < 2; end++) {
+            begin_event(c, end ? "e" : "b", s->text, s->text_len);
+            tct_write_str(c->w, ",\"cat\":\"section\"");
+            field_u64(c, ",\"id\":", s->id);
+            field_u64(c, ",\"tid\":", s->thread);
+            tct_write_str(c->w, ",\"ts\":");
+            tct_json_us(c->w, end ? s->end : s->begin);
+            if (!end) {
+                size_t len;
+                const char *described = tct_section_category_text(tr, s->category, &len);
+                field_u64(c, ",\"args\":{\"category\":", s->category);
+                if (described) {
+                    tct_write_str(c->w, ",\"description\":");
+                    tct_json_text(c->w, described, len);
+                }
+                tct_write_char(c->w, '}');
+            } else if (s->unfinished) {
+                tct_write_str(c->w, ",\"args\":{\"unfinished\":true}");
+            }
+            tct_write_char(c->w, '}');
+        }
+    }
+}
+
 static void other_data(struct tct_chrome *c, const struct tct_trace *tr, const struct tct_export_options *o,
                        const char *program)
 {
@@ -236,6 +269,8 @@ static void other_data(struct tct_chrome *c, const struct tct_trace *tr, const s
     field_u64(c, ",\"dropped_events\":", tr->dropped);
     field_u64(c, ",\"skipped_plot_values\":", tr->plot_skipped);
     field_u64(c, ",\"unfinished_zones\":", tr->unfinished_zones);
+    if (tr->unfinished_sections)
+        field_u64(c, ",\"unfinished_sections\":", tr->unfinished_sections);
     if (tr->samples_lost)
         field_u64(c, ",\"lost_samples\":", tr->samples_lost);
     if (o->incomplete) {
@@ -275,6 +310,7 @@ int tct_export_chrome(FILE *out, const struct tct_trace *tr, const struct tct_na
     frames(&c, tr);
     plots(&c, tr);
     gpu(&c, tr);
+    sections(&c, tr);
     tct_chrome_samples(&c);
     other_data(&c, tr, o, program);
     int failed = c.failed;

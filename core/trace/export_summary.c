@@ -431,6 +431,102 @@ static void frame_table(struct summary *s)
     }
 }
 
+/* text[0..len) for a column: a NUL shown as \0, cut to what buf holds. */
+static const char *shown_text(const char *text, size_t len, char *buf, size_t size)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < len && used + 2 < size; i++) {
+        if (text[i]) {
+            buf[used++] = text[i];
+        } else {
+            buf[used++] = '\\';
+            buf[used++] = '0';
+        }
+    }
+    buf[used] = '\0';
+    return buf;
+}
+
+struct section_group {
+    const struct tct_section *first;
+    uint64_t count;
+    int64_t total, max;
+};
+
+static int section_cmp(const void *pa, const void *pb)
+{
+    const struct tct_section *a = *(const struct tct_section *const *)pa, *b = *(const struct tct_section *const *)pb;
+    if (a->category != b->category)
+        return a->category < b->category ? -1 : 1;
+    if (a->text_len != b->text_len)
+        return a->text_len < b->text_len ? -1 : 1;
+    int c = memcmp(a->text, b->text, a->text_len);
+    return c ? c : a < b ? -1 : a > b;
+}
+
+static int group_cmp(const void *pa, const void *pb)
+{
+    const struct section_group *a = pa, *b = pb;
+    if (a->total != b->total)
+        return a->total > b->total ? -1 : 1;
+    return section_cmp(&a->first, &b->first);
+}
+
+/* Sections grouped by category and name, the longest in total first. */
+static int section_table(struct summary *s, size_t top)
+{
+    const struct tct_trace *tr = s->tr;
+    size_t n = tr->sections.count, groups = 0;
+    if (!n)
+        return 0;
+    const struct tct_section **v = malloc(n * sizeof *v);
+    struct section_group *g = malloc(n * sizeof *g);
+    if (!v || !g) {
+        free(v), free(g);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = tct_trace_section(tr, i);
+    qsort(v, n, sizeof *v, section_cmp);
+    for (size_t i = 0; i < n; i++) {
+        const struct tct_section *x = v[i];
+        int64_t len = x->end - x->begin;
+        if (!groups || x->category != g[groups - 1].first->category || x->text_len != g[groups - 1].first->text_len ||
+            memcmp(x->text, g[groups - 1].first->text, x->text_len))
+            g[groups++] = (struct section_group){x, 0, 0, 0};
+        struct section_group *cur = &g[groups - 1];
+        cur->count++;
+        cur->total = tct_time_add(cur->total, len);
+        cur->max = len > cur->max ? len : cur->max;
+    }
+    qsort(g, groups, sizeof *g, group_cmp);
+    char a[TCT_UNITS_BUF], b[TCT_UNITS_BUF], c[TCT_UNITS_BUF], d[TCT_UNITS_BUF];
+    char title[96];
+    snprintf(title, sizeof title, "Sections (%s entered, %" PRIu64 " still open at the end)", tct_format_count(a, n),
+             tr->unfinished_sections);
+    heading(s, tr->unfinished_sections ? title : "Sections");
+    fprintf(s->out, "  %-32s %-12s %8s %12s %12s %12s\n", "section", "category", "count", "total", "mean", "max");
+    for (size_t i = 0; i < groups && i < top; i++) {
+        char name[256], category[80];
+        size_t len;
+        const char *described = tct_section_category_text(tr, g[i].first->category, &len);
+        char shown[64];
+        snprintf(category, sizeof category, "%u%s%s", (unsigned)g[i].first->category, described ? " " : "",
+                 described ? shown_text(described, len, shown, sizeof shown) : "");
+        fputs("  ", s->out);
+        column(s->out, shown_text(g[i].first->text, g[i].first->text_len, name, sizeof name), 32);
+        fputc(' ', s->out);
+        column(s->out, category, 12);
+        fprintf(s->out, " %8s %12s %12s %12s\n", tct_format_count(a, g[i].count), tct_format_duration(b, g[i].total),
+                tct_format_duration(c, g[i].total / (int64_t)g[i].count), tct_format_duration(d, g[i].max));
+    }
+    if (groups > top)
+        fprintf(s->out, "  ... and %s more\n", tct_format_count(a, groups - top));
+    free(v);
+    free(g);
+    return 0;
+}
+
 /* Min, max and last of a plot whose every point is an integer, exactly. */
 static void int_plot_row(struct summary *s, const struct tct_plot *p)
 {
@@ -597,6 +693,8 @@ int tct_export_summary(FILE *out, const struct tct_trace *tr, const struct tct_n
     if (rc == 0)
         rc = cpu_table(&s);
     message_line(&s);
+    if (rc == 0)
+        rc = section_table(&s, top);
     frame_table(&s);
     plot_table(&s);
     memory_table(&s);

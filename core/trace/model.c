@@ -14,6 +14,7 @@ struct tct_trace *tct_trace_new(void)
     tcu_chunks_init(&tr->messages, sizeof(struct tct_message), TCT_CHUNK_SHIFT, NULL);
     tcu_chunks_init(&tr->switches, sizeof(struct tct_switch), TCT_CHUNK_SHIFT, NULL);
     tcu_chunks_init(&tr->wakeups, sizeof(struct tct_wakeup), TCT_CHUNK_SHIFT, NULL);
+    tcu_chunks_init(&tr->sections, sizeof(struct tct_section), TCT_CHUNK_SHIFT, NULL);
     tcu_arena_init(&tr->strings, NULL);
     tcu_map_init(&tr->thread_by_id, 0, NULL);
     tcu_map_init(&tr->plot_by_id, 0, NULL);
@@ -46,6 +47,7 @@ void tct_trace_free(struct tct_trace *tr)
         thread_free(tr->threads[i]);
     free(tr->threads);
     tct_model_free_records(tr);
+    tct_model_free_sections(tr);
     tcu_chunks_free(&tr->messages);
     tcu_chunks_free(&tr->switches);
     tcu_chunks_free(&tr->wakeups);
@@ -350,6 +352,8 @@ static int64_t event_time(const struct tcd_event *ev)
     case TCD_GPU_ZONE_END:
     case TCD_FIBER_ENTER:
     case TCD_FIBER_LEAVE:
+    case TCD_SECTION_ENTER:
+    case TCD_SECTION_LEAVE:
         return ev->time;
     case TCD_SAMPLE:
     case TCD_CONTEXT_SWITCH:
@@ -461,7 +465,8 @@ void tct_trace_on_event(struct tct_trace *tr, const struct tcd_event *ev)
     case TCD_SECTION_ENTER:
     case TCD_SECTION_LEAVE:
     case TCD_SECTION_SETUP:
-        break; /* sections are not part of any export yet */
+        tct_model_section(tr, ev);
+        break;
     case TCD_SAMPLE:
         sample(tr, ev);
         break;
@@ -495,6 +500,7 @@ void tct_trace_finish(struct tct_trace *tr)
         t->skipped_open = 0;
     }
     tct_model_finish_gpu(tr);
+    tct_model_finish_sections(tr);
     tr->finished = 1;
 }
 
@@ -502,7 +508,7 @@ size_t tct_trace_memory(const struct tct_trace *tr)
 {
     size_t bytes = sizeof *tr + tr->thread_cap * sizeof *tr->threads + tcu_chunks_memory(&tr->messages) +
                    tcu_chunks_memory(&tr->switches) + tcu_chunks_memory(&tr->wakeups) + tr->strings.memory +
-                   tcu_map_memory(&tr->thread_by_id) + tct_model_records_memory(tr);
+                   tcu_map_memory(&tr->thread_by_id) + tct_model_records_memory(tr) + tct_model_sections_memory(tr);
     for (size_t i = 0; i < tr->thread_count; i++) {
         const struct tct_thread *t = tr->threads[i];
         bytes += sizeof *t + tcu_chunks_memory(&t->zones) + tcu_chunks_memory(&t->samples) +

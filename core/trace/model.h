@@ -243,6 +243,25 @@ struct tct_wakeup {
     uint8_t cpu;
 };
 
+/* A section (Tracy 0.14): a span of a category, entered and left by id on any thread. */
+struct tct_section {
+    int64_t begin;
+    int64_t end;      /* TCT_TIME_NONE while open (only before tct_trace_finish) */
+    const char *text; /* its name, NULs included (one more ends it) */
+    uint32_t text_len;
+    uint32_t id;
+    uint32_t thread; /* the thread (or fiber) that entered it */
+    uint16_t category;
+    uint8_t unfinished; /* still open when the capture ended, closed at last_time */
+};
+
+/* A category's description (SectionSetup). */
+struct tct_section_category {
+    uint16_t category;
+    const char *text; /* NULs included (one more ends it) */
+    uint32_t text_len;
+};
+
 struct tct_trace {
     struct tct_thread **threads; /* in the order they first appeared */
     size_t thread_count;
@@ -260,6 +279,9 @@ struct tct_trace {
     char **app_info;
     size_t app_info_count;
     struct tct_crash crash;
+    struct tcu_chunks sections; /* struct tct_section, in the order they were entered */
+    struct tct_section_category *section_categories;
+    size_t section_category_count;
     struct tcu_chunks switches; /* struct tct_switch, in arrival order (system-wide) */
     struct tcu_chunks wakeups;  /* struct tct_wakeup, in arrival order (system-wide) */
     uint64_t untimed_switches;  /* switches and wakeups the client sent no time for: not kept */
@@ -273,13 +295,17 @@ struct tct_trace {
     uint64_t samples;          /* CPU samples, all threads */
     uint64_t samples_lost;     /* samples the client reported losing (TCD_SAMPLES_LOST) */
     uint64_t unfinished_zones; /* open when the capture ended, closed at last_time */
-    uint64_t ignored_events;   /* ends without a begin, zone data outside any zone, ... */
-    uint64_t lost_events;      /* events lost because memory ran out */
-    int finished;              /* tct_trace_finish() has run */
+    uint64_t unfinished_sections;
+    uint64_t ignored_events; /* ends without a begin, zone data outside any zone, ... */
+    uint64_t lost_events;    /* events lost because memory ran out */
+    int finished;            /* tct_trace_finish() has run */
 
     /* internal */
     struct tcu_map thread_by_id, plot_by_id, frame_set_by_id, pool_by_id, lock_by_id, gpu_context_by_id;
     size_t thread_cap, plot_cap, frame_set_cap, pool_cap, lock_cap, gpu_context_cap, app_info_cap;
+    struct tcu_map section_open;       /* id -> index of an open section */
+    struct tcu_map section_left_early; /* id -> time of a leave that came before its enter */
+    size_t section_category_cap;
     uint32_t next_server_index;
     struct tct_thread *last_thread; /* the thread the previous event went to */
     struct tcu_arena strings;
@@ -293,7 +319,8 @@ void tct_trace_free(struct tct_trace *trace);
 void tct_trace_on_event(struct tct_trace *trace, const struct tcd_event *ev);
 
 /* The capture has ended: zones still open are closed at last_time and flagged
- * TCT_ZONE_UNFINISHED (counted in unfinished_zones), GPU zones likewise. Exporters need a
+ * TCT_ZONE_UNFINISHED (counted in unfinished_zones), GPU zones likewise, sections
+ * flagged unfinished (counted in unfinished_sections). Exporters need a
  * finished trace. Calling it again does nothing. */
 void tct_trace_finish(struct tct_trace *trace);
 
@@ -311,6 +338,12 @@ static inline const struct tct_message *tct_trace_message(const struct tct_trace
 {
     return (const struct tct_message *)tcu_chunks_at(&tr->messages, i);
 }
+static inline const struct tct_section *tct_trace_section(const struct tct_trace *tr, size_t i)
+{
+    return (const struct tct_section *)tcu_chunks_at(&tr->sections, i);
+}
+/* The description of a section category, NULL when it has none; *len its bytes. */
+const char *tct_section_category_text(const struct tct_trace *tr, uint16_t category, size_t *len);
 static inline const struct tct_plot_point *tct_plot_point(const struct tct_plot *p, size_t i)
 {
     return (const struct tct_plot_point *)tcu_chunks_at(&p->points, i);

@@ -25,6 +25,10 @@ void tct_model_memory(struct tct_trace *tr, const struct tcd_event *ev);
 void tct_model_lock(struct tct_trace *tr, const struct tcd_event *ev);
 void tct_model_gpu(struct tct_trace *tr, const struct tcd_event *ev);
 void tct_model_crash(struct tct_trace *tr, const struct tcd_event *ev);
+void tct_model_section(struct tct_trace *tr, const struct tcd_event *ev); /* model_sections.c */
+void tct_model_finish_sections(struct tct_trace *tr);
+void tct_model_free_sections(struct tct_trace *tr);
+size_t tct_model_sections_memory(const struct tct_trace *tr);
 void tct_model_system(struct tct_trace *tr, const struct tcd_event *ev); /* switches, wakeups */
 void tct_model_finish_gpu(struct tct_trace *tr);
 void tct_model_free_records(struct tct_trace *tr);

@@ -1,5 +1,7 @@
 /* lua_host.c - see lua_host.h. */
 #include "lua_host.h"
+#include "trace/export.h"
+#include "trace/model.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -178,4 +180,32 @@ void lh_check_balanced(const struct lh_trace *t)
 int lh_is_fiber(uint32_t thread)
 {
     return (thread & 0x80000000u) != 0;
+}
+
+struct tct_trace *lh_model(const struct tt_capture *cap)
+{
+    struct tct_trace *tr = tct_trace_new();
+    for (size_t i = 0; i < cap->len; i++)
+        tct_trace_on_event(tr, &cap->events[i].ev);
+    tct_trace_finish(tr);
+    return tr;
+}
+
+char *lh_output(const struct tt_capture *cap, const struct tct_trace *tr, int format,
+                const struct tct_export_options *options)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    struct tct_names names;
+    tct_names_from_decoder(&names, cap->dec);
+    CHECK_EQ_INT(tct_export_to(out, (enum tct_format)format, tr, &names, options), 0);
+    fclose(out);
+    CHECK_EQ_INT(strlen(buf), len);
+    return buf;
+}
+
+void lh_expect_in(const char *output, const char *text, const char *want)
+{
+    tt_check(strstr(text, want) != NULL, "%s has %s", output, want);
 }

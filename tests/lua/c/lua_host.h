@@ -59,4 +59,14 @@ size_t lh_count(const struct lh_trace *t, const char *name);
 void lh_check_balanced(const struct lh_trace *t);
 int lh_is_fiber(uint32_t thread);
 
+/* The capture's events in a trace model, and one output made of it as the in-process
+ * capture and tracyc-capture write it (a string: outputs hold no NUL byte). */
+struct tct_trace;
+struct tct_export_options;
+struct tct_trace *lh_model(const struct tt_capture *cap);
+char *lh_output(const struct tt_capture *cap, const struct tct_trace *tr, int format,
+                const struct tct_export_options *options);
+/* Checks that text holds want, naming the output. */
+void lh_expect_in(const char *output, const char *text, const char *want);
+
 #endif
