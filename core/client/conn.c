@@ -2,7 +2,7 @@
  * conn_records.c encodes records on it, conn_queries.c answers the server. */
 #include "client/conn.h"
 
-#include "client/resolver.h"
+#include "native/resolver.h"
 #include "client/welcome.h"
 #include "wire/protocol.h"
 #include "wire/versions.h"
@@ -79,7 +79,7 @@ void tc_conn_close(struct tc_conn *c)
     tcu_map_free(&c->frames);
     tcu_map_free(&c->running);
     if (c->resolving)
-        tc_resolver_forget(c->serial);
+        tcn_resolver_forget(c->serial);
     c->resolving = 0;
     c->alive = 0;
 }

@@ -96,7 +96,7 @@ int tc_conn_resolving(const struct tc_conn *c);
  * records the kernel lost when that grew (at most once a second; `final`: now). */
 void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_t lost, int final);
 /* Once per connection, a warning that libdw could not be loaded (`unavailable`:
- * tc_libdw_unavailable's reason; NULL: nothing to say). */
+ * tcn_libdw_unavailable's reason; NULL: nothing to say). */
 void tc_conn_report_libdw(struct tc_conn *c, const char *unavailable);
 
 /* Sends a context switch record as ContextSwitch items the server can take whatever was

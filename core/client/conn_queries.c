@@ -3,7 +3,7 @@
 #include "client/conn.h"
 
 #include "client/record.h"
-#include "client/resolver.h"
+#include "native/resolver.h"
 #include "client/state.h"
 #include "tracyc.h"
 #include "wire/protocol.h"
@@ -38,7 +38,7 @@ static void reply_srcloc(struct tc_conn *c, uint64_t id)
 }
 
 static const char unknown_file[] = "[unknown]";
-static const struct tc_symbol_location unknown_location = {unknown_file, 1, {{unknown_file, unknown_file, 0, 0, 0}}};
+static const struct tcn_symbol_location unknown_location = {unknown_file, 1, {{unknown_file, unknown_file, 0, 0, 0}}};
 
 static size_t text_len(const char *s)
 {
@@ -48,11 +48,11 @@ static size_t text_len(const char *s)
 
 /* A CallstackFrame reply: the image, the frame count, then each frame, innermost first
  * (docs/protocol.md §26.3). */
-static void reply_frames(struct tc_conn *c, uint64_t ptr, const struct tc_symbol_location *loc)
+static void reply_frames(struct tc_conn *c, uint64_t ptr, const struct tcn_symbol_location *loc)
 {
     tc_enc_callstack_frame_size(&c->enc, ptr, loc->count, loc->image, text_len(loc->image));
     for (int i = 0; i < loc->count; i++) {
-        const struct tc_symbol_frame *f = &loc->frames[i];
+        const struct tcn_symbol_frame *f = &loc->frames[i];
         tc_enc_callstack_frame(&c->enc, f->name, text_len(f->name), f->file, text_len(f->file), f->line, f->sym_addr,
                                f->sym_len);
     }
@@ -64,14 +64,14 @@ static int send_resolved(struct tc_conn *c)
     if (!c->resolving)
         return 0;
     int pending = 0, sent = 0;
-    struct tc_resolved *answers = tc_resolver_take(c->serial, &pending);
-    for (struct tc_resolved *a = answers; a; a = a->next, sent++) {
-        if (a->query == TCW_QUERY_CALLSTACK_FRAME)
+    struct tcn_resolved *answers = tcn_resolver_take(c->serial, &pending);
+    for (struct tcn_resolved *a = answers; a; a = a->next, sent++) {
+        if (a->kind == TCN_RESOLVE_FRAMES)
             reply_frames(c, a->ptr, a->location);
         else
             tc_enc_symbol_information(&c->enc, a->ptr, a->file, text_len(a->file), a->line);
     }
-    tc_resolver_release(answers);
+    tcn_resolver_release(answers);
     c->resolving -= sent;
     return sent;
 }
@@ -140,10 +140,11 @@ static void answer(struct tc_conn *c, uint8_t type, uint64_t ptr, uint32_t extra
     case TCW_QUERY_CALLSTACK_FRAME:
     case TCW_QUERY_SYMBOL:
         /* Frames a program registered (tracyc_frames_register) are answered at once from
-         * its resolver; the rest off the worker (resolver.c), answered by send_resolved. */
+         * its resolver; the rest off the worker (native/resolver.c), answered by send_resolved. */
         if (tc_conn_answer_frame(c, type, ptr))
             break;
-        if (tc_resolver_submit(c->serial, type, ptr) == 0)
+        if (tcn_resolver_submit(c->serial, type == TCW_QUERY_SYMBOL ? TCN_RESOLVE_SYMBOL : TCN_RESOLVE_FRAMES, ptr) ==
+            0)
             c->resolving++;
         else if (type == TCW_QUERY_CALLSTACK_FRAME)
             reply_frames(c, ptr, &unknown_location);

@@ -11,9 +11,9 @@
 #include "client/conn.h"
 #include "client/fiber.h"
 #include "client/inproc.h"
-#include "client/libdw.h"
+#include "native/libdw.h"
 #include "client/net.h"
-#include "client/resolver.h"
+#include "native/resolver.h"
 #include "client/sampling.h"
 #include "client/state.h"
 #include "client/record.h"
@@ -358,7 +358,7 @@ static void service_connections(int timeout_ms)
         if (c->alive) {
             tc_conn_report_drops(c, dropped);
             tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 0);
-            tc_conn_report_libdw(c, tc_libdw_unavailable());
+            tc_conn_report_libdw(c, tcn_libdw_unavailable());
             tc_enc_flush(&c->enc);
             tc_conn_serve_queries(c, timeout_ms);
         }
@@ -459,7 +459,7 @@ static int finish_connection(int slot)
     tc_conn_report_drops(c, atomic_load(&tc_prof.dropped));
     tc_conn_report_absent(c);
     tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 1);
-    tc_conn_report_libdw(c, tc_libdw_unavailable());
+    tc_conn_report_libdw(c, tcn_libdw_unavailable());
     end_open_zones(c);
     tc_enc_byte(&c->enc, TCW_Terminate);
     tc_enc_flush(&c->enc);
@@ -504,7 +504,7 @@ void tc_worker_stop(void)
         if (delivered || !tc_prof.config.no_exit || w.listen_fd < 0)
             break;
     }
-    tc_resolver_stop();
+    tcn_resolver_stop();
     if (w.inproc) {
         if (tc_inproc_finish(w.inproc) != 0)
             atomic_store(&tc_prof.capture_failed, 1);

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """check_includes.py - fails when a source file includes across a forbidden boundary of the
-module map in core/README.md, or when files of one module include each other in a loop.
+module map in core/README.md, when files of one module include each other in a loop, or when
+a file of core/client/ includes one of a higher layer of the client's layer table (read from
+core/README.md: every file of core/client/ must be in one of its layers).
 
 usage: check_includes.py REPO_ROOT
-       check_includes.py --self-test     (proves it catches a forbidden include and a loop)
+       check_includes.py --self-test     (proves it catches a forbidden include, a loop and
+                                          an include up the client's layers)
 
 A "unit" is a .c file with its header (conn.c and conn.h are the unit conn); a loop is a
 cycle in the graph of units inside one module (e.g. conn -> state -> worker -> conn). A
 header without a .c of its own (decode_internal.h) is looked through: it joins its
 includer to what it includes. The installed headers are the module "include".
 """
+import fnmatch
 import os
 import re
 import sys
@@ -17,10 +21,11 @@ import sys
 # module -> modules it may include (besides itself and the C library).
 ALLOWED = {
     "core/util": set(),
+    "core/native": {"core/util"},
     "core/wire": {"core/util"},
     "core/trace": {"core/wire", "core/util"},
     "core/capture": {"core/wire", "core/util"},
-    "core/client": {"core/wire", "core/util", "include"},
+    "core/client": {"core/native", "core/wire", "core/util", "include"},
     "tools": {"core/capture", "core/trace", "core/wire", "core/util", "include"},
     "bindings/lua": {"core/util", "include"},
     "bindings/python": {"core/util", "include"},
@@ -119,6 +124,57 @@ def unit_graph(root, edges):
     return graphs
 
 
+LAYERED = "core/client"
+LAYER_ROW = re.compile(r"^\|\s*([^|]+?)\s*\|(.*)\|\s*$")
+LAYER_FILE = re.compile(r"`([A-Za-z0-9_*]+)\.[ch]`")
+
+
+def client_layers(root):
+    """The client's layers, top first, from core/README.md: [(name, [unit patterns])]."""
+    try:
+        lines = open(os.path.join(root, "core/README.md"), encoding="utf-8").read().splitlines()
+    except OSError:
+        return []
+    layers, inside = [], False
+    for line in lines:
+        if re.match(r"^\|\s*layer\s*\|\s*files\s*\|", line):
+            inside = True
+        elif inside and line.startswith("|---"):
+            continue
+        elif inside and LAYER_ROW.match(line):
+            name, files = LAYER_ROW.match(line).groups()
+            layers.append((name, LAYER_FILE.findall(files)))
+        elif inside:
+            break
+    return layers
+
+
+def check_layers(root, files, edges):
+    """A file of core/client may include its own layer and those below, never one above."""
+    layers = client_layers(root)
+    client = [f for f in files if module_of(f) == LAYERED]
+    if not client:
+        return []
+    if not layers:
+        return ["core/README.md has no layer table for %s" % LAYERED]
+
+    def layer(path):
+        stem = os.path.splitext(os.path.basename(path))[0]
+        for i, (_, patterns) in enumerate(layers):
+            if any(fnmatch.fnmatchcase(stem, p) for p in patterns):
+                return i
+        return None
+
+    errors = ["%s is in no layer of the client's table in core/README.md" % f for f in client if layer(f) is None]
+    for src in client:
+        for target in sorted(edges.get(src, ())):
+            i, j = layer(src), layer(target)
+            if i is not None and j is not None and j < i:
+                errors.append("%s includes %s: the %s layer may not include the %s layer above it"
+                              % (src, target, layers[i][0], layers[j][0]))
+    return errors
+
+
 def check(root):
     errors, edges = [], {}
     files = sorted(sources(root))
@@ -140,6 +196,7 @@ def check(root):
         cycle = find_cycle(graph)
         if cycle:
             errors.append("include loop in %s: %s" % (mod, " -> ".join(os.path.basename(u) for u in cycle)))
+    errors += check_layers(root, files, edges)
     return files, errors
 
 
@@ -155,17 +212,28 @@ def self_test():
         return root
 
     inc = lambda *names: "".join('#include "%s"\n' % n for n in names)
-    loop = tree({"core/client/conn.c": inc("client/conn.h", "client/state.h"), "core/client/conn.h": "",
+    readme = ("| layer | files |\n|---|---|\n| worker | `worker.c` |\n| connections | `conn*.c` |\n"
+              "| state | `state.c`, `record.h` |\n")
+    loop = tree({"core/README.md": readme,
+                 "core/client/conn.c": inc("client/conn.h", "client/state.h"), "core/client/conn.h": "",
                  "core/client/state.c": inc("client/state.h", "client/worker.h"), "core/client/state.h": "",
                  "core/client/worker.c": inc("client/worker.h", "client/conn.h"), "core/client/worker.h": ""})
+    # state (the lowest layer) includes conn.h (a higher one), and a file no layer names
+    upward = tree({"core/README.md": readme, "core/client/conn.c": inc("client/conn.h", "client/record.h"),
+                   "core/client/conn.h": "", "core/client/record.h": "",
+                   "core/client/state.c": inc("client/conn.h"), "core/client/stray.c": ""})
+    upward_errors = check(upward)[1]
     across = tree({"core/wire/encode.c": inc("client/state.h"), "core/client/state.h": "",
                    "bindings/lua/module.c": inc("client/state.h")})
     through = tree({"core/wire/decode.c": inc("wire/decode_internal.h"), "core/wire/decode.h": "",
                     "core/wire/decode_internal.h": inc("wire/decode.h")})
     ok = (any("include loop in core/client" in e for e in check(loop)[1])
+          and any("state.c includes core/client/conn.h: the state layer may not include the connections" in e
+                  for e in upward_errors)
+          and any("stray.c is in no layer" in e for e in upward_errors) and len(upward_errors) == 2
           and sum("may not include core/client" in e for e in check(across)[1]) == 2
           and not check(through)[1])
-    print("self-test: %s" % ("a loop and forbidden includes are caught" if ok else "FAILED"))
+    print("self-test: %s" % ("a loop, forbidden includes and an include up the client's layers are caught" if ok else "FAILED"))
     return 0 if ok else 1
 
 
