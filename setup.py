@@ -24,7 +24,7 @@ def sources(*patterns):
 extension = Extension(
     "tracer._tracer",
     sources=sources(
-        "bindings/python/src/*.c", "core/client/*.c", "core/native/*.c", "core/wire/*.c", "core/trace/*.c", "core/util/*.c"
+        "bindings/python/src/*.c", "core/client/*.c", "core/native/*.c", "core/wire/*.c", "core/decode/*.c", "core/trace/*.c", "core/util/*.c"
     ),
     include_dirs=[os.path.join(HERE, d) for d in ("include", "core", "bindings/python/src")],
     define_macros=[("TRACY_ENABLE", None), ("_GNU_SOURCE", None)],

@@ -35,7 +35,7 @@ struct tc_conn {
     struct tc_transport *transport;
     int slot;        /* index of this connection in the per-thread connection state */
     uint64_t serial; /* unique over the process's life: names it to the resolver */
-    struct tc_encoder enc;
+    struct tcw_encoder enc;
     struct tcu_map ids;       /* id -> its kind << 56 | its address */
     uint64_t recent_ids[256]; /* direct-mapped cache of ids already in `ids` */
     struct tcu_map pools;     /* memory pools announced */

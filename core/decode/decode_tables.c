@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "wire/decode_internal.h"
+#include "decode/decode_fail.h"
+#include "decode/decode_names.h"
+#include "decode/decode_tables.h"
 
 /* ---- memory ---------------------------------------------------------------------- */
 
@@ -37,6 +39,25 @@ const char *tcd_arena_strdup(struct tcd_decoder *dec, const void *s, size_t len)
 {
     const char *copy = tcu_arena_strdup(&dec->arena, s, len);
     return copy ? copy : "";
+}
+
+const char *tcd_intern(struct tcd_decoder *dec, const void *s, size_t len)
+{
+    uint64_t h = tcu_hash_bytes(TCU_HASH_INIT, s, len);
+    const uint64_t *newest = tcu_map_get(&dec->interned_ids, h);
+    uint32_t older = newest ? (uint32_t)*newest : 0;
+    for (uint32_t i = older; i;) {
+        const struct tcd_interned *e = tcu_array_at(&dec->interned, i - 1);
+        if (e->len == len && memcmp(e->text, s, len) == 0)
+            return e->text;
+        i = e->next;
+    }
+    const char *copy = tcu_arena_strdup(&dec->arena, s, len);
+    struct tcd_interned *e = copy ? tcd_table_add(dec, &dec->interned, NULL, 0) : NULL;
+    if (!e || tcu_map_put(&dec->interned_ids, h, dec->interned.count) < 0)
+        return copy ? copy : "";
+    *e = (struct tcd_interned){copy, (uint32_t)len, older};
+    return copy;
 }
 
 bool tcd_pending_keep(struct tcd_decoder *dec, struct tcd_pending_bytes *pb)
@@ -134,7 +155,6 @@ void tcd_tables_free(struct tcd_decoder *dec)
     tcu_free(b, scratch->zone_ids, scratch->cap * sizeof *scratch->zone_ids);
     tcu_chunks_free(&dec->threads);
     tcu_chunks_free(&dec->srclocs);
-    tcd_callstack_tables_free(dec);
     struct tcu_map *maps[MAP_COUNT];
     decoder_maps(dec, maps);
     for (size_t i = 0; i < MAP_COUNT; i++)

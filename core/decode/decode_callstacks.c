@@ -13,30 +13,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "wire/decode_item.h"
+#include "decode/decode_callstacks.h"
+#include "decode/decode_item.h"
 
 #define CUSTOM_FRAMES_MAX 64 /* CallstackAllocPayload: the server keeps them in a 64-entry array */
-
-/* ---- strings ------------------------------------------------------------------------------ */
-
-const char *tcd_intern(struct tcd_decoder *dec, const void *s, size_t len)
-{
-    uint64_t h = tcu_hash_bytes(TCU_HASH_INIT, s, len);
-    const uint64_t *newest = tcu_map_get(&dec->interned_ids, h);
-    uint32_t older = newest ? (uint32_t)*newest : 0;
-    for (uint32_t i = older; i;) {
-        const struct tcd_interned *e = tcu_array_at(&dec->interned, i - 1);
-        if (e->len == len && memcmp(e->text, s, len) == 0)
-            return e->text;
-        i = e->next;
-    }
-    const char *copy = tcu_arena_strdup(&dec->arena, s, len);
-    struct tcd_interned *e = copy ? tcd_table_add(dec, &dec->interned, NULL, 0) : NULL;
-    if (!e || tcu_map_put(&dec->interned_ids, h, dec->interned.count) < 0)
-        return copy ? copy : "";
-    *e = (struct tcd_interned){copy, (uint32_t)len, older};
-    return copy;
-}
 
 /* Whether the NUL-terminated kept string equals s[0..len). */
 static bool same_text(const char *kept, const uint8_t *s, size_t len)
@@ -364,15 +344,15 @@ void tcd_callstack_sample(struct tcd_decoder *dec, uint32_t thread, uint64_t del
     if (!id)
         return;
     uint64_t ref = dec->ref_ctx += delta;
-    int64_t t = ref == 0 ? 0 : trace_time(dec, ref); /* the server keeps 0 as "no time" */
+    int64_t t = ref == 0 ? 0 : tcd_trace_time(dec, ref); /* the server keeps 0 as "no time" */
     struct tcd_thread *td = tcd_notice_thread(dec, thread);
     if (!switched_out)
         dec->stats.samples++;
-    emit(dec, &(struct tcd_event){.kind = TCD_SAMPLE,
-                                  .thread = td == &dec->scratch_thread ? thread : td->id,
-                                  .time = t,
-                                  .callstack = id,
-                                  .flags = switched_out ? TCD_SAMPLE_SWITCH : 0});
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_SAMPLE,
+                                      .thread = td == &dec->scratch_thread ? thread : td->id,
+                                      .time = t,
+                                      .callstack = id,
+                                      .flags = switched_out ? TCD_SAMPLE_SWITCH : 0});
 }
 
 /* ---- answers: CallstackFrameSize, CallstackFrame, SymbolInformation --------------------------- */
@@ -455,7 +435,7 @@ void tcd_callstack_frame(struct tcd_decoder *dec, const uint8_t *it)
     f->pub.count = dec->open_frame_size;
     f->pub.state = TCD_FRAME_RESOLVED;
     dec->open_frame = NULL;
-    emit(dec, &(struct tcd_event){.kind = TCD_CALLSTACK_FRAME, .id = dec->open_frame_index});
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_CALLSTACK_FRAME, .id = dec->open_frame_index});
 }
 
 /* SymbolInformation: u32 line, u64 symbol address; the single string is the file. */
