@@ -169,13 +169,13 @@ static uint32_t keep_callstack(struct tcd_decoder *dec, uint64_t h, uint32_t fir
     return (uint32_t)dec->callstacks.count;
 }
 
-static bool reserve_frames(struct tcd_decoder *dec, size_t more)
+static int reserve_frames(struct tcd_decoder *dec, size_t more)
 {
     if (dec->callstack_frames.count + more >= UINT32_MAX / 2) {
         tcd_fail(dec, "decoder memory limit reached (callstacks too large)");
-        return false;
+        return -1;
     }
-    return tcu_array_reserve(&dec->callstack_frames, dec->callstack_frames.count + more) == 0;
+    return tcu_array_reserve(&dec->callstack_frames, dec->callstack_frames.count + more);
 }
 
 /* CallstackPayload: u64 return addresses, innermost first. */
@@ -202,7 +202,7 @@ void tcd_callstack_payload(struct tcd_decoder *dec, const uint8_t *p, size_t len
         }
         id = cs->same_hash;
     }
-    if (!reserve_frames(dec, n))
+    if (reserve_frames(dec, n) != 0)
         return;
     uint32_t first = (uint32_t)dec->callstack_frames.count;
     for (size_t i = 0; i < n; i++) {
@@ -215,26 +215,26 @@ void tcd_callstack_payload(struct tcd_decoder *dec, const uint8_t *p, size_t len
 }
 
 /* One frame of a CallstackAllocPayload at *off: u32 line, u16 length + function name,
- * u16 length + file. */
-static bool alloc_frame_at(const uint8_t *p, size_t len, size_t *off, struct alloc_frame *a)
+ * u16 length + file; -1 when it overruns the payload. */
+static int alloc_frame_at(const uint8_t *p, size_t len, size_t *off, struct alloc_frame *a)
 {
     size_t o = *off;
     if (len - o < 6)
-        return false;
+        return -1;
     a->line = tcu_rd32(p + o);
     a->name_len = tcu_rd16(p + o + 4);
     o += 6;
     if (len - o < a->name_len + 2u)
-        return false;
+        return -1;
     a->name = p + o;
     o += a->name_len;
     a->file_len = tcu_rd16(p + o);
     o += 2;
     if (len - o < a->file_len)
-        return false;
+        return -1;
     a->file = p + o;
     *off = o + a->file_len;
-    return true;
+    return 0;
 }
 
 /* CallstackAllocPayload: u8 count, then per frame u32 line, u16 length + function name,
@@ -255,13 +255,13 @@ void tcd_callstack_alloc_payload(struct tcd_decoder *dec, const uint8_t *p, size
             tcd_item_fail(dec, "CallstackAllocPayload with no frames and no callstack before it");
         return; /* the native callstack stays pending as it is */
     }
-    if (!reserve_frames(dec, count + (size_t)native_depth))
+    if (reserve_frames(dec, count + (size_t)native_depth) != 0)
         return;
     uint32_t first = (uint32_t)dec->callstack_frames.count;
     size_t off = 1;
     for (uint32_t i = 0; i < count; i++) {
         struct alloc_frame a;
-        if (!alloc_frame_at(p, len, &off, &a)) {
+        if (alloc_frame_at(p, len, &off, &a) != 0) {
             tcd_item_fail(dec, "CallstackAllocPayload frame overruns the payload");
             return;
         }
@@ -365,7 +365,7 @@ void tcd_callstack_frame_size(struct tcd_decoder *dec, const uint8_t *it)
     uint8_t count = it[9];
     const uint8_t *image;
     size_t len;
-    if (!tcd_take_single(dec, &image, &len))
+    if (tcd_take_single(dec, &image, &len) != 0)
         return;
     char msg[160];
     if (dec->open_frame) {
@@ -423,7 +423,7 @@ void tcd_callstack_frame(struct tcd_decoder *dec, const uint8_t *it)
     }
     const uint8_t *function, *file;
     size_t flen, slen;
-    if (!tcd_take_single(dec, &function, &flen) || !tcd_take_second(dec, &file, &slen))
+    if (tcd_take_single(dec, &function, &flen) != 0 || tcd_take_second(dec, &file, &slen) != 0)
         return;
     uint64_t symbol = tcu_rd64(it + 5);
     struct tcd_subframe *sub = (struct tcd_subframe *)f->pub.sub + (dec->open_frame_size - dec->open_frame_left);
@@ -443,7 +443,7 @@ void tcd_symbol_information(struct tcd_decoder *dec, const uint8_t *it)
 {
     const uint8_t *file;
     size_t len;
-    if (!tcd_take_single(dec, &file, &len))
+    if (tcd_take_single(dec, &file, &len) != 0)
         return;
     uint64_t symbol = tcu_rd64(it + 5);
     const uint64_t *index = tcu_map_get(&dec->symbol_ids, symbol);

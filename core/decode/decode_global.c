@@ -8,29 +8,29 @@
 /* ---- memory ------------------------------------------------------------------------------ */
 
 /* Named items take their pool from the MemNamePayload just before them. */
-static bool mem_pool(struct tcd_decoder *dec, bool named, uint32_t *pool)
+static int mem_pool(struct tcd_decoder *dec, bool named, uint32_t *pool)
 {
     if (named != (bool)dec->mem_name_set) {
         tcd_item_fail(dec, named ? "no MemNamePayload precedes the named memory event"
                                  : "a MemNamePayload precedes an unnamed memory event");
-        return false;
+        return -1;
     }
     dec->mem_name_set = 0;
     *pool = named ? tcd_check_pool(dec, dec->pending_mem_name) : 0;
-    return true;
+    return 0;
 }
 
 /* The callstack of a *Callstack memory item: the serial one (0 and FAILED when missing). */
-static bool mem_callstack(struct tcd_decoder *dec, bool with_callstack, uint32_t *callstack)
+static int mem_callstack(struct tcd_decoder *dec, bool with_callstack, uint32_t *callstack)
 {
     *callstack = with_callstack ? tcd_take_serial_callstack(dec) : 0;
-    return !with_callstack || *callstack;
+    return !with_callstack || *callstack ? 0 : -1;
 }
 
 static void mem_alloc(struct tcd_decoder *dec, const uint8_t *it, bool named, bool with_callstack)
 {
     uint32_t pool, callstack;
-    if (!mem_pool(dec, named, &pool) || !mem_callstack(dec, with_callstack, &callstack))
+    if (mem_pool(dec, named, &pool) != 0 || mem_callstack(dec, with_callstack, &callstack) != 0)
         return;
     int64_t t = tcd_serial_time(dec, tcu_rd64(it + 1));
     uint32_t thread = tcu_rd32(it + 9);
@@ -48,7 +48,7 @@ static void mem_alloc(struct tcd_decoder *dec, const uint8_t *it, bool named, bo
 static void mem_free(struct tcd_decoder *dec, const uint8_t *it, bool named, bool with_callstack)
 {
     uint32_t pool, callstack;
-    if (!mem_pool(dec, named, &pool) || !mem_callstack(dec, with_callstack, &callstack))
+    if (mem_pool(dec, named, &pool) != 0 || mem_callstack(dec, with_callstack, &callstack) != 0)
         return;
     int64_t t = tcd_serial_time(dec, tcu_rd64(it + 1));
     uint64_t address = tcu_rd64(it + 13);
@@ -65,7 +65,7 @@ static void mem_free(struct tcd_decoder *dec, const uint8_t *it, bool named, boo
 static void mem_discard(struct tcd_decoder *dec, const uint8_t *it, bool with_callstack)
 {
     uint32_t callstack;
-    if (!mem_callstack(dec, with_callstack, &callstack))
+    if (mem_callstack(dec, with_callstack, &callstack) != 0)
         return;
     if (dec->mem_name_set) {
         tcd_item_fail(dec, "a MemNamePayload precedes MemDiscard");
@@ -263,7 +263,7 @@ static void gpu_context_name(struct tcd_decoder *dec, const uint8_t *it)
 {
     const uint8_t *s;
     size_t len;
-    if (!tcd_take_single(dec, &s, &len) || !find_gpu(dec, it[1]))
+    if (tcd_take_single(dec, &s, &len) != 0 || !find_gpu(dec, it[1]))
         return;
     tcd_emit(dec,
              &(struct tcd_event){.kind = TCD_GPU_CONTEXT_NAME, .id = it[1], .text = (const char *)s, .text_len = len});
@@ -349,7 +349,7 @@ void tcd_parse_global_item(struct tcd_decoder *dec, uint8_t type, const uint8_t 
     case TCW_LockName: {
         const uint8_t *s;
         size_t len;
-        if (tcd_take_single(dec, &s, &len) && find_lock(dec, tcu_rd32(it + 1), false))
+        if (tcd_take_single(dec, &s, &len) == 0 && find_lock(dec, tcu_rd32(it + 1), false))
             tcd_emit(dec, &(struct tcd_event){
                               .kind = TCD_LOCK_NAME, .id = tcu_rd32(it + 1), .text = (const char *)s, .text_len = len});
         break;
@@ -395,7 +395,7 @@ void tcd_parse_global_item(struct tcd_decoder *dec, uint8_t type, const uint8_t 
     case TCW_GpuAnnotationName: {
         const uint8_t *s;
         size_t len;
-        if (tcd_take_single(dec, &s, &len))
+        if (tcd_take_single(dec, &s, &len) == 0)
             find_gpu(dec, it[9]);
         break;
     }

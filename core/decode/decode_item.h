@@ -62,12 +62,12 @@ static inline uint64_t tcd_delta64(const uint8_t *p)
 
 /* ---- shared steps ----------------------------------------------------------------------- */
 
-/* Takes the string or blob waiting in pb; FAILED with `missing` when there is none. */
-bool tcd_take_pending(struct tcd_decoder *dec, struct tcd_pending_bytes *pb, const char *missing, const uint8_t **s,
-                      size_t *len);
-/* Takes the pending single (second) string; FAILED when there is none. */
-bool tcd_take_single(struct tcd_decoder *dec, const uint8_t **s, size_t *len);
-bool tcd_take_second(struct tcd_decoder *dec, const uint8_t **s, size_t *len);
+/* Takes the string or blob waiting in pb; -1 (FAILED with `missing`) when there is none. */
+int tcd_take_pending(struct tcd_decoder *dec, struct tcd_pending_bytes *pb, const char *missing, const uint8_t **s,
+                     size_t *len);
+/* Takes the pending single (second) string; -1 (FAILED) when there is none. */
+int tcd_take_single(struct tcd_decoder *dec, const uint8_t **s, size_t *len);
+int tcd_take_second(struct tcd_decoder *dec, const uint8_t **s, size_t *len);
 
 /* The thread a thread-bound item belongs to: the current context, noticed (and its
  * name queried) on first use, or the fiber it runs. */

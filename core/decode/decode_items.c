@@ -53,7 +53,7 @@ static inline void zone_begin(struct tcd_decoder *dec, uint64_t delta, uint32_t 
     int64_t t = tcd_thread_time(dec, delta);
     struct tcd_thread *td = tcd_current_thread(dec);
     uint32_t callstack = with_callstack ? tcd_take_thread_callstack(dec, true) : 0;
-    if ((with_callstack && !callstack) || !tcd_zone_push(dec, td))
+    if ((with_callstack && !callstack) || tcd_zone_push(dec, td) != 0)
         return;
     dec->stats.zones++;
     struct tcd_event *ev = &dec->zone_event;
@@ -111,17 +111,17 @@ static void zone_text(struct tcd_decoder *dec, enum tcd_event_kind kind)
                                                      : "Zone name transfer destination doesn't match active zone.");
     const uint8_t *s;
     size_t len;
-    if (!td || !tcd_take_single(dec, &s, &len))
+    if (!td || tcd_take_single(dec, &s, &len) != 0)
         return;
     tcd_emit(dec, &(struct tcd_event){.kind = kind, .thread = td->id, .text = (const char *)s, .text_len = len});
 }
 
 /* ---- messages ------------------------------------------------------------------------- */
 
-/* The number after `prefix` at the start of a Tracy-source message; false when it is
- * not such a message. */
-static bool counter_message(const struct tcd_decoder *dec, const struct tcd_event *msg, uint8_t meta,
-                            const char *prefix, uint64_t *count)
+/* Whether msg is a Tracy-source message that starts with `prefix` and a number, which
+ * goes to *count. */
+static bool is_counter_message(const struct tcd_decoder *dec, const struct tcd_event *msg, uint8_t meta,
+                               const char *prefix, uint64_t *count)
 {
     const size_t plen = strlen(prefix);
     const char *s = msg->text;
@@ -148,7 +148,7 @@ static void check_counters(struct tcd_decoder *dec, const struct tcd_event *msg,
         {"tracyc: dropped ", TCD_DROPPED}, {"tracyc: skipped ", TCD_PLOT_SKIPPED}, {"tracyc: lost ", TCD_SAMPLES_LOST}};
     uint64_t count;
     for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
-        if (!counter_message(dec, msg, meta, counters[i].prefix, &count))
+        if (!is_counter_message(dec, msg, meta, counters[i].prefix, &count))
             continue;
         if (counters[i].kind == TCD_DROPPED && count > dec->stats.dropped)
             dec->stats.dropped = count; /* a running total, not an increment */
@@ -164,7 +164,7 @@ static void message(struct tcd_decoder *dec, uint64_t time, uint32_t color, uint
     struct tcd_thread *td = tcd_current_thread(dec);
     const uint8_t *s;
     size_t len;
-    if (!tcd_take_single(dec, &s, &len))
+    if (tcd_take_single(dec, &s, &len) != 0)
         return;
     uint32_t callstack = with_callstack ? tcd_take_thread_callstack(dec, true) : 0;
     if (with_callstack && !callstack)
@@ -212,7 +212,7 @@ static void section_enter(struct tcd_decoder *dec, const uint8_t *it)
     const uint8_t *s;
     size_t len;
     int64_t time = tcd_thread_time(dec, tcu_rd64(it + 1));
-    if (!tcd_take_single(dec, &s, &len))
+    if (tcd_take_single(dec, &s, &len) != 0)
         return;
     tcd_emit(dec, &(struct tcd_event){.kind = TCD_SECTION_ENTER,
                                       .thread = td->id,
@@ -320,7 +320,7 @@ static void frame_image(struct tcd_decoder *dec, const uint8_t *it)
 {
     const uint8_t *s;
     size_t len;
-    if (!tcd_take_pending(dec, &dec->frame_image, "no FrameImageData precedes FrameImage", &s, &len))
+    if (tcd_take_pending(dec, &dec->frame_image, "no FrameImageData precedes FrameImage", &s, &len) != 0)
         return;
     tcd_emit(dec, &(struct tcd_event){.kind = TCD_FRAME_IMAGE,
                                       .id = tcu_rd32(it + 1),
@@ -533,7 +533,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         case TCW_MessageAppInfo: {
             const uint8_t *s;
             size_t len;
-            if (tcd_take_single(dec, &s, &len))
+            if (tcd_take_single(dec, &s, &len) == 0)
                 tcd_emit(dec, &(struct tcd_event){.kind = TCD_APP_INFO,
                                                   .time = tcd_trace_time(dec, tcu_rd64(it + 1)),
                                                   .text = (const char *)s,
@@ -640,7 +640,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
         case TCW_SectionSetup: {
             const uint8_t *s;
             size_t len;
-            if (!tcd_take_single(dec, &s, &len))
+            if (tcd_take_single(dec, &s, &len) != 0)
                 break;
             tcd_emit(dec, &(struct tcd_event){.kind = TCD_SECTION_SETUP,
                                               .query = tcu_rd16(it + 1),

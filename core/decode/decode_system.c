@@ -67,7 +67,7 @@ void tcd_tid_to_pid(struct tcd_decoder *dec, const uint8_t *it)
 
 /* ExternalThreadName and ExternalName answer an ExternalName query; only the second
  * gives the query's room back (docs/protocol.md §6.3). */
-bool tcd_reply_external(struct tcd_decoder *dec, uint8_t type, uint64_t id, const uint8_t *s, size_t len)
+int tcd_reply_external(struct tcd_decoder *dec, uint8_t type, uint64_t id, const uint8_t *s, size_t len)
 {
     bool process = type == TCW_ExternalName;
     const uint64_t *index = tcu_map_get(&dec->external_ids, id);
@@ -84,7 +84,7 @@ bool tcd_reply_external(struct tcd_decoder *dec, uint8_t type, uint64_t id, cons
     dec->pending_externals--;
     if (process)
         tcd_reply_received(dec);
-    return true;
+    return 0;
 }
 
 static const struct tcd_external *external(const struct tcd_decoder *dec, uint32_t thread)

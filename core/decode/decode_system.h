@@ -8,6 +8,6 @@
 void tcd_context_switch(struct tcd_decoder *dec, const uint8_t *it);
 void tcd_thread_wakeup(struct tcd_decoder *dec, const uint8_t *it);
 void tcd_tid_to_pid(struct tcd_decoder *dec, const uint8_t *it);
-bool tcd_reply_external(struct tcd_decoder *dec, uint8_t type, uint64_t id, const uint8_t *s, size_t len);
+int tcd_reply_external(struct tcd_decoder *dec, uint8_t type, uint64_t id, const uint8_t *s, size_t len);
 
 #endif

@@ -7,7 +7,7 @@
 
 /* Memory. Every table allocates through dec->budget, bounded by max_memory, whose
  * refusals FAIL the decoder. */
-bool tcd_tables_init(struct tcd_decoder *dec, size_t max_memory);
+int tcd_tables_init(struct tcd_decoder *dec, size_t max_memory);
 void tcd_tables_free(struct tcd_decoder *dec);
 /* A zero-filled new element of a table indexed by uint32_t, at index v->count, mapped
  * from key in ids (unless ids is NULL); NULL (and FAILED) when memory ran out. */
@@ -16,7 +16,7 @@ const char *tcd_arena_strdup(struct tcd_decoder *dec, const void *s, size_t len)
 /* A copy of s[0..len) kept once for the decoder's lifetime however often it comes (frame
  * functions, files, images, thread names); "" when memory ran out. */
 const char *tcd_intern(struct tcd_decoder *dec, const void *s, size_t len);
-bool tcd_pending_keep(struct tcd_decoder *dec, struct tcd_pending_bytes *pb);
+int tcd_pending_keep(struct tcd_decoder *dec, struct tcd_pending_bytes *pb);
 
 /* Symbol tables; each sends the query the real server sends for a new identifier. On
  * allocation failure the decoder is FAILED and a harmless stand-in is returned (handle 0,
@@ -32,31 +32,31 @@ uint32_t tcd_check_plot(struct tcd_decoder *dec, uint64_t name);
 uint32_t tcd_check_frame_set(struct tcd_decoder *dec, uint64_t name, bool create);
 uint32_t tcd_find_pool(const struct tcd_decoder *dec, uint64_t name);
 uint32_t tcd_check_pool(struct tcd_decoder *dec, uint64_t name);
-bool tcd_zone_stack_grow(struct tcd_decoder *dec, struct tcd_thread *td);
+int tcd_zone_stack_grow(struct tcd_decoder *dec, struct tcd_thread *td);
 
-static inline bool tcd_zone_push(struct tcd_decoder *dec, struct tcd_thread *td)
+static inline int tcd_zone_push(struct tcd_decoder *dec, struct tcd_thread *td)
 {
-    if (td->depth == td->cap && !tcd_zone_stack_grow(dec, td))
-        return false;
+    if (td->depth == td->cap && tcd_zone_stack_grow(dec, td) != 0)
+        return -1;
     td->zone_ids[td->depth++] = td->next_zone_id;
     td->next_zone_id = 0;
     dec->open_zones++;
-    return true;
+    return 0;
 }
 
-/* Replies; each returns false (and fails) when nothing asked for it. */
-bool tcd_reply_string(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
-bool tcd_reply_thread_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
-bool tcd_reply_plot_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
-bool tcd_reply_frame_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
-bool tcd_reply_fiber_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
-bool tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function, uint64_t file, uint32_t line,
-                      uint32_t color);
-bool tcd_reply_ack(struct tcd_decoder *dec, uint8_t type);
+/* Replies; each returns -1 (and fails) when nothing asked for it. */
+int tcd_reply_string(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
+int tcd_reply_thread_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
+int tcd_reply_plot_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
+int tcd_reply_frame_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
+int tcd_reply_fiber_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
+int tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function, uint64_t file, uint32_t line,
+                     uint32_t color);
+int tcd_reply_ack(struct tcd_decoder *dec, uint8_t type);
 
 /* A reply gives back a unit of query space; an unsolicited one fails. */
 void tcd_reply_received(struct tcd_decoder *dec);
-bool tcd_unsolicited(struct tcd_decoder *dec, const char *what, uint64_t id);
+int tcd_unsolicited(struct tcd_decoder *dec, const char *what, uint64_t id);
 
 /* Queries */
 void tcd_query(struct tcd_decoder *dec, uint8_t type, uint64_t ptr);

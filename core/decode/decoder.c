@@ -86,10 +86,10 @@ struct tcd_decoder *tcd_decoder_new(const struct tcd_callbacks *cb, void *user, 
     dec->hash_seed = (uint64_t)(uintptr_t)dec * 0x9e3779b97f4a7c15ull ^ (uint64_t)time(NULL) ^ (uint64_t)clock();
     dec->state = TCD_STATE_HANDSHAKE;
     version_tables(dec);
-    bool tables = tcd_tables_init(dec, limits && limits->max_memory ? limits->max_memory : TCD_DEFAULT_MAX_MEMORY);
+    int tables = tcd_tables_init(dec, limits && limits->max_memory ? limits->max_memory : TCD_DEFAULT_MAX_MEMORY);
     dec->ring = tcu_alloc(&dec->budget, TCD_RING_SIZE);
     dec->inbuf = tcu_alloc(&dec->budget, TCD_FRAME_HEADER + TCW_LZ4_SIZE);
-    if (!tables || !dec->ring || !dec->inbuf) {
+    if (tables != 0 || !dec->ring || !dec->inbuf) {
         tcd_decoder_free(dec);
         return NULL;
     }
@@ -205,8 +205,8 @@ static void process_frame(struct tcd_decoder *dec, const uint8_t *src, uint32_t 
     if (dec->state == TCD_STATE_FAILED)
         return;
     /* Pending strings may be consumed by the next frame: take them out of the ring. */
-    if (!tcd_pending_keep(dec, &dec->single) || !tcd_pending_keep(dec, &dec->second) ||
-        !tcd_pending_keep(dec, &dec->frame_image))
+    if (tcd_pending_keep(dec, &dec->single) != 0 || tcd_pending_keep(dec, &dec->second) != 0 ||
+        tcd_pending_keep(dec, &dec->frame_image) != 0)
         return;
     dec->ring_off += (size_t)n;
     if (dec->ring_off > 2 * (size_t)TCW_TARGET_FRAME_SIZE)
@@ -217,12 +217,12 @@ static void process_frame(struct tcd_decoder *dec, const uint8_t *src, uint32_t 
         dec->state = TCD_STATE_DONE;
 }
 
-static bool frame_size_valid(struct tcd_decoder *dec, uint32_t csize)
+static int check_frame_size(struct tcd_decoder *dec, uint32_t csize)
 {
     if (csize >= 1 && csize <= TCW_LZ4_SIZE)
-        return true;
+        return 0;
     tcd_fail(dec, "LZ4 frame %" PRIu64 " has size %" PRIu32 " (must be 1..%d)", dec->frame_index, csize, TCW_LZ4_SIZE);
-    return false;
+    return -1;
 }
 
 static size_t feed_frames(struct tcd_decoder *dec, const uint8_t *p, size_t len)
@@ -230,7 +230,7 @@ static size_t feed_frames(struct tcd_decoder *dec, const uint8_t *p, size_t len)
     uint32_t csize;
     if (dec->inbuf_len == 0 && len >= TCD_FRAME_HEADER) {
         memcpy(&csize, p, 4);
-        if (!frame_size_valid(dec, csize))
+        if (check_frame_size(dec, csize) != 0)
             return len;
         if (len - TCD_FRAME_HEADER >= csize) { /* the whole frame is here */
             process_frame(dec, p + TCD_FRAME_HEADER, csize);
@@ -244,7 +244,7 @@ static size_t feed_frames(struct tcd_decoder *dec, const uint8_t *p, size_t len)
     dec->inbuf_len += n;
     if (dec->inbuf_len == TCD_FRAME_HEADER) {
         memcpy(&dec->frame_csize, dec->inbuf, 4);
-        if (!frame_size_valid(dec, dec->frame_csize))
+        if (check_frame_size(dec, dec->frame_csize) != 0)
             return len;
     } else if (dec->inbuf_len == TCD_FRAME_HEADER + (size_t)dec->frame_csize) {
         dec->inbuf_len = 0;
