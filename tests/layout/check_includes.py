@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """check_includes.py - fails when a source file includes across a forbidden boundary of the
-module map in core/README.md, when files of one folder depend on each other in a loop, or
-when a file of core/client/ includes one of a higher layer of the client's layer table (read
-from core/README.md: every file of core/client/ must be in one of its layers).
+module map in core/README.md, when files of one folder depend on each other in a loop, when
+a file of core/client/ includes one of a higher layer of the client's layer table (read
+from core/README.md: every file of core/client/ must be in one of its layers), or when
+core/sources.txt, the one list of the library's sources every build reads, misses one.
 
 usage: check_includes.py REPO_ROOT
        check_includes.py --self-test     (proves each of these is caught)
@@ -271,6 +272,23 @@ def check_layers(root, files, edges):
     return errors
 
 
+# The folders of libtracyc, whose sources core/sources.txt lists for every build.
+LIBRARY = ("core/client", "core/native", "core/wire", "core/decode", "core/trace", "core/util")
+
+
+def check_sources(root, files):
+    """core/sources.txt lists every .c of the library's folders, and nothing else."""
+    try:
+        text = open(os.path.join(root, "core/sources.txt"), encoding="utf-8").read()
+    except OSError:
+        return ["core/sources.txt is missing"]
+    listed = {"core/" + line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")}
+    present = {f for f in files if f.endswith(".c") and os.path.dirname(f) in LIBRARY}
+    return (["%s is not in core/sources.txt" % f for f in sorted(present - listed)]
+            + ["core/sources.txt lists %s, which is no source of the library's folders" % f
+               for f in sorted(listed - present)])
+
+
 def check(root):
     """(files checked, errors, loops reported only: those of PENDING_LOOPS)."""
     errors, pending, edges = [], [], {}
@@ -294,6 +312,8 @@ def check(root):
             loop = "loop in %s: %s" % (folder, " -> ".join(os.path.basename(u) for u in cycle))
             (pending if folder in PENDING_LOOPS else errors).append(loop)
     errors += check_layers(root, files, edges)
+    if any(os.path.dirname(f) in LIBRARY for f in files):
+        errors += check_sources(root, files)
     return files, errors, pending
 
 
@@ -311,21 +331,25 @@ def self_test():
     inc = lambda *names: "".join('#include "%s"\n' % n for n in names)
     readme = ("| layer | files |\n|---|---|\n| worker | `worker.c` |\n| connections | `conn*.c` |\n"
               "| state | `state.c`, `record.h` |\n")
-    loop = tree({"core/README.md": readme,
+    loop = tree({"core/README.md": readme, "core/sources.txt": "client/conn.c\nclient/state.c\nclient/worker.c\n",
                  "core/client/conn.c": inc("client/conn.h", "client/state.h"), "core/client/conn.h": "",
                  "core/client/state.c": inc("client/state.h", "client/worker.h"), "core/client/state.h": "",
                  "core/client/worker.c": inc("client/worker.h", "client/conn.h"), "core/client/worker.h": ""})
     # state (the lowest layer) includes conn.h (a higher one), and a file no layer names
-    upward = tree({"core/README.md": readme, "core/client/conn.c": inc("client/conn.h", "client/record.h"),
+    upward = tree({"core/README.md": readme, "core/sources.txt": "client/conn.c\nclient/state.c\nclient/stray.c\n",
+                   "core/client/conn.c": inc("client/conn.h", "client/record.h"),
                    "core/client/conn.h": "", "core/client/record.h": "",
                    "core/client/state.c": inc("client/conn.h"), "core/client/stray.c": ""})
     upward_errors = check(upward)[1]
-    across = tree({"core/wire/encode.c": inc("client/state.h"), "core/client/state.h": "",
+    across = tree({"core/sources.txt": "wire/encode.c\n", "core/wire/encode.c": inc("client/state.h"),
+                   "core/client/state.h": "",
                    "bindings/lua/module.c": inc("client/state.h")})
-    through = tree({"core/decode/decoder.c": inc("decode/decode_internal.h"), "core/decode/decode.h": "",
+    through = tree({"core/sources.txt": "# the list\n\ndecode/decoder.c\n",
+                    "core/decode/decoder.c": inc("decode/decode_internal.h"), "core/decode/decode.h": "",
                     "core/decode/decode_internal.h": inc("decode/decode.h")})
     # decoder.c and items.c call each other through declarations of a header with no .c
-    hidden = tree({"core/decode/decode_internal.h": "void tcd_fail(void);\nvoid tcd_parse_items(void);\n",
+    hidden = tree({"core/sources.txt": "decode/decoder.c\ndecode/decode_items.c\n",
+                   "core/decode/decode_internal.h": "void tcd_fail(void);\nvoid tcd_parse_items(void);\n",
                    "core/decode/decoder.c": inc("decode/decode_internal.h") + "void tcd_fail(void) {}\n"
                    "void tcd_decoder_feed(void) { tcd_parse_items(); }\n",
                    "core/decode/decode_items.c": inc("decode/decode_internal.h") + "void tcd_parse_items(void)\n"
@@ -340,6 +364,8 @@ def self_test():
     python = tree({"bindings/python/src/tracer.h": "int tp_config(void);\nint tp_code(void);\n",
                    "bindings/python/src/config.c": inc("tracer.h") + "int tp_config(void) { return tp_code(); }\n",
                    "bindings/python/src/code.c": inc("tracer.h") + "int tp_code(void) { return tp_config(); }\n"})
+    # a source missing from the list, and a listed one that is gone
+    unlisted = tree({"core/sources.txt": "util/map.c\nutil/gone.c\n", "core/util/map.c": "", "core/util/array.c": ""})
     cases = [
         ("an include loop", any("loop in core/client" in e for e in check(loop)[1])),
         ("an include up the client's layers",
@@ -353,6 +379,9 @@ def self_test():
          check(hidden)[1] == ["loop in core/decode: decode_items -> decoder -> decode_items"]),
         ("a loop through a header's inline function, and none through one not called",
          check(inline)[1] == ["loop in tools: a -> b -> a"]),
+        ("a source missing from core/sources.txt, and one listed that is gone",
+         check(unlisted)[1] == ["core/util/array.c is not in core/sources.txt",
+                                "core/sources.txt lists core/util/gone.c, which is no source of the library's folders"]),
         ("a loop in a binding's folder", check(python)[1] == ["loop in bindings/python/src: code -> config -> code"]),
     ]
     for what, caught in cases:
