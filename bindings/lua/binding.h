@@ -13,7 +13,7 @@
  *   api_zones.c, api_events.c, hook.c, coroutines.c, loader.c, remove.c: the functions
  *   remove_lex.c  the pieces of Lua's lexer remove.c reads scripts with (remove_lex.h)
  *   module.c      the module table
- * The files call each other in no loop (tests/layout/check_calls.py): module.c calls the
+ * The files call each other in no loop (tests/layout/check_includes.py): module.c calls the
  * function groups, they call state.c and the pieces below it (zones.c, srclocs.c), and
  * generation.c, fibers.c, interned.c, cnames.c and remove_lex.c call no other file.
  */

@@ -11,9 +11,9 @@
 #include "client/conn.h"
 #include "client/fiber.h"
 #include "client/inproc.h"
-#include "client/libdw.h"
+#include "native/libdw.h"
 #include "client/net.h"
-#include "client/resolver.h"
+#include "native/resolver.h"
 #include "client/sampling.h"
 #include "client/state.h"
 #include "client/record.h"
@@ -358,8 +358,8 @@ static void service_connections(int timeout_ms)
         if (c->alive) {
             tc_conn_report_drops(c, dropped);
             tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 0);
-            tc_conn_report_libdw(c, tc_libdw_unavailable());
-            tc_enc_flush(&c->enc);
+            tc_conn_report_libdw(c, tcn_libdw_unavailable());
+            tcw_enc_flush(&c->enc);
             tc_conn_serve_queries(c, timeout_ms);
         }
         /* A send may also have failed while records were being encoded. */
@@ -412,8 +412,8 @@ static void end_zones(struct tc_conn *c, uint32_t *depth, int64_t end)
 {
     static const char mark[] = "still open at exit";
     for (; *depth; --*depth) {
-        tc_enc_zone_text(&c->enc, TCW_ZoneText, mark, sizeof mark - 1);
-        tc_enc_zone_end(&c->enc, end);
+        tcw_enc_zone_text(&c->enc, TCW_ZoneText, mark, sizeof mark - 1);
+        tcw_enc_zone_end(&c->enc, end);
     }
 }
 
@@ -434,10 +434,10 @@ static void end_fiber_zones(struct tc_fiber *f, void *arg)
     if (!f->conn_depth[c->slot])
         return;
     int64_t end = later(later(tc_prof.exit_time, f->last_time), fe->main_time);
-    tc_enc_thread(&c->enc, tc_prof.main_tid);
-    tc_enc_fiber_enter(&c->enc, end, tc_conn_string_id(c, f->name), tc_prof.main_tid);
+    tcw_enc_thread(&c->enc, tc_prof.main_tid);
+    tcw_enc_fiber_enter(&c->enc, end, tc_conn_string_id(c, f->name), tc_prof.main_tid);
     end_zones(c, &f->conn_depth[c->slot], end);
-    tc_enc_fiber_leave(&c->enc, end, tc_prof.main_tid);
+    tcw_enc_fiber_leave(&c->enc, end, tc_prof.main_tid);
     fe->main_time = end;
 }
 
@@ -456,9 +456,9 @@ static void end_open_zones(struct tc_conn *c)
             fe.main_time = later(fe.main_time, end);
         if (!t->conn_depth[c->slot] && !t->conn_fiber[c->slot])
             continue;
-        tc_enc_thread(&c->enc, t->tid);
+        tcw_enc_thread(&c->enc, t->tid);
         if (t->conn_fiber[c->slot]) {
-            tc_enc_fiber_leave(&c->enc, end, t->tid);
+            tcw_enc_fiber_leave(&c->enc, end, t->tid);
             t->conn_fiber[c->slot] = NULL;
         }
         end_zones(c, &t->conn_depth[c->slot], end);
@@ -477,10 +477,10 @@ static int finish_connection(int slot)
     tc_conn_report_drops(c, atomic_load(&tc_prof.dropped));
     tc_conn_report_absent(c);
     tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 1);
-    tc_conn_report_libdw(c, tc_libdw_unavailable());
+    tc_conn_report_libdw(c, tcn_libdw_unavailable());
     end_open_zones(c);
-    tc_enc_byte(&c->enc, TCW_Terminate);
-    tc_enc_flush(&c->enc);
+    tcw_enc_byte(&c->enc, TCW_Terminate);
+    tcw_enc_flush(&c->enc);
     int quiet_ms = 0;
     while (c->alive && !c->terminated && quiet_ms < FINAL_QUERY_WAIT_MS) {
         int answered = tc_conn_serve_queries(c, 10);
@@ -522,7 +522,7 @@ void tc_worker_stop(void)
         if (delivered || !tc_prof.config.no_exit || w.listen_fd < 0)
             break;
     }
-    tc_resolver_stop();
+    tcn_resolver_stop();
     if (w.inproc) {
         if (tc_inproc_finish(w.inproc) != 0)
             atomic_store(&tc_prof.capture_failed, 1);
