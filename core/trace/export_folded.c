@@ -7,7 +7,10 @@
  * samples. The first frame of every line is the thread's name, so a flame graph has one
  * tower per thread. Inlined functions are frames of their own; an unresolved frame is
  * "[0x<address>]". Samples taken when a thread was switched out are not CPU samples and
- * are left out; with no sample, the file is empty.
+ * are left out. With no sample, the file is one line that says why (the client's message
+ * when the kernel refused it sampling): "# tracyc: no CPU samples (...)". flamegraph.pl,
+ * inferno and speedscope skip a line that does not end in " <count>", as this one ends in
+ * ")": they report what they would for an empty file, and a reader of the file sees why.
  */
 #include "trace/export.h"
 #include "trace/stacks.h"
@@ -15,6 +18,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A frame's name in a folded line: ';' separates frames and a line ends at a newline, so
  * both (and other control characters) become '_'. */
@@ -22,6 +26,29 @@ static void folded_label(struct tct_writer *w, const char *s)
 {
     for (; *s; s++)
         tct_write_char(w, *s == ';' || (unsigned char)*s < 0x20 ? '_' : *s);
+}
+
+/* Why a trace has no CPU samples: what the client said (tracyc's own client sends
+ * "tracyc: sampling unavailable: <why>" when the kernel refuses it), else the likely. */
+static void no_samples(struct tct_writer *w, const struct tct_trace *tr, const struct tct_names *names)
+{
+    static const char said[] = "tracyc: sampling unavailable: ";
+    const char *reason = NULL;
+    size_t len = 0;
+    for (size_t i = 0; i < tr->messages.count && !reason; i++) {
+        const char *text = tct_message_text(names, tct_trace_message(tr, i));
+        if (strncmp(text, said, sizeof said - 1) == 0) {
+            reason = text + 8; /* from "sampling unavailable" */
+            len = strcspn(reason, "\n");
+        }
+    }
+    tct_write_str(w, "# tracyc: no CPU samples (");
+    if (reason)
+        tct_write(w, reason, len);
+    else
+        tct_write_str(w, "the client sent none: sampling off (TRACY_NO_SAMPLING and the like), refused, or the "
+                         "program ended before its first sample");
+    tct_write_str(w, ")\n");
 }
 
 int tct_export_folded(FILE *out, const struct tct_trace *tr, const struct tct_names *names,
@@ -42,10 +69,12 @@ int tct_export_folded(FILE *out, const struct tct_trace *tr, const struct tct_na
     }
     struct tct_writer w;
     tct_writer_init(&w, out);
+    int lines = 0;
     for (uint32_t i = 1; i < tree.count; i++) {
         const struct tct_stack_node *n = &tree.nodes[i];
         if (!n->self)
             continue;
+        lines++;
         size_t depth = 0;
         for (uint32_t k = i; k != 0; k = tree.nodes[k].parent)
             path[depth++] = k;
@@ -56,6 +85,8 @@ int tct_export_folded(FILE *out, const struct tct_trace *tr, const struct tct_na
         tct_write_u64(&w, n->self);
         tct_write_char(&w, '\n');
     }
+    if (!lines)
+        no_samples(&w, tr, names);
     free(path);
     tct_stack_tree_free(&tree);
     return tct_writer_flush(&w) ? -1 : 0;
