@@ -17,7 +17,7 @@
 #include "test_util.h"
 #include "trace/export.h"
 #include "trace/model.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 
 static uint8_t *read_file(const char *path, size_t *len)
 {

@@ -12,7 +12,7 @@
  * the outputs kept in tests/c/fixtures/golden/. */
 #include "trace/export.h"
 #include "trace/model.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/versions.h"
 
 #include <stdio.h>

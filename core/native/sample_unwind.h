@@ -4,31 +4,31 @@
  * as well as code built with them (libdw is loaded at run time: libdw.h). Used by the
  * sampler thread only.
  */
-#ifndef TRACYC_CLIENT_SAMPLE_UNWIND_H
-#define TRACYC_CLIENT_SAMPLE_UNWIND_H
+#ifndef TRACYC_NATIVE_SAMPLE_UNWIND_H
+#define TRACYC_NATIVE_SAMPLE_UNWIND_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 /* The user registers a sample asks for, in perf's numbering (PERF_SAMPLE_REGS_USER). */
-uint64_t tc_sample_regs_mask(void);
+uint64_t tcn_sample_regs_mask(void);
 
-struct tc_sample_unwinder;
+struct tcn_sample_unwinder;
 
 /* NULL when libdw cannot be loaded (libdw.h) or the architecture is not supported. */
-struct tc_sample_unwinder *tc_sample_unwinder_new(void);
-void tc_sample_unwinder_free(struct tc_sample_unwinder *u);
+struct tcn_sample_unwinder *tcn_sample_unwinder_new(void);
+void tcn_sample_unwinder_free(struct tcn_sample_unwinder *u);
 
 /* Reads the module list again if libraries were loaded or unloaded since (dl_iterate_phdr's
  * counters); call once per batch of samples. */
-void tc_sample_unwinder_sync(struct tc_sample_unwinder *u);
+void tcn_sample_unwinder_sync(struct tcn_sample_unwinder *u);
 
 /* Unwinds one sample of thread tid: regs as perf wrote them (one per bit of the mask),
  * stack the bytes copied from the stack pointer up. Fills frames with at most max
  * addresses, innermost first: the interrupted instruction, then each caller's return
  * address minus one (inside its call instruction). Returns the count (0 when even the
  * first is unknown). */
-int tc_sample_unwind(struct tc_sample_unwinder *u, uint32_t tid, const uint64_t *regs, const uint8_t *stack,
-                     size_t stack_len, uint64_t *frames, int max);
+int tcn_sample_unwind(struct tcn_sample_unwinder *u, uint32_t tid, const uint64_t *regs, const uint8_t *stack,
+                      size_t stack_len, uint64_t *frames, int max);
 
 #endif

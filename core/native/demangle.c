@@ -1,12 +1,12 @@
 /* demangle.c - C++ and Rust symbol names, by libiberty's demanglers (GNU binutils; Debian's
  * libiberty-dev, linked in statically, so programs need neither a C++ runtime nor another
  * shared library). */
-#include "client/symbols.h"
+#include "native/demangle.h"
 
 #include <libiberty/demangle.h>
 #include <string.h>
 
-char *tc_demangle(const char *name)
+char *tcn_demangle(const char *name)
 {
     if (!name || name[0] != '_')
         return NULL;

@@ -1,4 +1,4 @@
-/* decode.c - the decoder's public face: handshake, LZ4 framing, completion.
+/* decoder.c - the decoder's public face: handshake, LZ4 framing, completion.
  *
  * Bytes arrive in any chunking. A frame that is whole inside the caller's chunk is
  * decompressed straight from it; otherwise it is gathered in inbuf (at most 4 + 263188
@@ -12,18 +12,11 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "wire/decode_internal.h"
-
-void tcd_fail(struct tcd_decoder *dec, const char *fmt, ...)
-{
-    if (dec->state == TCD_STATE_FAILED)
-        return; /* keep the first cause */
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(dec->error, sizeof dec->error, fmt, ap);
-    va_end(ap);
-    dec->state = TCD_STATE_FAILED;
-}
+#include "decode/decode_callstacks.h"
+#include "decode/decode_fail.h"
+#include "decode/decode_internal.h"
+#include "decode/decode_items.h"
+#include "decode/decode_tables.h"
 
 void tcd_handshake_request(uint8_t out[12])
 {
@@ -38,7 +31,8 @@ void tcd_decoder_hello(const struct tcd_decoder *dec, uint8_t out[12])
     memcpy(out + TCW_SHIBBOLETH_SIZE, &tcw_versions[dec->vi].protocol, 4);
 }
 
-void tcd_version_tables(struct tcd_decoder *dec)
+/* The tables of dec->vi. */
+static void version_tables(struct tcd_decoder *dec)
 {
     memset(dec->logical, TCD_UNKNOWN_TYPE, sizeof dec->logical);
     memset(dec->wire_size, 0, sizeof dec->wire_size);
@@ -58,7 +52,7 @@ int tcd_decoder_set_version(struct tcd_decoder *dec, uint32_t protocol)
     if (vi < 0 || !(fresh || dec->refused))
         return -1;
     dec->vi = vi;
-    tcd_version_tables(dec);
+    version_tables(dec);
     /* After a refusal nothing was decoded: the handshake simply starts over. */
     dec->state = TCD_STATE_HANDSHAKE;
     dec->refused = 0;
@@ -91,11 +85,11 @@ struct tcd_decoder *tcd_decoder_new(const struct tcd_callbacks *cb, void *user, 
     /* Seeds the identifier hash so crafted ids cannot aim at one bucket. */
     dec->hash_seed = (uint64_t)(uintptr_t)dec * 0x9e3779b97f4a7c15ull ^ (uint64_t)time(NULL) ^ (uint64_t)clock();
     dec->state = TCD_STATE_HANDSHAKE;
-    tcd_version_tables(dec);
-    bool tables = tcd_tables_init(dec, limits && limits->max_memory ? limits->max_memory : TCD_DEFAULT_MAX_MEMORY);
+    version_tables(dec);
+    int tables = tcd_tables_init(dec, limits && limits->max_memory ? limits->max_memory : TCD_DEFAULT_MAX_MEMORY);
     dec->ring = tcu_alloc(&dec->budget, TCD_RING_SIZE);
     dec->inbuf = tcu_alloc(&dec->budget, TCD_FRAME_HEADER + TCW_LZ4_SIZE);
-    if (!tables || !dec->ring || !dec->inbuf) {
+    if (tables != 0 || !dec->ring || !dec->inbuf) {
         tcd_decoder_free(dec);
         return NULL;
     }
@@ -106,6 +100,7 @@ void tcd_decoder_free(struct tcd_decoder *dec)
 {
     if (!dec)
         return;
+    tcd_callstack_tables_free(dec);
     tcd_tables_free(dec);
     free(dec->ring);
     free(dec->inbuf);
@@ -210,8 +205,8 @@ static void process_frame(struct tcd_decoder *dec, const uint8_t *src, uint32_t 
     if (dec->state == TCD_STATE_FAILED)
         return;
     /* Pending strings may be consumed by the next frame: take them out of the ring. */
-    if (!tcd_pending_keep(dec, &dec->single) || !tcd_pending_keep(dec, &dec->second) ||
-        !tcd_pending_keep(dec, &dec->frame_image))
+    if (tcd_pending_keep(dec, &dec->single) != 0 || tcd_pending_keep(dec, &dec->second) != 0 ||
+        tcd_pending_keep(dec, &dec->frame_image) != 0)
         return;
     dec->ring_off += (size_t)n;
     if (dec->ring_off > 2 * (size_t)TCW_TARGET_FRAME_SIZE)
@@ -222,12 +217,12 @@ static void process_frame(struct tcd_decoder *dec, const uint8_t *src, uint32_t 
         dec->state = TCD_STATE_DONE;
 }
 
-static bool frame_size_valid(struct tcd_decoder *dec, uint32_t csize)
+static int check_frame_size(struct tcd_decoder *dec, uint32_t csize)
 {
     if (csize >= 1 && csize <= TCW_LZ4_SIZE)
-        return true;
+        return 0;
     tcd_fail(dec, "LZ4 frame %" PRIu64 " has size %" PRIu32 " (must be 1..%d)", dec->frame_index, csize, TCW_LZ4_SIZE);
-    return false;
+    return -1;
 }
 
 static size_t feed_frames(struct tcd_decoder *dec, const uint8_t *p, size_t len)
@@ -235,7 +230,7 @@ static size_t feed_frames(struct tcd_decoder *dec, const uint8_t *p, size_t len)
     uint32_t csize;
     if (dec->inbuf_len == 0 && len >= TCD_FRAME_HEADER) {
         memcpy(&csize, p, 4);
-        if (!frame_size_valid(dec, csize))
+        if (check_frame_size(dec, csize) != 0)
             return len;
         if (len - TCD_FRAME_HEADER >= csize) { /* the whole frame is here */
             process_frame(dec, p + TCD_FRAME_HEADER, csize);
@@ -249,7 +244,7 @@ static size_t feed_frames(struct tcd_decoder *dec, const uint8_t *p, size_t len)
     dec->inbuf_len += n;
     if (dec->inbuf_len == TCD_FRAME_HEADER) {
         memcpy(&dec->frame_csize, dec->inbuf, 4);
-        if (!frame_size_valid(dec, dec->frame_csize))
+        if (check_frame_size(dec, dec->frame_csize) != 0)
             return len;
     } else if (dec->inbuf_len == TCD_FRAME_HEADER + (size_t)dec->frame_csize) {
         dec->inbuf_len = 0;

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "wire/decode_internal.h"
+#include "decode/decode_fail.h"
+#include "decode/decode_names.h"
+#include "decode/decode_tables.h"
 
 /* ---- memory ---------------------------------------------------------------------- */
 
@@ -39,21 +41,40 @@ const char *tcd_arena_strdup(struct tcd_decoder *dec, const void *s, size_t len)
     return copy ? copy : "";
 }
 
-bool tcd_pending_keep(struct tcd_decoder *dec, struct tcd_pending_bytes *pb)
+const char *tcd_intern(struct tcd_decoder *dec, const void *s, size_t len)
+{
+    uint64_t h = tcu_hash_bytes(TCU_HASH_INIT, s, len);
+    const uint64_t *newest = tcu_map_get(&dec->interned_ids, h);
+    uint32_t older = newest ? (uint32_t)*newest : 0;
+    for (uint32_t i = older; i;) {
+        const struct tcd_interned *e = tcu_array_at(&dec->interned, i - 1);
+        if (e->len == len && memcmp(e->text, s, len) == 0)
+            return e->text;
+        i = e->next;
+    }
+    const char *copy = tcu_arena_strdup(&dec->arena, s, len);
+    struct tcd_interned *e = copy ? tcd_table_add(dec, &dec->interned, NULL, 0) : NULL;
+    if (!e || tcu_map_put(&dec->interned_ids, h, dec->interned.count) < 0)
+        return copy ? copy : "";
+    *e = (struct tcd_interned){copy, (uint32_t)len, older};
+    return copy;
+}
+
+int tcd_pending_keep(struct tcd_decoder *dec, struct tcd_pending_bytes *pb)
 {
     if (!pb->set || pb->data == pb->own)
-        return true;
+        return 0;
     if (pb->own_cap < pb->len || !pb->own) {
         size_t cap = pb->len ? pb->len : 1;
         uint8_t *p = tcu_realloc(&dec->budget, pb->own, pb->own_cap, cap);
         if (!p)
-            return false;
+            return -1;
         pb->own = p;
         pb->own_cap = cap;
     }
     memcpy(pb->own, pb->data, pb->len);
     pb->data = pb->own;
-    return true;
+    return 0;
 }
 
 /* ---- setup ------------------------------------------------------------------------- */
@@ -98,7 +119,7 @@ static void decoder_arrays(struct tcd_decoder *dec, struct sized_array arrays[AR
     memcpy(arrays, all, sizeof all);
 }
 
-bool tcd_tables_init(struct tcd_decoder *dec, size_t max_memory)
+int tcd_tables_init(struct tcd_decoder *dec, size_t max_memory)
 {
     dec->budget = (struct tcu_budget){.used = sizeof *dec, .limit = max_memory, .refused = refused, .user = dec};
     struct tcu_budget *b = &dec->budget;
@@ -118,9 +139,9 @@ bool tcd_tables_init(struct tcd_decoder *dec, size_t max_memory)
     struct tcd_named *frame = tcu_array_push(&dec->frame_sets);
     uint32_t *default_pool = tcu_array_push(&dec->pools); /* string handle 0 */
     if (!frame || !default_pool)
-        return false;
+        return -1;
     frame->name = "Frame";
-    return true;
+    return 0;
 }
 
 void tcd_tables_free(struct tcd_decoder *dec)
@@ -134,7 +155,6 @@ void tcd_tables_free(struct tcd_decoder *dec)
     tcu_free(b, scratch->zone_ids, scratch->cap * sizeof *scratch->zone_ids);
     tcu_chunks_free(&dec->threads);
     tcu_chunks_free(&dec->srclocs);
-    tcd_callstack_tables_free(dec);
     struct tcu_map *maps[MAP_COUNT];
     decoder_maps(dec, maps);
     for (size_t i = 0; i < MAP_COUNT; i++)
@@ -207,10 +227,10 @@ void tcd_reply_received(struct tcd_decoder *dec)
         dec->outstanding--;
 }
 
-bool tcd_unsolicited(struct tcd_decoder *dec, const char *what, uint64_t id)
+int tcd_unsolicited(struct tcd_decoder *dec, const char *what, uint64_t id)
 {
     tcd_fail(dec, "unsolicited %s reply for id 0x%" PRIx64 " (the decoder did not ask for it)", what, id);
-    return false;
+    return -1;
 }
 
 /* ---- strings ------------------------------------------------------------------------ */
@@ -231,7 +251,7 @@ uint32_t tcd_check_string(struct tcd_decoder *dec, uint64_t id)
     return (uint32_t)dec->strings.count;
 }
 
-bool tcd_reply_string(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len)
+int tcd_reply_string(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len)
 {
     const uint64_t *index = tcu_map_get(&dec->string_ids, id);
     struct tcd_string_entry *e = index ? tcu_array_at(&dec->strings, *index) : NULL;
@@ -241,7 +261,7 @@ bool tcd_reply_string(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, si
     e->pending = 0;
     dec->pending_strings--;
     tcd_reply_received(dec);
-    return true;
+    return 0;
 }
 
 const char *tcd_string(const struct tcd_decoder *dec, uint32_t handle)
@@ -285,7 +305,7 @@ struct tcd_thread *tcd_notice_thread(struct tcd_decoder *dec, uint32_t tid)
     return td;
 }
 
-bool tcd_reply_thread_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len)
+int tcd_reply_thread_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len)
 {
     struct tcd_thread *td = id <= UINT32_MAX ? tcd_find_thread(dec, (uint32_t)id) : NULL;
     if (!td || td->is_fiber || !td->name_pending)
@@ -294,7 +314,7 @@ bool tcd_reply_thread_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *
     td->name_pending = 0;
     dec->pending_threads--;
     tcd_reply_received(dec);
-    return true;
+    return 0;
 }
 
 /* A fiber runs as a virtual thread 0x80000000 | n, named by a FiberName query. */
@@ -318,7 +338,7 @@ struct tcd_thread *tcd_fiber_thread(struct tcd_decoder *dec, uint64_t fiber)
     return td;
 }
 
-bool tcd_reply_fiber_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len)
+int tcd_reply_fiber_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len)
 {
     const uint64_t *index = tcu_map_get(&dec->fiber_ids, id);
     struct tcd_thread *td = index ? tcu_chunks_at(&dec->threads, *index) : NULL;
@@ -328,16 +348,16 @@ bool tcd_reply_fiber_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s
     td->name_pending = 0;
     dec->pending_fibers--;
     tcd_reply_received(dec);
-    return true;
+    return 0;
 }
 
-bool tcd_zone_stack_grow(struct tcd_decoder *dec, struct tcd_thread *td)
+int tcd_zone_stack_grow(struct tcd_decoder *dec, struct tcd_thread *td)
 {
     uint32_t *ids = tcu_grow(&dec->budget, td->zone_ids, &td->cap, (size_t)td->depth + 1, sizeof *ids);
     if (!ids)
-        return false;
+        return -1;
     td->zone_ids = ids;
-    return true;
+    return 0;
 }
 
 const char *tcd_thread_name(const struct tcd_decoder *dec, uint32_t thread)
@@ -389,13 +409,13 @@ uint32_t tcd_check_srcloc(struct tcd_decoder *dec, uint64_t id)
     return index;
 }
 
-bool tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function, uint64_t file, uint32_t line,
-                      uint32_t color)
+int tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function, uint64_t file, uint32_t line,
+                     uint32_t color)
 {
     struct tcu_array *fifo = &dec->srcloc_fifo;
     if (dec->srcloc_fifo_head == fifo->count) {
         tcd_fail(dec, "unsolicited SourceLocation reply (no SourceLocation query is outstanding)");
-        return false;
+        return -1;
     }
     uint32_t idx = *(uint32_t *)tcu_array_at(fifo, dec->srcloc_fifo_head++);
     if (dec->srcloc_fifo_head == fifo->count)
@@ -408,7 +428,7 @@ bool tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function,
     rec->pub.line = line;
     rec->pub.color = color;
     tcd_reply_received(dec);
-    return true;
+    return 0;
 }
 
 static bool srcloc_equal(const struct tcd_srcloc *a, uint32_t color, uint32_t line, const char *function, size_t flen,
@@ -483,8 +503,8 @@ static uint32_t check_named(struct tcd_decoder *dec, struct tcu_map *ids, struct
     return (uint32_t)v->count - 1;
 }
 
-static bool reply_named(struct tcd_decoder *dec, struct tcu_map *ids, struct tcu_array *v, uint32_t *pending,
-                        const char *what, uint64_t id, const uint8_t *s, size_t len)
+static int reply_named(struct tcd_decoder *dec, struct tcu_map *ids, struct tcu_array *v, uint32_t *pending,
+                       const char *what, uint64_t id, const uint8_t *s, size_t len)
 {
     const uint64_t *index = tcu_map_get(ids, id);
     struct tcd_named *e = index ? tcu_array_at(v, *index) : NULL;
@@ -494,7 +514,7 @@ static bool reply_named(struct tcd_decoder *dec, struct tcu_map *ids, struct tcu
     e->pending = 0;
     (*pending)--;
     tcd_reply_received(dec);
-    return true;
+    return 0;
 }
 
 uint32_t tcd_check_plot(struct tcd_decoder *dec, uint64_t name)
@@ -502,7 +522,7 @@ uint32_t tcd_check_plot(struct tcd_decoder *dec, uint64_t name)
     return check_named(dec, &dec->plot_ids, &dec->plots, &dec->pending_plots, TCW_QUERY_PLOT_NAME, name);
 }
 
-bool tcd_reply_plot_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len)
+int tcd_reply_plot_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len)
 {
     return reply_named(dec, &dec->plot_ids, &dec->plots, &dec->pending_plots, "PlotName", id, s, len);
 }
@@ -519,7 +539,7 @@ uint32_t tcd_check_frame_set(struct tcd_decoder *dec, uint64_t name, bool create
     return check_named(dec, &dec->frame_ids, &dec->frame_sets, &dec->pending_frames, TCW_QUERY_FRAME_NAME, name);
 }
 
-bool tcd_reply_frame_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len)
+int tcd_reply_frame_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len)
 {
     return reply_named(dec, &dec->frame_ids, &dec->frame_sets, &dec->pending_frames, "FrameName", id, s, len);
 }
@@ -569,12 +589,12 @@ const char *tcd_pool_name(const struct tcd_decoder *dec, uint32_t pool)
 /* The decoder never sends the queries these answer (Parameter, SymbolCode, SourceCode,
  * DataTransfer); like the server it counts them as returning a query unit, and treats
  * one arriving while nothing is outstanding as unsolicited. */
-bool tcd_reply_ack(struct tcd_decoder *dec, uint8_t type)
+int tcd_reply_ack(struct tcd_decoder *dec, uint8_t type)
 {
     if (dec->outstanding == 0) {
         tcd_fail(dec, "unsolicited %s reply (no query is outstanding)", tcd_item_name(type));
-        return false;
+        return -1;
     }
     dec->outstanding--;
-    return true;
+    return 0;
 }

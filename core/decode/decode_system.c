@@ -5,7 +5,8 @@
  */
 #include <inttypes.h>
 
-#include "wire/decode_item.h"
+#include "decode/decode_item.h"
+#include "decode/decode_system.h"
 
 enum { EXTERNAL_THREAD_NAME = 1, EXTERNAL_PROCESS_NAME = 2 };
 
@@ -26,7 +27,7 @@ static void check_external(struct tcd_decoder *dec, uint32_t thread)
 static int64_t ctx_time(struct tcd_decoder *dec, const uint8_t *it)
 {
     uint64_t ref = dec->ref_ctx += tcu_rd64(it + 1);
-    return ref == 0 ? 0 : trace_time(dec, ref);
+    return ref == 0 ? 0 : tcd_trace_time(dec, ref);
 }
 
 /* ContextSwitch: i64 time (context-switch chain), u32 old thread, u32 new thread, u8 cpu,
@@ -38,13 +39,13 @@ void tcd_context_switch(struct tcd_decoder *dec, const uint8_t *it)
     uint32_t old_thread = tcu_rd32(it + 9), new_thread = tcu_rd32(it + 13);
     if (new_thread)
         check_external(dec, new_thread);
-    emit(dec, &(struct tcd_event){.kind = TCD_CONTEXT_SWITCH,
-                                  .time = t,
-                                  .id = old_thread,
-                                  .thread = new_thread,
-                                  .query = it[17],
-                                  .flags = it[18],
-                                  .format = it[19]});
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_CONTEXT_SWITCH,
+                                      .time = t,
+                                      .id = old_thread,
+                                      .thread = new_thread,
+                                      .query = it[17],
+                                      .flags = it[18],
+                                      .format = it[19]});
 }
 
 /* ThreadWakeup: i64 time (context-switch chain), u32 thread, u8 cpu, i8 adjust reason,
@@ -52,7 +53,8 @@ void tcd_context_switch(struct tcd_decoder *dec, const uint8_t *it)
 void tcd_thread_wakeup(struct tcd_decoder *dec, const uint8_t *it)
 {
     int64_t t = ctx_time(dec, it);
-    emit(dec, &(struct tcd_event){.kind = TCD_THREAD_WAKEUP, .time = t, .thread = tcu_rd32(it + 9), .query = it[13]});
+    tcd_emit(dec,
+             &(struct tcd_event){.kind = TCD_THREAD_WAKEUP, .time = t, .thread = tcu_rd32(it + 9), .query = it[13]});
 }
 
 /* TidToPid: u64 thread, u64 process. The first answer for a thread stays, as in the server. */
@@ -65,7 +67,7 @@ void tcd_tid_to_pid(struct tcd_decoder *dec, const uint8_t *it)
 
 /* ExternalThreadName and ExternalName answer an ExternalName query; only the second
  * gives the query's room back (docs/protocol.md §6.3). */
-bool tcd_reply_external(struct tcd_decoder *dec, uint8_t type, uint64_t id, const uint8_t *s, size_t len)
+int tcd_reply_external(struct tcd_decoder *dec, uint8_t type, uint64_t id, const uint8_t *s, size_t len)
 {
     bool process = type == TCW_ExternalName;
     const uint64_t *index = tcu_map_get(&dec->external_ids, id);
@@ -82,7 +84,7 @@ bool tcd_reply_external(struct tcd_decoder *dec, uint8_t type, uint64_t id, cons
     dec->pending_externals--;
     if (process)
         tcd_reply_received(dec);
-    return true;
+    return 0;
 }
 
 static const struct tcd_external *external(const struct tcd_decoder *dec, uint32_t thread)

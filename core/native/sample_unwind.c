@@ -1,10 +1,10 @@
 /* sample_unwind.c - see sample_unwind.h. The register layouts follow the kernel's
  * perf_regs.h and the DWARF numbering libdwfl expects (as perf's unwind-libdw does). */
-#include "client/sample_unwind.h"
+#include "native/sample_unwind.h"
 
-#include "client/loader_stamp.h"
+#include "native/loader_stamp.h"
 
-#include "client/libdw.h"
+#include "native/libdw.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,17 +33,17 @@ struct sample {
     uint32_t tid;
 };
 
-struct tc_sample_unwinder {
-    const struct tc_libdw *dw;
+struct tcn_sample_unwinder {
+    const struct tcn_libdw *dw;
     Dwfl_Callbacks callbacks;
     Dwfl *dwfl;
-    struct tc_loader_stamp loader;
+    struct tcn_loader_stamp loader;
     struct sample current;
     uint64_t *frames;
     int count, max;
 };
 
-uint64_t tc_sample_regs_mask(void)
+uint64_t tcn_sample_regs_mask(void)
 {
     return REGS_MASK;
 }
@@ -68,7 +68,7 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_arg)
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
     (void)dwfl;
-    const struct tc_sample_unwinder *u = arg;
+    const struct tcn_sample_unwinder *u = arg;
     uint64_t sp = u->current.regs[SP_INDEX];
     if (addr < sp || addr - sp + sizeof *result > u->current.stack_len)
         return false;
@@ -78,8 +78,8 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
-    const struct tc_sample_unwinder *u = arg;
-    const struct tc_libdw *dw = u->dw;
+    const struct tcn_sample_unwinder *u = arg;
+    const struct tcn_libdw *dw = u->dw;
     const uint64_t *r = u->current.regs;
 #if defined(__x86_64__)
     /* DWARF: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, then rip as the return address. */
@@ -126,9 +126,9 @@ static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
 }
 
 /* A Dwfl for the modules mapped now, attached to this process's "threads" (ours). */
-static int attach(struct tc_sample_unwinder *u)
+static int attach(struct tcn_sample_unwinder *u)
 {
-    const struct tc_libdw *dw = u->dw;
+    const struct tcn_libdw *dw = u->dw;
     if (u->dwfl)
         dw->dwfl_end(u->dwfl);
     u->dwfl = dw->dwfl_begin(&u->callbacks);
@@ -145,27 +145,27 @@ static int attach(struct tc_sample_unwinder *u)
     return 0;
 }
 
-void tc_sample_unwinder_sync(struct tc_sample_unwinder *u)
+void tcn_sample_unwinder_sync(struct tcn_sample_unwinder *u)
 {
-    if (tc_loader_changed(&u->loader) || !u->dwfl)
+    if (tcn_loader_changed(&u->loader) || !u->dwfl)
         attach(u);
 }
 
-struct tc_sample_unwinder *tc_sample_unwinder_new(void)
+struct tcn_sample_unwinder *tcn_sample_unwinder_new(void)
 {
-    const struct tc_libdw *dw = tc_libdw();
+    const struct tcn_libdw *dw = tcn_libdw();
     if (!REGS_COUNT || !dw)
         return NULL;
-    struct tc_sample_unwinder *u = calloc(1, sizeof *u);
+    struct tcn_sample_unwinder *u = calloc(1, sizeof *u);
     if (!u)
         return NULL;
     u->dw = dw;
     u->callbacks = (Dwfl_Callbacks){.find_elf = dw->dwfl_linux_proc_find_elf, .find_debuginfo = no_debuginfo};
-    tc_sample_unwinder_sync(u);
+    tcn_sample_unwinder_sync(u);
     return u;
 }
 
-void tc_sample_unwinder_free(struct tc_sample_unwinder *u)
+void tcn_sample_unwinder_free(struct tcn_sample_unwinder *u)
 {
     if (!u)
         return;
@@ -176,8 +176,8 @@ void tc_sample_unwinder_free(struct tc_sample_unwinder *u)
 
 static int on_frame(Dwfl_Frame *frame, void *arg)
 {
-    struct tc_sample_unwinder *u = arg;
-    const struct tc_libdw *dw = u->dw;
+    struct tcn_sample_unwinder *u = arg;
+    const struct tcn_libdw *dw = u->dw;
     Dwarf_Addr pc;
     bool activation;
     if (!dw->dwfl_frame_pc(frame, &pc, &activation) || pc == 0)
@@ -186,8 +186,8 @@ static int on_frame(Dwfl_Frame *frame, void *arg)
     return u->count < u->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-int tc_sample_unwind(struct tc_sample_unwinder *u, uint32_t tid, const uint64_t *regs, const uint8_t *stack,
-                     size_t stack_len, uint64_t *frames, int max)
+int tcn_sample_unwind(struct tcn_sample_unwinder *u, uint32_t tid, const uint64_t *regs, const uint8_t *stack,
+                      size_t stack_len, uint64_t *frames, int max)
 {
     if (max <= 0)
         return 0;

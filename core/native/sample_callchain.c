@@ -1,7 +1,7 @@
 /* sample_callchain.c - see sample_callchain.h. */
-#include "client/sample_callchain.h"
+#include "native/sample_callchain.h"
 
-#include "client/loader_stamp.h"
+#include "native/loader_stamp.h"
 #include "util/bytes.h"
 
 #include <link.h>
@@ -13,21 +13,21 @@ struct code_range {
     uint64_t lo, hi;
 };
 
-struct tc_sample_callchain {
-    struct tc_loader_stamp loader;
+struct tcn_sample_callchain {
+    struct tcn_loader_stamp loader;
     struct code_range *v;
     size_t n, cap;
 };
 
-struct tc_sample_callchain *tc_sample_callchain_new(void)
+struct tcn_sample_callchain *tcn_sample_callchain_new(void)
 {
-    struct tc_sample_callchain *c = calloc(1, sizeof *c);
+    struct tcn_sample_callchain *c = calloc(1, sizeof *c);
     if (c)
-        tc_sample_callchain_sync(c);
+        tcn_sample_callchain_sync(c);
     return c;
 }
 
-void tc_sample_callchain_free(struct tc_sample_callchain *c)
+void tcn_sample_callchain_free(struct tcn_sample_callchain *c)
 {
     if (!c)
         return;
@@ -38,7 +38,7 @@ void tc_sample_callchain_free(struct tc_sample_callchain *c)
 static int add_segments(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
-    struct tc_sample_callchain *c = data;
+    struct tcn_sample_callchain *c = data;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
@@ -63,16 +63,16 @@ static int by_lo(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-void tc_sample_callchain_sync(struct tc_sample_callchain *c)
+void tcn_sample_callchain_sync(struct tcn_sample_callchain *c)
 {
-    if (!tc_loader_changed(&c->loader))
+    if (!tcn_loader_changed(&c->loader))
         return;
     c->n = 0;
     dl_iterate_phdr(add_segments, c);
     qsort(c->v, c->n, sizeof *c->v, by_lo);
 }
 
-static int in_code(const struct tc_sample_callchain *c, uint64_t address)
+static int in_code(const struct tcn_sample_callchain *c, uint64_t address)
 {
     size_t lo = 0, hi = c->n;
     while (lo < hi) { /* the first range starting after address */
@@ -85,8 +85,8 @@ static int in_code(const struct tc_sample_callchain *c, uint64_t address)
     return lo > 0 && address < c->v[lo - 1].hi;
 }
 
-int tc_sample_callchain_frames(const struct tc_sample_callchain *c, const uint8_t *ips, uint64_t nr, uint64_t *frames,
-                               int max)
+int tcn_sample_callchain_frames(const struct tcn_sample_callchain *c, const uint8_t *ips, uint64_t nr, uint64_t *frames,
+                                int max)
 {
     int n = 0, user = 0;
     for (uint64_t i = 0; i < nr && n < max; i++) {

@@ -9,14 +9,12 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "wire/decode_item.h"
-
-void tcd_item_fail(struct tcd_decoder *dec, const char *what)
-{
-    uint8_t type = dec->item_type;
-    tcd_fail(dec, "%s [item %s (%u) at offset %td of frame %" PRIu64 "]", what, tcd_item_name(type), dec->item[0],
-             dec->item - dec->frame_items, dec->frame_index);
-}
+#include "decode/decode_callstacks.h"
+#include "decode/decode_global.h"
+#include "decode/decode_item.h"
+#include "decode/decode_items.h"
+#include "decode/decode_names.h"
+#include "decode/decode_system.h"
 
 /* ---- threads and registers ----------------------------------------------------------- */
 
@@ -33,29 +31,6 @@ static struct tcd_thread *zone_extra_target(struct tcd_decoder *dec, const char 
     }
     td->next_zone_id = 0;
     return td;
-}
-
-static bool take_bytes(struct tcd_decoder *dec, struct tcd_pending_bytes *pb, const char *missing, const uint8_t **s,
-                       size_t *len)
-{
-    if (!pb->set) {
-        tcd_item_fail(dec, missing);
-        return false;
-    }
-    pb->set = 0;
-    *s = pb->data;
-    *len = pb->len;
-    return true;
-}
-
-bool tcd_take_single(struct tcd_decoder *dec, const uint8_t **s, size_t *len)
-{
-    return take_bytes(dec, &dec->single, "no single string precedes the item that consumes it", s, len);
-}
-
-bool tcd_take_second(struct tcd_decoder *dec, const uint8_t **s, size_t *len)
-{
-    return take_bytes(dec, &dec->second, "no second string precedes the item that consumes it", s, len);
 }
 
 static void put_bytes(struct tcd_decoder *dec, struct tcd_pending_bytes *pb, const char *twice, const uint8_t *s,
@@ -75,10 +50,10 @@ static void put_bytes(struct tcd_decoder *dec, struct tcd_pending_bytes *pb, con
 /* with_callstack: a *Callstack item, which takes the callstack waiting for the thread. */
 static inline void zone_begin(struct tcd_decoder *dec, uint64_t delta, uint32_t srcloc, bool with_callstack)
 {
-    int64_t t = thread_time(dec, delta);
+    int64_t t = tcd_thread_time(dec, delta);
     struct tcd_thread *td = tcd_current_thread(dec);
     uint32_t callstack = with_callstack ? tcd_take_thread_callstack(dec, true) : 0;
-    if ((with_callstack && !callstack) || !tcd_zone_push(dec, td))
+    if ((with_callstack && !callstack) || tcd_zone_push(dec, td) != 0)
         return;
     dec->stats.zones++;
     struct tcd_event *ev = &dec->zone_event;
@@ -87,7 +62,7 @@ static inline void zone_begin(struct tcd_decoder *dec, uint64_t delta, uint32_t 
     ev->time = t;
     ev->srcloc = srcloc;
     ev->callstack = callstack;
-    emit(dec, ev);
+    tcd_emit(dec, ev);
 }
 
 static inline void zone_begin_static(struct tcd_decoder *dec, uint64_t delta, uint64_t srcloc_id, bool with_callstack)
@@ -123,10 +98,10 @@ static void zone_end(struct tcd_decoder *dec, uint64_t delta)
     struct tcd_event *ev = &dec->zone_event;
     ev->kind = TCD_ZONE_END;
     ev->thread = td->id;
-    ev->time = thread_time(dec, delta);
+    ev->time = tcd_thread_time(dec, delta);
     ev->srcloc = 0;
     ev->callstack = 0;
-    emit(dec, ev);
+    tcd_emit(dec, ev);
 }
 
 static void zone_text(struct tcd_decoder *dec, enum tcd_event_kind kind)
@@ -136,17 +111,17 @@ static void zone_text(struct tcd_decoder *dec, enum tcd_event_kind kind)
                                                      : "Zone name transfer destination doesn't match active zone.");
     const uint8_t *s;
     size_t len;
-    if (!td || !tcd_take_single(dec, &s, &len))
+    if (!td || tcd_take_single(dec, &s, &len) != 0)
         return;
-    emit(dec, &(struct tcd_event){.kind = kind, .thread = td->id, .text = (const char *)s, .text_len = len});
+    tcd_emit(dec, &(struct tcd_event){.kind = kind, .thread = td->id, .text = (const char *)s, .text_len = len});
 }
 
 /* ---- messages ------------------------------------------------------------------------- */
 
-/* The number after `prefix` at the start of a Tracy-source message; false when it is
- * not such a message. */
-static bool counter_message(const struct tcd_decoder *dec, const struct tcd_event *msg, uint8_t meta,
-                            const char *prefix, uint64_t *count)
+/* Whether msg is a Tracy-source message that starts with `prefix` and a number, which
+ * goes to *count. */
+static bool is_counter_message(const struct tcd_decoder *dec, const struct tcd_event *msg, uint8_t meta,
+                               const char *prefix, uint64_t *count)
 {
     const size_t plen = strlen(prefix);
     const char *s = msg->text;
@@ -173,12 +148,12 @@ static void check_counters(struct tcd_decoder *dec, const struct tcd_event *msg,
         {"tracyc: dropped ", TCD_DROPPED}, {"tracyc: skipped ", TCD_PLOT_SKIPPED}, {"tracyc: lost ", TCD_SAMPLES_LOST}};
     uint64_t count;
     for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
-        if (!counter_message(dec, msg, meta, counters[i].prefix, &count))
+        if (!is_counter_message(dec, msg, meta, counters[i].prefix, &count))
             continue;
         if (counters[i].kind == TCD_DROPPED && count > dec->stats.dropped)
             dec->stats.dropped = count; /* a running total, not an increment */
-        emit(dec,
-             &(struct tcd_event){.kind = counters[i].kind, .thread = msg->thread, .time = msg->time, .value = count});
+        tcd_emit(dec, &(struct tcd_event){
+                          .kind = counters[i].kind, .thread = msg->thread, .time = msg->time, .value = count});
         return;
     }
 }
@@ -189,21 +164,21 @@ static void message(struct tcd_decoder *dec, uint64_t time, uint32_t color, uint
     struct tcd_thread *td = tcd_current_thread(dec);
     const uint8_t *s;
     size_t len;
-    if (!tcd_take_single(dec, &s, &len))
+    if (tcd_take_single(dec, &s, &len) != 0)
         return;
     uint32_t callstack = with_callstack ? tcd_take_thread_callstack(dec, true) : 0;
     if (with_callstack && !callstack)
         return;
     struct tcd_event ev = {.kind = TCD_MESSAGE,
                            .thread = td->id,
-                           .time = trace_time(dec, time),
+                           .time = tcd_trace_time(dec, time),
                            .color = color,
                            .severity = meta >> 4,
                            .format = meta & 0x0f,
                            .callstack = callstack,
                            .text = (const char *)s,
                            .text_len = len};
-    emit(dec, &ev);
+    tcd_emit(dec, &ev);
     check_counters(dec, &ev, meta);
 }
 
@@ -217,16 +192,16 @@ static void message_literal(struct tcd_decoder *dec, uint64_t time, uint32_t col
     uint32_t callstack = with_callstack ? tcd_take_thread_callstack(dec, true) : 0;
     if (with_callstack && !callstack)
         return;
-    emit(dec, &(struct tcd_event){.kind = TCD_MESSAGE,
-                                  .thread = td->id,
-                                  .time = trace_time(dec, time),
-                                  .id = handle,
-                                  .color = color,
-                                  .severity = meta >> 4,
-                                  .format = meta & 0x0f,
-                                  .callstack = callstack,
-                                  .text = text,
-                                  .text_len = strlen(text)});
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_MESSAGE,
+                                      .thread = td->id,
+                                      .time = tcd_trace_time(dec, time),
+                                      .id = handle,
+                                      .color = color,
+                                      .severity = meta >> 4,
+                                      .format = meta & 0x0f,
+                                      .callstack = callstack,
+                                      .text = text,
+                                      .text_len = strlen(text)});
 }
 
 /* ---- sections --------------------------------------------------------------------------- */
@@ -236,16 +211,16 @@ static void section_enter(struct tcd_decoder *dec, const uint8_t *it)
     struct tcd_thread *td = tcd_current_thread(dec);
     const uint8_t *s;
     size_t len;
-    int64_t time = thread_time(dec, tcu_rd64(it + 1));
-    if (!tcd_take_single(dec, &s, &len))
+    int64_t time = tcd_thread_time(dec, tcu_rd64(it + 1));
+    if (tcd_take_single(dec, &s, &len) != 0)
         return;
-    emit(dec, &(struct tcd_event){.kind = TCD_SECTION_ENTER,
-                                  .thread = td->id,
-                                  .time = time,
-                                  .id = tcu_rd32(it + 9),
-                                  .query = tcu_rd16(it + 13),
-                                  .text = (const char *)s,
-                                  .text_len = len});
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_SECTION_ENTER,
+                                      .thread = td->id,
+                                      .time = time,
+                                      .id = tcu_rd32(it + 9),
+                                      .query = tcu_rd16(it + 13),
+                                      .text = (const char *)s,
+                                      .text_len = len});
 }
 
 /* ---- plots and frames ------------------------------------------------------------------- */
@@ -253,12 +228,12 @@ static void section_enter(struct tcd_decoder *dec, const uint8_t *it)
 static void plot(struct tcd_decoder *dec, const uint8_t *it, double value, int is_int)
 {
     uint32_t id = tcd_check_plot(dec, tcu_rd64(it + 1));
-    emit(dec, &(struct tcd_event){.kind = TCD_PLOT,
-                                  .id = id,
-                                  .time = thread_time(dec, tcu_rd64(it + 9)),
-                                  .dvalue = value,
-                                  .is_int = (uint8_t)is_int,
-                                  .value = is_int ? tcu_rd64(it + 17) : 0});
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_PLOT,
+                                      .id = id,
+                                      .time = tcd_thread_time(dec, tcu_rd64(it + 9)),
+                                      .dvalue = value,
+                                      .is_int = (uint8_t)is_int,
+                                      .value = is_int ? tcu_rd64(it + 17) : 0});
 }
 
 static void frame_mark(struct tcd_decoder *dec, const uint8_t *it, enum tcd_event_kind kind)
@@ -272,30 +247,30 @@ static void frame_mark(struct tcd_decoder *dec, const uint8_t *it, enum tcd_even
             tcd_item_fail(dec, "Discontinuous frame begin/end mismatch.");
         return;
     }
-    emit(dec, &(struct tcd_event){.kind = kind, .id = set, .time = trace_time(dec, tcu_rd64(it + 1))});
+    tcd_emit(dec, &(struct tcd_event){.kind = kind, .id = set, .time = tcd_trace_time(dec, tcu_rd64(it + 1))});
 }
 
 /* ---- fibers, crashes ---------------------------------------------------------------------- */
 
 static void fiber_enter(struct tcd_decoder *dec, const uint8_t *it)
 {
-    int64_t t = thread_time(dec, tcu_rd64(it + 1));
+    int64_t t = tcd_thread_time(dec, tcu_rd64(it + 1));
     struct tcd_thread *fiber = tcd_fiber_thread(dec, tcu_rd64(it + 9));
     struct tcd_thread *td = tcd_notice_thread(dec, tcu_rd32(it + 17));
     td->fiber = fiber;
-    emit(dec, &(struct tcd_event){.kind = TCD_FIBER_ENTER, .thread = td->id, .id = fiber->id, .time = t});
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_FIBER_ENTER, .thread = td->id, .id = fiber->id, .time = t});
 }
 
 static void fiber_leave(struct tcd_decoder *dec, const uint8_t *it)
 {
-    int64_t t = thread_time(dec, tcu_rd64(it + 1));
+    int64_t t = tcd_thread_time(dec, tcu_rd64(it + 1));
     struct tcd_thread *td = tcd_find_thread(dec, tcu_rd32(it + 9));
     if (!td || !td->fiber) {
         tcd_item_fail(dec, "Fiber execution stopped on a thread which is not executing a fiber.");
         return;
     }
     td->fiber = NULL;
-    emit(dec, &(struct tcd_event){.kind = TCD_FIBER_LEAVE, .thread = td->id, .time = t});
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_FIBER_LEAVE, .thread = td->id, .time = t});
 }
 
 static void crash_report(struct tcd_decoder *dec, const uint8_t *it)
@@ -304,20 +279,20 @@ static void crash_report(struct tcd_decoder *dec, const uint8_t *it)
     struct tcd_thread *td = tcd_current_thread(dec);
     const char *text = tcd_string(dec, handle);
     dec->crash_reported = 1;
-    emit(dec, &(struct tcd_event){.kind = TCD_CRASH,
-                                  .thread = td->id,
-                                  .time = trace_time(dec, tcu_rd64(it + 1)),
-                                  .id = handle,
-                                  .callstack = tcd_take_thread_callstack(dec, false),
-                                  .text = text,
-                                  .text_len = strlen(text)});
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_CRASH,
+                                      .thread = td->id,
+                                      .time = tcd_trace_time(dec, tcu_rd64(it + 1)),
+                                      .id = handle,
+                                      .callstack = tcd_take_thread_callstack(dec, false),
+                                      .text = text,
+                                      .text_len = strlen(text)});
 }
 
 static void crash(struct tcd_decoder *dec)
 {
     dec->crashed = 1;
     if (!dec->crash_reported)
-        emit(dec, &(struct tcd_event){.kind = TCD_CRASH, .thread = dec->ctx_tid, .text = ""});
+        tcd_emit(dec, &(struct tcd_event){.kind = TCD_CRASH, .thread = dec->ctx_tid, .text = ""});
 }
 
 /* ---- string-carrying items ------------------------------------------------------------------ */
@@ -345,14 +320,14 @@ static void frame_image(struct tcd_decoder *dec, const uint8_t *it)
 {
     const uint8_t *s;
     size_t len;
-    if (!take_bytes(dec, &dec->frame_image, "no FrameImageData precedes FrameImage", &s, &len))
+    if (tcd_take_pending(dec, &dec->frame_image, "no FrameImageData precedes FrameImage", &s, &len) != 0)
         return;
-    emit(dec, &(struct tcd_event){.kind = TCD_FRAME_IMAGE,
-                                  .id = tcu_rd32(it + 1),
-                                  .value = (uint64_t)tcu_rd16(it + 5) << 16 | tcu_rd16(it + 7),
-                                  .flags = it[9],
-                                  .text = (const char *)s,
-                                  .text_len = len});
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_FRAME_IMAGE,
+                                      .id = tcu_rd32(it + 1),
+                                      .value = (uint64_t)tcu_rd16(it + 5) << 16 | tcu_rd16(it + 7),
+                                      .flags = it[9],
+                                      .text = (const char *)s,
+                                      .text_len = len});
 }
 
 /* Replies to queries this decoder never sends (SymbolCode, SourceCode: no output shows
@@ -480,7 +455,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             zone_begin_static(dec, tcu_rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT, tcu_rd64(it + 5), false);
             break;
         case TCW_ZoneBegin:
-            zone_begin_static(dec, delta64(it + 1), tcu_rd64(it + 9), false);
+            zone_begin_static(dec, tcd_delta64(it + 1), tcu_rd64(it + 9), false);
             break;
         case TCW_ZoneBeginCallstack16:
             zone_begin_static(dec, tcu_rd16(it + 1), tcu_rd64(it + 3), true);
@@ -489,7 +464,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             zone_begin_static(dec, tcu_rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT, tcu_rd64(it + 5), true);
             break;
         case TCW_ZoneBeginCallstack:
-            zone_begin_static(dec, delta64(it + 1), tcu_rd64(it + 9), true);
+            zone_begin_static(dec, tcd_delta64(it + 1), tcu_rd64(it + 9), true);
             break;
         case TCW_ZoneBeginAllocSrcLoc:
         case TCW_ZoneBeginAllocSrcLocCallstack:
@@ -502,7 +477,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             zone_end(dec, tcu_rd32(it + 1) + (uint64_t)TCW_DELTA16_LIMIT);
             break;
         case TCW_ZoneEnd:
-            zone_end(dec, delta64(it + 1));
+            zone_end(dec, tcd_delta64(it + 1));
             break;
         case TCW_ZoneValidation:
             tcd_current_thread(dec)->next_zone_id = tcu_rd32(it + 1);
@@ -517,14 +492,15 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             struct tcd_thread *td =
                 zone_extra_target(dec, "Zone color transfer destination doesn't match active zone.");
             if (td)
-                emit(dec, &(struct tcd_event){.kind = TCD_ZONE_COLOR, .thread = td->id, .color = rd_bgr(it + 1)});
+                tcd_emit(dec,
+                         &(struct tcd_event){.kind = TCD_ZONE_COLOR, .thread = td->id, .color = tcd_rd_bgr(it + 1)});
             break;
         }
         case TCW_ZoneValue: {
             struct tcd_thread *td =
                 zone_extra_target(dec, "Zone value transfer destination doesn't match active zone.");
             if (td)
-                emit(dec, &(struct tcd_event){.kind = TCD_ZONE_VALUE, .thread = td->id, .value = tcu_rd64(it + 1)});
+                tcd_emit(dec, &(struct tcd_event){.kind = TCD_ZONE_VALUE, .thread = td->id, .value = tcu_rd64(it + 1)});
             break;
         }
         case TCW_ThreadContext: {
@@ -543,7 +519,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             break;
         case TCW_MessageColor:
         case TCW_MessageColorCallstack:
-            message(dec, tcu_rd64(it + 1), rd_bgr(it + 9), it[12], type == TCW_MessageColorCallstack);
+            message(dec, tcu_rd64(it + 1), tcd_rd_bgr(it + 9), it[12], type == TCW_MessageColorCallstack);
             break;
         case TCW_MessageLiteral:
         case TCW_MessageLiteralCallstack:
@@ -551,17 +527,17 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             break;
         case TCW_MessageLiteralColor:
         case TCW_MessageLiteralColorCallstack:
-            message_literal(dec, tcu_rd64(it + 1), rd_bgr(it + 9), tcu_rd64(it + 12),
+            message_literal(dec, tcu_rd64(it + 1), tcd_rd_bgr(it + 9), tcu_rd64(it + 12),
                             type == TCW_MessageLiteralColorCallstack);
             break;
         case TCW_MessageAppInfo: {
             const uint8_t *s;
             size_t len;
-            if (tcd_take_single(dec, &s, &len))
-                emit(dec, &(struct tcd_event){.kind = TCD_APP_INFO,
-                                              .time = trace_time(dec, tcu_rd64(it + 1)),
-                                              .text = (const char *)s,
-                                              .text_len = len});
+            if (tcd_take_single(dec, &s, &len) == 0)
+                tcd_emit(dec, &(struct tcd_event){.kind = TCD_APP_INFO,
+                                                  .time = tcd_trace_time(dec, tcu_rd64(it + 1)),
+                                                  .text = (const char *)s,
+                                                  .text_len = len});
             break;
         }
 
@@ -575,18 +551,18 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             break;
         }
         case TCW_PlotDataDouble: {
-            double v = rdf64(it + 17);
+            double v = tcd_rd_f64(it + 17);
             if (isfinite(v))
                 plot(dec, it, v, 0);
             break;
         }
         case TCW_PlotConfig: {
             uint32_t id = tcd_check_plot(dec, tcu_rd64(it + 1));
-            emit(dec, &(struct tcd_event){.kind = TCD_PLOT_CONFIG,
-                                          .id = id,
-                                          .format = it[9],
-                                          .flags = (uint8_t)((it[10] ? 1 : 0) | (it[11] ? 2 : 0)),
-                                          .color = tcu_rd32(it + 12) & 0xffffff});
+            tcd_emit(dec, &(struct tcd_event){.kind = TCD_PLOT_CONFIG,
+                                              .id = id,
+                                              .format = it[9],
+                                              .flags = (uint8_t)((it[10] ? 1 : 0) | (it[11] ? 2 : 0)),
+                                              .color = tcu_rd32(it + 12) & 0xffffff});
             break;
         }
 
@@ -655,20 +631,21 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             break;
         case TCW_SectionLeave: {
             struct tcd_thread *td = tcd_current_thread(dec);
-            emit(dec, &(struct tcd_event){.kind = TCD_SECTION_LEAVE,
-                                          .thread = td->id,
-                                          .time = thread_time(dec, tcu_rd64(it + 1)),
-                                          .id = tcu_rd32(it + 9)});
+            tcd_emit(dec, &(struct tcd_event){.kind = TCD_SECTION_LEAVE,
+                                              .thread = td->id,
+                                              .time = tcd_thread_time(dec, tcu_rd64(it + 1)),
+                                              .id = tcu_rd32(it + 9)});
             break;
         }
         case TCW_SectionSetup: {
             const uint8_t *s;
             size_t len;
-            if (!tcd_take_single(dec, &s, &len))
+            if (tcd_take_single(dec, &s, &len) != 0)
                 break;
-            emit(dec,
-                 &(struct tcd_event){
-                     .kind = TCD_SECTION_SETUP, .query = tcu_rd16(it + 1), .text = (const char *)s, .text_len = len});
+            tcd_emit(dec, &(struct tcd_event){.kind = TCD_SECTION_SETUP,
+                                              .query = tcu_rd16(it + 1),
+                                              .text = (const char *)s,
+                                              .text_len = len});
             break;
         }
 
@@ -695,7 +672,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             break;
         case TCW_SourceLocation:
             tcd_reply_srcloc(dec, tcu_rd64(it + 1), tcu_rd64(it + 9), tcu_rd64(it + 17), tcu_rd32(it + 25),
-                             rd_bgr(it + 29));
+                             tcd_rd_bgr(it + 29));
             break;
         case TCW_AckServerQueryNoop:
         case TCW_AckSourceCodeNotAvailable:
@@ -730,7 +707,7 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             break;
         case TCW_CallstackSample:
         case TCW_CallstackSampleContextSwitch:
-            tcd_callstack_sample(dec, tcu_rd32(it + 1), delta64(it + 5), type == TCW_CallstackSampleContextSwitch);
+            tcd_callstack_sample(dec, tcu_rd32(it + 1), tcd_delta64(it + 5), type == TCW_CallstackSampleContextSwitch);
             break;
         case TCW_ContextSwitch:
             tcd_context_switch(dec, it);

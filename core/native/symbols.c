@@ -2,7 +2,7 @@
  *
  * libdwfl knows the process's modules from /proc/self/maps and finds each one's symbol
  * table and DWARF (in the file, or in a separate debug file found by build ID under
- * /usr/lib/debug/.build-id; never through debuginfod: tc_symbols_new); libdw's scopes give the functions inlined at an address, innermost
+ * /usr/lib/debug/.build-id; never through debuginfod: tcn_symbols_new); libdw's scopes give the functions inlined at an address, innermost
  * first, each called from the call_file/call_line of the one inside it (as eu-addr2line -i
  * does). The module list is read again when the dynamic loader has loaded or unloaded
  * something since (dl_iterate_phdr's adds/subs counters), or when an address is in no
@@ -12,10 +12,11 @@
  * libdw is loaded at run time (libdw.c). Without it the dynamic loader answers (dladdr):
  * the image and the exported symbol at the address, nothing more.
  */
-#include "client/symbols.h"
+#include "native/symbols.h"
 
-#include "client/loader_stamp.h"
-#include "client/libdw.h"
+#include "native/demangle.h"
+#include "native/libdw.h"
+#include "native/loader_stamp.h"
 #include "util/arena.h"
 #include "util/map.h"
 
@@ -32,14 +33,14 @@ struct symbol_source {
     uint32_t line;
 };
 
-struct tc_symbols {
-    const struct tc_libdw *dw; /* NULL: libdw is missing; dladdr answers */
+struct tcn_symbols {
+    const struct tcn_libdw *dw; /* NULL: libdw is missing; dladdr answers */
     Dwfl_Callbacks callbacks;
     Dwfl *dwfl;
-    struct tc_loader_stamp loader;
+    struct tcn_loader_stamp loader;
     struct tcu_arena strings;
     struct tcu_map interned;  /* content hash -> string in `strings` */
-    struct tcu_map locations; /* address -> struct tc_symbol_location * */
+    struct tcu_map locations; /* address -> struct tcn_symbol_location * */
     struct tcu_map sources;   /* symbol address -> struct symbol_source * */
     struct tcu_map units;     /* compilation unit -> struct cu_functions *, of the current Dwfl */
     struct tcu_map modules;   /* Dwfl_Module -> struct module_symbols *, of the current Dwfl */
@@ -49,7 +50,7 @@ struct tc_symbols {
 static const char unknown[] = "[unknown]";
 
 /* A string that lives as long as the resolver; equal strings share one copy. */
-static const char *intern(struct tc_symbols *s, const char *text, size_t len)
+static const char *intern(struct tcn_symbols *s, const char *text, size_t len)
 {
     if (len > 65534) /* the protocol's longest string */
         len = 65534;
@@ -68,7 +69,7 @@ static const char *intern(struct tc_symbols *s, const char *text, size_t len)
     return copy;
 }
 
-static const char *intern_cstr(struct tc_symbols *s, const char *text)
+static const char *intern_cstr(struct tcn_symbols *s, const char *text)
 {
     return intern(s, text, strlen(text));
 }
@@ -78,9 +79,9 @@ static const char *intern_cstr(struct tc_symbols *s, const char *text)
 static void free_units(struct tcu_map *units);
 static void free_modules(struct tcu_map *modules);
 
-static void report_modules(struct tc_symbols *s)
+static void report_modules(struct tcn_symbols *s)
 {
-    const struct tc_libdw *dw = s->dw;
+    const struct tcn_libdw *dw = s->dw;
     free_units(&s->units); /* they point into the old Dwfl's data */
     free_modules(&s->modules);
     if (s->dwfl)
@@ -93,12 +94,12 @@ static void report_modules(struct tc_symbols *s)
     dw->dwfl_report_end(s->dwfl, NULL, NULL);
 }
 
-struct tc_symbols *tc_symbols_new(void)
+struct tcn_symbols *tcn_symbols_new(void)
 {
-    struct tc_symbols *s = calloc(1, sizeof *s);
+    struct tcn_symbols *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->dw = tc_libdw();
+    s->dw = tcn_libdw();
     if (s->dw) {
         /* Separate debug files by build ID only (/usr/lib/debug/.build-id, where distributions
          * install them). The standard search would go on to debuginfod: libdw loads
@@ -108,7 +109,7 @@ struct tc_symbols *tc_symbols_new(void)
             .find_elf = s->dw->dwfl_linux_proc_find_elf,
             .find_debuginfo = s->dw->dwfl_build_id_find_debuginfo,
         };
-        tc_loader_changed(&s->loader);
+        tcn_loader_changed(&s->loader);
         report_modules(s);
     }
     return s;
@@ -122,7 +123,7 @@ static void free_values(struct tcu_map *m)
             free((void *)(uintptr_t)m->slots[i].value);
 }
 
-void tc_symbols_free(struct tc_symbols *s)
+void tcn_symbols_free(struct tcn_symbols *s)
 {
     if (!s)
         return;
@@ -139,7 +140,7 @@ void tc_symbols_free(struct tc_symbols *s)
     free(s);
 }
 
-size_t tc_symbols_memory(const struct tc_symbols *s)
+size_t tcn_symbols_memory(const struct tcn_symbols *s)
 {
     return s->memory + s->strings.memory + tcu_map_memory(&s->interned) + tcu_map_memory(&s->locations) +
            tcu_map_memory(&s->sources);
@@ -148,10 +149,10 @@ size_t tc_symbols_memory(const struct tc_symbols *s)
 /* The module of address, as the loader has things now: a library loaded since is found,
  * one unloaded since is not. An address in no library (JIT code, nothing mapped) reads
  * the module list only when the loader has changed something. */
-static Dwfl_Module *module_of(struct tc_symbols *s, uint64_t address)
+static Dwfl_Module *module_of(struct tcn_symbols *s, uint64_t address)
 {
-    const struct tc_libdw *dw = s->dw;
-    if (tc_loader_changed(&s->loader))
+    const struct tcn_libdw *dw = s->dw;
+    if (tcn_loader_changed(&s->loader))
         report_modules(s);
     Dwfl_Module *mod = s->dwfl ? dw->dwfl_addrmodule(s->dwfl, address) : NULL;
     /* A module spans from its first mapping to its last; other memory (a JIT's) can lie in
@@ -169,15 +170,15 @@ static const char *basename_of(const char *path)
 }
 
 /* A function's name: its demangled linkage name (C++, Rust), else its plain name. */
-static const char *function_name(struct tc_symbols *s, Dwarf_Die *die)
+static const char *function_name(struct tcn_symbols *s, Dwarf_Die *die)
 {
-    const struct tc_libdw *dw = s->dw;
+    const struct tcn_libdw *dw = s->dw;
     Dwarf_Attribute attr;
     const char *linkage = dw->dwarf_formstring(dw->dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
     if (!linkage)
         linkage = dw->dwarf_formstring(dw->dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
     if (linkage) {
-        char *readable = tc_demangle(linkage);
+        char *readable = tcn_demangle(linkage);
         if (readable) {
             const char *name = intern_cstr(s, readable);
             free(readable);
@@ -190,9 +191,9 @@ static const char *function_name(struct tc_symbols *s, Dwarf_Die *die)
     return linkage ? intern_cstr(s, linkage) : unknown;
 }
 
-static const char *symbol_name(struct tc_symbols *s, const char *name)
+static const char *symbol_name(struct tcn_symbols *s, const char *name)
 {
-    char *readable = tc_demangle(name);
+    char *readable = tcn_demangle(name);
     if (!readable)
         return intern_cstr(s, name);
     const char *out = intern_cstr(s, readable);
@@ -201,7 +202,7 @@ static const char *symbol_name(struct tc_symbols *s, const char *name)
 }
 
 /* The start of the address range of die that holds pc (a module address, before bias). */
-static uint64_t range_start(const struct tc_libdw *dw, Dwarf_Die *die, Dwarf_Addr pc)
+static uint64_t range_start(const struct tcn_libdw *dw, Dwarf_Die *die, Dwarf_Addr pc)
 {
     Dwarf_Addr base, start, end;
     for (ptrdiff_t off = 0; (off = dw->dwarf_ranges(die, off, &base, &start, &end)) > 0;)
@@ -212,9 +213,9 @@ static uint64_t range_start(const struct tc_libdw *dw, Dwarf_Die *die, Dwarf_Add
 }
 
 /* The file of a call_file index in the CU's line table. */
-static const char *call_file(struct tc_symbols *s, Dwarf_Die *cu, Dwarf_Die *inlined)
+static const char *call_file(struct tcn_symbols *s, Dwarf_Die *cu, Dwarf_Die *inlined)
 {
-    const struct tc_libdw *dw = s->dw;
+    const struct tcn_libdw *dw = s->dw;
     Dwarf_Attribute attr;
     Dwarf_Word index;
     Dwarf_Files *files;
@@ -226,7 +227,7 @@ static const char *call_file(struct tc_symbols *s, Dwarf_Die *cu, Dwarf_Die *inl
     return file ? intern_cstr(s, file) : unknown;
 }
 
-static uint32_t call_line(const struct tc_libdw *dw, Dwarf_Die *inlined)
+static uint32_t call_line(const struct tcn_libdw *dw, Dwarf_Die *inlined)
 {
     Dwarf_Attribute attr;
     Dwarf_Word line;
@@ -253,7 +254,7 @@ static int by_addr(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static struct module_symbols *symbols_of(struct tc_symbols *s, Dwfl_Module *mod)
+static struct module_symbols *symbols_of(struct tcn_symbols *s, Dwfl_Module *mod)
 {
     uint64_t key = (uint64_t)(uintptr_t)mod;
     uint64_t *v = tcu_map_get(&s->modules, key);
@@ -262,7 +263,7 @@ static struct module_symbols *symbols_of(struct tc_symbols *s, Dwfl_Module *mod)
     struct module_symbols *ms = calloc(1, sizeof *ms);
     if (!ms)
         return NULL;
-    const struct tc_libdw *dw = s->dw;
+    const struct tcn_libdw *dw = s->dw;
     int count = dw->dwfl_module_getsymtab(mod);
     if (count > 0)
         ms->v = calloc((size_t)count, sizeof *ms->v);
@@ -334,7 +335,7 @@ struct cu_functions {
     size_t n, cap;
 };
 
-static void add_function(const struct tc_libdw *dw, struct cu_functions *fns, Dwarf_Die *die)
+static void add_function(const struct tcn_libdw *dw, struct cu_functions *fns, Dwarf_Die *die)
 {
     Dwarf_Addr base, start, end;
     for (ptrdiff_t off = 0; (off = dw->dwarf_ranges(die, off, &base, &start, &end)) > 0;) {
@@ -351,7 +352,7 @@ static void add_function(const struct tc_libdw *dw, struct cu_functions *fns, Dw
 }
 
 /* Function definitions with code, at the top of the unit or in namespaces and classes. */
-static void collect_functions(const struct tc_libdw *dw, struct cu_functions *fns, Dwarf_Die *parent)
+static void collect_functions(const struct tcn_libdw *dw, struct cu_functions *fns, Dwarf_Die *parent)
 {
     Dwarf_Die child;
     if (dw->dwarf_child(parent, &child) != 0)
@@ -380,7 +381,7 @@ static int by_low(const void *a, const void *b)
     return x->low < y->low ? -1 : x->low > y->low;
 }
 
-static struct cu_functions *functions_of(struct tc_symbols *s, Dwarf_Die *cu)
+static struct cu_functions *functions_of(struct tcn_symbols *s, Dwarf_Die *cu)
 {
     uint64_t key = (uint64_t)(uintptr_t)cu->addr;
     uint64_t *v = tcu_map_get(&s->units, key);
@@ -435,7 +436,7 @@ static int function_at(struct cu_functions *fns, uint64_t pc, Dwarf_Die *out)
 }
 
 /* The inlined instances that hold pc inside die, outermost first, appended to chain. */
-static void inlined_at(const struct tc_libdw *dw, Dwarf_Die *die, uint64_t pc, Dwarf_Die *chain, int *depth, int max)
+static void inlined_at(const struct tcn_libdw *dw, Dwarf_Die *die, uint64_t pc, Dwarf_Die *chain, int *depth, int max)
 {
     Dwarf_Die child;
     if (dw->dwarf_child(die, &child) != 0)
@@ -463,22 +464,22 @@ static void inlined_at(const struct tc_libdw *dw, Dwarf_Die *die, uint64_t pc, D
 }
 
 /* Fills frames from the DWARF at address, innermost first; returns how many. */
-static int dwarf_frames(struct tc_symbols *s, Dwfl_Module *mod, uint64_t address, struct tc_symbol_frame *frames)
+static int dwarf_frames(struct tcn_symbols *s, Dwfl_Module *mod, uint64_t address, struct tcn_symbol_frame *frames)
 {
-    const struct tc_libdw *dw = s->dw;
+    const struct tcn_libdw *dw = s->dw;
     Dwarf_Addr bias;
     Dwarf_Die *cu = dw->dwfl_module_addrdie(mod, address, &bias);
     if (!cu)
         return 0;
     uint64_t pc = address - bias;
     /* The function, then the instances inlined into it that hold the address. */
-    Dwarf_Die chain[TC_SYMBOLS_MAX_FRAMES];
+    Dwarf_Die chain[TCN_SYMBOLS_MAX_FRAMES];
     int depth = 0;
     struct cu_functions *fns = functions_of(s, cu);
     if (!fns || !function_at(fns, pc, &chain[0]))
         return 0;
     depth = 1;
-    inlined_at(dw, &chain[0], pc, chain, &depth, TC_SYMBOLS_MAX_FRAMES);
+    inlined_at(dw, &chain[0], pc, chain, &depth, TCN_SYMBOLS_MAX_FRAMES);
 
     /* Where the innermost function is: the line table's row for the address. */
     const char *file = unknown;
@@ -495,7 +496,7 @@ static int dwarf_frames(struct tc_symbols *s, Dwfl_Module *mod, uint64_t address
     int n = 0;
     for (int i = depth; i-- > 0;) {
         Dwarf_Die *die = &chain[i];
-        struct tc_symbol_frame *f = &frames[n++];
+        struct tcn_symbol_frame *f = &frames[n++];
         f->name = function_name(s, die);
         f->file = file;
         f->line = line;
@@ -526,19 +527,19 @@ static int dwarf_frames(struct tc_symbols *s, Dwfl_Module *mod, uint64_t address
 }
 
 /* A frame named by a symbol table's entry, or by the image when none covers the address. */
-static struct tc_symbol_frame symbol_frame(struct tc_symbols *s, const char *image, const char *sym_name,
-                                           uint64_t sym_addr, uint32_t sym_len)
+static struct tcn_symbol_frame symbol_frame(struct tcn_symbols *s, const char *image, const char *sym_name,
+                                            uint64_t sym_addr, uint32_t sym_len)
 {
     char bracketed[256];
     if (!sym_name) {
         snprintf(bracketed, sizeof bracketed, "[%s]", basename_of(image));
         sym_name = bracketed;
     }
-    return (struct tc_symbol_frame){symbol_name(s, sym_name), unknown, 0, sym_addr, sym_len};
+    return (struct tcn_symbol_frame){symbol_name(s, sym_name), unknown, 0, sym_addr, sym_len};
 }
 
 /* With libdw: the DWARF's functions, else the whole symbol table's. */
-static int libdw_frames(struct tc_symbols *s, uint64_t address, const char **image, struct tc_symbol_frame *frames)
+static int libdw_frames(struct tcn_symbols *s, uint64_t address, const char **image, struct tcn_symbol_frame *frames)
 {
     Dwfl_Module *mod = module_of(s, address);
     if (!mod)
@@ -560,7 +561,7 @@ static int libdw_frames(struct tc_symbols *s, uint64_t address, const char **ima
 /* Without libdw: what the dynamic loader knows, the image and its exported (dynamic)
  * symbols with their sizes; no files, lines or inlined functions, and functions a library
  * keeps to itself are named by the image. */
-static int dladdr_frames(struct tc_symbols *s, uint64_t address, const char **image, struct tc_symbol_frame *frames)
+static int dladdr_frames(struct tcn_symbols *s, uint64_t address, const char **image, struct tcn_symbol_frame *frames)
 {
     Dl_info info;
     struct link_map *map = NULL;
@@ -587,19 +588,19 @@ static int dladdr_frames(struct tc_symbols *s, uint64_t address, const char **im
     return 1;
 }
 
-static const struct tc_symbol_location *resolve(struct tc_symbols *s, uint64_t address)
+static const struct tcn_symbol_location *resolve(struct tcn_symbols *s, uint64_t address)
 {
-    struct tc_symbol_frame frames[TC_SYMBOLS_MAX_FRAMES];
+    struct tcn_symbol_frame frames[TCN_SYMBOLS_MAX_FRAMES];
     const char *image = unknown;
     int n = s->dw ? libdw_frames(s, address, &image, frames) : dladdr_frames(s, address, &image, frames);
     if (n == 0) {
-        frames[0] = (struct tc_symbol_frame){unknown, unknown, 0, 0, 0};
+        frames[0] = (struct tcn_symbol_frame){unknown, unknown, 0, 0, 0};
         n = 1;
     }
-    size_t size = sizeof(struct tc_symbol_location) + (size_t)n * sizeof(struct tc_symbol_frame);
-    struct tc_symbol_location *loc = malloc(size);
+    size_t size = sizeof(struct tcn_symbol_location) + (size_t)n * sizeof(struct tcn_symbol_frame);
+    struct tcn_symbol_location *loc = malloc(size);
     if (!loc) {
-        static const struct tc_symbol_location none = {unknown, 1, {{unknown, unknown, 0, 0, 0}}};
+        static const struct tcn_symbol_location none = {unknown, 1, {{unknown, unknown, 0, 0, 0}}};
         return &none;
     }
     loc->image = image;
@@ -607,20 +608,20 @@ static const struct tc_symbol_location *resolve(struct tc_symbols *s, uint64_t a
     memcpy(loc->frames, frames, (size_t)n * sizeof *frames);
     if (tcu_map_put(&s->locations, address, (uint64_t)(uintptr_t)loc) < 0) {
         free(loc);
-        static const struct tc_symbol_location none = {unknown, 1, {{unknown, unknown, 0, 0, 0}}};
+        static const struct tcn_symbol_location none = {unknown, 1, {{unknown, unknown, 0, 0, 0}}};
         return &none;
     }
     s->memory += size;
     return loc;
 }
 
-const struct tc_symbol_location *tc_symbols_location(struct tc_symbols *s, uint64_t address)
+const struct tcn_symbol_location *tcn_symbols_location(struct tcn_symbols *s, uint64_t address)
 {
     const uint64_t *v = tcu_map_get(&s->locations, address);
-    return v ? (const struct tc_symbol_location *)(uintptr_t)*v : resolve(s, address);
+    return v ? (const struct tcn_symbol_location *)(uintptr_t)*v : resolve(s, address);
 }
 
-void tc_symbols_symbol(struct tc_symbols *s, uint64_t sym_addr, const char **file, uint32_t *line)
+void tcn_symbols_symbol(struct tcn_symbols *s, uint64_t sym_addr, const char **file, uint32_t *line)
 {
     const uint64_t *v = tcu_map_get(&s->sources, sym_addr);
     if (v) {

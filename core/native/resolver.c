@@ -1,8 +1,6 @@
 /* resolver.c - the resolver thread (see resolver.h). Queries and answers pass through two
  * lists under one mutex; neither is on the hot path. */
-#include "client/resolver.h"
-
-#include "wire/protocol.h"
+#include "native/resolver.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -12,15 +10,15 @@ static struct {
     pthread_cond_t wake;
     pthread_t thread;
     int started, stopping;
-    struct tc_resolved *todo, **todo_tail; /* in query order */
-    struct tc_resolved *current;           /* being resolved */
-    struct tc_resolved *done;              /* answered, in order */
-    struct tc_resolved **done_tail;
-    size_t waiting;             /* in todo */
-    struct tc_symbols *symbols; /* the thread's own */
+    struct tcn_resolved *todo, **todo_tail; /* in query order */
+    struct tcn_resolved *current;           /* being resolved */
+    struct tcn_resolved *done;              /* answered, in order */
+    struct tcn_resolved **done_tail;
+    size_t waiting;              /* in todo */
+    struct tcn_symbols *symbols; /* the thread's own */
 } r = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
-static const struct tc_symbol_location unknown_location = {"[unknown]", 1, {{"[unknown]", "[unknown]", 0, 0, 0}}};
+static const struct tcn_symbol_location unknown_location = {"[unknown]", 1, {{"[unknown]", "[unknown]", 0, 0, 0}}};
 
 /* What a server can make the client hold: answers kept for addresses (a program has far
  * fewer distinct frames), and queries waiting. Past the first, new addresses are answered
@@ -28,22 +26,22 @@ static const struct tc_symbol_location unknown_location = {"[unknown]", 1, {{"[u
 #define MAX_CACHE_BYTES ((size_t)64 << 20)
 #define MAX_WAITING 100000
 
-static void append(struct tc_resolved ***tail, struct tc_resolved *job)
+static void append(struct tcn_resolved ***tail, struct tcn_resolved *job)
 {
     job->next = NULL;
     **tail = job;
     *tail = &job->next;
 }
 
-static void resolve(struct tc_resolved *job)
+static void resolve(struct tcn_resolved *job)
 {
     if (!r.symbols)
-        r.symbols = tc_symbols_new();
-    int full = r.symbols && tc_symbols_memory(r.symbols) > MAX_CACHE_BYTES;
-    if (job->query == TCW_QUERY_CALLSTACK_FRAME) {
-        job->location = r.symbols && !full ? tc_symbols_location(r.symbols, job->ptr) : &unknown_location;
+        r.symbols = tcn_symbols_new();
+    int full = r.symbols && tcn_symbols_memory(r.symbols) > MAX_CACHE_BYTES;
+    if (job->kind == TCN_RESOLVE_FRAMES) {
+        job->location = r.symbols && !full ? tcn_symbols_location(r.symbols, job->ptr) : &unknown_location;
     } else if (r.symbols && !full) {
-        tc_symbols_symbol(r.symbols, job->ptr, &job->file, &job->line);
+        tcn_symbols_symbol(r.symbols, job->ptr, &job->file, &job->line);
     } else {
         job->file = "[unknown]";
         job->line = 0;
@@ -60,7 +58,7 @@ static void *resolver_main(void *arg)
             pthread_cond_wait(&r.wake, &r.lock);
         if (r.stopping)
             break;
-        struct tc_resolved *job = r.todo;
+        struct tcn_resolved *job = r.todo;
         r.todo = job->next;
         if (!r.todo)
             r.todo_tail = &r.todo;
@@ -76,13 +74,13 @@ static void *resolver_main(void *arg)
     return NULL;
 }
 
-int tc_resolver_submit(uint64_t conn, uint8_t query, uint64_t ptr)
+int tcn_resolver_submit(uint64_t conn, enum tcn_resolve_kind kind, uint64_t ptr)
 {
-    struct tc_resolved *job = calloc(1, sizeof *job);
+    struct tcn_resolved *job = calloc(1, sizeof *job);
     if (!job)
         return -1;
     job->conn = conn;
-    job->query = query;
+    job->kind = kind;
     job->ptr = ptr;
     pthread_mutex_lock(&r.lock);
     if (!r.started) {
@@ -111,12 +109,12 @@ int tc_resolver_submit(uint64_t conn, uint8_t query, uint64_t ptr)
 }
 
 /* Moves the jobs of conn from *list to *out (kept in order); the list's tail is returned. */
-static struct tc_resolved **take_from(struct tc_resolved **list, uint64_t conn, struct tc_resolved ***out,
-                                      size_t *count)
+static struct tcn_resolved **take_from(struct tcn_resolved **list, uint64_t conn, struct tcn_resolved ***out,
+                                       size_t *count)
 {
-    struct tc_resolved **p = list;
+    struct tcn_resolved **p = list;
     while (*p) {
-        struct tc_resolved *job = *p;
+        struct tcn_resolved *job = *p;
         if (job->conn == conn) {
             *p = job->next;
             if (count)
@@ -132,14 +130,14 @@ static struct tc_resolved **take_from(struct tc_resolved **list, uint64_t conn, 
     return p;
 }
 
-struct tc_resolved *tc_resolver_take(uint64_t conn, int *pending)
+struct tcn_resolved *tcn_resolver_take(uint64_t conn, int *pending)
 {
-    struct tc_resolved *mine = NULL, **mine_tail = &mine;
+    struct tcn_resolved *mine = NULL, **mine_tail = &mine;
     int waiting = 0;
     pthread_mutex_lock(&r.lock);
     if (r.started) {
         r.done_tail = take_from(&r.done, conn, &mine_tail, NULL);
-        for (struct tc_resolved *job = r.todo; job; job = job->next)
+        for (struct tcn_resolved *job = r.todo; job; job = job->next)
             waiting += job->conn == conn;
         waiting += r.current && r.current->conn == conn;
     }
@@ -149,16 +147,16 @@ struct tc_resolved *tc_resolver_take(uint64_t conn, int *pending)
     return mine;
 }
 
-void tc_resolver_release(struct tc_resolved *answers)
+void tcn_resolver_release(struct tcn_resolved *answers)
 {
     while (answers) {
-        struct tc_resolved *next = answers->next;
+        struct tcn_resolved *next = answers->next;
         free(answers);
         answers = next;
     }
 }
 
-void tc_resolver_forget(uint64_t conn)
+void tcn_resolver_forget(uint64_t conn)
 {
     pthread_mutex_lock(&r.lock);
     if (r.started) {
@@ -169,7 +167,7 @@ void tc_resolver_forget(uint64_t conn)
     pthread_mutex_unlock(&r.lock);
 }
 
-void tc_resolver_stop(void)
+void tcn_resolver_stop(void)
 {
     pthread_mutex_lock(&r.lock);
     if (!r.started) {
@@ -180,15 +178,15 @@ void tc_resolver_stop(void)
     pthread_cond_signal(&r.wake);
     pthread_mutex_unlock(&r.lock);
     pthread_join(r.thread, NULL);
-    tc_resolver_release(r.todo);
-    tc_resolver_release(r.done);
+    tcn_resolver_release(r.todo);
+    tcn_resolver_release(r.done);
     r.todo = r.done = NULL;
-    tc_symbols_free(r.symbols);
+    tcn_symbols_free(r.symbols);
     r.symbols = NULL;
     r.started = 0;
 }
 
-void tc_resolver_forget_after_fork(void)
+void tcn_resolver_forget_after_fork(void)
 {
     /* The thread did not survive fork; its lists and caches are left as they are (the
      * child is inert) rather than freed with a lock it may have held. */

@@ -5,26 +5,26 @@
  * interrupted instruction; bench/sample_stacks.c measures what remains. Used by the sampler
  * thread only.
  */
-#ifndef TRACYC_CLIENT_SAMPLE_CALLCHAIN_H
-#define TRACYC_CLIENT_SAMPLE_CALLCHAIN_H
+#ifndef TRACYC_NATIVE_SAMPLE_CALLCHAIN_H
+#define TRACYC_NATIVE_SAMPLE_CALLCHAIN_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-struct tc_sample_callchain;
+struct tcn_sample_callchain;
 
-struct tc_sample_callchain *tc_sample_callchain_new(void);
-void tc_sample_callchain_free(struct tc_sample_callchain *c);
+struct tcn_sample_callchain *tcn_sample_callchain_new(void);
+void tcn_sample_callchain_free(struct tcn_sample_callchain *c);
 
 /* Reads the executable segments again if libraries were loaded or unloaded since
  * (dl_iterate_phdr's counters); call once per batch of samples. */
-void tc_sample_callchain_sync(struct tc_sample_callchain *c);
+void tcn_sample_callchain_sync(struct tcn_sample_callchain *c);
 
 /* The user part of a sample's callchain (ips: nr entries as perf wrote them, context
  * markers included) into frames, at most max, innermost first: the interrupted
  * instruction, then each caller's return address minus one, up to the first that is in no
  * executable segment. Returns the count. */
-int tc_sample_callchain_frames(const struct tc_sample_callchain *c, const uint8_t *ips, uint64_t nr, uint64_t *frames,
-                               int max);
+int tcn_sample_callchain_frames(const struct tcn_sample_callchain *c, const uint8_t *ips, uint64_t nr, uint64_t *frames,
+                                int max);
 
 #endif

@@ -1,19 +1,24 @@
 /* decode_internal.h - the decoder's state, shared by the files that implement decode.h.
+ * Each file's functions are declared in its own header; the files form a tree, each
+ * calling only those below it:
  *
- *   decode.c         public API: handshake, LZ4 framing, completion
- *   decode_items.c   one decompressed frame of items -> events (thread-bound items,
- *                    strings, replies); decode_item.h holds the helpers it shares with
+ *   decoder.c        the public face: life, handshake, LZ4 framing, completion
+ *   decode_items.c   one decompressed frame of items -> events: the dispatcher, with the
+ *                    thread-bound items, strings and replies
  *   decode_global.c  memory, lock and GPU items
- *   decode_tables.c  memory budget, symbol tables, the query queue
  *   decode_callstacks.c  callstack payloads and the items that consume them, samples,
  *                    frame and symbol answers, their tables
  *   decode_system.c  context switches, wakeups, TidToPid, external thread names
+ *   decode_item.c    the steps every item parser shares (decode_item.h: reading fields,
+ *                    times, emitting events, taking the pending strings)
+ *   decode_tables.c  memory budget, symbol tables, kept strings, the query queue
+ *   decode_fail.c    failing: the first cause kept, with the item's name and position
  *   decode_names.c   item type names for error messages
  *
  * Nothing here is part of the public interface.
  */
-#ifndef TRACYC_WIRE_DECODE_INTERNAL_H
-#define TRACYC_WIRE_DECODE_INTERNAL_H
+#ifndef TRACYC_DECODE_DECODE_INTERNAL_H
+#define TRACYC_DECODE_DECODE_INTERNAL_H
 
 #include <lz4.h>
 #include <stdbool.h>
@@ -24,7 +29,7 @@
 #include "util/budget.h"
 #include "util/chunks.h"
 #include "util/map.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/protocol.h"
 #include "wire/versions.h"
 
@@ -236,81 +241,5 @@ struct tcd_decoder {
 
     struct tcd_stats stats;
 };
-
-/* decode.c */
-void tcd_fail(struct tcd_decoder *dec, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-/* decode_callstacks.c: frees the frames (their maps and arrays are freed with the rest). */
-void tcd_callstack_tables_free(struct tcd_decoder *dec);
-/* A copy of s[0..len) kept once for the decoder's lifetime; "" when memory ran out. */
-const char *tcd_intern(struct tcd_decoder *dec, const void *s, size_t len);
-
-/* decode_items.c: parse one decompressed frame. */
-void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n);
-
-/* decode_names.c */
-const char *tcd_item_name(uint8_t type);
-
-/* decode.c: the tables of dec->vi. */
-void tcd_version_tables(struct tcd_decoder *dec);
-
-/* decode_tables.c: memory. Every table allocates through dec->budget, bounded by
- * max_memory, whose refusals FAIL the decoder. */
-bool tcd_tables_init(struct tcd_decoder *dec, size_t max_memory);
-void tcd_tables_free(struct tcd_decoder *dec);
-/* A zero-filled new element of a table indexed by uint32_t, at index v->count, mapped
- * from key in ids (unless ids is NULL); NULL (and FAILED) when memory ran out. */
-void *tcd_table_add(struct tcd_decoder *dec, struct tcu_array *v, struct tcu_map *ids, uint64_t key);
-const char *tcd_arena_strdup(struct tcd_decoder *dec, const void *s, size_t len);
-bool tcd_pending_keep(struct tcd_decoder *dec, struct tcd_pending_bytes *pb);
-
-/* decode_tables.c: symbol tables; each sends the query the real server sends for a
- * new identifier. On allocation failure the decoder is FAILED and a harmless stand-in
- * is returned (handle 0, index 0, the scratch thread). */
-uint32_t tcd_check_string(struct tcd_decoder *dec, uint64_t id);
-struct tcd_thread *tcd_find_thread(const struct tcd_decoder *dec, uint32_t tid);
-struct tcd_thread *tcd_notice_thread(struct tcd_decoder *dec, uint32_t tid);
-struct tcd_thread *tcd_fiber_thread(struct tcd_decoder *dec, uint64_t fiber);
-uint32_t tcd_check_srcloc(struct tcd_decoder *dec, uint64_t id);
-uint32_t tcd_payload_srcloc(struct tcd_decoder *dec, uint32_t color, uint32_t line, const char *function, size_t flen,
-                            const char *file, size_t slen, const char *name, size_t nlen);
-uint32_t tcd_check_plot(struct tcd_decoder *dec, uint64_t name);
-uint32_t tcd_check_frame_set(struct tcd_decoder *dec, uint64_t name, bool create);
-uint32_t tcd_find_pool(const struct tcd_decoder *dec, uint64_t name);
-uint32_t tcd_check_pool(struct tcd_decoder *dec, uint64_t name);
-bool tcd_zone_stack_grow(struct tcd_decoder *dec, struct tcd_thread *td);
-
-static inline bool tcd_zone_push(struct tcd_decoder *dec, struct tcd_thread *td)
-{
-    if (td->depth == td->cap && !tcd_zone_stack_grow(dec, td))
-        return false;
-    td->zone_ids[td->depth++] = td->next_zone_id;
-    td->next_zone_id = 0;
-    dec->open_zones++;
-    return true;
-}
-
-/* decode_tables.c: replies; each returns false (and fails) when nothing asked for it. */
-bool tcd_reply_string(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
-bool tcd_reply_thread_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
-bool tcd_reply_plot_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
-bool tcd_reply_frame_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
-bool tcd_reply_fiber_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len);
-bool tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function, uint64_t file, uint32_t line,
-                      uint32_t color);
-bool tcd_reply_ack(struct tcd_decoder *dec, uint8_t type);
-
-/* decode_tables.c: a reply gives back a unit of query space; an unsolicited one fails. */
-void tcd_reply_received(struct tcd_decoder *dec);
-bool tcd_unsolicited(struct tcd_decoder *dec, const char *what, uint64_t id);
-
-/* decode_tables.c: queries */
-void tcd_query(struct tcd_decoder *dec, uint8_t type, uint64_t ptr);
-void tcd_flush_queries(struct tcd_decoder *dec);
-bool tcd_nothing_pending(const struct tcd_decoder *dec);
 
 #endif

@@ -1,5 +1,5 @@
 /* callstack.c - the unwinder behind every _callstack/S function (see callstack.h). */
-#include "client/callstack.h"
+#include "native/callstack.h"
 
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -42,7 +42,7 @@ static int glibc_backtrace(void **buffer, int size)
 #define USE_LIBUNWIND 1
 #endif
 
-void tc_callstack_init(void)
+void tcn_callstack_init(void)
 {
     if (unwinder)
         return;
@@ -60,7 +60,7 @@ void tc_callstack_init(void)
     unwinder = fn;
 }
 
-const char *tc_callstack_unwinder(void)
+const char *tcn_callstack_unwinder(void)
 {
     return unwinder_name;
 }
@@ -78,13 +78,13 @@ static int find_caller(void *const *buf, int n, int limit, const void *caller)
     return -1;
 }
 
-int tc_callstack_capture(uint64_t *frames, int32_t depth, const void *caller)
+int tcn_callstack_capture(uint64_t *frames, int32_t depth, const void *caller)
 {
     if (depth <= 0 || !unwinder)
         return 0;
-    if (depth > TC_CALLSTACK_MAX)
-        depth = TC_CALLSTACK_MAX;
-    void *buf[TC_CALLSTACK_MAX + OWN_FRAMES_MAX];
+    if (depth > TCN_CALLSTACK_MAX)
+        depth = TCN_CALLSTACK_MAX;
+    void *buf[TCN_CALLSTACK_MAX + OWN_FRAMES_MAX];
     int n = unwinder(buf, depth + OWN_FRAMES + 1);
     int first = find_caller(buf, n, OWN_FRAMES + 1, caller);
     if (first < 0) {

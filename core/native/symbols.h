@@ -6,16 +6,16 @@
  * Not thread-safe: one resolver thread owns it (resolver.c). Results are cached for the
  * resolver's life, so a second server asking again costs a lookup.
  */
-#ifndef TRACYC_CLIENT_SYMBOLS_H
-#define TRACYC_CLIENT_SYMBOLS_H
+#ifndef TRACYC_NATIVE_SYMBOLS_H
+#define TRACYC_NATIVE_SYMBOLS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 /* Most frames one address expands to (the protocol's count is a byte). */
-#define TC_SYMBOLS_MAX_FRAMES 64
+#define TCN_SYMBOLS_MAX_FRAMES 64
 
-struct tc_symbol_frame {
+struct tcn_symbol_frame {
     const char *name; /* demangled; "[image]" or "[unknown]" when no symbol covers it */
     const char *file; /* "[unknown]" without line information */
     uint32_t line;
@@ -25,27 +25,23 @@ struct tc_symbol_frame {
 
 /* One address: frames[0] is the innermost function inlined there, frames[count - 1] the
  * function that contains it, as upstream sends them. */
-struct tc_symbol_location {
+struct tcn_symbol_location {
     const char *image; /* path of the loaded file, "[unknown]" outside any */
     uint8_t count;     /* >= 1 */
-    struct tc_symbol_frame frames[];
+    struct tcn_symbol_frame frames[];
 };
 
-struct tc_symbols;
+struct tcn_symbols;
 
-struct tc_symbols *tc_symbols_new(void);
-void tc_symbols_free(struct tc_symbols *s);
+struct tcn_symbols *tcn_symbols_new(void);
+void tcn_symbols_free(struct tcn_symbols *s);
 
 /* The frames of address; never NULL (an unknown address gets one "[unknown]" frame). */
-const struct tc_symbol_location *tc_symbols_location(struct tc_symbols *s, uint64_t address);
+const struct tcn_symbol_location *tcn_symbols_location(struct tcn_symbols *s, uint64_t address);
 /* Source file and line of a symbol address this resolver returned as a sym_addr
  * ("[unknown]" and 0 when it has none). */
-void tc_symbols_symbol(struct tc_symbols *s, uint64_t sym_addr, const char **file, uint32_t *line);
+void tcn_symbols_symbol(struct tcn_symbols *s, uint64_t sym_addr, const char **file, uint32_t *line);
 /* Bytes held by the caches (not libdw's own). */
-size_t tc_symbols_memory(const struct tc_symbols *s);
-
-/* A readable name for a mangled C++ or Rust (legacy and v0) symbol, in malloc'd memory,
- * or NULL when name is not mangled or not understood. */
-char *tc_demangle(const char *name);
+size_t tcn_symbols_memory(const struct tcn_symbols *s);
 
 #endif

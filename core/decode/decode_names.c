@@ -1,5 +1,6 @@
 /* decode_names.c - item type names (upstream's QueueType names) for error messages. */
-#include "wire/decode_internal.h"
+#include "decode/decode_names.h"
+#include "wire/protocol.h"
 
 static const char *const item_names[TCW_NUM_TYPES] = {
     [TCW_ZoneText] = "ZoneText",

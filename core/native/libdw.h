@@ -4,18 +4,18 @@
  * headers (libdw-dev) are needed to build.
  *
  * The symbol resolver (symbols.c) and the sample unwinder (sample_unwind.c) call libdw
- * through the table of function pointers tc_libdw returns, each with its real prototype.
+ * through the table of function pointers tcn_libdw returns, each with its real prototype.
  * When libdw cannot be loaded they fall back to what works without it, and
- * tc_libdw_unavailable says why, for one message to each server.
+ * tcn_libdw_unavailable says why, for one message to each server.
  */
-#ifndef TRACYC_CLIENT_LIBDW_H
-#define TRACYC_CLIENT_LIBDW_H
+#ifndef TRACYC_NATIVE_LIBDW_H
+#define TRACYC_NATIVE_LIBDW_H
 
 #include <elfutils/libdwfl.h>
 
 /* Every function used, with the symbol version it has had since it was introduced (the one
  * a link against libdw binds to, whatever versions later releases add). */
-#define TC_LIBDW_FUNCTIONS(X)                                                                                          \
+#define TCN_LIBDW_FUNCTIONS(X)                                                                                         \
     X(dwfl_begin, "ELFUTILS_0.122")                                                                                    \
     X(dwfl_end, "ELFUTILS_0.122")                                                                                      \
     X(dwfl_report_begin, "ELFUTILS_0.122")                                                                             \
@@ -53,22 +53,22 @@
     X(dwarf_filesrc, "ELFUTILS_0.122")
 
 /* __typeof__ takes each prototype from the headers without referring to the symbol. */
-struct tc_libdw {
-#define TC_LIBDW_FIELD(name, version) __typeof__(name) *name;
-    TC_LIBDW_FUNCTIONS(TC_LIBDW_FIELD)
-#undef TC_LIBDW_FIELD
+struct tcn_libdw {
+#define TCN_LIBDW_FIELD(name, version) __typeof__(name) *name;
+    TCN_LIBDW_FUNCTIONS(TCN_LIBDW_FIELD)
+#undef TCN_LIBDW_FIELD
 };
 
 /* The table, loaded on the first call (thread-safe, once per process), or NULL when libdw
  * cannot be loaded. Never unloaded. */
-const struct tc_libdw *tc_libdw(void);
+const struct tcn_libdw *tcn_libdw(void);
 
-/* Why tc_libdw returned NULL ("libdw.so.1 not found (install elfutils' libdw1)"), or NULL
+/* Why tcn_libdw returned NULL ("libdw.so.1 not found (install elfutils' libdw1)"), or NULL
  * when it has not been asked for yet or was loaded. Does not load it. */
-const char *tc_libdw_unavailable(void);
+const char *tcn_libdw_unavailable(void);
 
 /* Tests: load `soname` instead of libdw.so.1 (a name that does not exist, or a library
  * without libdw's functions). Call before anything asks for the table. */
-void tc_libdw_use_for_tests(const char *soname);
+void tcn_libdw_use_for_tests(const char *soname);
 
 #endif

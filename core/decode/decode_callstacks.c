@@ -13,30 +13,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "wire/decode_item.h"
+#include "decode/decode_callstacks.h"
+#include "decode/decode_item.h"
 
 #define CUSTOM_FRAMES_MAX 64 /* CallstackAllocPayload: the server keeps them in a 64-entry array */
-
-/* ---- strings ------------------------------------------------------------------------------ */
-
-const char *tcd_intern(struct tcd_decoder *dec, const void *s, size_t len)
-{
-    uint64_t h = tcu_hash_bytes(TCU_HASH_INIT, s, len);
-    const uint64_t *newest = tcu_map_get(&dec->interned_ids, h);
-    uint32_t older = newest ? (uint32_t)*newest : 0;
-    for (uint32_t i = older; i;) {
-        const struct tcd_interned *e = tcu_array_at(&dec->interned, i - 1);
-        if (e->len == len && memcmp(e->text, s, len) == 0)
-            return e->text;
-        i = e->next;
-    }
-    const char *copy = tcu_arena_strdup(&dec->arena, s, len);
-    struct tcd_interned *e = copy ? tcd_table_add(dec, &dec->interned, NULL, 0) : NULL;
-    if (!e || tcu_map_put(&dec->interned_ids, h, dec->interned.count) < 0)
-        return copy ? copy : "";
-    *e = (struct tcd_interned){copy, (uint32_t)len, older};
-    return copy;
-}
 
 /* Whether the NUL-terminated kept string equals s[0..len). */
 static bool same_text(const char *kept, const uint8_t *s, size_t len)
@@ -189,13 +169,13 @@ static uint32_t keep_callstack(struct tcd_decoder *dec, uint64_t h, uint32_t fir
     return (uint32_t)dec->callstacks.count;
 }
 
-static bool reserve_frames(struct tcd_decoder *dec, size_t more)
+static int reserve_frames(struct tcd_decoder *dec, size_t more)
 {
     if (dec->callstack_frames.count + more >= UINT32_MAX / 2) {
         tcd_fail(dec, "decoder memory limit reached (callstacks too large)");
-        return false;
+        return -1;
     }
-    return tcu_array_reserve(&dec->callstack_frames, dec->callstack_frames.count + more) == 0;
+    return tcu_array_reserve(&dec->callstack_frames, dec->callstack_frames.count + more);
 }
 
 /* CallstackPayload: u64 return addresses, innermost first. */
@@ -222,7 +202,7 @@ void tcd_callstack_payload(struct tcd_decoder *dec, const uint8_t *p, size_t len
         }
         id = cs->same_hash;
     }
-    if (!reserve_frames(dec, n))
+    if (reserve_frames(dec, n) != 0)
         return;
     uint32_t first = (uint32_t)dec->callstack_frames.count;
     for (size_t i = 0; i < n; i++) {
@@ -235,26 +215,26 @@ void tcd_callstack_payload(struct tcd_decoder *dec, const uint8_t *p, size_t len
 }
 
 /* One frame of a CallstackAllocPayload at *off: u32 line, u16 length + function name,
- * u16 length + file. */
-static bool alloc_frame_at(const uint8_t *p, size_t len, size_t *off, struct alloc_frame *a)
+ * u16 length + file; -1 when it overruns the payload. */
+static int alloc_frame_at(const uint8_t *p, size_t len, size_t *off, struct alloc_frame *a)
 {
     size_t o = *off;
     if (len - o < 6)
-        return false;
+        return -1;
     a->line = tcu_rd32(p + o);
     a->name_len = tcu_rd16(p + o + 4);
     o += 6;
     if (len - o < a->name_len + 2u)
-        return false;
+        return -1;
     a->name = p + o;
     o += a->name_len;
     a->file_len = tcu_rd16(p + o);
     o += 2;
     if (len - o < a->file_len)
-        return false;
+        return -1;
     a->file = p + o;
     *off = o + a->file_len;
-    return true;
+    return 0;
 }
 
 /* CallstackAllocPayload: u8 count, then per frame u32 line, u16 length + function name,
@@ -275,13 +255,13 @@ void tcd_callstack_alloc_payload(struct tcd_decoder *dec, const uint8_t *p, size
             tcd_item_fail(dec, "CallstackAllocPayload with no frames and no callstack before it");
         return; /* the native callstack stays pending as it is */
     }
-    if (!reserve_frames(dec, count + (size_t)native_depth))
+    if (reserve_frames(dec, count + (size_t)native_depth) != 0)
         return;
     uint32_t first = (uint32_t)dec->callstack_frames.count;
     size_t off = 1;
     for (uint32_t i = 0; i < count; i++) {
         struct alloc_frame a;
-        if (!alloc_frame_at(p, len, &off, &a)) {
+        if (alloc_frame_at(p, len, &off, &a) != 0) {
             tcd_item_fail(dec, "CallstackAllocPayload frame overruns the payload");
             return;
         }
@@ -364,15 +344,15 @@ void tcd_callstack_sample(struct tcd_decoder *dec, uint32_t thread, uint64_t del
     if (!id)
         return;
     uint64_t ref = dec->ref_ctx += delta;
-    int64_t t = ref == 0 ? 0 : trace_time(dec, ref); /* the server keeps 0 as "no time" */
+    int64_t t = ref == 0 ? 0 : tcd_trace_time(dec, ref); /* the server keeps 0 as "no time" */
     struct tcd_thread *td = tcd_notice_thread(dec, thread);
     if (!switched_out)
         dec->stats.samples++;
-    emit(dec, &(struct tcd_event){.kind = TCD_SAMPLE,
-                                  .thread = td == &dec->scratch_thread ? thread : td->id,
-                                  .time = t,
-                                  .callstack = id,
-                                  .flags = switched_out ? TCD_SAMPLE_SWITCH : 0});
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_SAMPLE,
+                                      .thread = td == &dec->scratch_thread ? thread : td->id,
+                                      .time = t,
+                                      .callstack = id,
+                                      .flags = switched_out ? TCD_SAMPLE_SWITCH : 0});
 }
 
 /* ---- answers: CallstackFrameSize, CallstackFrame, SymbolInformation --------------------------- */
@@ -385,7 +365,7 @@ void tcd_callstack_frame_size(struct tcd_decoder *dec, const uint8_t *it)
     uint8_t count = it[9];
     const uint8_t *image;
     size_t len;
-    if (!tcd_take_single(dec, &image, &len))
+    if (tcd_take_single(dec, &image, &len) != 0)
         return;
     char msg[160];
     if (dec->open_frame) {
@@ -443,7 +423,7 @@ void tcd_callstack_frame(struct tcd_decoder *dec, const uint8_t *it)
     }
     const uint8_t *function, *file;
     size_t flen, slen;
-    if (!tcd_take_single(dec, &function, &flen) || !tcd_take_second(dec, &file, &slen))
+    if (tcd_take_single(dec, &function, &flen) != 0 || tcd_take_second(dec, &file, &slen) != 0)
         return;
     uint64_t symbol = tcu_rd64(it + 5);
     struct tcd_subframe *sub = (struct tcd_subframe *)f->pub.sub + (dec->open_frame_size - dec->open_frame_left);
@@ -455,7 +435,7 @@ void tcd_callstack_frame(struct tcd_decoder *dec, const uint8_t *it)
     f->pub.count = dec->open_frame_size;
     f->pub.state = TCD_FRAME_RESOLVED;
     dec->open_frame = NULL;
-    emit(dec, &(struct tcd_event){.kind = TCD_CALLSTACK_FRAME, .id = dec->open_frame_index});
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_CALLSTACK_FRAME, .id = dec->open_frame_index});
 }
 
 /* SymbolInformation: u32 line, u64 symbol address; the single string is the file. */
@@ -463,7 +443,7 @@ void tcd_symbol_information(struct tcd_decoder *dec, const uint8_t *it)
 {
     const uint8_t *file;
     size_t len;
-    if (!tcd_take_single(dec, &file, &len))
+    if (tcd_take_single(dec, &file, &len) != 0)
         return;
     uint64_t symbol = tcu_rd64(it + 5);
     const uint64_t *index = tcu_map_get(&dec->symbol_ids, symbol);

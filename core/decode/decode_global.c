@@ -1,60 +1,62 @@
 /* decode_global.c - memory, lock and GPU items: they carry their own thread id (or none)
  * instead of using the current thread context; memory and lock items (and the serial GPU
  * items) run on the serial time chain. */
-#include "wire/decode_item.h"
+#include "decode/decode_callstacks.h"
+#include "decode/decode_global.h"
+#include "decode/decode_item.h"
 
 /* ---- memory ------------------------------------------------------------------------------ */
 
 /* Named items take their pool from the MemNamePayload just before them. */
-static bool mem_pool(struct tcd_decoder *dec, bool named, uint32_t *pool)
+static int mem_pool(struct tcd_decoder *dec, bool named, uint32_t *pool)
 {
     if (named != (bool)dec->mem_name_set) {
         tcd_item_fail(dec, named ? "no MemNamePayload precedes the named memory event"
                                  : "a MemNamePayload precedes an unnamed memory event");
-        return false;
+        return -1;
     }
     dec->mem_name_set = 0;
     *pool = named ? tcd_check_pool(dec, dec->pending_mem_name) : 0;
-    return true;
+    return 0;
 }
 
 /* The callstack of a *Callstack memory item: the serial one (0 and FAILED when missing). */
-static bool mem_callstack(struct tcd_decoder *dec, bool with_callstack, uint32_t *callstack)
+static int mem_callstack(struct tcd_decoder *dec, bool with_callstack, uint32_t *callstack)
 {
     *callstack = with_callstack ? tcd_take_serial_callstack(dec) : 0;
-    return !with_callstack || *callstack;
+    return !with_callstack || *callstack ? 0 : -1;
 }
 
 static void mem_alloc(struct tcd_decoder *dec, const uint8_t *it, bool named, bool with_callstack)
 {
     uint32_t pool, callstack;
-    if (!mem_pool(dec, named, &pool) || !mem_callstack(dec, with_callstack, &callstack))
+    if (mem_pool(dec, named, &pool) != 0 || mem_callstack(dec, with_callstack, &callstack) != 0)
         return;
-    int64_t t = serial_time(dec, tcu_rd64(it + 1));
+    int64_t t = tcd_serial_time(dec, tcu_rd64(it + 1));
     uint32_t thread = tcu_rd32(it + 9);
     tcd_notice_thread(dec, thread);
     uint64_t size = tcu_rd32(it + 21) | (uint64_t)tcu_rd16(it + 25) << 32;
-    emit(dec, &(struct tcd_event){.kind = TCD_MEM_ALLOC,
-                                  .thread = thread,
-                                  .time = t,
-                                  .address = tcu_rd64(it + 13),
-                                  .value = size,
-                                  .id = pool,
-                                  .callstack = callstack});
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_MEM_ALLOC,
+                                      .thread = thread,
+                                      .time = t,
+                                      .address = tcu_rd64(it + 13),
+                                      .value = size,
+                                      .id = pool,
+                                      .callstack = callstack});
 }
 
 static void mem_free(struct tcd_decoder *dec, const uint8_t *it, bool named, bool with_callstack)
 {
     uint32_t pool, callstack;
-    if (!mem_pool(dec, named, &pool) || !mem_callstack(dec, with_callstack, &callstack))
+    if (mem_pool(dec, named, &pool) != 0 || mem_callstack(dec, with_callstack, &callstack) != 0)
         return;
-    int64_t t = serial_time(dec, tcu_rd64(it + 1));
+    int64_t t = tcd_serial_time(dec, tcu_rd64(it + 1));
     uint64_t address = tcu_rd64(it + 13);
     if (address == 0)
         return; /* free(NULL): the server ignores it */
     uint32_t thread = tcu_rd32(it + 9);
     tcd_notice_thread(dec, thread);
-    emit(
+    tcd_emit(
         dec,
         &(struct tcd_event){
             .kind = TCD_MEM_FREE, .thread = thread, .time = t, .address = address, .id = pool, .callstack = callstack});
@@ -63,7 +65,7 @@ static void mem_free(struct tcd_decoder *dec, const uint8_t *it, bool named, boo
 static void mem_discard(struct tcd_decoder *dec, const uint8_t *it, bool with_callstack)
 {
     uint32_t callstack;
-    if (!mem_callstack(dec, with_callstack, &callstack))
+    if (mem_callstack(dec, with_callstack, &callstack) != 0)
         return;
     if (dec->mem_name_set) {
         tcd_item_fail(dec, "a MemNamePayload precedes MemDiscard");
@@ -73,11 +75,11 @@ static void mem_discard(struct tcd_decoder *dec, const uint8_t *it, bool with_ca
     uint32_t pool = tcd_find_pool(dec, tcu_rd64(it + 13));
     if (!pool)
         return;
-    int64_t t = serial_time(dec, tcu_rd64(it + 1));
+    int64_t t = tcd_serial_time(dec, tcu_rd64(it + 1));
     uint32_t thread = tcu_rd32(it + 9);
     tcd_notice_thread(dec, thread);
-    emit(dec,
-         &(struct tcd_event){.kind = TCD_MEM_DISCARD, .thread = thread, .time = t, .id = pool, .callstack = callstack});
+    tcd_emit(dec, &(struct tcd_event){
+                      .kind = TCD_MEM_DISCARD, .thread = thread, .time = t, .id = pool, .callstack = callstack});
 }
 
 /* ---- locks ---------------------------------------------------------------------------------- */
@@ -109,11 +111,11 @@ static void lock_announce(struct tcd_decoder *dec, const uint8_t *it)
         return;
     lock->shared = it[21] != 0;
     uint32_t srcloc = tcd_item_srcloc(dec, tcu_rd64(it + 13));
-    emit(dec, &(struct tcd_event){.kind = TCD_LOCK_ANNOUNCE,
-                                  .id = id,
-                                  .time = trace_time(dec, tcu_rd64(it + 5)),
-                                  .srcloc = srcloc,
-                                  .format = it[21]});
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_LOCK_ANNOUNCE,
+                                      .id = id,
+                                      .time = tcd_trace_time(dec, tcu_rd64(it + 5)),
+                                      .srcloc = srcloc,
+                                      .format = it[21]});
 }
 
 /* LockWait, LockObtain and their shared forms: u32 thread, u32 id, i64 time. */
@@ -123,11 +125,11 @@ static void lock_thread_event(struct tcd_decoder *dec, const uint8_t *it, enum t
     struct tcd_lock *lock = find_lock(dec, id, shared);
     if (!lock)
         return;
-    int64_t t = serial_time(dec, tcu_rd64(it + 9));
+    int64_t t = tcd_serial_time(dec, tcu_rd64(it + 9));
     if (kind == TCD_LOCK_OBTAIN && !shared)
         lock->last_obtainer = thread;
     tcd_notice_thread(dec, thread);
-    emit(dec, &(struct tcd_event){.kind = kind, .id = id, .thread = thread, .time = t, .format = shared});
+    tcd_emit(dec, &(struct tcd_event){.kind = kind, .id = id, .thread = thread, .time = t, .format = shared});
 }
 
 static void lock_release(struct tcd_decoder *dec, const uint8_t *it, uint8_t shared)
@@ -136,12 +138,13 @@ static void lock_release(struct tcd_decoder *dec, const uint8_t *it, uint8_t sha
     struct tcd_lock *lock = find_lock(dec, id, shared);
     if (!lock)
         return;
-    int64_t t = serial_time(dec, tcu_rd64(it + 5));
+    int64_t t = tcd_serial_time(dec, tcu_rd64(it + 5));
     /* An exclusive release names no thread: it is the last obtainer's. */
     uint32_t thread = shared ? tcu_rd32(it + 13) : lock->last_obtainer;
     if (shared)
         tcd_notice_thread(dec, thread);
-    emit(dec, &(struct tcd_event){.kind = TCD_LOCK_RELEASE, .id = id, .thread = thread, .time = t, .format = shared});
+    tcd_emit(dec,
+             &(struct tcd_event){.kind = TCD_LOCK_RELEASE, .id = id, .thread = thread, .time = t, .format = shared});
 }
 
 /* ---- GPU ------------------------------------------------------------------------------------- */
@@ -168,22 +171,22 @@ static void gpu_new_context(struct tcd_decoder *dec, const uint8_t *it)
         return;
     }
     float period = tcu_rdf32(it + 21);
-    int64_t cpu = trace_time(dec, tcu_rd64(it + 1));
+    int64_t cpu = tcd_trace_time(dec, tcu_rd64(it + 1));
     *g = (struct tcd_gpu_ctx){.created = 1,
                               .period = period,
                               .has_period = period != 1.f,
                               .has_calibration = it[26] & 1,
                               .calibration_mod = 1.0};
-    g->calibrated_gpu = clamp_i64(gpu_scaled(g, (int64_t)tcu_rd64(it + 9)));
+    g->calibrated_gpu = tcd_clamp_i64(gpu_scaled(g, (int64_t)tcu_rd64(it + 9)));
     g->calibrated_cpu = cpu;
     g->time_diff = (int64_t)((uint64_t)cpu - (uint64_t)g->calibrated_gpu);
-    emit(dec, &(struct tcd_event){.kind = TCD_GPU_CONTEXT,
-                                  .id = it[25],
-                                  .thread = tcu_rd32(it + 17),
-                                  .time = cpu,
-                                  .format = it[27],
-                                  .flags = it[26],
-                                  .dvalue = period});
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_GPU_CONTEXT,
+                                      .id = it[25],
+                                      .thread = tcu_rd32(it + 17),
+                                      .time = cpu,
+                                      .format = it[27],
+                                      .flags = it[26],
+                                      .dvalue = period});
 }
 
 /* GpuZoneBegin*: i64 cpuTime, u32 thread, u16 query, u8 context [, u64 srcloc]. The
@@ -210,14 +213,14 @@ static void gpu_zone(struct tcd_decoder *dec, const uint8_t *it, enum tcd_event_
             return;
     }
     uint64_t delta = tcu_rd64(it + 1);
-    int64_t t = serial ? serial_time(dec, delta) : thread_time(dec, delta);
-    emit(dec, &(struct tcd_event){.kind = kind,
-                                  .id = it[15],
-                                  .query = tcu_rd16(it + 13),
-                                  .thread = tcu_rd32(it + 9),
-                                  .time = t,
-                                  .srcloc = srcloc,
-                                  .callstack = callstack});
+    int64_t t = serial ? tcd_serial_time(dec, delta) : tcd_thread_time(dec, delta);
+    tcd_emit(dec, &(struct tcd_event){.kind = kind,
+                                      .id = it[15],
+                                      .query = tcu_rd16(it + 13),
+                                      .thread = tcu_rd32(it + 9),
+                                      .time = t,
+                                      .srcloc = srcloc,
+                                      .callstack = callstack});
 }
 
 static void gpu_time(struct tcd_decoder *dec, const uint8_t *it)
@@ -227,10 +230,11 @@ static void gpu_time(struct tcd_decoder *dec, const uint8_t *it)
         return;
     int64_t ticks = (int64_t)(dec->ref_gpu += tcu_rd64(it + 1));
     double scaled = gpu_scaled(g, ticks);
-    int64_t ns = g->has_calibration
-                     ? clamp_i64((scaled - (double)g->calibrated_gpu) * g->calibration_mod + (double)g->calibrated_cpu)
-                     : (int64_t)((uint64_t)clamp_i64(scaled) + (uint64_t)g->time_diff);
-    emit(dec, &(struct tcd_event){.kind = TCD_GPU_TIME, .id = it[11], .query = tcu_rd16(it + 9), .time2 = ns});
+    int64_t ns =
+        g->has_calibration
+            ? tcd_clamp_i64((scaled - (double)g->calibrated_gpu) * g->calibration_mod + (double)g->calibrated_cpu)
+            : (int64_t)((uint64_t)tcd_clamp_i64(scaled) + (uint64_t)g->time_diff);
+    tcd_emit(dec, &(struct tcd_event){.kind = TCD_GPU_TIME, .id = it[11], .query = tcu_rd16(it + 9), .time2 = ns});
 }
 
 static void gpu_calibration(struct tcd_decoder *dec, const uint8_t *it)
@@ -238,12 +242,12 @@ static void gpu_calibration(struct tcd_decoder *dec, const uint8_t *it)
     struct tcd_gpu_ctx *g = find_gpu(dec, it[25]);
     if (!g)
         return;
-    int64_t gpu = clamp_i64(gpu_scaled(g, (int64_t)tcu_rd64(it + 1)));
+    int64_t gpu = tcd_clamp_i64(gpu_scaled(g, (int64_t)tcu_rd64(it + 1)));
     double gpu_delta = (double)gpu - (double)g->calibrated_gpu;
     if (gpu_delta != 0)
         g->calibration_mod = (double)(int64_t)tcu_rd64(it + 17) / gpu_delta;
     g->calibrated_gpu = gpu;
-    g->calibrated_cpu = trace_time(dec, tcu_rd64(it + 9));
+    g->calibrated_cpu = tcd_trace_time(dec, tcu_rd64(it + 9));
 }
 
 static void gpu_time_sync(struct tcd_decoder *dec, const uint8_t *it)
@@ -251,17 +255,18 @@ static void gpu_time_sync(struct tcd_decoder *dec, const uint8_t *it)
     struct tcd_gpu_ctx *g = find_gpu(dec, it[17]);
     if (!g)
         return;
-    int64_t gpu = clamp_i64(gpu_scaled(g, (int64_t)tcu_rd64(it + 1)));
-    g->time_diff = (int64_t)((uint64_t)trace_time(dec, tcu_rd64(it + 9)) - (uint64_t)gpu);
+    int64_t gpu = tcd_clamp_i64(gpu_scaled(g, (int64_t)tcu_rd64(it + 1)));
+    g->time_diff = (int64_t)((uint64_t)tcd_trace_time(dec, tcu_rd64(it + 9)) - (uint64_t)gpu);
 }
 
 static void gpu_context_name(struct tcd_decoder *dec, const uint8_t *it)
 {
     const uint8_t *s;
     size_t len;
-    if (!tcd_take_single(dec, &s, &len) || !find_gpu(dec, it[1]))
+    if (tcd_take_single(dec, &s, &len) != 0 || !find_gpu(dec, it[1]))
         return;
-    emit(dec, &(struct tcd_event){.kind = TCD_GPU_CONTEXT_NAME, .id = it[1], .text = (const char *)s, .text_len = len});
+    tcd_emit(dec,
+             &(struct tcd_event){.kind = TCD_GPU_CONTEXT_NAME, .id = it[1], .text = (const char *)s, .text_len = len});
 }
 
 void tcd_parse_global_item(struct tcd_decoder *dec, uint8_t type, const uint8_t *it)
@@ -311,9 +316,9 @@ void tcd_parse_global_item(struct tcd_decoder *dec, uint8_t type, const uint8_t 
         break;
     case TCW_LockTerminate:
         if (find_lock(dec, tcu_rd32(it + 1), false))
-            emit(dec, &(struct tcd_event){.kind = TCD_LOCK_TERMINATE,
-                                          .id = tcu_rd32(it + 1),
-                                          .time = trace_time(dec, tcu_rd64(it + 5))});
+            tcd_emit(dec, &(struct tcd_event){.kind = TCD_LOCK_TERMINATE,
+                                              .id = tcu_rd32(it + 1),
+                                              .time = tcd_trace_time(dec, tcu_rd64(it + 5))});
         break;
     case TCW_LockWait:
         lock_thread_event(dec, it, TCD_LOCK_WAIT, 0);
@@ -336,16 +341,17 @@ void tcd_parse_global_item(struct tcd_decoder *dec, uint8_t type, const uint8_t 
     case TCW_LockMark: {
         uint32_t srcloc = tcd_item_srcloc(dec, tcu_rd64(it + 9));
         if (find_lock(dec, tcu_rd32(it + 5), false))
-            emit(dec, &(struct tcd_event){
-                          .kind = TCD_LOCK_MARK, .id = tcu_rd32(it + 5), .thread = tcu_rd32(it + 1), .srcloc = srcloc});
+            tcd_emit(dec,
+                     &(struct tcd_event){
+                         .kind = TCD_LOCK_MARK, .id = tcu_rd32(it + 5), .thread = tcu_rd32(it + 1), .srcloc = srcloc});
         break;
     }
     case TCW_LockName: {
         const uint8_t *s;
         size_t len;
-        if (tcd_take_single(dec, &s, &len) && find_lock(dec, tcu_rd32(it + 1), false))
-            emit(dec, &(struct tcd_event){
-                          .kind = TCD_LOCK_NAME, .id = tcu_rd32(it + 1), .text = (const char *)s, .text_len = len});
+        if (tcd_take_single(dec, &s, &len) == 0 && find_lock(dec, tcu_rd32(it + 1), false))
+            tcd_emit(dec, &(struct tcd_event){
+                              .kind = TCD_LOCK_NAME, .id = tcu_rd32(it + 1), .text = (const char *)s, .text_len = len});
         break;
     }
 
@@ -389,7 +395,7 @@ void tcd_parse_global_item(struct tcd_decoder *dec, uint8_t type, const uint8_t 
     case TCW_GpuAnnotationName: {
         const uint8_t *s;
         size_t len;
-        if (tcd_take_single(dec, &s, &len))
+        if (tcd_take_single(dec, &s, &len) == 0)
             find_gpu(dec, it[9]);
         break;
     }

@@ -1,5 +1,5 @@
 /* libdw.c - loading libdw at run time (see libdw.h). */
-#include "client/libdw.h"
+#include "native/libdw.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -9,8 +9,8 @@
 
 static const char *soname = "libdw.so.1";
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static struct tc_libdw table;
-static const struct tc_libdw *loaded;
+static struct tcn_libdw table;
+static const struct tcn_libdw *loaded;
 static char reason[300];
 static _Atomic int failed;
 
@@ -33,7 +33,7 @@ static void load(void)
         fail();
         return;
     }
-#define TC_LIBDW_LOAD(name, version)                                                                                   \
+#define TCN_LIBDW_LOAD(name, version)                                                                                  \
     table.name = (__typeof__(name) *)dlvsym(lib, #name, version);                                                      \
     if (!table.name) {                                                                                                 \
         snprintf(reason, sizeof reason, "%s has no %s@%s (elfutils' libdw1 0.158 or later needed)", soname, #name,     \
@@ -42,24 +42,24 @@ static void load(void)
         fail();                                                                                                        \
         return;                                                                                                        \
     }
-    TC_LIBDW_FUNCTIONS(TC_LIBDW_LOAD)
-#undef TC_LIBDW_LOAD
+    TCN_LIBDW_FUNCTIONS(TCN_LIBDW_LOAD)
+#undef TCN_LIBDW_LOAD
     loaded = &table;
 }
 
-const struct tc_libdw *tc_libdw(void)
+const struct tcn_libdw *tcn_libdw(void)
 {
     pthread_once(&once, load);
     return loaded;
 }
 
-const char *tc_libdw_unavailable(void)
+const char *tcn_libdw_unavailable(void)
 {
     /* The reason is written before `failed` is set (release), read after it is seen. */
     return atomic_load_explicit(&failed, memory_order_acquire) ? reason : NULL;
 }
 
-void tc_libdw_use_for_tests(const char *name)
+void tcn_libdw_use_for_tests(const char *name)
 {
     soname = name;
 }

@@ -18,8 +18,8 @@
  * truncated or hostile stream moves it to TCD_STATE_FAILED with a message; everything
  * decoded before that point has already been delivered.
  */
-#ifndef TRACYC_WIRE_DECODE_H
-#define TRACYC_WIRE_DECODE_H
+#ifndef TRACYC_DECODE_DECODE_H
+#define TRACYC_DECODE_DECODE_H
 
 #include <stdbool.h>
 #include <stddef.h>
