@@ -106,7 +106,7 @@ struct tcn_symbols *tcn_symbols_new(void)
          * libdebuginfod, whose start-up initialises curl and OpenSSL in this thread, which
          * crashes when the program is exiting meanwhile (and could reach the network). */
         s->callbacks = (Dwfl_Callbacks){
-            .find_elf = s->dw->dwfl_linux_proc_find_elf,
+            .find_elf = tcn_libdw_find_elf,
             .find_debuginfo = s->dw->dwfl_build_id_find_debuginfo,
         };
         tcn_loader_changed(&s->loader);

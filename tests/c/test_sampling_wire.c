@@ -421,6 +421,11 @@ int main(int argc, char **argv)
     CHECK_STR(name, "spin_here");
     CHECK(s && s->frames >= 2 && function_at(s->frame1, name, sizeof name));
     CHECK_STR(name, "spinner_main");
+    /* Unwinding samples and resolving their frames mapped no loaded file again (perf would
+     * take the copy for its load address: its own callstacks of this program cut short). */
+    char again[256] = "";
+    int copies = tt_loaded_files_mapped_again(again, sizeof again);
+    tt_check(copies == 0, "%d loaded files mapped again by the sampler and the resolver (%s)", copies, again);
     /* Every thread created while sampling is sampled (inherited events), unless the ring
      * overflowed meanwhile (a slow machine, a sanitizer), which must then be on record. */
     int brief_sampled = 0;

@@ -150,6 +150,12 @@ int main(void)
         fclose(maps);
     tt_check(!debuginfod, "libdebuginfod was loaded while resolving symbols");
 
+    /* The files read for symbols are not mapped again: perf's unwinder would take such a
+     * copy for the library's load address and cut its callstacks of this program short. */
+    char again[256] = "";
+    int copies = tt_loaded_files_mapped_again(again, sizeof again);
+    tt_check(copies == 0, "%d loaded files mapped again while resolving symbols (%s)", copies, again);
+
     /* Unloaded before its frames are resolved: a defined answer, no crash. The address is
      * what is mapped there when the resolver looks: nothing ("[unknown]"), or another
      * library the loader has put there since (libdw itself loads one when resolving). */
