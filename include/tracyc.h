@@ -24,7 +24,9 @@
  *                         .svg, .txt)
  *   TRACYC_DISABLE=1      make the whole library inert: no thread, no socket
  *   TRACY_SAMPLING_HZ=N   CPU samples per second of each running thread (default 500),
- *                         capped by /proc/sys/kernel/perf_event_max_sample_rate
+ *                         lowered (and said on stderr) to what the kernel allows:
+ *                         kernel.perf_event_max_sample_rate, and the rate at which
+ *                         samples take kernel.perf_cpu_time_max_percent of a thread's time
  *   TRACY_NO_SAMPLING=1   no CPU samples
  *   TRACY_NO_CONTEXT_SWITCH=1  no context switches
  *   TRACY_NO_SYS_TRACE=1  neither (nothing from the kernel's perf events)

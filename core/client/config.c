@@ -69,6 +69,53 @@ int tc_config_parse_rate(const char *text, int *out)
     return 0;
 }
 
+int tc_config_sampling_ceiling(int max_sample_rate, int cpu_time_max_percent)
+{
+    int ceiling = max_sample_rate > 0 ? max_sample_rate : 1000000;
+    if (cpu_time_max_percent > 0 && cpu_time_max_percent < 100) {
+        /* percent / 100 of a second, TC_SAMPLE_COST_NS at a time */
+        long long budget = (long long)cpu_time_max_percent * 10000000 / TC_SAMPLE_COST_NS;
+        if (budget < ceiling)
+            ceiling = budget > 0 ? (int)budget : 1;
+    }
+    return ceiling;
+}
+
+static int read_sysctl(const char *name)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/proc/sys/kernel/%s", name);
+    FILE *f = fopen(path, "re");
+    int v = 0;
+    if (f) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = 0;
+        fclose(f);
+    }
+    return v;
+}
+
+/* A rate above what the kernel lets run is lowered to it, and said. */
+static void limit_sampling_rate(struct tc_config *c, const char *given)
+{
+    int max_rate = read_sysctl("perf_event_max_sample_rate");
+    int percent = read_sysctl("perf_cpu_time_max_percent");
+    int ceiling = tc_config_sampling_ceiling(max_rate, percent);
+    if (c->sampling_hz <= ceiling)
+        return;
+    if (max_rate > 0 && ceiling == max_rate)
+        fprintf(stderr,
+                "tracyc: TRACY_SAMPLING_HZ=%s is more than the kernel allows: sampling at %d Hz "
+                "(kernel.perf_event_max_sample_rate)\n",
+                given, ceiling);
+    else
+        fprintf(stderr,
+                "tracyc: TRACY_SAMPLING_HZ=%s is more than the kernel allows: sampling at %d Hz (a sample costs "
+                "the thread ~%d us, and kernel.perf_cpu_time_max_percent=%d lets perf take %d %% of its time)\n",
+                given, ceiling, TC_SAMPLE_COST_NS / 1000, percent, percent);
+    c->sampling_hz = ceiling;
+}
+
 int tc_config_disabled(void)
 {
     return env_true("TRACYC_DISABLE");
@@ -99,6 +146,10 @@ void tc_config_read(struct tc_config *c)
     c->no_sampling = env_true("TRACY_NO_SAMPLING") || env_true("TRACY_NO_SYS_TRACE") || c->no_callstack;
     c->no_context_switch = env_true("TRACY_NO_CONTEXT_SWITCH") || env_true("TRACY_NO_SYS_TRACE");
     c->sampling_hz = TC_DEFAULT_SAMPLING_HZ;
-    if ((v = getenv("TRACY_SAMPLING_HZ")) && *v && tc_config_parse_rate(v, &c->sampling_hz) != 0)
-        bad_value("TRACY_SAMPLING_HZ", v, "a rate of 1 to 1000000 samples a second", "keeping the default");
+    if ((v = getenv("TRACY_SAMPLING_HZ")) && *v) {
+        if (tc_config_parse_rate(v, &c->sampling_hz) != 0)
+            bad_value("TRACY_SAMPLING_HZ", v, "a rate of 1 to 1000000 samples a second", "keeping the default");
+        else
+            limit_sampling_rate(c, v);
+    }
 }
