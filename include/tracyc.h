@@ -56,7 +56,8 @@
  * recorded, through the kernel's perf events. This needs
  * /proc/sys/kernel/perf_event_paranoid <= 2 (the default of most distributions), or
  * CAP_PERFMON / root; as root, time spent in system calls is sampled too. When the kernel
- * refuses, the program runs on and each server gets one message saying why. Samples the
+ * refuses, the program runs on and each server gets one message saying why (the error and
+ * what refused it), as does stderr, once. Samples the
  * kernel could not deliver (its ring buffer was full) are counted and reported to the
  * server.
  *
