@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int env_true(const char *name)
 {
@@ -116,6 +117,54 @@ static void limit_sampling_rate(struct tc_config *c, const char *given)
     c->sampling_hz = ceiling;
 }
 
+char *tc_config_output_of_child(const char *path, long pid)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot != base ? (size_t)(dot - path) : strlen(path);
+    const char *ext = dot && dot != base ? dot : ".txt";
+    size_t len = stem + strlen(ext) + 24;
+    char *out = malloc(len);
+    if (out)
+        snprintf(out, len, "%.*s.%ld%s", (int)stem, path, pid, ext);
+    return out;
+}
+
+/* TRACYC_OUTPUT is the file of the process that took it first, which notes "<pid>:<path>"
+ * in TRACYC_OUTPUT_OWNER; the programs it starts inherit both. One that finds another
+ * process's note for the same file writes its own beside it (tc_config_output_of_child) and
+ * says so once: an exec'd child used to overwrite its parent's profile, whichever ended last
+ * winning. (setenv at start-up: the first one copies the environment to a new array, so a
+ * getenv in another thread meanwhile still reads the old one.) */
+static void claim_output(struct tc_config *c)
+{
+    if (strcmp(c->output, "-") == 0)
+        return;
+    long self = (long)getpid();
+    const char *note = getenv("TRACYC_OUTPUT_OWNER");
+    char *rest = NULL;
+    long owner = note ? strtol(note, &rest, 10) : 0;
+    if (owner > 0 && owner != self && *rest == ':' && strcmp(rest + 1, c->output) == 0) {
+        char *own = tc_config_output_of_child(c->output, self);
+        if (own) {
+            fprintf(stderr,
+                    "tracyc: TRACYC_OUTPUT=%s is process %ld's (which started this one): process %ld writes %s\n",
+                    c->output, owner, self, own);
+            free(c->output);
+            c->output = own;
+        }
+        return;
+    }
+    size_t len = strlen(c->output) + 24;
+    char *mine = malloc(len);
+    if (!mine)
+        return;
+    snprintf(mine, len, "%ld:%s", self, c->output);
+    setenv("TRACYC_OUTPUT_OWNER", mine, 1);
+    free(mine);
+}
+
 int tc_config_disabled(void)
 {
     return env_true("TRACYC_DISABLE");
@@ -141,6 +190,8 @@ void tc_config_read(struct tc_config *c)
         bad_value("TRACYC_BUFFER_LIMIT", v, "a size above 0 (N, NK, NM or NG)", "keeping the default, 256M");
     v = getenv("TRACYC_OUTPUT");
     c->output = v && *v ? tc_inproc_absolute_path(v) : NULL; /* where the program started */
+    if (c->output)
+        claim_output(c);
     c->no_callstack = env_true("TRACY_NO_CALLSTACK");
     /* TRACY_NO_SYS_TRACE turns off all of the kernel's data, as upstream's does. */
     c->no_sampling = env_true("TRACY_NO_SAMPLING") || env_true("TRACY_NO_SYS_TRACE") || c->no_callstack;

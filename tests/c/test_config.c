@@ -130,6 +130,24 @@ static void rate_ceiling(void)
     CHECK_EQ_INT(tc_config_sampling_ceiling(0, 0), 1000000);
 }
 
+/* Where a child's profile goes when TRACYC_OUTPUT is its parent's (test_output_child runs
+ * the whole story): beside it, the pid before the extension, the format kept. */
+static void child_outputs(void)
+{
+    static const struct {
+        const char *path, *child;
+    } names[] = {{"/t/out.json", "/t/out.42.json"},
+                 {"/t/out.trace.csv", "/t/out.trace.42.csv"},
+                 {"/t.d/summary", "/t.d/summary.42.txt"},
+                 {"/t/.profile", "/t/.profile.42.txt"},
+                 {"rel.folded", "rel.42.folded"}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char *child = tc_config_output_of_child(names[i].path, 42);
+        CHECK_STR(child, names[i].child);
+        free(child);
+    }
+}
+
 int main(void)
 {
     unsetenv("TRACY_PORT");
@@ -139,5 +157,6 @@ int main(void)
     sizes();
     rates();
     rate_ceiling();
+    child_outputs();
     return tt_finish("test_config");
 }
