@@ -1,0 +1,257 @@
+/* trace_log.c - the events a trace keeps for replays (tct_trace_keep_events): each one as
+ * it came, written compactly to a tape (util/tape.h) and read back into a new trace.
+ *
+ * An event on the tape: its length (varint), then its kind, its source (varint), a mask
+ * of the fields that are not zero (varint), and those fields: integers as varints (times
+ * as the zigzag difference from the previous event's time, which is usually small), the
+ * double as its 8 bytes, the text as its length and bytes. Frame images are not kept: no
+ * output shows them. */
+#include "trace/trace_internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+enum field {
+    F_TIME,
+    F_TIME2,
+    F_THREAD,
+    F_SRCLOC,
+    F_ID,
+    F_COLOR,
+    F_QUERY,
+    F_SEVERITY,
+    F_FORMAT,
+    F_FLAGS,
+    F_IS_INT,
+    F_CALLSTACK,
+    F_VALUE,
+    F_ADDRESS,
+    F_DVALUE,
+    F_TEXT,
+};
+
+#define MAX_HEAD 160 /* everything but the text, at most */
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+static uint64_t zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int64_t unzigzag(uint64_t v)
+{
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+void tct_trace_log_event(struct tct_trace *tr, uint32_t source, const struct tcd_event *ev)
+{
+    if (ev->kind == TCD_FRAME_IMAGE)
+        return;
+    const uint64_t values[] = {
+        [F_TIME] = zigzag((int64_t)((uint64_t)ev->time - (uint64_t)tr->kept_time)),
+        [F_TIME2] = zigzag(ev->time2),
+        [F_THREAD] = ev->thread,
+        [F_SRCLOC] = ev->srcloc,
+        [F_ID] = ev->id,
+        [F_COLOR] = ev->color,
+        [F_QUERY] = ev->query,
+        [F_SEVERITY] = ev->severity,
+        [F_FORMAT] = ev->format,
+        [F_FLAGS] = ev->flags,
+        [F_IS_INT] = ev->is_int,
+        [F_CALLSTACK] = ev->callstack,
+        [F_VALUE] = ev->value,
+        [F_ADDRESS] = ev->address,
+    };
+    uint64_t dbits;
+    memcpy(&dbits, &ev->dvalue, sizeof dbits);
+    size_t text_len = ev->text ? ev->text_len : 0;
+    if (text_len > TCU_TAPE_READ - MAX_HEAD) /* longer than any text the protocol carries */
+        text_len = TCU_TAPE_READ - MAX_HEAD;
+    uint32_t mask = 0;
+    for (int f = 0; f <= F_ADDRESS; f++)
+        mask |= values[f] ? 1u << f : 0;
+    mask |= dbits ? 1u << F_DVALUE : 0;
+    mask |= text_len ? 1u << F_TEXT : 0;
+    uint8_t head[MAX_HEAD], *p = head;
+    *p++ = (uint8_t)ev->kind;
+    p += put_varint(p, source);
+    p += put_varint(p, mask);
+    for (int f = 0; f <= F_ADDRESS; f++)
+        if (values[f])
+            p += put_varint(p, values[f]);
+    if (dbits) {
+        memcpy(p, &dbits, 8);
+        p += 8;
+    }
+    if (text_len)
+        p += put_varint(p, text_len);
+    uint8_t len[10];
+    size_t body = (size_t)(p - head) + text_len;
+    tr->kept_time = ev->time;
+    /* An error sticks with the tape: the replay reports it. */
+    if (tcu_tape_write(tr->kept, len, put_varint(len, body)) == 0 &&
+        tcu_tape_write(tr->kept, head, (size_t)(p - head)) == 0 && text_len)
+        tcu_tape_write(tr->kept, ev->text, text_len);
+}
+
+void tct_trace_keep_events(struct tct_trace *tr)
+{
+    if (!tr->kept)
+        tr->kept = tcu_tape_new(tr->spill_memory); /* out of memory: the replay reports it */
+}
+
+void tct_trace_set_spill_memory(struct tct_trace *tr, size_t bytes)
+{
+    tr->spill_memory = bytes;
+}
+
+size_t tct_trace_spill_memory(const struct tct_trace *tr)
+{
+    return tr->spill_memory;
+}
+
+/* ---- reading back ---------------------------------------------------------------------------- */
+
+struct cursor {
+    const uint8_t *p, *end;
+    int bad;
+};
+
+static uint64_t get_varint(struct cursor *c)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (c->p >= c->end) {
+            c->bad = 1;
+            return 0;
+        }
+        uint8_t b = *c->p++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return v;
+    }
+    c->bad = 1;
+    return 0;
+}
+
+/* The body of one event, decoded; its text points into the body. */
+static int decode_event(struct cursor *c, int64_t *time, struct tcd_event *ev, uint32_t *source)
+{
+    *ev = (struct tcd_event){0};
+    if (c->p >= c->end)
+        return -1;
+    ev->kind = (enum tcd_event_kind) * c->p++;
+    *source = (uint32_t)get_varint(c);
+    uint32_t mask = (uint32_t)get_varint(c);
+    uint64_t v[F_ADDRESS + 1] = {0};
+    for (int f = 0; f <= F_ADDRESS; f++)
+        if (mask & 1u << f)
+            v[f] = get_varint(c);
+    *time += unzigzag(v[F_TIME]);
+    ev->time = *time;
+    ev->time2 = unzigzag(v[F_TIME2]);
+    ev->thread = (uint32_t)v[F_THREAD];
+    ev->srcloc = (uint32_t)v[F_SRCLOC];
+    ev->id = (uint32_t)v[F_ID];
+    ev->color = (uint32_t)v[F_COLOR];
+    ev->query = (uint16_t)v[F_QUERY];
+    ev->severity = (uint8_t)v[F_SEVERITY];
+    ev->format = (uint8_t)v[F_FORMAT];
+    ev->flags = (uint8_t)v[F_FLAGS];
+    ev->is_int = (uint8_t)v[F_IS_INT];
+    ev->callstack = (uint32_t)v[F_CALLSTACK];
+    ev->value = v[F_VALUE];
+    ev->address = v[F_ADDRESS];
+    if (mask & 1u << F_DVALUE) {
+        if (c->end - c->p < 8)
+            return -1;
+        memcpy(&ev->dvalue, c->p, 8);
+        c->p += 8;
+    }
+    ev->text = "";
+    if (mask & 1u << F_TEXT) {
+        uint64_t len = get_varint(c);
+        if (len > (uint64_t)(c->end - c->p))
+            return -1;
+        ev->text = (const char *)c->p;
+        ev->text_len = (size_t)len;
+        c->p += len;
+    }
+    return c->bad ? -1 : 0;
+}
+
+/* The next event's body from the tape: its length, then its bytes. NULL at the end. */
+static const uint8_t *next_body(struct tcu_tape *tape, struct tcu_tape_reader *r, size_t *len)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        const uint8_t *b = tcu_tape_read(tape, r, 1);
+        if (!b)
+            return NULL;
+        v |= (uint64_t)(*b & 0x7f) << shift;
+        if (!(*b & 0x80))
+            break;
+    }
+    if (v > TCU_TAPE_READ)
+        return NULL;
+    *len = (size_t)v;
+    return tcu_tape_read(tape, r, *len);
+}
+
+struct tct_trace *tct_trace_replay(const struct tct_trace *tr, struct tct_sink *const *sinks, size_t n)
+{
+    if (!tr->kept || tcu_tape_error(tr->kept)) {
+        errno = tr->kept ? tcu_tape_error(tr->kept) : EINVAL;
+        return NULL;
+    }
+    struct tct_trace *replay = tct_trace_new();
+    if (!replay) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    replay->sinks_borrowed = 1;
+    int rc = 0;
+    for (size_t i = 0; i < tr->source_count && rc == 0; i++) {
+        const struct tct_source *src = &tr->sources[i]->pub;
+        rc = tct_trace_add_source(replay, &src->names, src->offset) < 0 ? -1 : 0;
+        replay->sources[i]->pub.incomplete = src->incomplete;
+    }
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = tct_trace_add_sink(replay, sinks[i]);
+    struct tcu_tape_reader r = {0};
+    if (rc != 0 || tcu_tape_rewind(tr->kept, &r) != 0) {
+        tct_trace_free(replay);
+        errno = rc != 0 ? ENOMEM : tcu_tape_error(tr->kept);
+        return NULL;
+    }
+    int64_t time = 0;
+    size_t len;
+    for (const uint8_t *body; (body = next_body(tr->kept, &r, &len));) {
+        struct cursor c = {body, body + len, 0};
+        struct tcd_event ev;
+        uint32_t source;
+        if (decode_event(&c, &time, &ev, &source) != 0)
+            break;
+        tct_trace_on_event(replay, source, &ev);
+    }
+    int complete = !tcu_tape_error(tr->kept) && r.at == tcu_tape_size(tr->kept);
+    tcu_tape_reader_free(&r);
+    if (!complete) {
+        errno = tcu_tape_error(tr->kept) ? tcu_tape_error(tr->kept) : EIO;
+        tct_trace_free(replay);
+        return NULL;
+    }
+    tct_trace_finish(replay);
+    return replay;
+}
