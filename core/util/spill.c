@@ -227,6 +227,10 @@ int tcu_spill_put_blob(struct tcu_spill *s, const void *data, size_t len, uint64
 {
     if (s->error)
         return -1;
+    if (!len) { /* nothing to keep: any place will do */
+        *ref = 0;
+        return 0;
+    }
     if (s->blob_file.fd <= 0 && s->blob_len + len <= s->blob_budget) {
         if (s->blob_len + len > s->blob_cap) {
             size_t cap = s->blob_cap ? s->blob_cap : 4096;
@@ -238,7 +242,8 @@ int tcu_spill_put_blob(struct tcu_spill *s, const void *data, size_t len, uint64
             s->blobs = grown;
             s->blob_cap = cap;
         }
-        memcpy(s->blobs + s->blob_len, data, len);
+        if (len)
+            memcpy(s->blobs + s->blob_len, data, len);
         *ref = s->blob_len;
         s->blob_len += len;
         return 0;
@@ -259,6 +264,8 @@ const void *tcu_spill_get_blob(struct tcu_spill *s, uint64_t ref, size_t len)
     struct file *f = &s->blob_file;
     if (s->error || ref + len < ref)
         return NULL;
+    if (!len)
+        return "";
     if (f->fd <= 0)
         return ref + len <= s->blob_len ? s->blobs + ref : NULL;
     if (ref + len > f->size)

@@ -93,6 +93,8 @@ int tcu_tape_write(struct tcu_tape *t, const void *data, size_t len)
 {
     if (t->error)
         return -1;
+    if (!len)
+        return 0;
     if (t->fd < 0 && t->size + len <= t->budget) {
         if (t->size + len > t->cap) {
             size_t cap = t->cap ? t->cap : 4096;
