@@ -169,6 +169,11 @@ static int64_t clamp_time(int64_t t)
     return t < -TIME_LIMIT ? -TIME_LIMIT : t > TIME_LIMIT ? TIME_LIMIT : t;
 }
 
+static int out_of_range(int64_t t)
+{
+    return t < -TIME_LIMIT || t > TIME_LIMIT;
+}
+
 /* Keeps the largest of the running totals a client reports. */
 static void running_total(uint64_t *total, uint64_t value)
 {
@@ -183,48 +188,50 @@ void tct_trace_on_event(struct tct_trace *tr, uint32_t source, const struct tcd_
     if (tr->kept)
         tct_trace_log_event(tr, source, in);
     struct tct_source_state *src = tr->sources[source];
-    struct tcd_event ev = *in;
-    /* 0 stays 0 for the kinds where it means "no time", whatever the offset. */
-    int untimed = (ev.kind == TCD_SAMPLE || ev.kind == TCD_CONTEXT_SWITCH || ev.kind == TCD_THREAD_WAKEUP) && !ev.time;
-    ev.time = clamp_time(ev.time);
-    ev.time2 = clamp_time(ev.time2);
-    if (src->pub.offset) {
-        if (!untimed)
-            ev.time += src->pub.offset;
-        ev.time2 += src->pub.offset;
+    /* The event as the trace takes it: times pulled into range and put on the trace's
+     * clock (0 stays 0 for the kinds where it means "no time"). A copy only when it differs. */
+    struct tcd_event copy;
+    const struct tcd_event *ev = in;
+    if (src->pub.offset || out_of_range(in->time) || out_of_range(in->time2)) {
+        copy = *in;
+        int untimed =
+            (in->kind == TCD_SAMPLE || in->kind == TCD_CONTEXT_SWITCH || in->kind == TCD_THREAD_WAKEUP) && !in->time;
+        copy.time = clamp_time(in->time) + (untimed ? 0 : src->pub.offset);
+        copy.time2 = clamp_time(in->time2) + src->pub.offset;
+        ev = &copy;
     }
     src->pub.events++;
-    int64_t time = event_time(&ev);
+    int64_t time = event_time(ev);
     if (time != TCT_TIME_NONE && time > src->pub.last_time)
         src->pub.last_time = time;
-    switch (ev.kind) {
+    switch (ev->kind) {
     case TCD_ZONE_BEGIN:
     case TCD_ZONE_END:
     case TCD_ZONE_TEXT:
     case TCD_ZONE_NAME:
     case TCD_ZONE_COLOR:
     case TCD_ZONE_VALUE:
-        tct_trace_zone_event(tr, src, &ev);
+        tct_trace_zone_event(tr, src, ev);
         break;
     case TCD_MESSAGE:
-        tct_trace_message(tr, src, &ev);
+        tct_trace_message(tr, src, ev);
         break;
     case TCD_APP_INFO:
-        tct_trace_app_info(src, &ev);
+        tct_trace_app_info(src, ev);
         break;
     case TCD_FRAME_MARK:
     case TCD_FRAME_START:
     case TCD_FRAME_END:
-        tct_trace_frame(tr, src, &ev);
+        tct_trace_frame(tr, src, ev);
         break;
     case TCD_PLOT:
     case TCD_PLOT_CONFIG:
-        tct_trace_plot(tr, src, &ev);
+        tct_trace_plot(tr, src, ev);
         break;
     case TCD_MEM_ALLOC:
     case TCD_MEM_FREE:
     case TCD_MEM_DISCARD:
-        tct_trace_memory_event(tr, src, &ev);
+        tct_trace_memory_event(tr, src, ev);
         break;
     case TCD_LOCK_ANNOUNCE:
     case TCD_LOCK_TERMINATE:
@@ -233,36 +240,36 @@ void tct_trace_on_event(struct tct_trace *tr, uint32_t source, const struct tcd_
     case TCD_LOCK_RELEASE:
     case TCD_LOCK_MARK:
     case TCD_LOCK_NAME:
-        tct_trace_lock_event(tr, src, &ev);
+        tct_trace_lock_event(tr, src, ev);
         break;
     case TCD_GPU_CONTEXT:
     case TCD_GPU_CONTEXT_NAME:
     case TCD_GPU_ZONE_BEGIN:
     case TCD_GPU_ZONE_END:
     case TCD_GPU_TIME:
-        tct_trace_gpu(tr, src, &ev);
+        tct_trace_gpu(tr, src, ev);
         break;
     case TCD_FIBER_ENTER:
-        tct_trace_fiber_enter(tr, src, &ev);
+        tct_trace_fiber_enter(tr, src, ev);
         break;
     case TCD_CRASH:
-        tct_trace_crash(src, &ev);
+        tct_trace_crash(src, ev);
         break;
     case TCD_DROPPED:
-        running_total(&src->pub.dropped, ev.value);
+        running_total(&src->pub.dropped, ev->value);
         break;
     case TCD_PLOT_SKIPPED:
-        running_total(&src->pub.plot_skipped, ev.value);
+        running_total(&src->pub.plot_skipped, ev->value);
         break;
     case TCD_SAMPLES_LOST:
-        running_total(&src->pub.samples_lost, ev.value);
+        running_total(&src->pub.samples_lost, ev->value);
         break;
     case TCD_SAMPLE:
-        tct_trace_sample(tr, src, &ev);
+        tct_trace_sample(tr, src, ev);
         break;
     case TCD_CONTEXT_SWITCH:
     case TCD_THREAD_WAKEUP:
-        tct_trace_system(tr, src, &ev);
+        tct_trace_system(tr, src, ev);
         break;
     case TCD_FRAME_IMAGE:   /* images are not part of any output */
     case TCD_FIBER_LEAVE:   /* the decoder already moved the thread's events back */

@@ -1,30 +1,50 @@
 /* zone_stats.c - zone statistics per source location (zone_stats.h). */
 #include "trace/zone_stats.h"
 #include "util/array.h"
-#include "util/map.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* A source's entries by source location index (dense: the decoder numbers them from 0). */
+struct source_index {
+    uint32_t *entry; /* + 1; 0: none yet */
+    size_t cap;
+};
 
 struct tct_zone_stats {
     struct tct_sink sink;
     struct tct_srcloc_stats *entries; /* in order of first appearance */
     size_t count, cap;
-    struct tcu_map index; /* source << 32 | srcloc -> index in entries */
+    struct source_index *sources;
+    size_t source_cap;
 };
 
 static struct tct_srcloc_stats *entry_for(struct tct_zone_stats *zs, uint32_t source, uint32_t srcloc)
 {
-    uint64_t key = (uint64_t)source << 32 | srcloc;
-    const uint64_t *slot = tcu_map_get(&zs->index, key);
-    if (slot)
-        return &zs->entries[*slot];
+    if (source >= zs->source_cap) {
+        size_t old = zs->source_cap;
+        struct source_index *grown = tcu_grow(NULL, zs->sources, &zs->source_cap, (size_t)source + 1, sizeof *grown);
+        if (!grown)
+            return NULL;
+        memset(grown + old, 0, (zs->source_cap - old) * sizeof *grown);
+        zs->sources = grown;
+    }
+    struct source_index *si = &zs->sources[source];
+    if (srcloc < si->cap && si->entry[srcloc])
+        return &zs->entries[si->entry[srcloc] - 1];
+    if (srcloc >= si->cap) {
+        size_t old = si->cap;
+        uint32_t *grown = tcu_grow(NULL, si->entry, &si->cap, (size_t)srcloc + 1, sizeof *grown);
+        if (!grown)
+            return NULL;
+        memset(grown + old, 0, (si->cap - old) * sizeof *grown);
+        si->entry = grown;
+    }
     struct tct_srcloc_stats *grown = tcu_grow(NULL, zs->entries, &zs->cap, zs->count + 1, sizeof *grown);
-    if (!grown)
+    if (!grown || zs->count >= UINT32_MAX - 1)
         return NULL;
     zs->entries = grown;
-    if (tcu_map_put(&zs->index, key, zs->count) < 0)
-        return NULL;
+    si->entry[srcloc] = (uint32_t)zs->count + 1;
     struct tct_srcloc_stats *e = &zs->entries[zs->count++];
     *e = (struct tct_srcloc_stats){.source = source, .srcloc = srcloc};
     for (int r = 0; r < TCT_STATS_RULES; r++) {
@@ -63,14 +83,19 @@ static void stats_free(struct tct_sink *sink)
 {
     struct tct_zone_stats *zs = (struct tct_zone_stats *)sink;
     free(zs->entries);
-    tcu_map_free(&zs->index);
+    for (size_t i = 0; i < zs->source_cap; i++)
+        free(zs->sources[i].entry);
+    free(zs->sources);
     free(zs);
 }
 
 static size_t stats_memory(const struct tct_sink *sink)
 {
     const struct tct_zone_stats *zs = (const struct tct_zone_stats *)sink;
-    return sizeof *zs + zs->cap * sizeof *zs->entries + tcu_map_memory(&zs->index);
+    size_t bytes = sizeof *zs + zs->cap * sizeof *zs->entries + zs->source_cap * sizeof *zs->sources;
+    for (size_t i = 0; i < zs->source_cap; i++)
+        bytes += zs->sources[i].cap * sizeof *zs->sources[i].entry;
+    return bytes;
 }
 
 static const struct tct_sink_ops ops = {"zone statistics", TCT_REC_BIT(TCT_REC_ZONE), on_record, stats_free,
@@ -85,7 +110,6 @@ struct tct_zone_stats *tct_zone_stats_of(struct tct_trace *tr)
     if (!zs)
         return NULL;
     zs->sink.ops = &ops;
-    tcu_map_init(&zs->index, 0, NULL);
     return tct_trace_add_sink(tr, &zs->sink) == 0 ? zs : NULL;
 }
 
