@@ -80,16 +80,15 @@ void tct_trace_log_event(struct tct_trace *tr, uint32_t source, const struct tcd
         text_len = TCU_TAPE_READ - MAX_HEAD;
     uint32_t mask = 0;
     for (int f = 0; f <= F_ADDRESS; f++)
-        mask |= values[f] ? 1u << f : 0;
+        mask |= (uint32_t)(values[f] != 0) << f;
     mask |= dbits ? 1u << F_DVALUE : 0;
     mask |= text_len ? 1u << F_TEXT : 0;
     uint8_t head[MAX_HEAD], *p = head;
     *p++ = (uint8_t)ev->kind;
     p += put_varint(p, source);
     p += put_varint(p, mask);
-    for (int f = 0; f <= F_ADDRESS; f++)
-        if (values[f])
-            p += put_varint(p, values[f]);
+    for (uint32_t m = mask & ((1u << (F_ADDRESS + 1)) - 1); m; m &= m - 1)
+        p += put_varint(p, values[__builtin_ctz(m)]);
     if (dbits) {
         memcpy(p, &dbits, 8);
         p += 8;
@@ -155,9 +154,8 @@ static int decode_event(struct cursor *c, int64_t *time, struct tcd_event *ev, u
     *source = (uint32_t)get_varint(c);
     uint32_t mask = (uint32_t)get_varint(c);
     uint64_t v[F_ADDRESS + 1] = {0};
-    for (int f = 0; f <= F_ADDRESS; f++)
-        if (mask & 1u << f)
-            v[f] = get_varint(c);
+    for (uint32_t m = mask & ((1u << (F_ADDRESS + 1)) - 1); m; m &= m - 1)
+        v[__builtin_ctz(m)] = get_varint(c);
     *time += unzigzag(v[F_TIME]);
     ev->time = *time;
     ev->time2 = unzigzag(v[F_TIME2]);
