@@ -207,49 +207,12 @@ static const uint8_t *next_body(struct tcu_tape *tape, struct tcu_tape_reader *r
     return tcu_tape_read(tape, r, *len);
 }
 
-struct tct_trace *tct_trace_replay(const struct tct_trace *tr, struct tct_sink *const *sinks, size_t n)
+int tct_trace_log_next(struct tct_trace_log_reader *r, struct tcd_event *ev, uint32_t *source)
 {
-    if (!tr->kept || tcu_tape_error(tr->kept)) {
-        errno = tr->kept ? tcu_tape_error(tr->kept) : EINVAL;
-        return NULL;
-    }
-    struct tct_trace *replay = tct_trace_new();
-    if (!replay) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    replay->sinks_borrowed = 1;
-    int rc = 0;
-    for (size_t i = 0; i < tr->source_count && rc == 0; i++) {
-        const struct tct_source *src = &tr->sources[i]->pub;
-        rc = tct_trace_add_source(replay, &src->names, src->offset) < 0 ? -1 : 0;
-        replay->sources[i]->pub.incomplete = src->incomplete;
-    }
-    for (size_t i = 0; i < n && rc == 0; i++)
-        rc = tct_trace_add_sink(replay, sinks[i]);
-    struct tcu_tape_reader r = {0};
-    if (rc != 0 || tcu_tape_rewind(tr->kept, &r) != 0) {
-        tct_trace_free(replay);
-        errno = rc != 0 ? ENOMEM : tcu_tape_error(tr->kept);
-        return NULL;
-    }
-    int64_t time = 0;
     size_t len;
-    for (const uint8_t *body; (body = next_body(tr->kept, &r, &len));) {
-        struct cursor c = {body, body + len, 0};
-        struct tcd_event ev;
-        uint32_t source;
-        if (decode_event(&c, &time, &ev, &source) != 0)
-            break;
-        tct_trace_on_event(replay, source, &ev);
-    }
-    int complete = !tcu_tape_error(tr->kept) && r.at == tcu_tape_size(tr->kept);
-    tcu_tape_reader_free(&r);
-    if (!complete) {
-        errno = tcu_tape_error(tr->kept) ? tcu_tape_error(tr->kept) : EIO;
-        tct_trace_free(replay);
-        return NULL;
-    }
-    tct_trace_finish(replay);
-    return replay;
+    const uint8_t *body = next_body(r->tape, &r->tape_reader, &len);
+    if (!body)
+        return 1;
+    struct cursor c = {body, body + len, 0};
+    return decode_event(&c, &r->time, ev, source) == 0 ? 0 : -1;
 }
