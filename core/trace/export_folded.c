@@ -13,6 +13,8 @@
  * ")": they report what they would for an empty file, and a reader of the file sees why.
  */
 #include "trace/export.h"
+#include "trace/message_stats.h"
+#include "trace/names.h"
 #include "trace/stacks.h"
 #include "trace/writer.h"
 
@@ -29,17 +31,24 @@ static void folded_label(struct tct_writer *w, const char *s)
 }
 
 /* Why a trace has no CPU samples: what the client said (tracyc's own client sends
- * "tracyc: sampling unavailable: <why>" when the kernel refuses it), else the likely. */
-static void no_samples(struct tct_writer *w, const struct tct_trace *tr, const struct tct_names *names)
+ * "tracyc: sampling unavailable: <why>", a warning, when the kernel refuses it), else the
+ * likely causes. */
+static void no_samples(struct tct_writer *w, struct tct_trace *tr)
 {
     static const char said[] = "tracyc: sampling unavailable: ";
+    const struct tct_message_stats *ms = tct_message_stats_of(tr);
     const char *reason = NULL;
     size_t len = 0;
-    for (size_t i = 0; i < tr->messages.count && !reason; i++) {
-        const char *text = tct_message_text(names, tct_trace_message(tr, i));
-        if (strncmp(text, said, sizeof said - 1) == 0) {
+    for (size_t i = 0; ms && i < ms->shown_count && !reason; i++) {
+        const struct tct_shown_message *m = &ms->shown[i];
+        const char *text = tct_text_or_string(&tct_trace_source(tr, m->source)->names, m->text ? m->text : "",
+                                              m->text_len, m->string, &len);
+        if (len >= sizeof said - 1 && strncmp(text, said, sizeof said - 1) == 0) {
             reason = text + 8; /* from "sampling unavailable" */
-            len = strcspn(reason, "\n");
+            len -= 8;
+            const char *newline = memchr(reason, '\n', len);
+            if (newline)
+                len = (size_t)(newline - reason);
         }
     }
     tct_write_str(w, "# tracyc: no CPU samples (");
@@ -51,12 +60,18 @@ static void no_samples(struct tct_writer *w, const struct tct_trace *tr, const s
     tct_write_str(w, ")\n");
 }
 
-int tct_export_folded(FILE *out, const struct tct_trace *tr, const struct tct_names *names,
-                      const struct tct_export_options *o)
+static int prepare(struct tct_trace *tr, const struct tct_export_options *o, void **state)
+{
+    (void)o;
+    /* the messages too: a folded file without samples says why */
+    return (*state = tct_sample_stats_of(tr)) && tct_message_stats_of(tr) ? 0 : -1;
+}
+
+static int write_folded(FILE *out, struct tct_trace *tr, void *state, const struct tct_export_options *o)
 {
     (void)o;
     struct tct_stack_tree tree;
-    if (tct_stack_tree_of_samples(&tree, tr, names, 1) != 0) {
+    if (tct_stack_tree_of_samples(&tree, tr, state, 1) != 0) {
         tct_stack_tree_free(&tree);
         errno = ENOMEM;
         return -1;
@@ -86,8 +101,10 @@ int tct_export_folded(FILE *out, const struct tct_trace *tr, const struct tct_na
         tct_write_char(&w, '\n');
     }
     if (!lines)
-        no_samples(&w, tr, names);
+        no_samples(&w, tr);
     free(path);
     tct_stack_tree_free(&tree);
     return tct_writer_flush(&w) ? -1 : 0;
 }
+
+const struct tct_format_ops tct_format_folded = {prepare, write_folded, NULL};
