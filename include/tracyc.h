@@ -21,10 +21,14 @@
  *                         worst case is the limit + 64 KiB
  *   TRACY_NO_EXIT=1       at exit, wait until a server has connected and received everything
  *   TRACYC_OUTPUT=FILE    profile in-process and write FILE at exit (.json, .csv, .folded,
- *                         .svg, .txt)
+ *                         .svg, .txt); a program it starts that inherits the variable writes
+ *                         FILE's name with its pid before the extension instead
+ *                         (TRACYC_OUTPUT_OWNER, set at start, tells them apart)
  *   TRACYC_DISABLE=1      make the whole library inert: no thread, no socket
  *   TRACY_SAMPLING_HZ=N   CPU samples per second of each running thread (default 500),
- *                         capped by /proc/sys/kernel/perf_event_max_sample_rate
+ *                         lowered (and said on stderr) to what the kernel allows:
+ *                         kernel.perf_event_max_sample_rate, and the rate at which
+ *                         samples take kernel.perf_cpu_time_max_percent of a thread's time
  *   TRACY_NO_SAMPLING=1   no CPU samples
  *   TRACY_NO_CONTEXT_SWITCH=1  no context switches
  *   TRACY_NO_SYS_TRACE=1  neither (nothing from the kernel's perf events)
@@ -54,7 +58,8 @@
  * recorded, through the kernel's perf events. This needs
  * /proc/sys/kernel/perf_event_paranoid <= 2 (the default of most distributions), or
  * CAP_PERFMON / root; as root, time spent in system calls is sampled too. When the kernel
- * refuses, the program runs on and each server gets one message saying why. Samples the
+ * refuses, the program runs on and each server gets one message saying why (the error and
+ * what refused it), as does stderr, once. Samples the
  * kernel could not deliver (its ring buffer was full) are counted and reported to the
  * server.
  *

@@ -59,13 +59,12 @@ size_t lh_count(const struct lh_trace *t, const char *name);
 void lh_check_balanced(const struct lh_trace *t);
 int lh_is_fiber(uint32_t thread);
 
-/* The capture's events in a trace model, and one output made of it as the in-process
- * capture and tracyc-capture write it (a string: outputs hold no NUL byte). */
-struct tct_trace;
+/* One output (enum tct_format) of the capture's events, as the in-process capture and
+ * tracyc-capture write it (a string: outputs hold no NUL byte). */
 struct tct_export_options;
-struct tct_trace *lh_model(const struct tt_capture *cap);
-char *lh_output(const struct tt_capture *cap, const struct tct_trace *tr, int format,
-                const struct tct_export_options *options);
+char *lh_output(const struct tt_capture *cap, int format, const struct tct_export_options *options);
+/* The sections the capture's trace saw entered, and those still open at its end. */
+void lh_sections(const struct tt_capture *cap, uint64_t *entered, uint64_t *unfinished);
 /* Checks that text holds want, naming the output. */
 void lh_expect_in(const char *output, const char *text, const char *want);
 

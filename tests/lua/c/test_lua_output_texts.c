@@ -1,10 +1,9 @@
 /* Texts from Lua reach every output whole: a NUL byte in a message, a zone's text or a
  * zone's name is no end of string but a character, written \u0000 in the Chrome trace
- * and \0 in the CSV and the summary. Lua -> wire -> decoder -> trace model -> each
+ * and \0 in the CSV and the summary. Lua -> wire -> decoder -> trace -> each
  * exporter, as the in-process capture and tracyc-capture write them. */
 #include "lua_host.h"
 #include "trace/export.h"
-#include "trace/model.h"
 
 #include <stdlib.h>
 
@@ -23,29 +22,26 @@ int main(void)
     lua_close(L);
     lh_capture_finish(cap);
 
-    struct tct_trace *tr = lh_model(cap);
-
-    char *json = lh_output(cap, tr, TCT_FORMAT_CHROME, NULL);
+    char *json = lh_output(cap, TCT_FORMAT_CHROME, NULL);
     lh_expect_in("the Chrome trace", json, "\"name\":\"message a\\u0000b\"");
     lh_expect_in("the Chrome trace", json, "\"name\":\"\\u0000 at the start\"");
     lh_expect_in("the Chrome trace", json, "\"name\":\"name e\\u0000f\"");
     lh_expect_in("the Chrome trace", json, "\"text\":\"text c\\u0000d\"");
     free(json);
 
-    char *messages = lh_output(cap, tr, TCT_FORMAT_CSV, &(struct tct_export_options){.messages = 1});
+    char *messages = lh_output(cap, TCT_FORMAT_CSV, &(struct tct_export_options){.messages = 1});
     lh_expect_in("the messages CSV", messages, "\nmessage a\\0b,");
     lh_expect_in("the messages CSV", messages, "\n\\0 at the start,");
     lh_expect_in("the messages CSV", messages, "\nwarning g\\0h,");
     free(messages);
-    char *unwrap = lh_output(cap, tr, TCT_FORMAT_CSV, &(struct tct_export_options){.unwrap = 1});
+    char *unwrap = lh_output(cap, TCT_FORMAT_CSV, &(struct tct_export_options){.unwrap = 1});
     lh_expect_in("the zones CSV", unwrap, ",text c\\0d\n");
     free(unwrap);
 
-    char *summary = lh_output(cap, tr, TCT_FORMAT_SUMMARY, NULL);
+    char *summary = lh_output(cap, TCT_FORMAT_SUMMARY, NULL);
     lh_expect_in("the summary", summary, "warning g\\0h\n");
     free(summary);
 
-    tct_trace_free(tr);
     tt_capture_free(cap);
     return tt_finish("test_lua_output_texts");
 }
