@@ -638,11 +638,14 @@ TRACYC_API struct ___tracy_c_zone_context tracyc_zone_begin_at(const struct ___t
                                                                int64_t time);
 TRACYC_API void tracyc_zone_end_at(struct ___tracy_c_zone_context ctx, int64_t time);
 
-/* Sections (Tracy 0.14): a named span of a category that may cross zone boundaries.
- * enter returns the id to pass to leave (never 0); setup describes a category. Text is
+/* Sections (Tracy 0.14): a named span of a category that may cross zone boundaries, left
+ * on any thread. enter returns the id to pass to leave, or 0 when nothing was recorded
+ * (profiling off, the buffer limit reached, text NULL); leave returns 0, or -1 with
+ * tracyc_last_error() set when the section is not open (left already, or never entered):
+ * that leave is not sent. Leaving 0 does nothing. setup describes a category. Text is
  * copied. Upstream has these in its C++ and Lua APIs only. */
 TRACYC_API uint32_t tracyc_section_enter(uint16_t category, const char *text, size_t len);
-TRACYC_API void tracyc_section_leave(uint32_t id);
+TRACYC_API int tracyc_section_leave(uint32_t id);
 TRACYC_API void tracyc_section_setup(uint16_t category, const char *text, size_t len);
 
 /* Samples of stacks whose frames the program names itself: an interpreter's or a virtual
