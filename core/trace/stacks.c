@@ -38,7 +38,7 @@ size_t tct_stack_expand(const struct tct_names *names, uint32_t id, struct tct_s
             continue;
         const char *image = f->image ? f->image : "";
         if (f->count == 0) {
-            out[n++] = (struct tct_stack_frame){NULL, 0, "", 0, 0, f->address, image};
+            out[n++] = (struct tct_stack_frame){NULL, 0, "", 0, 0, f->address, image, 0};
             continue;
         }
         for (uint32_t s = 0; s < f->count && n < cap; s++) {
@@ -46,7 +46,7 @@ size_t tct_stack_expand(const struct tct_names *names, uint32_t id, struct tct_s
             const char *function = sub->function ? sub->function : "";
             const char *file = sub->file ? sub->file : "";
             out[n++] = (struct tct_stack_frame){
-                function, without_offset(function), file, sub->line, sub->symbol, f->address, image};
+                function, without_offset(function), file, sub->line, sub->symbol, f->address, image, s + 1 < f->count};
         }
     }
     return n;
