@@ -15,7 +15,7 @@
 #include "trace/export.h"
 #include "trace/names.h"
 #include "trace/trace.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/encode.h"
 #include "wire/protocol.h"
 
@@ -26,7 +26,7 @@
 #include <time.h>
 
 #define THREADS 4
-#define PAIRS_PER_THREAD 2500000
+static long pairs_per_thread = 2500000; /* argv[1] may say fewer, e.g. to run under callgrind */
 #define BATCH 1000
 #define TCW_CONTEXT_SWITCH_ITEM 23 /* bytes of a ContextSwitch item */
 
@@ -64,22 +64,22 @@ static void record(struct buffer *out, size_t *frames_start)
     strcpy((char *)hello + 1 + TCW_WELCOME_PROGRAM_NAME, "bench");
     buffer_write(out, hello, sizeof hello);
     *frames_start = out->len;
-    struct tc_encoder e;
-    tc_enc_init(&e, buffer_write, out);
+    struct tcw_encoder e;
+    tcw_enc_init(&e, buffer_write, out);
     int64_t t[THREADS] = {0};
-    for (int batch = 0; batch < PAIRS_PER_THREAD / BATCH; batch++) {
+    for (int batch = 0; batch < pairs_per_thread / BATCH; batch++) {
         for (int th = 0; th < THREADS; th++) {
-            tc_enc_thread(&e, 100 + th);
+            tcw_enc_thread(&e, 100 + th);
             for (int i = 0; i < BATCH; i++) {
-                tc_enc_zone_begin(&e, t[th] += 40, (uint64_t)(uintptr_t)zone_names[th]);
-                tc_enc_zone_end(&e, t[th] += 25 + (i & 7));
+                tcw_enc_zone_begin(&e, t[th] += 40, (uint64_t)(uintptr_t)zone_names[th]);
+                tcw_enc_zone_end(&e, t[th] += 25 + (i & 7));
             }
-            tc_enc_plot(&e, TCW_PlotDataDouble, 0x5000, t[th], 0x3ff0000000000000ULL);
-            tc_enc_message(&e, t[th], "batch done", 10, 0, TCW_MESSAGE_META(2));
+            tcw_enc_plot(&e, TCW_PlotDataDouble, 0x5000, t[th], 0x3ff0000000000000ULL);
+            tcw_enc_message(&e, t[th], "batch done", 10, 0, TCW_MESSAGE_META(2));
         }
     }
-    tc_enc_flush(&e);
-    tc_enc_free(&e);
+    tcw_enc_flush(&e);
+    tcw_enc_free(&e);
 }
 
 /* ---- the sampling stream ------------------------------------------------------------------ */
@@ -290,8 +290,10 @@ static void report(const struct figures *f, double n, const char *unit)
     printf("  writing the JSON after:  %7.1f ms = %6.1f M %s/s\n", f->write_s * 1e3, n / f->write_s / 1e6, unit);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1)
+        pairs_per_thread = atol(argv[1]);
     const int reps = 3;
     struct buffer stream = {0};
     size_t frames_start;

@@ -18,7 +18,7 @@
 #include "trace/names.h"
 #include "trace/trace.h"
 #include "trace/units.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/versions.h"
 
 #include <errno.h>

@@ -8,7 +8,7 @@
 #include "trace/names.h"
 #include "trace/trace.h"
 #include "util/array.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/protocol.h"
 
 #include <errno.h>

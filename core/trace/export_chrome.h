@@ -1,7 +1,8 @@
 /* export_chrome.h - what the parts of the Chrome Trace Event output share:
  *
- *   export_chrome.c          the writer sink (zones, messages, frames, plots, GPU zones, as the
+ *   export_chrome_writer.c   the writer sink (zones, messages, frames, plots, GPU zones, as the
  *                            records come in a replay of the trace) and the names
+ *   export_chrome_event.c    the head of an event, which every part writes
  *   export_chrome_stacks.c   callstacks: "stackFrames" for zones and messages, and the CPU
  *                            samples as V8 CPU profile events ("P"), which Perfetto reads
  *   export_chrome_sched.c    context switches and wakeups as ftrace text in
@@ -35,7 +36,7 @@ struct tct_chrome {
     int failed; /* memory ran out */
 };
 
-/* The pid events of a source carry. */
+/* export_chrome_event.c: the pid events of a source carry. */
 uint64_t tct_chrome_pid(const struct tct_chrome *c, uint32_t source);
 /* Starts an event: {"ph":ph,"name":name,"pid":pid (the caller adds the rest and '}'). */
 void tct_chrome_begin_event(struct tct_chrome *c, const char *ph, const char *name, size_t name_len, uint64_t pid);

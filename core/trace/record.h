@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire/decode.h"
+#include "decode/decode.h"
 
 #define TCT_TIME_NONE INT64_MIN /* an end (or GPU time) that never arrived */
 #define TCT_MAX_DEPTH 0xffffffu /* zones nested deeper than this are not recorded */

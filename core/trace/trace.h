@@ -23,7 +23,7 @@
 
 #include "trace/record.h"
 #include "trace/sink.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 
 struct tct_trace;
 

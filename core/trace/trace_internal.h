@@ -1,5 +1,7 @@
-/* trace_internal.h - what trace.c (sources, sinks, dispatch), trace_zones.c (threads and
- * their zones) and trace_records.c (everything else) share. Not for sinks or outputs. */
+/* trace_internal.h - what the trace's files share, a tree from the top down: trace_replay.c
+ * (replays), trace_events.c (sources, events handed out by kind, the end), trace_records.c
+ * (everything but zones), trace_zones.c (threads and their zones), trace_sinks.c (sinks,
+ * handing them records) and trace_log.c (the kept events). Not for sinks or outputs. */
 #ifndef TRACYC_TRACE_TRACE_INTERNAL_H
 #define TRACYC_TRACE_TRACE_INTERNAL_H
 
@@ -101,10 +103,17 @@ struct tct_trace {
     int finished;
 };
 
-/* trace_log.c: keeps one event for replays. */
+/* trace_log.c: keeps one event for replays, and reads them back in order (tct_trace_log_next:
+ * 0 with the event, 1 at the end, -1 when the tape is damaged). */
 void tct_trace_log_event(struct tct_trace *tr, uint32_t source, const struct tcd_event *ev);
+struct tct_trace_log_reader {
+    struct tcu_tape *tape;
+    struct tcu_tape_reader tape_reader;
+    int64_t time; /* the previous event's */
+};
+int tct_trace_log_next(struct tct_trace_log_reader *r, struct tcd_event *ev, uint32_t *source);
 
-/* Hands rec to every sink that wants its kind. */
+/* trace_sinks.c: hands rec to every sink that wants its kind. */
 void tct_trace_deliver(struct tct_trace *tr, const struct tct_record *rec);
 
 /* trace_zones.c */

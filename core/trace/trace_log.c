@@ -80,16 +80,15 @@ void tct_trace_log_event(struct tct_trace *tr, uint32_t source, const struct tcd
         text_len = TCU_TAPE_READ - MAX_HEAD;
     uint32_t mask = 0;
     for (int f = 0; f <= F_ADDRESS; f++)
-        mask |= values[f] ? 1u << f : 0;
+        mask |= (uint32_t)(values[f] != 0) << f;
     mask |= dbits ? 1u << F_DVALUE : 0;
     mask |= text_len ? 1u << F_TEXT : 0;
     uint8_t head[MAX_HEAD], *p = head;
     *p++ = (uint8_t)ev->kind;
     p += put_varint(p, source);
     p += put_varint(p, mask);
-    for (int f = 0; f <= F_ADDRESS; f++)
-        if (values[f])
-            p += put_varint(p, values[f]);
+    for (uint32_t m = mask & ((1u << (F_ADDRESS + 1)) - 1); m; m &= m - 1)
+        p += put_varint(p, values[__builtin_ctz(m)]);
     if (dbits) {
         memcpy(p, &dbits, 8);
         p += 8;
@@ -155,9 +154,8 @@ static int decode_event(struct cursor *c, int64_t *time, struct tcd_event *ev, u
     *source = (uint32_t)get_varint(c);
     uint32_t mask = (uint32_t)get_varint(c);
     uint64_t v[F_ADDRESS + 1] = {0};
-    for (int f = 0; f <= F_ADDRESS; f++)
-        if (mask & 1u << f)
-            v[f] = get_varint(c);
+    for (uint32_t m = mask & ((1u << (F_ADDRESS + 1)) - 1); m; m &= m - 1)
+        v[__builtin_ctz(m)] = get_varint(c);
     *time += unzigzag(v[F_TIME]);
     ev->time = *time;
     ev->time2 = unzigzag(v[F_TIME2]);
@@ -209,49 +207,12 @@ static const uint8_t *next_body(struct tcu_tape *tape, struct tcu_tape_reader *r
     return tcu_tape_read(tape, r, *len);
 }
 
-struct tct_trace *tct_trace_replay(const struct tct_trace *tr, struct tct_sink *const *sinks, size_t n)
+int tct_trace_log_next(struct tct_trace_log_reader *r, struct tcd_event *ev, uint32_t *source)
 {
-    if (!tr->kept || tcu_tape_error(tr->kept)) {
-        errno = tr->kept ? tcu_tape_error(tr->kept) : EINVAL;
-        return NULL;
-    }
-    struct tct_trace *replay = tct_trace_new();
-    if (!replay) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    replay->sinks_borrowed = 1;
-    int rc = 0;
-    for (size_t i = 0; i < tr->source_count && rc == 0; i++) {
-        const struct tct_source *src = &tr->sources[i]->pub;
-        rc = tct_trace_add_source(replay, &src->names, src->offset) < 0 ? -1 : 0;
-        replay->sources[i]->pub.incomplete = src->incomplete;
-    }
-    for (size_t i = 0; i < n && rc == 0; i++)
-        rc = tct_trace_add_sink(replay, sinks[i]);
-    struct tcu_tape_reader r = {0};
-    if (rc != 0 || tcu_tape_rewind(tr->kept, &r) != 0) {
-        tct_trace_free(replay);
-        errno = rc != 0 ? ENOMEM : tcu_tape_error(tr->kept);
-        return NULL;
-    }
-    int64_t time = 0;
     size_t len;
-    for (const uint8_t *body; (body = next_body(tr->kept, &r, &len));) {
-        struct cursor c = {body, body + len, 0};
-        struct tcd_event ev;
-        uint32_t source;
-        if (decode_event(&c, &time, &ev, &source) != 0)
-            break;
-        tct_trace_on_event(replay, source, &ev);
-    }
-    int complete = !tcu_tape_error(tr->kept) && r.at == tcu_tape_size(tr->kept);
-    tcu_tape_reader_free(&r);
-    if (!complete) {
-        errno = tcu_tape_error(tr->kept) ? tcu_tape_error(tr->kept) : EIO;
-        tct_trace_free(replay);
-        return NULL;
-    }
-    tct_trace_finish(replay);
-    return replay;
+    const uint8_t *body = next_body(r->tape, &r->tape_reader, &len);
+    if (!body)
+        return 1;
+    struct cursor c = {body, body + len, 0};
+    return decode_event(&c, &r->time, ev, source) == 0 ? 0 : -1;
 }

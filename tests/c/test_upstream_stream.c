@@ -19,7 +19,7 @@
 #include "trace/memory_stats.h"
 #include "trace/names.h"
 #include "trace/trace.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 
 static uint8_t *read_file(const char *path, size_t *len)
 {

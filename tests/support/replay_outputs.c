@@ -15,7 +15,7 @@
 #include "trace/export.h"
 #include "trace/names.h"
 #include "trace/trace.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/versions.h"
 
 #include <stdio.h>
