@@ -1,7 +1,8 @@
 /* export_pftrace.h - what the parts of the Perfetto output share:
  *
- *   export_pftrace.c          the format, the writer sink (in a replay of the trace) and what goes
+ *   export_pftrace_writer.c   the format, the writer sink (in a replay of the trace) and what goes
  *                             on tracks: zones, messages, frames, plots, memory, locks, GPU zones
+ *   export_pftrace_packet.c   a packet, which every part writes
  *   export_pftrace_tracks.c   the tracks: their uuids and descriptors (processes, threads,
  *                             counters, frame sets, GPU contexts, locks)
  *   export_pftrace_stacks.c   interned callstacks (frames, functions, files, mappings), and the
@@ -215,7 +216,7 @@ struct tct_pftrace {
     int failed; /* memory ran out */
 };
 
-/* export_pftrace.c: packets. A packet on a sequence, its time (TCT_TIME_NONE: none) and
+/* export_pftrace_packet.c: packets. A packet on a sequence, its time (TCT_TIME_NONE: none) and
  * whether it needs the sequence's interned data; tct_pf_interned opens the packet's InternedData
  * (once), which tct_pf_packet_body closes before the packet's own fields. */
 size_t tct_pf_packet_begin(struct tct_pftrace *p, uint32_t sequence, int64_t time, int needs_state);
@@ -228,9 +229,6 @@ static inline uint32_t tct_pf_sequence(uint32_t source)
 {
     return source + 2;
 }
-/* The EventName iid of a source location's name (interning it, and its SourceLocation, into
- * the open packet when new); 0 when memory ran out. */
-uint64_t tct_pf_srcloc_name(struct tct_pftrace *p, uint32_t source, const struct tct_names *names, uint32_t srcloc);
 
 /* export_pftrace_tracks.c: each returns the track's uuid, writing its descriptor (a packet of
  * its own, so call them before beginning the packet of an event on it) the first time. */

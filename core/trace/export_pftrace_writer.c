@@ -1,4 +1,4 @@
-/* export_pftrace.c - the trace as a Perfetto trace (.pftrace): Perfetto's own protobuf
+/* export_pftrace_writer.c - the trace as a Perfetto trace (.pftrace): Perfetto's own protobuf
  * format, the stream of TracePacket messages its SDK writes, which the Perfetto UI and its
  * trace processor read with everything in it (docs/capture.md maps each Tracy event to
  * what it becomes and says what Perfetto shows for it).
@@ -61,48 +61,6 @@ struct tct_pf_holder {
  * holds, literal messages; log message bodies of literal messages. */
 enum { NAME_FRAME_SET = 1, NAME_LOCK_WAIT, NAME_LOCK_HOLD, NAME_MESSAGE, BODY_MESSAGE };
 
-/* ---- packets ------------------------------------------------------------------------------------ */
-
-size_t tct_pf_packet_begin(struct tct_pftrace *p, uint32_t sequence, int64_t time, int needs_state)
-{
-    size_t m = tct_pb_begin(&p->pb, PF_TRACE_PACKET);
-    if (time != TCT_TIME_NONE) /* packet times are unsigned: a time before the origin is put on it */
-        tct_pb_varint(&p->pb, PF_PACKET_TIMESTAMP, time > 0 ? (uint64_t)time : 0);
-    tct_pb_varint(&p->pb, PF_PACKET_SEQUENCE_ID, sequence);
-    if (needs_state)
-        tct_pb_varint(&p->pb, PF_PACKET_SEQUENCE_FLAGS, PF_SEQ_NEEDS_INCREMENTAL_STATE);
-    return m;
-}
-
-void tct_pf_interned(struct tct_pftrace *p)
-{
-    if (!p->interned)
-        p->interned = tct_pb_begin(&p->pb, PF_PACKET_INTERNED_DATA);
-}
-
-void tct_pf_packet_body(struct tct_pftrace *p)
-{
-    if (p->interned)
-        tct_pb_end(&p->pb, p->interned);
-    p->interned = 0;
-}
-
-void tct_pf_packet_end(struct tct_pftrace *p, size_t mark)
-{
-    tct_pf_packet_body(p);
-    tct_pb_end(&p->pb, mark);
-    tct_pb_flush_if_full(&p->pb);
-}
-
-void tct_pf_interned_string(struct tct_pftrace *p, uint32_t field, uint64_t iid, const char *s, size_t len)
-{
-    tct_pf_interned(p);
-    size_t m = tct_pb_begin(&p->pb, field);
-    tct_pb_varint(&p->pb, PF_IID, iid);
-    tct_pb_bytes(&p->pb, PF_INTERNED_STR, s, len);
-    tct_pb_end(&p->pb, m);
-}
-
 /* The first packet of a sequence: it clears the incremental state and interns the names of
  * the debug annotations. */
 static void sequence_start(struct tct_pftrace *p, uint32_t sequence)
@@ -147,7 +105,7 @@ static void clock_snapshot(struct tct_pftrace *p)
 
 /* ---- interned names -------------------------------------------------------------------------------- */
 
-uint64_t tct_pf_srcloc_name(struct tct_pftrace *p, uint32_t source, const struct tct_names *names, uint32_t srcloc)
+static uint64_t srcloc_name(struct tct_pftrace *p, uint32_t source, const struct tct_names *names, uint32_t srcloc)
 {
     struct tct_pf_source *s = &p->sources[source];
     if (srcloc < s->srcloc_cap && s->srcloc_name[srcloc])
@@ -263,7 +221,7 @@ static void zone_begin(struct tct_pftrace *p, const struct tct_source *src, uint
 {
     uint32_t source = src->index;
     size_t m = tct_pf_packet_begin(p, tct_pf_sequence(source), time, 1);
-    uint64_t iid = tct_pf_srcloc_name(p, source, &src->names, srcloc);
+    uint64_t iid = srcloc_name(p, source, &src->names, srcloc);
     uint64_t stack = callstack ? tct_pf_callstack(p, source, &src->names, callstack) : 0;
     size_t e = event_begin(p, PF_SLICE_BEGIN, track);
     event_name(p, name ? 0 : iid, name, name_len);
