@@ -881,6 +881,28 @@ static void test_saturating_sums(void)
     free(export_to_string(TCT_FORMAT_CHROME, saturating_scenario, &o, NULL));
 }
 
+/* Kept events hold each time as its step from the one before, whatever the client sent:
+ * between the largest and the smallest time that step wraps, and reading it back must wrap
+ * the same way (UBSan aborts on a signed overflow in the sanitizer build). */
+static void hostile_times_scenario(struct tct_trace *tr)
+{
+    begin(tr, MAIN_TID, INT64_MAX, SL_WORK);
+    end(tr, MAIN_TID, INT64_MIN); /* pulled to 2^53 and -2^53: it ends where it began */
+    begin(tr, MAIN_TID, INT64_MAX, SL_LEAF);
+    end(tr, MAIN_TID, INT64_MAX);
+}
+
+static void test_hostile_times_replayed(void)
+{
+    struct tct_export_options o = {0};
+    char *json = export_to_string(TCT_FORMAT_CHROME, hostile_times_scenario, &o, NULL);
+    size_t zones = 0;
+    for (const char *p = json; (p = strstr(p, "\"ts\":9007199254740.99201,\"dur\":0.00001")); p++)
+        zones++;
+    CHECK_EQ_INT(zones, 2);
+    free(json);
+}
+
 static void test_export_file(void)
 {
     CHECK_EQ_INT(tct_export_format_for("a/b.json"), TCT_FORMAT_CHROME);
@@ -951,6 +973,7 @@ int main(void)
     test_scale();
     test_deep_nesting();
     test_saturating_sums();
+    test_hostile_times_replayed();
     test_export_file();
     return tt_finish("test_export");
 }
