@@ -906,6 +906,8 @@ static void test_hostile_times_replayed(void)
 static void test_export_file(void)
 {
     CHECK_EQ_INT(tct_export_format_for("a/b.json"), TCT_FORMAT_CHROME);
+    CHECK_EQ_INT(tct_export_format_for("trace.pftrace"), TCT_FORMAT_PFTRACE);
+    CHECK_EQ_INT(tct_export_format_for("TRACE.PFTRACE"), TCT_FORMAT_PFTRACE);
     CHECK_EQ_INT(tct_export_format_for("stats.CSV"), TCT_FORMAT_CSV);
     CHECK_EQ_INT(tct_export_format_for("summary.txt"), TCT_FORMAT_SUMMARY);
     CHECK_EQ_INT(tct_export_format_for("dir.json/out"), TCT_FORMAT_SUMMARY);
@@ -918,7 +920,7 @@ static void test_export_file(void)
     CHECK_EQ_INT(tct_export_check_format("out/trace.TRACY", why, sizeof why), -1);
     CHECK(strstr(why, "out/trace.TRACY: ") == why && strstr(why, "tracy-capture") != NULL);
     CHECK_EQ_INT(tct_export_check_format("x.html", why, sizeof why), -1);
-    CHECK(strstr(why, "'.html'") != NULL && strstr(why, ".json") != NULL);
+    CHECK(strstr(why, "'.html'") != NULL && strstr(why, ".json") != NULL && strstr(why, ".pftrace") != NULL);
 
     /* a decoder that never saw a client: names are empty, the output still works */
     static const struct tcd_callbacks cb = {0};
