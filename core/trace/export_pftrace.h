@@ -140,7 +140,7 @@ enum {
 };
 
 /* Debug annotation names, interned on every sequence as it starts (DebugAnnotationName iids). */
-enum { PF_ARG_TEXT = 1, PF_ARG_VALUE, PF_ARG_COLOR, PF_ARG_UNFINISHED, PF_ARG_FRAME, PF_ARG_COUNT };
+enum { PF_ARG_TEXT = 1, PF_ARG_VALUE, PF_ARG_COLOR, PF_ARG_UNFINISHED, PF_ARG_FRAME, PF_ARG_NAME, PF_ARG_COUNT };
 
 /* The packet sequence of the system's data (the context switches); a source's is its index + 2. */
 #define PF_SYSTEM_SEQUENCE 1u

@@ -65,11 +65,9 @@ enum { NAME_FRAME_SET = 1, NAME_LOCK_WAIT, NAME_LOCK_HOLD, NAME_MESSAGE, BODY_ME
  * the debug annotations. */
 static void sequence_start(struct tct_pftrace *p, uint32_t sequence)
 {
-    static const char *const args[PF_ARG_COUNT] = {[PF_ARG_TEXT] = "text",
-                                                   [PF_ARG_VALUE] = "value",
-                                                   [PF_ARG_COLOR] = "color",
-                                                   [PF_ARG_UNFINISHED] = "unfinished",
-                                                   [PF_ARG_FRAME] = "frame"};
+    static const char *const args[PF_ARG_COUNT] = {[PF_ARG_TEXT] = "text",   [PF_ARG_VALUE] = "value",
+                                                   [PF_ARG_COLOR] = "color", [PF_ARG_UNFINISHED] = "unfinished",
+                                                   [PF_ARG_FRAME] = "frame", [PF_ARG_NAME] = "name"};
     size_t m = tct_pf_packet_begin(p, sequence, TCT_TIME_NONE, 0);
     tct_pb_varint(&p->pb, PF_PACKET_SEQUENCE_FLAGS, PF_SEQ_INCREMENTAL_STATE_CLEARED);
     for (uint64_t i = 1; i < PF_ARG_COUNT; i++)
@@ -236,7 +234,7 @@ static void zone_begin(struct tct_pftrace *p, const struct tct_source *src, uint
 /* A zone's end, with what was added to it as arguments (merged with its begin's). */
 static void zone_end(struct tct_pftrace *p, uint32_t source, uint64_t track, const struct tct_zone_record *z)
 {
-    int args = z->text || z->has_value || z->has_color || (z->flags & TCT_ZONE_UNFINISHED);
+    int args = z->text || z->has_value || z->has_color || z->flags;
     size_t m = tct_pf_packet_begin(p, tct_pf_sequence(source), z->end, args);
     size_t e = event_begin(p, PF_SLICE_END, track);
     if (z->text)
@@ -247,6 +245,8 @@ static void zone_end(struct tct_pftrace *p, uint32_t source, uint64_t track, con
         arg_color(p, z->color);
     if (z->flags & TCT_ZONE_UNFINISHED)
         arg_uint(p, PF_ARG_UNFINISHED, PF_ANNOTATION_BOOL, 1);
+    if (z->flags & TCT_ZONE_RENAMED) /* the slice keeps the name its begin had */
+        arg_string(p, PF_ARG_NAME, z->name, z->name_len);
     tct_pb_end(&p->pb, e);
     tct_pf_packet_end(p, m);
 }

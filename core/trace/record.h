@@ -142,6 +142,7 @@ struct tct_gpu_context {
 
 enum tct_zone_flag {
     TCT_ZONE_UNFINISHED = 1, /* still open when the capture ended; end = its source's last_time */
+    TCT_ZONE_RENAMED = 2,    /* named (ZoneName) after its TCT_REC_ZONE_BEGIN went out with another name */
 };
 
 enum tct_record_kind {

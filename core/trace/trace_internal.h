@@ -20,6 +20,7 @@ struct tct_open_zone {
     uint64_t value;
     uint32_t color;
     uint8_t has_value, has_color;
+    uint8_t renamed; /* TCT_ZONE_RENAMED */
 };
 
 /* A thread as the trace keeps it: what sinks see, and its open zones. */

@@ -127,7 +127,7 @@ static void zone_close(struct tct_trace *tr, struct tct_source_state *src, struc
     rec.u.zone = zone_record(z, (uint32_t)t->open_count);
     rec.u.zone.end = end;
     rec.u.zone.self = tct_time_sub(span, z->children);
-    rec.u.zone.flags = flags;
+    rec.u.zone.flags = flags | (z->renamed ? TCT_ZONE_RENAMED : 0);
     tct_trace_deliver(tr, &rec);
     free(z->text);
     free(z->name);
@@ -166,7 +166,8 @@ static int append_text(char **text, size_t *len, const char *s, size_t n)
     return 0;
 }
 
-static void zone_data(struct tct_source_state *src, struct tct_thread_state *t, const struct tcd_event *ev)
+static void zone_data(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t,
+                      const struct tcd_event *ev)
 {
     if (t->skipped_open || !t->open_count) {
         src->pub.ignored_events++;
@@ -191,6 +192,7 @@ static void zone_data(struct tct_source_state *src, struct tct_thread_state *t, 
         free(z->name);
         z->name = name;
         z->name_len = len;
+        z->renamed = !t->begin_pending && tr->want_count[TCT_REC_ZONE_BEGIN]; /* its begin is out */
         break;
     }
     case TCD_ZONE_COLOR:
@@ -222,7 +224,7 @@ void tct_trace_zone_event(struct tct_trace *tr, struct tct_source_state *src, co
     else if (ev->kind == TCD_ZONE_END)
         zone_end(tr, src, t, ev);
     else
-        zone_data(src, t, ev);
+        zone_data(tr, src, t, ev);
 }
 
 /* Tracy's server numbers the OS thread that enters a fiber, and knows the fiber as a

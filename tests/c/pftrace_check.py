@@ -377,7 +377,8 @@ def check_stream(pb2, replay, stream, work):
                 instants[(t.thread.pid, t.thread.tid, s["name"], s["begin"])] += 1
                 continue
             loc = model.lookup(seq, "locations", event.source_location_iid, "a zone")
-            key = (t.thread.pid, t.thread.tid, s["name"], s["begin"], s["end"] - s["begin"], loc.file, loc.line,
+            name = s["args"].get("name", s["name"])  # a name given after the begin went out
+            key = (t.thread.pid, t.thread.tid, name, s["begin"], s["end"] - s["begin"], loc.file, loc.line,
                    s["args"].get("text"), s["args"].get("value"))
             zones[key] += 1
             if event.HasField("callstack_iid"):
