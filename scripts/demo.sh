@@ -21,5 +21,5 @@ echo
 echo "== CPU samples of examples/c/callstacks.c (from its summary, build/demo/callstacks.txt)"
 sed -n '/^Sampling:/,/^Threads/p' build/demo/callstacks.txt | sed '$d'
 echo "Also written: build/demo/trace.pftrace and callstacks.pftrace (open them in https://ui.perfetto.dev),"
-echo "build/demo/trace.json (the same in Chrome's JSON), build/demo/stats.csv and build/demo/flamegraph.svg"
+echo "build/demo/trace.json (the game loop as Chrome JSON), build/demo/stats.csv and build/demo/flamegraph.svg"
 echo "(the samples as a flame graph; open it in a browser)"
