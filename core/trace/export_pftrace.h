@@ -39,6 +39,7 @@ enum {
     PF_PACKET_SEQUENCE_FLAGS = 13,
     PF_PACKET_TRACK_DESCRIPTOR = 60,
     PF_PACKET_PERF_SAMPLE = 66,
+    PF_PACKET_FIRST_ON_SEQUENCE = 87, /* first_packet_on_sequence: nothing of the sequence came before */
     PF_SEQ_INCREMENTAL_STATE_CLEARED = 1,
     PF_SEQ_NEEDS_INCREMENTAL_STATE = 2,
 

@@ -61,8 +61,8 @@ struct tct_pf_holder {
  * holds, literal messages; log message bodies of literal messages. */
 enum { NAME_FRAME_SET = 1, NAME_LOCK_WAIT, NAME_LOCK_HOLD, NAME_MESSAGE, BODY_MESSAGE };
 
-/* The first packet of a sequence: it clears the incremental state and interns the names of
- * the debug annotations. */
+/* The first packet of a sequence: it says so, clears the incremental state and interns the
+ * names of the debug annotations. */
 static void sequence_start(struct tct_pftrace *p, uint32_t sequence)
 {
     static const char *const args[PF_ARG_COUNT] = {[PF_ARG_TEXT] = "text",   [PF_ARG_VALUE] = "value",
@@ -70,6 +70,7 @@ static void sequence_start(struct tct_pftrace *p, uint32_t sequence)
                                                    [PF_ARG_FRAME] = "frame", [PF_ARG_NAME] = "name"};
     size_t m = tct_pf_packet_begin(p, sequence, TCT_TIME_NONE, 0);
     tct_pb_varint(&p->pb, PF_PACKET_SEQUENCE_FLAGS, PF_SEQ_INCREMENTAL_STATE_CLEARED);
+    tct_pb_varint(&p->pb, PF_PACKET_FIRST_ON_SEQUENCE, 1);
     for (uint64_t i = 1; i < PF_ARG_COUNT; i++)
         tct_pf_interned_string(p, PF_INTERNED_ANNOTATION_NAMES, i, args[i], strlen(args[i]));
     tct_pf_packet_end(p, m);

@@ -126,7 +126,8 @@ class Model:
             check(packet.HasField("sequence"), f"packet {position} has no trusted_packet_sequence_id")
             seq = sequences.get(packet.sequence)
             if seq is None:
-                check(packet.flags & CLEARED, f"sequence {packet.sequence} starts without clearing its state")
+                check(packet.flags & CLEARED and packet.first_on_sequence,
+                      f"sequence {packet.sequence} starts without clearing its state, or saying it starts")
                 seq = sequences[packet.sequence] = Sequence()
             self.intern(seq, packet, position)
             event = packet.event if packet.HasField("event") else None
