@@ -104,6 +104,8 @@ static void clock_snapshot(struct tct_pftrace *p)
 
 /* ---- interned names -------------------------------------------------------------------------------- */
 
+/* The EventName iid of a source location's name, interning it and its SourceLocation (iid:
+ * srcloc + 1) into the open packet when new; 0 when memory ran out. */
 static uint64_t srcloc_name(struct tct_pftrace *p, uint32_t source, const struct tct_names *names, uint32_t srcloc)
 {
     struct tct_pf_source *s = &p->sources[source];
