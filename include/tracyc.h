@@ -20,15 +20,10 @@
  *                         already recorded have a fixed 64 KiB reserve beyond it: the
  *                         worst case is the limit + 64 KiB
  *   TRACY_NO_EXIT=1       at exit, wait until a server has connected and received everything
-<<<<<<< HEAD
- *   TRACYC_OUTPUT=FILE    profile in-process and write FILE at exit (.json, .csv, .folded,
- *                         .svg, .txt); a program it starts that inherits the variable writes
- *                         FILE's name with its pid before the extension instead
+ *   TRACYC_OUTPUT=FILE    profile in-process and write FILE at exit (.pftrace, .json,
+ *                         .csv, .folded, .svg, .txt); a program it starts that inherits the
+ *                         variable writes FILE's name with its pid before the extension instead
  *                         (TRACYC_OUTPUT_OWNER, set at start, tells them apart)
-=======
- *   TRACYC_OUTPUT=FILE    profile in-process and write FILE at exit (.pftrace, .json, .csv,
- *                         .folded, .svg, .txt)
->>>>>>> perfetto
  *   TRACYC_DISABLE=1      make the whole library inert: no thread, no socket
  *   TRACY_SAMPLING_HZ=N   CPU samples per second of each running thread (default 500),
  *                         lowered (and said on stderr) to what the kernel allows:

@@ -158,9 +158,7 @@ enum tct_record_kind {
     TCT_REC_SAMPLE,   /* .sample: a callstack sample of a thread */
     TCT_REC_SWITCH,   /* .sw: a context switch on one CPU (any thread of the system) */
     TCT_REC_WAKEUP,   /* .wakeup */
-<<<<<<< HEAD
     TCT_REC_SECTION,  /* .section: a section left, or still open when the capture ended */
-=======
     /* Begins, for sinks that write a zone's begin and end apart, each in its place (a sequential
      * format); no other sink asks for them, and then the trace does nothing for them. */
     TCT_REC_ZONE_BEGIN, /* .zone, end TCT_TIME_NONE: a CPU zone began. It is handed out once its
@@ -168,7 +166,6 @@ enum tct_record_kind {
                          * next message, or at the capture's end - so that its name, colour, value and
                          * text carry what the client set right after the begin */
     TCT_REC_GPU_BEGIN,  /* .gpu, gpu_end TCT_TIME_NONE: the GPU said when a GPU zone began */
->>>>>>> perfetto
     TCT_REC_KIND_COUNT
 };
 #define TCT_REC_BIT(kind) (1u << (kind))
