@@ -20,9 +20,9 @@
  *                         already recorded have a fixed 64 KiB reserve beyond it: the
  *                         worst case is the limit + 64 KiB
  *   TRACY_NO_EXIT=1       at exit, wait until a server has connected and received everything
- *   TRACYC_OUTPUT=FILE    profile in-process and write FILE at exit (.json, .csv, .folded,
- *                         .svg, .txt); a program it starts that inherits the variable writes
- *                         FILE's name with its pid before the extension instead
+ *   TRACYC_OUTPUT=FILE    profile in-process and write FILE at exit (.pftrace, .json,
+ *                         .csv, .folded, .svg, .txt); a program it starts that inherits the
+ *                         variable writes FILE's name with its pid before the extension instead
  *                         (TRACYC_OUTPUT_OWNER, set at start, tells them apart)
  *   TRACYC_DISABLE=1      make the whole library inert: no thread, no socket
  *   TRACY_SAMPLING_HZ=N   CPU samples per second of each running thread (default 500),
@@ -617,13 +617,14 @@ TRACYC_API void ___tracy_init_thread(void);
 
 /* Start the in-process capture: everything the program records from now on is decoded
  * in-process and written to path when the profiler shuts down (process exit or
- * ___tracy_shutdown_profiler). The format follows the extension: .json (Chrome Trace
- * Event / Perfetto), .csv (Tracy zone statistics), .folded (CPU samples as folded stacks),
- * .svg (their flame graph), .txt or none a text summary; "-" is the summary on stdout. A
- * relative path is taken from the current directory now. The file is written whole at the
- * end (under a temporary name, then renamed); nothing is created before. Same as setting
- * TRACYC_OUTPUT. Returns 0, or -1 with tracyc_last_error() set (an extension of another
- * format such as .tracy, path not writable, capture already running, library disabled). */
+ * ___tracy_shutdown_profiler). The format follows the extension: .pftrace (Perfetto's
+ * own), .json (Chrome Trace Event, which Perfetto opens too), .csv (Tracy zone statistics),
+ * .folded (CPU samples as folded stacks), .svg (their flame graph), .txt or none a text
+ * summary; "-" is the summary on stdout. A relative path is taken from the current
+ * directory now. The file is written whole at the end (under a temporary name, then
+ * renamed); nothing is created before. Same as setting TRACYC_OUTPUT. Returns 0, or -1 with
+ * tracyc_last_error() set (an extension of another format such as .tracy, path not
+ * writable, capture already running, library disabled). */
 TRACYC_API int tracyc_capture_start(const char *path);
 /* Whether tracyc_capture_start(path) could write path: a supported format and a place that
  * can be written. Starts nothing, creates nothing. Returns 0, or -1 with tracyc_last_error()

@@ -144,6 +144,7 @@ struct tct_gpu_context {
 
 enum tct_zone_flag {
     TCT_ZONE_UNFINISHED = 1, /* still open when the capture ended; end = its source's last_time */
+    TCT_ZONE_RENAMED = 2,    /* named (ZoneName) after its TCT_REC_ZONE_BEGIN went out with another name */
 };
 
 enum tct_record_kind {
@@ -158,6 +159,13 @@ enum tct_record_kind {
     TCT_REC_SWITCH,   /* .sw: a context switch on one CPU (any thread of the system) */
     TCT_REC_WAKEUP,   /* .wakeup */
     TCT_REC_SECTION,  /* .section: a section left, or still open when the capture ended */
+    /* Begins, for sinks that write a zone's begin and end apart, each in its place (a sequential
+     * format); no other sink asks for them, and then the trace does nothing for them. */
+    TCT_REC_ZONE_BEGIN, /* .zone, end TCT_TIME_NONE: a CPU zone began. It is handed out once its
+                         * thread goes on - before that thread's next zone begins or ends, before its
+                         * next message, or at the capture's end - so that its name, colour, value and
+                         * text carry what the client set right after the begin */
+    TCT_REC_GPU_BEGIN,  /* .gpu, gpu_end TCT_TIME_NONE: the GPU said when a GPU zone began */
     TCT_REC_KIND_COUNT
 };
 #define TCT_REC_BIT(kind) (1u << (kind))

@@ -21,6 +21,7 @@ struct tct_open_zone {
     uint64_t value;
     uint32_t color;
     uint8_t has_value, has_color;
+    uint8_t renamed; /* TCT_ZONE_RENAMED */
 };
 
 /* A thread as the trace keeps it: what sinks see, and its open zones. */
@@ -29,6 +30,7 @@ struct tct_thread_state {
     struct tct_open_zone *open; /* outermost first */
     size_t open_count, open_cap;
     uint32_t skipped_open; /* begins past TCT_MAX_DEPTH (or refused for memory) still open */
+    uint8_t begin_pending; /* the innermost open zone's TCT_REC_ZONE_BEGIN is still to be handed out */
     uint64_t next_zone;    /* seq of its next zone */
     uint64_t next_sample;
 };
@@ -146,6 +148,9 @@ struct tct_thread_state *tct_trace_thread_of(struct tct_trace *tr, struct tct_so
 void tct_trace_number_thread(struct tct_trace *tr, struct tct_thread_state *t);
 void tct_trace_zone_event(struct tct_trace *tr, struct tct_source_state *src, const struct tcd_event *ev);
 void tct_trace_fiber_enter(struct tct_trace *tr, struct tct_source_state *src, const struct tcd_event *ev);
+/* The thread goes on (another of its records comes): hands out its innermost zone's begin if
+ * that is still pending (TCT_REC_ZONE_BEGIN). */
+void tct_trace_zone_settle(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t);
 void tct_trace_finish_zones(struct tct_trace *tr);
 void tct_trace_free_thread(struct tct_thread_state *t);
 
