@@ -32,7 +32,7 @@ size_t tct_stack_expand_frame(const struct tct_names *names, uint32_t frame, str
         return 0;
     const char *image = f->image ? f->image : "";
     if (f->count == 0) {
-        out[0] = (struct tct_stack_frame){NULL, 0, "", 0, 0, f->address, image};
+        out[0] = (struct tct_stack_frame){NULL, 0, "", 0, 0, f->address, image, 0};
         return 1;
     }
     size_t n = 0;
@@ -41,7 +41,7 @@ size_t tct_stack_expand_frame(const struct tct_names *names, uint32_t frame, str
         const char *function = sub->function ? sub->function : "";
         const char *file = sub->file ? sub->file : "";
         out[n++] = (struct tct_stack_frame){
-            function, without_offset(function), file, sub->line, sub->symbol, f->address, image};
+            function, without_offset(function), file, sub->line, sub->symbol, f->address, image, s + 1 < f->count};
     }
     return n;
 }

@@ -27,6 +27,7 @@ struct tct_stack_frame {
     uint64_t symbol;   /* 0 unknown */
     uint64_t address;  /* the return address the frame came from (0 for custom frames) */
     const char *image; /* "" unknown */
+    uint8_t inlined;   /* inlined into the next frame: symbol is that function's, not its own */
 };
 
 /* The frames of callstack id, innermost first (inlined frames expanded), at most cap of
