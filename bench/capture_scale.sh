@@ -59,6 +59,7 @@ size() { awk -v b="$1" 'BEGIN{u = "B"; if (b >= 1e9) {b /= 1e9; u = "GB"} else i
 
 # start_client ZONES: the fake client listening; its port in $port.
 start_client() {
+  rm -f "$work/port" # else the last run's port may be read before the new client's redirection empties it
   "$client" -n "$1" >"$work/port" 2>"$work/client.log" &
   client_pid=$!
   for _ in $(seq 100); do
