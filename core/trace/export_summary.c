@@ -13,6 +13,7 @@
 #include "trace/names.h"
 #include "trace/plot_stats.h"
 #include "trace/sched_log.h"
+#include "trace/section_stats.h"
 #include "trace/stacks.h"
 #include "trace/units.h"
 #include "trace/zone_stats.h"
@@ -36,6 +37,7 @@ struct parts {
     struct tct_lock_stats *locks;
     struct tct_gpu_stats *gpu;
     struct tct_sched_log *sched;
+    struct tct_section_stats *sections;
 };
 
 struct summary {
@@ -395,6 +397,26 @@ static void thread_table(struct summary *s)
     }
 }
 
+/* The first line of text[0..len) and a newline, a NUL shown as \0, cut with "..." past
+ * width columns. */
+static void first_line(FILE *out, const char *text, size_t len, size_t width)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < len && text[i] != '\n'; i++) {
+        size_t w = text[i] ? 1 : 2;
+        if (used + w > width) {
+            fputs("...", out);
+            break;
+        }
+        if (text[i])
+            fputc(text[i], out);
+        else
+            fputs("\\0", out);
+        used += w;
+    }
+    fputc('\n', out);
+}
+
 static void message_line(struct summary *s)
 {
     static const char *const severities[] = {"trace", "debug", "info", "warning", "error", "fatal"};
@@ -420,12 +442,82 @@ static void message_line(struct summary *s)
         size_t len;
         const char *text =
             tct_text_or_string(names_of(s, m->source), m->text ? m->text : "", m->text_len, m->string, &len);
-        int line = (int)strcspn(text, "\n");
-        fprintf(s->out, "  %-7s %.*s%s\n", severities[m->severity], line < TEXT_WIDTH ? line : TEXT_WIDTH, text,
-                line > TEXT_WIDTH ? "..." : "");
+        fprintf(s->out, "  %-7s ", severities[m->severity]);
+        first_line(s->out, text, len, TEXT_WIDTH);
     }
     if (ms->warnings > TCT_MESSAGES_SHOWN)
         fprintf(s->out, "  ... and %s more\n", tct_format_count(n, ms->warnings - TCT_MESSAGES_SHOWN));
+}
+
+/* text[0..len) for a column: a NUL shown as \0, cut to what buf holds. */
+static const char *shown_text(const char *text, size_t len, char *buf, size_t size)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < len && used + 2 < size; i++) {
+        if (text[i]) {
+            buf[used++] = text[i];
+        } else {
+            buf[used++] = '\\';
+            buf[used++] = '0';
+        }
+    }
+    buf[used] = '\0';
+    return buf;
+}
+
+static int group_cmp(const void *pa, const void *pb)
+{
+    const struct tct_section_group *a = *(const struct tct_section_group *const *)pa;
+    const struct tct_section_group *b = *(const struct tct_section_group *const *)pb;
+    if (a->total != b->total)
+        return a->total > b->total ? -1 : 1;
+    if (a->source != b->source)
+        return a->source < b->source ? -1 : 1;
+    if (a->category != b->category)
+        return a->category < b->category ? -1 : 1;
+    if (a->name_len != b->name_len)
+        return a->name_len < b->name_len ? -1 : 1;
+    return memcmp(a->name, b->name, a->name_len);
+}
+
+/* Sections grouped by category and name, the longest in total first. */
+static int section_table(struct summary *s, size_t top)
+{
+    size_t groups = tct_section_group_count(s->p->sections);
+    if (!groups)
+        return 0;
+    const struct tct_section_group **g = malloc(groups * sizeof *g);
+    if (!g)
+        return -1;
+    for (size_t i = 0; i < groups; i++)
+        g[i] = tct_section_group_at(s->p->sections, i);
+    qsort(g, groups, sizeof *g, group_cmp);
+    uint64_t unfinished = 0;
+    for (uint32_t i = 0; i < tct_trace_source_count(s->tr); i++)
+        unfinished += tct_trace_source(s->tr, i)->unfinished_sections;
+    char a[TCT_UNITS_BUF], b[TCT_UNITS_BUF], c[TCT_UNITS_BUF], d[TCT_UNITS_BUF];
+    char title[96];
+    snprintf(title, sizeof title, "Sections (%s entered, %" PRIu64 " still open at the end)",
+             tct_format_count(a, tct_section_stats_entered(s->p->sections)), unfinished);
+    heading(s, unfinished ? title : "Sections");
+    fprintf(s->out, "  %-32s %-12s %8s %12s %12s %12s\n", "section", "category", "count", "total", "mean", "max");
+    for (size_t i = 0; i < groups && i < top; i++) {
+        char name[256], category[80], shown[64];
+        size_t len;
+        const char *described = tct_trace_section_category(s->tr, g[i]->source, g[i]->category, &len);
+        snprintf(category, sizeof category, "%u%s%s", (unsigned)g[i]->category, described ? " " : "",
+                 described ? shown_text(described, len, shown, sizeof shown) : "");
+        fputs("  ", s->out);
+        column(s->out, shown_text(g[i]->name, g[i]->name_len, name, sizeof name), 32);
+        fputc(' ', s->out);
+        column(s->out, category, 12);
+        fprintf(s->out, " %8s %12s %12s %12s\n", tct_format_count(a, g[i]->count), tct_format_duration(b, g[i]->total),
+                tct_format_duration(c, g[i]->total / (int64_t)g[i]->count), tct_format_duration(d, g[i]->max));
+    }
+    if (groups > top)
+        fprintf(s->out, "  ... and %s more\n", tct_format_count(a, groups - top));
+    free(g);
+    return 0;
 }
 
 static void frame_table(struct summary *s)
@@ -580,7 +672,9 @@ static int prepare(struct tct_trace *tr, const struct tct_export_options *o, voi
     p->locks = tct_lock_stats_of(tr);
     p->gpu = tct_gpu_stats_of(tr);
     p->sched = tct_sched_log_of(tr);
-    return p->zones && p->samples && p->messages && p->frames && p->plots && p->memory && p->locks && p->gpu && p->sched
+    p->sections = tct_section_stats_of(tr);
+    return p->zones && p->samples && p->messages && p->frames && p->plots && p->memory && p->locks && p->gpu &&
+                   p->sched && p->sections
                ? 0
                : -1;
 }
@@ -612,6 +706,8 @@ static int write_summary(FILE *out, struct tct_trace *tr, void *state, const str
     if (rc == 0)
         rc = cpu_table(&s);
     message_line(&s);
+    if (rc == 0)
+        rc = section_table(&s, top);
     frame_table(&s);
     plot_table(&s);
     memory_table(&s);
