@@ -6,8 +6,8 @@
 #
 #   bench/capture_scale.sh [BUILD_DIR]        (bench/run.sh runs it with CAPTURE_SCALE=1)
 #
-#   SCALE_ZONES     zone counts (default "10000000 200000000"); the first runs SCALE_REPEAT
-#                   times (default 3: medians and ranges, the machine is shared), the others once
+#   SCALE_ZONES     zone counts (default "10000000 200000000"); those up to 20 M run SCALE_REPEAT
+#                   times (default 3: medians and ranges, the machine is shared), larger ones once
 #   SCALE_FORMATS   output extensions (default "json csv txt folded svg pftrace"; pftrace only
 #                   when this tracyc-capture writes it: tried first)
 #   SCALE_DIR       where outputs and tracyc-capture's temporary files go (default $TMPDIR or
@@ -16,7 +16,8 @@
 #   UPSTREAM_TRACY_CAPTURE   upstream's tracy-capture 0.14.0: recorded on the same streams, its
 #                   zone counts checked with tracy-csvexport (UPSTREAM_TRACY_CSVEXPORT, default
 #                   the one beside it); stopped with SIGINT (it saves what it has) when its
-#                   resident size passes UPSTREAM_RSS_LIMIT_MIB (default 85 % of MemAvailable)
+#                   resident size passes UPSTREAM_RSS_LIMIT_MIB (default 85 % of MemAvailable);
+#                   UPSTREAM_ZONES: the counts it records (default SCALE_ZONES)
 #
 # Every run is checked: the client saw the server's goodbye (every query answered, nothing
 # dropped), tracyc-capture says "Capture complete" with exactly the zones and messages sent
@@ -180,12 +181,14 @@ echo "== the synthetic client alone, generating and compressing without a socket
 echo "== capture of the synthetic client over loopback ($(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg))"
 for zones in "${zone_counts[@]}"; do
   runs=1
-  [ "$zones" = "${zone_counts[0]}" ] && runs=$repeat
+  [ "$zones" -le 20000000 ] && runs=$repeat
   for ((r = 1; r <= runs; r++)); do
     for fmt in "${formats[@]}"; do
       run_tracyc "$fmt" "$zones"
     done
-    [ -n "$upstream" ] && run_upstream "$zones"
+    if [ -n "$upstream" ] && [[ " ${UPSTREAM_ZONES:-${zone_counts[*]}} " == *" $zones "* ]]; then
+      run_upstream "$zones"
+    fi
   done
 done
 
@@ -210,6 +213,11 @@ for what in $(awk '{print $1}' "$results" | awk '!seen[$0]++'); do
   done
 done
 
+for zones in "${zone_counts[@]}"; do
+  awk -v z="$zones" '$2 == z && $1 == "tracyc-pftrace" {p = $7; n = $3} $2 == z && $1 == "tracyc-json" {j = $7}
+    END {if (p && j) printf "== .pftrace against .json at %d zones: %.1f against %.1f bytes a zone, %.2f times smaller\n", n, p / n, j / n, j / p}' "$results"
+done
+
 if [ "${#zone_counts[@]}" -ge 2 ]; then
   small=${zone_counts[0]} large=${zone_counts[-1]}
   echo "== targets: tracyc-capture's peak RSS <= 64 MiB, and at $(commas "$large") zones within +-10 % of $(commas "$small") (medians)"
@@ -220,7 +228,7 @@ if [ "${#zone_counts[@]}" -ge 2 ]; then
         if (!n || !b) {printf "  %-8s not measured at both counts\n", f; exit}
         m = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
         d = (b - m) / m * 100; ok = b <= 65536 && m <= 65536 && d <= 10 && d >= -10
-        printf "  %-8s %7.1f MiB -> %7.1f MiB (%+.1f %%)  %s\n", f, m / 1024, b / 1024, d, ok ? "met" : "MISSED"
+        printf "  %-8s %7.1f MiB -> %7.1f MiB (%+.1f %%, %+.2f MiB)  %s\n", f, m / 1024, b / 1024, d, (b - m) / 1024, ok ? "met" : "MISSED"
       }'
   done
 fi
