@@ -100,16 +100,18 @@ room_for() {
 report() {
   local events
   events=$(field events "$client_line")
-  printf "  %-8s %12s zones: peak RSS %7.1f MiB, %7.2f s (%.2f s of CPU), %6.2f M events/s, %s\n" "$1" "$(commas "$2")" \
-    "$(awk -v k="$(field peak_rss_kib "$3")" 'BEGIN{print k / 1024}')" "$(field wall_s "$3")" "$(field cpu_s "$3")" \
+  printf "  %-8s %12s zones: peak RSS %7.1f MiB, %7.2f s (%.2f s of CPU; live %.2f s), %6.2f M events/s, %s\n" "$1" \
+    "$(commas "$2")" "$(awk -v k="$(field peak_rss_kib "$3")" 'BEGIN{print k / 1024}')" "$(field wall_s "$3")" \
+    "$(field cpu_s "$3")" "$(field total_s "$client_line")" \
     "$(awk -v e="$events" -v s="$(field wall_s "$3")" 'BEGIN{print e / s / 1e6}')" "$4"
 }
 
 # record WHAT ZONES SENT_ZONES MEASURE_LINE SIZE: a line of $results, whose columns are
-# what, zones asked, zones sent, peak RSS KiB, wall s, events, output bytes, temp bytes, CPU s.
+# what, zones asked, zones sent, peak RSS KiB, wall s, events, output bytes, temp bytes, CPU s,
+# live s (the client's, from its first item to the server's goodbye: all of it decoded).
 record() {
   echo "$1 $2 $3 $(field peak_rss_kib "$4") $(field wall_s "$4") $(field events "$client_line") $5" \
-    "$(field temp_bytes "$4") $(field cpu_s "$4")" >>"$results"
+    "$(field temp_bytes "$4") $(field cpu_s "$4") $(field total_s "$client_line")" >>"$results"
 }
 
 run_tracyc() {
@@ -193,9 +195,11 @@ for zones in "${zone_counts[@]}"; do
 done
 
 echo "== medians [ranges]; events/s = events sent / wall time of the capture, from connecting to the file written;"
-echo "   per CPU-s: / the capture's CPU time; output: its size (median); temp: its spill files at most (sampled)"
-printf "  %-14s %12s %4s  %-20s %-20s %-20s %-20s %9s %9s\n" what zones runs "peak RSS MiB" "wall s" "M events/s" \
-  "M events/CPU-s" output temp
+echo "   live: / the time from the client's first item to the server's goodbye (everything received and decoded,"
+echo "   before the file is written); per CPU-s: / the capture's CPU time; output: its size (median); temp: its"
+echo "   spill files at most (sampled)"
+printf "  %-14s %12s %4s  %-20s %-20s %-20s %-20s %-20s %9s %9s\n" what zones runs "peak RSS MiB" "wall s" "M events/s" \
+  "live M events/s" "M events/CPU-s" output temp
 stats() { # values on stdin -> "median [min-max]"
   sort -g | awk -v p="$1" '{v[NR] = $1} END {if (!NR) exit; m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
     if (NR == 1) printf p, m; else printf p " [" p "-" p "]", m, v[1], v[NR]}'
@@ -204,9 +208,11 @@ for what in $(awk '{print $1}' "$results" | awk '!seen[$0]++'); do
   for zones in "${zone_counts[@]}"; do
     rows=$(awk -v w="$what" -v z="$zones" '$1 == w && $2 == z' "$results")
     [ -n "$rows" ] || continue
-    printf "  %-14s %12s %4s  %-20s %-20s %-20s %-20s %9s %9s\n" "$what" "$(commas "$(echo "$rows" | head -1 | cut -d' ' -f3)")" \
+    printf "  %-14s %12s %4s  %-20s %-20s %-20s %-20s %-20s %9s %9s\n" "$what" \
+      "$(commas "$(echo "$rows" | head -1 | cut -d' ' -f3)")" \
       "$(echo "$rows" | wc -l)" "$(echo "$rows" | awk '{print $4 / 1024}' | stats %.1f)" \
       "$(echo "$rows" | awk '{print $5}' | stats %.2f)" "$(echo "$rows" | awk '{print $6 / $5 / 1e6}' | stats %.2f)" \
+      "$(echo "$rows" | awk '{print $6 / $10 / 1e6}' | stats %.2f)" \
       "$(echo "$rows" | awk '{print $6 / $9 / 1e6}' | stats %.2f)" \
       "$(size "$(echo "$rows" | awk '{print $7}' | stats %.0f | cut -d' ' -f1)")" \
       "$(size "$(echo "$rows" | awk '{print $8}' | stats %.0f | cut -d' ' -f1)")"
