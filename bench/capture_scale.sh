@@ -21,7 +21,8 @@
 #
 # Every run is checked: the client saw the server's goodbye (every query answered, nothing
 # dropped), tracyc-capture says "Capture complete" with exactly the zones and messages sent
-# (the CSV's counts add up to them too), upstream's CSV export counts exactly the zones sent.
+# (the CSV's counts add up to them too), upstream's CSV export counts exactly the zones and
+# messages sent.
 # Events are what the client sent: zone begins and ends, zone texts, values and colours,
 # messages, plot points, frame marks, CPU samples. Targets shown: peak RSS <= 64 MiB, and
 # 200 M within +-10 % of 10 M, for each format.
@@ -141,21 +142,23 @@ run_tracyc() {
 }
 
 run_upstream() {
-  local zones=$1 out="$work/upstream.tracy" rc=0 line size sent_zones counted note=""
+  local zones=$1 out="$work/upstream.tracy" rc=0 crc=0 line size sent_zones counted messages note=""
   room_for upstream "$zones" || return 0
   start_client "$zones"
   "$measure" --rss-limit "$rss_limit_mib" -- "$upstream" -a 127.0.0.1 -p "$port" -o "$out" -f \
     >"$work/upstream.out" 2>"$work/upstream.err" || rc=$?
-  finish_client || true
+  finish_client || crc=$?
   line=$(grep '^bench_measure:' "$work/upstream.err" || true)
   size=$(stat -c %s "$out" 2>/dev/null || echo 0)
   sent_zones=$(field zones "$client_line")
   counted=$("$csvexport" "$out" 2>/dev/null | awk -F, 'NR > 1 {s += $6} END {printf "%.0f", s}' || echo "?")
+  messages=$("$csvexport" -m "$out" 2>/dev/null | awk 'END {print NR - 1}' || echo "?")
   rm -f "$out"
   if [ "$(field limited "$line")" = 1 ]; then
     note=" -- STOPPED EARLY at ${rss_limit_mib} MiB resident (UPSTREAM_RSS_LIMIT_MIB): it recorded $(commas "$counted") of $(commas "$sent_zones") zones"
-  elif [ "$rc" != 0 ] || [ "$counted" != "$sent_zones" ]; then
-    note=" -- FAILED: exit $rc, tracy-csvexport counts $counted zones, $sent_zones sent"
+  elif [ "$rc" != 0 ] || [ "$crc" != 0 ] || [ "$counted" != "$sent_zones" ] ||
+    [ "$messages" != "$(field messages "$client_line")" ]; then
+    note=" -- FAILED: exit $rc, the client's $crc, tracy-csvexport counts $counted zones and $messages messages: $client_line"
   fi
   report upstream "$sent_zones" "$line" "output $(size "$size") (.tracy)$note"
   [ -z "$note" ] || return 0
