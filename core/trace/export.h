@@ -40,6 +40,8 @@ struct tct_export_options {
     int self_time;         /* -e: self times instead of total times */
     int unwrap;            /* -u: one row per zone */
     int messages;          /* -m: the messages instead of zones */
+    int per_process;       /* a capture of several processes: a row per process and source location, and a
+                            * "process" column ("program[pid]"), instead of rows summed over processes */
     /* summary */
     size_t top; /* rows in each top-zones table, 0 = 20 */
 };

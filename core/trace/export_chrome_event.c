@@ -2,11 +2,11 @@
  * head, and the pid of its source. */
 #include "trace/export_chrome.h"
 #include "trace/json.h"
+#include "trace/names.h"
 
 uint64_t tct_chrome_pid(const struct tct_chrome *c, uint32_t source)
 {
-    const struct tcd_welcome *w = tct_trace_source(c->trace, source)->names.welcome;
-    return w ? w->pid : 0;
+    return tct_source_pid(c->trace, source);
 }
 
 void tct_chrome_begin_event(struct tct_chrome *c, const char *ph, const char *name, size_t name_len, uint64_t pid)

@@ -281,6 +281,30 @@ static void names_and_crashes(struct tct_chrome *c)
     }
 }
 
+/* ,"processes":[...]: what each process of the capture was, and what it missed. */
+static void processes(struct tct_chrome *c)
+{
+    struct tct_writer *w = c->w;
+    tct_write_str(w, ",\"processes\":[");
+    for (uint32_t i = 0; i < tct_trace_source_count(c->trace); i++) {
+        const struct tct_source *s = tct_trace_source(c->trace, i);
+        char label[TCT_SOURCE_LABEL];
+        tct_write_str(w, i ? ",{\"name\":" : "{\"name\":");
+        tct_json_string(w, tct_source_label(s, label));
+        field_u64(c, ",\"pid\":", tct_chrome_pid(c, i));
+        field_u64(c, ",\"dropped_events\":", s->dropped);
+        field_u64(c, ",\"unfinished_zones\":", s->unfinished_zones);
+        if (s->clock_error >= 0)
+            field_u64(c, ",\"clock_error_ns\":", (uint64_t)s->clock_error);
+        if (s->incomplete) {
+            tct_write_str(w, ",\"incomplete\":");
+            tct_json_string(w, s->incomplete);
+        }
+        tct_write_char(w, '}');
+    }
+    tct_write_char(w, ']');
+}
+
 static void other_data(struct tct_chrome *c, const char *program)
 {
     struct tct_writer *w = c->w;
@@ -303,6 +327,8 @@ static void other_data(struct tct_chrome *c, const char *program)
         tct_write_str(w, ",\"incomplete\":");
         tct_json_string(w, src->incomplete);
     }
+    if (tct_trace_source_count(c->trace) > 1)
+        processes(c);
     if (src && src->app_info_count) {
         tct_write_str(w, ",\"app_info\":[");
         for (size_t i = 0; i < src->app_info_count; i++) {
@@ -339,7 +365,12 @@ static int write_chrome(FILE *out, struct tct_trace *tr, void *state, const stru
         return -1;
     }
     tct_write_str(&w, "{\"traceEvents\":[");
-    metadata(&c, "process_name", first ? tct_chrome_pid(&c, 0) : 0, 0, program[0] ? program : "tracyc capture");
+    if (!first)
+        metadata(&c, "process_name", 0, 0, "tracyc capture");
+    for (uint32_t i = 0; i < tct_trace_source_count(tr); i++) {
+        char name[TCT_SOURCE_LABEL];
+        metadata(&c, "process_name", tct_chrome_pid(&c, i), 0, tct_source_process_name(tr, i, name));
+    }
     struct tct_sink *sink = &c.sink;
     struct tct_trace *replay = tct_trace_replay(tr, &sink, 1);
     int saved = errno;

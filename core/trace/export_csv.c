@@ -73,10 +73,11 @@ static void location(struct tct_writer *w, const char *sep, const struct tct_nam
     tct_write_str(w, sep);
 }
 
-static void stats_row(struct tct_writer *w, const char *sep, const struct tct_names *names,
-                      const struct tct_srcloc_stats *entry, int self, int64_t last_time)
+/* The statistics of a source location's zones (its name, file and line from `names`),
+ * and the process they are of when per process (NULL: no such column). */
+static void stats_row(struct tct_writer *w, const char *sep, const struct tct_names *names, uint32_t srcloc,
+                      const struct tct_span_stats *e, int self, int64_t last_time, const char *process)
 {
-    const struct tct_span_stats *e = &entry->rule[TCT_STATS_UPSTREAM];
     int64_t time = self ? e->self_total : e->total;
     uint64_t count = e->count;
     /* Upstream divides an int64 by a size_t: unsigned. */
@@ -87,7 +88,7 @@ static void stats_row(struct tct_writer *w, const char *sep, const struct tct_na
      * (-nan) for spread-out spans, and self times use the total-time sums. Here the same
      * quantity comes from exact sums (spread.h), of the self times for self. */
     double std = tct_spread_std_about(self ? &e->self_spread : &e->spread, avg);
-    location(w, sep, names, entry->srcloc);
+    location(w, sep, names, srcloc);
     tct_write_i64(w, time);
     tct_write_str(w, sep);
     tct_write_fmt(w, "%f", 100. * (double)time / (double)last_time);
@@ -100,7 +101,12 @@ static void stats_row(struct tct_writer *w, const char *sep, const struct tct_na
     tct_write_str(w, sep);
     tct_write_i64(w, self ? e->self_max : e->max);
     tct_write_str(w, sep);
-    tct_write_fmt(w, "%f\n", std);
+    tct_write_fmt(w, "%f", std);
+    if (process) {
+        tct_write_str(w, sep);
+        tct_write_str(w, process);
+    }
+    tct_write_char(w, '\n');
 }
 
 /* ---- the sinks ----------------------------------------------------------------------------- */
@@ -279,6 +285,11 @@ static int unwrap_rows(struct tct_writer *w, const char *sep, struct tct_trace *
             tct_write_u64(w, tct_trace_thread_at(tr, r->thread)->server_index);
             tct_write_str(w, sep);
             tct_write_text(w, value, value_len);
+            if (o->per_process) {
+                char label[TCT_SOURCE_LABEL];
+                tct_write_str(w, sep);
+                tct_write_str(w, tct_source_label(tct_trace_source(tr, e->source), label));
+            }
             tct_write_char(w, '\n');
         }
     }
@@ -291,15 +302,16 @@ static int unwrap_rows(struct tct_writer *w, const char *sep, struct tct_trace *
     return rc;
 }
 
-static int message_rows(struct tct_writer *w, const char *sep, struct tct_trace *tr, struct csv *c)
+static int message_rows(struct tct_writer *w, const char *sep, struct tct_trace *tr, const struct tct_export_options *o,
+                        struct csv *c)
 {
     struct tcu_spill *spill = c->rows->spill;
     if (!tcu_spill_count(spill) && !tcu_spill_error(spill)) {
         tct_write_str(w, "There are currently no messages!\n");
         return 0;
     }
-    static const char *const columns[] = {"MessageName", "total_ns"};
-    header(w, sep, columns, 2);
+    static const char *const columns[] = {"MessageName", "total_ns", "process"};
+    header(w, sep, columns, o->per_process ? 3 : 2);
     if (tcu_spill_sort(spill) == 0) {
         for (const struct row *r; (r = tcu_spill_next(spill));) {
             size_t kept, len;
@@ -308,6 +320,11 @@ static int message_rows(struct tct_writer *w, const char *sep, struct tct_trace 
             tct_write_text(w, text, len);
             tct_write_str(w, sep);
             tct_write_i64(w, r->time);
+            if (o->per_process) {
+                char label[TCT_SOURCE_LABEL];
+                tct_write_str(w, sep);
+                tct_write_str(w, tct_source_label(tct_trace_source(tr, r->source), label));
+            }
             tct_write_char(w, '\n');
         }
     }
@@ -322,26 +339,45 @@ static int zone_rows(struct tct_writer *w, const char *sep, struct tct_trace *tr
                      struct csv *c)
 {
     static const char *const stats_columns[] = {
-        "name", "src_file", "src_line", "total_ns", "total_perc", "counts", "mean_ns", "min_ns", "max_ns", "std_ns",
+        "name",    "src_file", "src_line", "total_ns", "total_perc", "counts",
+        "mean_ns", "min_ns",   "max_ns",   "std_ns",   "process",
     };
     static const char *const unwrap_columns[] = {
-        "name", "src_file", "src_line", "ns_since_start", "exec_time_ns", "thread", "value",
+        "name", "src_file", "src_line", "ns_since_start", "exec_time_ns", "thread", "value", "process",
     };
     if (o->unwrap) {
-        header(w, sep, unwrap_columns, 7);
+        header(w, sep, unwrap_columns, o->per_process ? 8 : 7);
         return unwrap_rows(w, sep, tr, o, c);
     }
     size_t n;
     const struct tct_srcloc_stats **entries = tct_zone_stats_sorted(c->stats, &n);
     if (!entries && n)
         return -1;
-    header(w, sep, stats_columns, 10);
+    header(w, sep, stats_columns, o->per_process ? 11 : 10);
     int64_t last_time = tct_trace_end(tr);
-    for (size_t i = 0; i < n; i++)
-        if (selected(tr, o, entries[i]))
-            stats_row(w, sep, names_of(tr, entries[i]->source), entries[i], o->self_time, last_time);
+    if (o->per_process || tct_trace_source_count(tr) < 2) {
+        for (size_t i = 0; i < n; i++) {
+            const struct tct_srcloc_stats *e = entries[i];
+            char label[TCT_SOURCE_LABEL];
+            if (selected(tr, o, e))
+                stats_row(w, sep, names_of(tr, e->source), e->srcloc, &e->rule[TCT_STATS_UPSTREAM], o->self_time,
+                          last_time, o->per_process ? tct_source_label(tct_trace_source(tr, e->source), label) : NULL);
+        }
+        free(entries);
+        return 0;
+    }
+    /* Several processes: csvexport's rows, each summed over the processes that have it. */
+    size_t rows;
+    struct tct_place_stats *places = tct_zone_stats_by_place(tr, entries, n, TCT_STATS_UPSTREAM, &rows);
+    for (size_t i = 0; places && i < rows; i++) {
+        struct tct_srcloc_stats sum = *places[i].first;
+        sum.rule[TCT_STATS_UPSTREAM] = places[i].sum;
+        if (selected(tr, o, &sum))
+            stats_row(w, sep, names_of(tr, sum.source), sum.srcloc, &places[i].sum, o->self_time, last_time, NULL);
+    }
+    free(places);
     free(entries);
-    return 0;
+    return places ? 0 : -1;
 }
 
 static int write_csv(FILE *out, struct tct_trace *tr, void *state, const struct tct_export_options *o)
@@ -349,7 +385,7 @@ static int write_csv(FILE *out, struct tct_trace *tr, void *state, const struct 
     const char *sep = o->separator ? o->separator : ",";
     struct tct_writer w;
     tct_writer_init(&w, out);
-    int rc = o->messages ? message_rows(&w, sep, tr, state) : zone_rows(&w, sep, tr, o, state);
+    int rc = o->messages ? message_rows(&w, sep, tr, o, state) : zone_rows(&w, sep, tr, o, state);
     int saved = errno;
     if (tct_writer_flush(&w))
         return -1;

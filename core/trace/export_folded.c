@@ -5,7 +5,8 @@
  *
  * one line per distinct call path that samples ended in, root first, with the number of
  * samples. The first frame of every line is the thread's name, so a flame graph has one
- * tower per thread. Inlined functions are frames of their own; an unresolved frame is
+ * tower per thread; a capture of several processes puts the process ("program[pid]")
+ * first, so each process has its tower, its threads above it. Inlined functions are frames of their own; an unresolved frame is
  * "[0x<address>]". Samples taken when a thread was switched out are not CPU samples and
  * are left out. With no sample, the file is one line that says why (the client's message
  * when the kernel refused it sampling): "# tracyc: no CPU samples (...)". flamegraph.pl,

@@ -16,6 +16,7 @@
  * left out, as in the other outputs' CPU profiles.
  */
 #include "trace/export_pftrace.h"
+#include "trace/names.h"
 #include "util/array.h"
 
 #include <stdlib.h>
@@ -142,13 +143,12 @@ void tct_pf_sample(struct tct_pftrace *p, const struct tct_record *rec)
     if (sample->switched_out || sample->time == 0)
         return;
     uint32_t source = rec->source->index;
-    const struct tcd_welcome *w = rec->source->names.welcome;
     tct_pf_thread_track(p, rec->thread); /* the thread's name */
     size_t m = tct_pf_packet_begin(p, tct_pf_sequence(source), sample->time, 1);
     uint64_t stack = tct_pf_callstack(p, source, &rec->source->names, sample->callstack);
     tct_pf_packet_body(p);
     size_t e = tct_pb_begin(&p->pb, PF_PACKET_PERF_SAMPLE);
-    tct_pb_varint(&p->pb, PF_SAMPLE_PID, (uint32_t)(w ? w->pid : 0));
+    tct_pb_varint(&p->pb, PF_SAMPLE_PID, (uint32_t)tct_source_pid(p->trace, source));
     tct_pb_varint(&p->pb, PF_SAMPLE_TID, rec->thread->id);
     if (stack)
         tct_pb_varint(&p->pb, PF_SAMPLE_CALLSTACK, stack);

@@ -15,6 +15,7 @@
  *   a lock           a track per thread that used it, beside that thread's: "lock: <name>"
  */
 #include "trace/export_pftrace.h"
+#include "trace/names.h"
 #include "util/array.h"
 
 #include <inttypes.h>
@@ -42,8 +43,7 @@ static int mark_once(struct tct_pftrace *p, uint8_t **marks, size_t *cap, size_t
 
 static uint64_t pid_of(const struct tct_pftrace *p, uint32_t source)
 {
-    const struct tcd_welcome *w = tct_trace_source(p->trace, source)->names.welcome;
-    return w ? w->pid : 0;
+    return tct_source_pid(p->trace, source);
 }
 
 /* A descriptor packet: its fields follow, then descriptor_end. */
@@ -103,10 +103,8 @@ void tct_pf_process_tracks(struct tct_pftrace *p)
 {
     for (uint32_t i = 0; i < p->source_count; i++) {
         const struct tct_source *src = tct_trace_source(p->trace, i);
-        const struct tcd_welcome *w = src->names.welcome;
-        char program[sizeof w->program_name + 1] = "tracyc capture", notes[1024];
-        if (w && w->program_name[0])
-            snprintf(program, sizeof program, "%.*s", (int)sizeof w->program_name, w->program_name);
+        char program[TCT_SOURCE_LABEL], notes[1024];
+        tct_source_process_name(p->trace, i, program);
         size_t packet, m = descriptor_begin(p, i, tct_pf_track_uuid(PF_TRACK_KIND_PROCESS, i), &packet);
         size_t process = tct_pb_begin(&p->pb, PF_TRACK_PROCESS);
         tct_pb_int(&p->pb, PF_PROCESS_PID, (int32_t)pid_of(p, i));

@@ -114,7 +114,16 @@ static void header(struct summary *s)
 {
     const struct tcd_welcome *w = s->names ? s->names->welcome : NULL;
     char a[TCT_UNITS_BUF], b[TCT_UNITS_BUF], c[TCT_UNITS_BUF], d[TCT_UNITS_BUF], e[TCT_UNITS_BUF];
-    if (w)
+    uint32_t sources = (uint32_t)tct_trace_source_count(s->tr);
+    if (sources > 1) {
+        enum { LISTED = 8 };
+        fprintf(s->out, "tracyc capture of %" PRIu32 " processes:", sources);
+        for (uint32_t i = 0; i < sources && i < LISTED; i++) {
+            char label[TCT_SOURCE_LABEL];
+            fprintf(s->out, "%s %s", i ? "," : "", tct_source_label(tct_trace_source(s->tr, i), label));
+        }
+        fputs(sources > LISTED ? ", ...\n" : "\n", s->out);
+    } else if (w)
         fprintf(s->out, "tracyc capture of %.*s (pid %" PRIu64 ")\n", (int)sizeof w->program_name, w->program_name,
                 w->pid);
     else
@@ -142,22 +151,24 @@ static void header(struct summary *s)
 /* What is missing from one source's capture. */
 static void source_warnings(struct summary *s, const struct tct_source *src, uint64_t lost, int *any)
 {
-    char a[TCT_UNITS_BUF], b[TCT_UNITS_BUF];
+    char a[TCT_UNITS_BUF], b[TCT_UNITS_BUF], label[TCT_SOURCE_LABEL], who[TCT_SOURCE_LABEL + 2] = "";
     const struct tct_names *names = &src->names;
+    if (tct_trace_source_count(s->tr) > 1) /* which process it is about */
+        snprintf(who, sizeof who, "%s: ", tct_source_label(src, label));
     if (src->dropped) {
         fprintf(s->out,
-                "%s!! %s events were DROPPED by the client (its buffer limit was reached): "
+                "%s!! %s%s events were DROPPED by the client (its buffer limit was reached): "
                 "this profile is missing them.\n",
-                (*any)++ ? "" : "\n", tct_format_count(a, src->dropped));
+                (*any)++ ? "" : "\n", who, tct_format_count(a, src->dropped));
     }
     if (src->plot_skipped)
         fprintf(s->out,
-                "%s!! %s plot values were SKIPPED by the client: NaN or infinity, which Tracy plots cannot hold.\n",
-                (*any)++ ? "" : "\n", tct_format_count(a, src->plot_skipped));
+                "%s!! %s%s plot values were SKIPPED by the client: NaN or infinity, which Tracy plots cannot hold.\n",
+                (*any)++ ? "" : "\n", who, tct_format_count(a, src->plot_skipped));
     if (src->crash.happened) {
         size_t len;
         const char *text = tct_text_or_string(names, src->crash.text, strlen(src->crash.text), src->crash.string, &len);
-        fprintf(s->out, "%s!! The program CRASHED (thread %" PRIu32 ", at %s): %.*s\n", (*any)++ ? "" : "\n",
+        fprintf(s->out, "%s!! %sThe program CRASHED (thread %" PRIu32 ", at %s): %.*s\n", (*any)++ ? "" : "\n", who,
                 src->crash.thread, tct_format_duration(a, src->crash.time), (int)len, text);
         char stack[4096];
         if (stack_line(names, src->crash.callstack, 8, stack, sizeof stack))
@@ -165,16 +176,16 @@ static void source_warnings(struct summary *s, const struct tct_source *src, uin
     }
     if (src->untimed_switches)
         fprintf(s->out,
-                "%s!! %s context switches came without a time (the client could not read its perf clock): "
+                "%s!! %s%s context switches came without a time (the client could not read its perf clock): "
                 "no CPU time is shown for them.\n",
-                (*any)++ ? "" : "\n", tct_format_count(a, src->untimed_switches));
+                (*any)++ ? "" : "\n", who, tct_format_count(a, src->untimed_switches));
     if (src->samples_lost)
         fprintf(s->out,
-                "%s!! %s samples were LOST by the client (the kernel's buffer overflowed): the sample "
+                "%s!! %s%s samples were LOST by the client (the kernel's buffer overflowed): the sample "
                 "counts are short.\n",
-                (*any)++ ? "" : "\n", tct_format_count(a, src->samples_lost));
+                (*any)++ ? "" : "\n", who, tct_format_count(a, src->samples_lost));
     if (src->incomplete || src->unfinished_zones) {
-        fprintf(s->out, "%s!! Capture incomplete", (*any)++ ? "" : "\n");
+        fprintf(s->out, "%s!! %sCapture incomplete", (*any)++ ? "" : "\n", who);
         if (src->incomplete)
             fprintf(s->out, " (%s)", src->incomplete);
         if (src->unfinished_zones)
@@ -183,7 +194,7 @@ static void source_warnings(struct summary *s, const struct tct_source *src, uin
         fputs(".\n", s->out);
     }
     if (src->lost_events + lost)
-        fprintf(s->out, "%s!! %s events were lost: the capture ran out of memory.\n", (*any)++ ? "" : "\n",
+        fprintf(s->out, "%s!! %s%s events were lost: the capture ran out of memory.\n", (*any)++ ? "" : "\n", who,
                 tct_format_count(a, src->lost_events + lost));
 }
 
@@ -214,26 +225,23 @@ static const struct tct_names *names_of(const struct summary *s, uint32_t source
     return &tct_trace_source(s->tr, source)->names;
 }
 
-/* entries: sorted by source and source location, as ties are broken. */
-static void zone_table(struct summary *s, const struct tct_srcloc_stats **entries, size_t count, struct rank *order,
-                       size_t top, int by_self)
+/* A table of zones: rows (places, summed over processes; ties broken by their order). */
+static void zone_table(struct summary *s, const struct tct_place_stats *rows, size_t count, struct rank *order,
+                       size_t top, int by_self, const char *title)
 {
-    for (size_t i = 0; i < count; i++) {
-        const struct tct_span_stats *e = &entries[i]->rule[TCT_STATS_ALL];
-        order[i] = (struct rank){by_self ? e->self_total : e->total, i};
-    }
+    for (size_t i = 0; i < count; i++)
+        order[i] = (struct rank){by_self ? rows[i].sum.self_total : rows[i].sum.total, i};
     qsort(order, count, sizeof *order, rank_cmp);
-    size_t rows = count < top ? count : top;
-    char title[96];
-    snprintf(title, sizeof title, "Top %zu zones by %s time (of %zu source locations)", rows,
-             by_self ? "self" : "total", count);
-    heading(s, title);
+    size_t shown = count < top ? count : top;
+    char heading_text[256];
+    snprintf(heading_text, sizeof heading_text, title, shown, by_self ? "self" : "total", count);
+    heading(s, heading_text);
     fprintf(s->out, "%10s %10s %10s %10s %10s %10s %6s  %s\n", "count", "total", "self", "mean", "min", "max", "%cap",
             "zone");
-    for (size_t r = 0; r < rows; r++) {
-        const struct tct_srcloc_stats *entry = entries[order[r].entry];
-        const struct tct_span_stats *e = &entry->rule[TCT_STATS_ALL];
-        const struct tct_names *names = names_of(s, entry->source);
+    for (size_t r = 0; r < shown; r++) {
+        const struct tct_place_stats *row = &rows[order[r].entry];
+        const struct tct_span_stats *e = &row->sum;
+        const struct tct_names *names = names_of(s, row->first->source);
         char n[TCT_UNITS_BUF], t[TCT_UNITS_BUF], self[TCT_UNITS_BUF], mean[TCT_UNITS_BUF], mn[TCT_UNITS_BUF],
             mx[TCT_UNITS_BUF], pc[16];
         fprintf(s->out, "%10s %10s %10s %10s %10s %10s %6s  ", tct_format_count(n, e->count),
@@ -241,10 +249,12 @@ static void zone_table(struct summary *s, const struct tct_srcloc_stats **entrie
                 tct_format_duration(mean, e->total / (int64_t)e->count), tct_format_duration(mn, e->min),
                 tct_format_duration(mx, e->max), percent(pc, by_self ? e->self_total : e->total, s->span));
         /* The zone's name and place in full, whatever their length: nothing is cut. */
-        const struct tcd_srcloc *sl = names->srcloc(names->ctx, entry->srcloc);
-        fputs(tct_srcloc_label(names, entry->srcloc), s->out);
+        const struct tcd_srcloc *sl = names->srcloc(names->ctx, row->first->srcloc);
+        fputs(tct_srcloc_label(names, row->first->srcloc), s->out);
         if (sl && sl->file && sl->file[0])
             fprintf(s->out, "  %s:%" PRIu32, basename_of(sl->file), sl->line);
+        if (row->processes > 1)
+            fprintf(s->out, "  (%" PRIu32 " processes)", row->processes);
         fputc('\n', s->out);
     }
 }
@@ -356,11 +366,28 @@ static int sample_tables(struct summary *s, size_t top)
     return 0;
 }
 
-static const char *thread_name(const struct summary *s, const struct tct_thread *t)
+/* A name of a process's (a frame set, plot, pool, lock, GPU context); in a capture of
+ * several processes, after the process's. */
+static const char *of_process(const struct summary *s, uint32_t source, const char *name, char *buf, size_t size)
+{
+    if (tct_trace_source_count(s->tr) < 2)
+        return name;
+    char label[TCT_SOURCE_LABEL];
+    snprintf(buf, size, "%s %s", tct_source_label(tct_trace_source(s->tr, source), label), name);
+    return buf;
+}
+
+/* A thread's name; in a capture of several processes, after its process's. */
+static const char *thread_name(const struct summary *s, const struct tct_thread *t, char *buf, size_t size)
 {
     const struct tct_names *names = names_of(s, t->source);
     const char *name = names->thread(names->ctx, t->id);
-    return name && name[0] ? name : "(unnamed)";
+    name = name && name[0] ? name : "(unnamed)";
+    if (tct_trace_source_count(s->tr) < 2)
+        return name;
+    char label[TCT_SOURCE_LABEL];
+    snprintf(buf, size, "%s %s", tct_source_label(tct_trace_source(s->tr, t->source), label), name);
+    return buf;
 }
 
 /* Samples and on-CPU time of each thread that has either. */
@@ -387,7 +414,8 @@ static int cpu_table(struct summary *s)
             continue;
         char sm[TCT_UNITS_BUF], on[TCT_UNITS_BUF], off[TCT_UNITS_BUF], pc[16], sw[TCT_UNITS_BUF];
         fputs("  ", s->out);
-        column(s->out, thread_name(s, t), 36);
+        char named[512];
+        column(s->out, thread_name(s, t, named, sizeof named), 36);
         fprintf(s->out, " %12" PRIu32 " %12s %12s %12s %7s %8s\n", t->id, tct_format_count(sm, t->cpu_samples),
                 c ? tct_format_duration(on, c->on_cpu) : "-", c ? tct_format_duration(off, c->off_cpu) : "-",
                 c ? percent(pc, c->on_cpu, c->on_cpu + c->off_cpu) : "-",
@@ -407,7 +435,8 @@ static void thread_table(struct summary *s)
             continue;
         char n[TCT_UNITS_BUF], b[TCT_UNITS_BUF], pc[16], m[TCT_UNITS_BUF];
         fputs("  ", s->out);
-        column(s->out, thread_name(s, t), 36);
+        char named[512];
+        column(s->out, thread_name(s, t, named, sizeof named), 36);
         fprintf(s->out, " %12" PRIu32 " %12s %12s %8s %12s\n", t->id, tct_format_count(n, t->zones),
                 tct_format_duration(b, t->busy), percent(pc, t->busy, s->span), tct_format_count(m, t->messages));
     }
@@ -551,7 +580,8 @@ static void frame_table(struct summary *s)
         fputs("  ", s->out);
         const struct tct_names *names = names_of(s, fs->source);
         const char *name = names->frame(names->ctx, fs->id);
-        column(s->out, name ? name : "", 30);
+        char named[512];
+        column(s->out, of_process(s, fs->source, name ? name : "", named, sizeof named), 30);
         fprintf(s->out, " %12s %12s %12s %12s %10s\n", tct_format_count(n, st.frames),
                 st.timed ? tct_format_duration(mean, st.total / (int64_t)st.timed) : "-",
                 st.timed ? tct_format_duration(a, st.min) : "-", st.timed ? tct_format_duration(b, st.max) : "-", fps);
@@ -570,8 +600,9 @@ static void plot_table(struct summary *s)
         const struct tct_names *names = names_of(s, p->source);
         const char *name = names->plot(names->ctx, p->id);
         char n[TCT_UNITS_BUF];
+        char named[512];
         fputs("  ", s->out);
-        column(s->out, name && name[0] ? name : "(unnamed)", 36);
+        column(s->out, of_process(s, p->source, name && name[0] ? name : "(unnamed)", named, sizeof named), 36);
         fprintf(s->out, " %12s", tct_format_count(n, v.points));
         if (v.points && v.is_int) /* exactly */
             fprintf(s->out, " %14" PRId64 " %14" PRId64 " %14" PRId64 "\n", v.imin, v.imax, v.ilast);
@@ -622,8 +653,9 @@ static void memory_table(struct summary *s)
         const struct tct_names *names = names_of(s, p->source);
         const char *name = names->pool(names->ctx, p->id);
         char a[TCT_UNITS_BUF], f[TCT_UNITS_BUF], live[TCT_UNITS_BUF], peak[TCT_UNITS_BUF], total[TCT_UNITS_BUF];
+        char named[512];
         fputs("  ", s->out);
-        column(s->out, name && name[0] ? name : "(default)", 24);
+        column(s->out, of_process(s, p->source, name && name[0] ? name : "(default)", named, sizeof named), 24);
         fprintf(s->out, " %12s %12s %14s %14s %16s\n", tct_format_count(a, p->allocs), tct_format_count(f, p->frees),
                 tct_format_bytes(live, (double)p->live_bytes), tct_format_bytes(peak, (double)p->peak_bytes),
                 tct_format_bytes(total, (double)p->total_bytes));
@@ -654,8 +686,9 @@ static void lock_table(struct summary *s)
             }
         }
         char o[TCT_UNITS_BUF], c[TCT_UNITS_BUF], w[TCT_UNITS_BUF], mx[TCT_UNITS_BUF], pc[16];
+        char named[512];
         fputs("  ", s->out);
-        column(s->out, name, 32);
+        column(s->out, of_process(s, l->source, name, named, sizeof named), 32);
         fprintf(s->out, " %12s %12s %12s %12s %12s\n", tct_format_count(o, l->obtains),
                 tct_format_count(c, l->contended), tct_format_duration(w, l->wait_total),
                 tct_format_duration(mx, l->wait_max), percent(pc, l->wait_total, s->span));
@@ -673,10 +706,56 @@ static void gpu_table(struct summary *s)
         struct tct_gpu_context_stats st = tct_gpu_stats_get(s->p->gpu, c->index);
         char name[512], z[TCT_UNITS_BUF], t[TCT_UNITS_BUF], b[TCT_UNITS_BUF];
         snprintf(name, sizeof name, "%" PRIu32 "%s%s", c->id, c->name ? " " : "", c->name ? c->name : "");
+        char named[600];
         fputs("  ", s->out);
-        column(s->out, name, 40);
+        column(s->out, of_process(s, c->source, name, named, sizeof named), 40);
         fprintf(s->out, " %12s %12s %12s\n", tct_format_count(z, st.zones), tct_format_count(t, st.timed),
                 tct_format_duration(b, st.busy));
+    }
+}
+
+/* Each process of a capture of several: what it sent, how its clock was put on the
+ * capture's, whether its capture is complete; then its own top zones. */
+static void process_tables(struct summary *s, const struct tct_srcloc_stats **entries, size_t count, struct rank *order)
+{
+    heading(s, "Processes");
+    fprintf(s->out, "  %-32s %8s %12s %12s %10s %12s  %s\n", "process", "threads", "zones", "samples", "messages",
+            "clock", "capture");
+    for (uint32_t i = 0; i < tct_trace_source_count(s->tr); i++) {
+        const struct tct_source *src = tct_trace_source(s->tr, i);
+        char label[TCT_SOURCE_LABEL], z[TCT_UNITS_BUF], sm[TCT_UNITS_BUF], m[TCT_UNITS_BUF], err[TCT_UNITS_BUF + 4];
+        if (src->clock_error < 0)
+            snprintf(err, sizeof err, "unknown");
+        else if (src->clock_error == 0)
+            snprintf(err, sizeof err, "exact");
+        else
+            snprintf(err, sizeof err, "+-%s", tct_format_duration(z, src->clock_error));
+        fputs("  ", s->out);
+        column(s->out, tct_source_label(src, label), 32);
+        fprintf(s->out, " %8" PRIu32 " %12s %12s %10s %12s  %s\n", src->thread_count, tct_format_count(z, src->zones),
+                tct_format_count(sm, src->samples), tct_format_count(m, src->messages), err,
+                src->incomplete         ? src->incomplete
+                : src->unfinished_zones ? "zones left open"
+                                        : "complete");
+    }
+    /* Each process's own top zones: its entries come together, by source. */
+    enum { TOP = 5 };
+    for (size_t first = 0; first < count;) {
+        size_t end = first;
+        while (end < count && entries[end]->source == entries[first]->source)
+            end++;
+        struct tct_place_stats *rows = malloc((end - first) * sizeof *rows);
+        if (!rows)
+            return;
+        for (size_t i = first; i < end; i++)
+            rows[i - first] =
+                (struct tct_place_stats){.first = entries[i], .sum = entries[i]->rule[TCT_STATS_ALL], .processes = 1};
+        char label[TCT_SOURCE_LABEL], title[256];
+        snprintf(title, sizeof title, "%s: top %%zu zones by %%s time (of %%zu source locations)",
+                 tct_source_label(tct_trace_source(s->tr, entries[first]->source), label));
+        zone_table(s, rows, end - first, order, TOP, 0, title);
+        free(rows);
+        first = end;
     }
 }
 
@@ -719,12 +798,27 @@ static int write_summary(FILE *out, struct tct_trace *tr, void *state, const str
     header(&s);
     warnings(&s);
     size_t top = o->top ? o->top : DEFAULT_TOP;
-    if (count) {
-        zone_table(&s, entries, count, order, top, 0);
-        zone_table(&s, entries, count, order, top, 1);
+    /* The zones of all processes, summed by place (each source location is its own place
+     * when the capture has one process). */
+    size_t places = 0;
+    struct tct_place_stats *rows = tct_zone_stats_by_place(tr, entries, count, TCT_STATS_ALL, &places);
+    if (!rows) {
+        free(entries);
+        free(order);
+        errno = ENOMEM;
+        return -1;
+    }
+    if (places) {
+        const char *title = tct_trace_source_count(tr) > 1 ? "Top %zu zones by %s time, all processes (of %zu places)"
+                                                           : "Top %zu zones by %s time (of %zu source locations)";
+        zone_table(&s, rows, places, order, top, 0, title);
+        zone_table(&s, rows, places, order, top, 1, title);
     } else {
         fputs("\nNo zones were recorded.\n", out);
     }
+    free(rows);
+    if (tct_trace_source_count(tr) > 1)
+        process_tables(&s, entries, count, order);
     int rc = sample_tables(&s, top);
     thread_table(&s);
     if (rc == 0)

@@ -1,6 +1,8 @@
 /* names.c - names as the outputs show them (names.h). */
 #include "trace/names.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 static const struct tcd_srcloc *decoder_srcloc(const void *ctx, uint32_t index)
@@ -92,4 +94,43 @@ const char *tct_text_or_string(const struct tct_names *names, const char *text, 
         s = text ? text : "";
     *len = s == text ? text_len : strlen(s);
     return s;
+}
+
+const char *tct_source_label(const struct tct_source *src, char buf[TCT_SOURCE_LABEL])
+{
+    const struct tcd_welcome *w = src->names.welcome;
+    if (w)
+        snprintf(buf, TCT_SOURCE_LABEL, "%.*s[%" PRIu64 "]", (int)strnlen(w->program_name, sizeof w->program_name),
+                 w->program_name, w->pid);
+    else
+        snprintf(buf, TCT_SOURCE_LABEL, "client %" PRIu32, src->index + 1);
+    return buf;
+}
+
+static uint64_t welcome_pid(const struct tct_trace *tr, uint32_t source)
+{
+    const struct tcd_welcome *w = tct_trace_source(tr, source)->names.welcome;
+    return w ? w->pid : 0;
+}
+
+uint64_t tct_source_pid(const struct tct_trace *tr, uint32_t source)
+{
+    uint64_t pid = welcome_pid(tr, source);
+    for (uint32_t i = 0; i < source; i++)
+        if (welcome_pid(tr, i) == pid)
+            return 0x80000000u + source;
+    return pid;
+}
+
+const char *tct_source_process_name(const struct tct_trace *tr, uint32_t source, char buf[TCT_SOURCE_LABEL])
+{
+    const struct tct_source *src = tct_trace_source(tr, source);
+    if (tct_trace_source_count(tr) > 1)
+        return tct_source_label(src, buf);
+    const struct tcd_welcome *w = src->names.welcome;
+    snprintf(buf, TCT_SOURCE_LABEL, "%.*s", w ? (int)strnlen(w->program_name, sizeof w->program_name) : 0,
+             w ? w->program_name : "");
+    if (!buf[0])
+        snprintf(buf, TCT_SOURCE_LABEL, "tracyc capture");
+    return buf;
 }

@@ -7,9 +7,23 @@
 #include <stdint.h>
 
 #include "trace/record.h"
+#include "trace/trace.h"
 
 /* Names from a decoder (valid as long as the decoder is). */
 void tct_names_from_decoder(struct tct_names *out, const struct tcd_decoder *dec);
+
+/* A source as people tell processes apart: "program[pid]" (from its welcome), "client N"
+ * when it never said. Into buf, which it returns. */
+#define TCT_SOURCE_LABEL 96
+const char *tct_source_label(const struct tct_source *src, char buf[TCT_SOURCE_LABEL]);
+
+/* The pid an output gives a source: its own, unless an earlier source of the trace has it
+ * too (two containers, pid 1 each), then 0x80000000 + its index, a pid no Linux process
+ * has, so each keeps its tracks (its name says the real pid). */
+uint64_t tct_source_pid(const struct tct_trace *tr, uint32_t source);
+/* The name an output gives a source's process: its program's, or with several processes
+ * tct_source_label's; "tracyc capture" for a client that never said. Into buf. */
+const char *tct_source_process_name(const struct tct_trace *tr, uint32_t source, char buf[TCT_SOURCE_LABEL]);
 
 /* A zone's name as Tracy's statistics show it: the source location's name, or its
  * function when it has none. Never NULL. */

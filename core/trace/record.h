@@ -81,7 +81,9 @@ struct tct_crash {
 struct tct_source {
     uint32_t index;         /* in the order sources were added */
     struct tct_names names; /* resolve its ids */
-    int64_t offset;         /* added to its times to put them on the trace's clock */
+    int64_t offset;         /* its times t become offset + t * scale on the trace's clock ... */
+    double scale;           /* ... (1: its clock runs as the trace's) */
+    int64_t clock_error;    /* how far off that may be, ns (0: exactly; -1: not known) */
     const char *incomplete; /* why its capture is incomplete (tct_trace_source_incomplete), NULL when complete */
 
     int64_t last_time;            /* its latest event time, counted as Tracy's server does */

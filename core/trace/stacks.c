@@ -1,4 +1,5 @@
 /* stacks.c - callstacks as the exporters show them (stacks.h). */
+#include "trace/names.h"
 #include "trace/stacks.h"
 #include "trace/trace.h"
 
@@ -199,7 +200,13 @@ int tct_stack_tree_of_samples(struct tct_stack_tree *tree, const struct tct_trac
                 snprintf(digits, sizeof digits, "%" PRIu32, thread->id);
                 name = digits;
             }
-            thread_node = tct_stack_tree_child(tree, 0, name, strlen(name));
+            uint32_t parent = 0;
+            if (tct_trace_source_count(tr) > 1) { /* several processes: each its own tower */
+                char label[TCT_SOURCE_LABEL];
+                tct_source_label(tct_trace_source(tr, thread->source), label);
+                parent = tct_stack_tree_child(tree, 0, label, strlen(label));
+            }
+            thread_node = parent == UINT32_MAX ? UINT32_MAX : tct_stack_tree_child(tree, parent, name, strlen(name));
         }
         uint32_t leaf =
             thread_node == UINT32_MAX ? UINT32_MAX : tct_stack_tree_path(tree, thread_node, names, counts[i].callstack);

@@ -84,8 +84,9 @@ uint32_t tct_stack_tree_child(struct tct_stack_tree *tree, uint32_t parent, cons
 uint32_t tct_stack_tree_path(struct tct_stack_tree *tree, uint32_t from, const struct tct_names *names, uint32_t id);
 /* Adds count samples ending at node (self) and to every node up to the root (total). */
 void tct_stack_tree_count(struct tct_stack_tree *tree, uint32_t node, uint64_t count);
-/* The tree of every CPU sample: root "all", then one node per thread (its name) when
- * per_thread, then the call paths. */
+/* The tree of every CPU sample: root "all", then (per_thread) one node per process when
+ * the trace has several ("program[pid]") and one per thread (its name), then the call
+ * paths. */
 int tct_stack_tree_of_samples(struct tct_stack_tree *tree, const struct tct_trace *trace,
                               const struct tct_sample_stats *samples, int per_thread);
 

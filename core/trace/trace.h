@@ -34,6 +34,10 @@ void tct_trace_free(struct tct_trace *tr);
 /* A new source (a client), whose ids `names` resolves and whose times get `offset` added.
  * Returns its index (0, 1, ...), or -1 when out of memory. */
 int tct_trace_add_source(struct tct_trace *tr, const struct tct_names *names, int64_t offset);
+/* Puts a source on the trace's clock: its times t become offset + t * scale (within
+ * error ns, -1 when not known, 0 exactly). Events taken from then on use it, and a replay
+ * uses the last one set: set it as soon as it is known, and again when it is known better. */
+void tct_trace_set_source_clock(struct tct_trace *tr, uint32_t source, int64_t offset, double scale, int64_t error);
 /* Replaces a source's names (once the decoder's handshake has given its welcome). */
 void tct_trace_set_source_names(struct tct_trace *tr, uint32_t source, const struct tct_names *names);
 /* The capture of the source is incomplete (the client vanished, the capture was

@@ -59,6 +59,8 @@ int tct_trace_add_source(struct tct_trace *tr, const struct tct_names *names, in
     s->pub.index = (uint32_t)tr->source_count;
     s->pub.names = *names;
     s->pub.offset = offset;
+    s->pub.scale = 1.0;
+    s->pub.clock_error = tr->source_count ? -1 : 0; /* the first source's clock is the trace's */
     tcu_map_init(&s->threads, 0, NULL);
     tcu_map_init(&s->plots, 0, NULL);
     tcu_map_init(&s->frame_sets, 0, NULL);
@@ -66,6 +68,15 @@ int tct_trace_add_source(struct tct_trace *tr, const struct tct_names *names, in
     tcu_map_init(&s->sections_left, 0, NULL);
     tr->sources[tr->source_count++] = s;
     return (int)s->pub.index;
+}
+
+void tct_trace_set_source_clock(struct tct_trace *tr, uint32_t source, int64_t offset, double scale, int64_t error)
+{
+    if (source >= tr->source_count || !(scale > 0))
+        return;
+    tr->sources[source]->pub.offset = offset;
+    tr->sources[source]->pub.scale = scale;
+    tr->sources[source]->pub.clock_error = error;
 }
 
 void tct_trace_set_source_names(struct tct_trace *tr, uint32_t source, const struct tct_names *names)
@@ -130,6 +141,12 @@ static int64_t clamp_time(int64_t t)
     return t < -TIME_LIMIT ? -TIME_LIMIT : t > TIME_LIMIT ? TIME_LIMIT : t;
 }
 
+/* A source's time on the trace's clock. */
+static int64_t on_clock(const struct tct_source *src, int64_t t)
+{
+    return src->offset + (src->scale == 1.0 ? t : (int64_t)((double)t * src->scale));
+}
+
 static int out_of_range(int64_t t)
 {
     return t < -TIME_LIMIT || t > TIME_LIMIT;
@@ -153,12 +170,12 @@ void tct_trace_on_event(struct tct_trace *tr, uint32_t source, const struct tcd_
      * clock (0 stays 0 for the kinds where it means "no time"). A copy only when it differs. */
     struct tcd_event copy;
     const struct tcd_event *ev = in;
-    if (src->pub.offset || out_of_range(in->time) || out_of_range(in->time2)) {
+    if (src->pub.offset || src->pub.scale != 1.0 || out_of_range(in->time) || out_of_range(in->time2)) {
         copy = *in;
         int untimed =
             (in->kind == TCD_SAMPLE || in->kind == TCD_CONTEXT_SWITCH || in->kind == TCD_THREAD_WAKEUP) && !in->time;
-        copy.time = clamp_time(in->time) + (untimed ? 0 : src->pub.offset);
-        copy.time2 = clamp_time(in->time2) + src->pub.offset;
+        copy.time = untimed ? 0 : on_clock(&src->pub, clamp_time(in->time));
+        copy.time2 = on_clock(&src->pub, clamp_time(in->time2));
         ev = &copy;
     }
     src->pub.events++;
@@ -317,7 +334,7 @@ int64_t tct_source_end(const struct tct_source *src)
     int64_t last = src->last_time;
     const struct tcd_welcome *w = src->names.welcome;
     if (w) {
-        int64_t init_end = (int64_t)((double)(w->init_end - w->init_begin) * w->timer_mul) + src->offset;
+        int64_t init_end = on_clock(src, (int64_t)((double)(w->init_end - w->init_begin) * w->timer_mul));
         if (init_end > last)
             last = init_end;
     }

@@ -20,6 +20,8 @@ struct tct_trace *tct_trace_replay(const struct tct_trace *tr, struct tct_sink *
     for (size_t i = 0; i < tr->source_count && rc == 0; i++) {
         const struct tct_source *src = &tr->sources[i]->pub;
         rc = tct_trace_add_source(replay, &src->names, src->offset) < 0 ? -1 : 0;
+        if (rc == 0)
+            tct_trace_set_source_clock(replay, (uint32_t)i, src->offset, src->scale, src->clock_error);
         replay->sources[i]->pub.incomplete = src->incomplete;
     }
     for (size_t i = 0; i < n && rc == 0; i++)

@@ -1,6 +1,8 @@
 /* zone_stats.c - zone statistics per source location (zone_stats.h). */
 #include "trace/zone_stats.h"
+#include "trace/names.h"
 #include "util/array.h"
+#include "util/map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -136,5 +138,78 @@ const struct tct_srcloc_stats **tct_zone_stats_sorted(const struct tct_zone_stat
         out[i] = &zs->entries[i];
     qsort(out, zs->count, sizeof *out, by_source_srcloc);
     *n = zs->count;
+    return out;
+}
+
+/* Adds b's zones to a's. */
+void tct_span_merge(struct tct_span_stats *a, const struct tct_span_stats *b)
+{
+    a->count += b->count;
+    a->total = tct_time_add(a->total, b->total);
+    a->min = b->min < a->min ? b->min : a->min;
+    a->max = b->max > a->max ? b->max : a->max;
+    tct_spread_merge(&a->spread, &b->spread);
+    a->self_total = tct_time_add(a->self_total, b->self_total);
+    a->self_min = b->self_min < a->self_min ? b->self_min : a->self_min;
+    a->self_max = b->self_max > a->self_max ? b->self_max : a->self_max;
+    tct_spread_merge(&a->self_spread, &b->self_spread);
+}
+
+static const struct tct_names *names_of(const struct tct_trace *tr, uint32_t source)
+{
+    return &tct_trace_source(tr, source)->names;
+}
+
+static uint64_t place_key(const struct tct_trace *tr, const struct tct_srcloc_stats *e)
+{
+    const struct tct_names *names = names_of(tr, e->source);
+    const struct tcd_srcloc *sl = names->srcloc(names->ctx, e->srcloc);
+    const char *label = tct_srcloc_label(names, e->srcloc), *file = sl && sl->file ? sl->file : "";
+    uint32_t line = sl ? sl->line : 0;
+    uint64_t h = tcu_hash_bytes(TCU_HASH_INIT, label, strlen(label) + 1);
+    h = tcu_hash_bytes(h, file, strlen(file) + 1);
+    return tcu_hash_bytes(h, &line, sizeof line);
+}
+
+static int same_place(const struct tct_trace *tr, const struct tct_srcloc_stats *a, const struct tct_srcloc_stats *b)
+{
+    const struct tct_names *na = names_of(tr, a->source), *nb = names_of(tr, b->source);
+    const struct tcd_srcloc *sa = na->srcloc(na->ctx, a->srcloc), *sb = nb->srcloc(nb->ctx, b->srcloc);
+    return !strcmp(tct_srcloc_label(na, a->srcloc), tct_srcloc_label(nb, b->srcloc)) &&
+           !strcmp(sa && sa->file ? sa->file : "", sb && sb->file ? sb->file : "") &&
+           (sa ? sa->line : 0) == (sb ? sb->line : 0);
+}
+
+struct tct_place_stats *tct_zone_stats_by_place(const struct tct_trace *tr, const struct tct_srcloc_stats **entries,
+                                                size_t count, enum tct_stats_rule rule, size_t *n)
+{
+    struct tct_place_stats *out = malloc((count ? count : 1) * sizeof *out);
+    struct tcu_map by_hash;
+    tcu_map_init(&by_hash, 0, NULL);
+    *n = 0;
+    for (size_t i = 0; out && i < count; i++) {
+        const struct tct_srcloc_stats *e = entries[i];
+        if (!e->rule[rule].count)
+            continue;
+        uint64_t h = place_key(tr, e);
+        const uint64_t *newest = tcu_map_get(&by_hash, h);
+        struct tct_place_stats *place = NULL;
+        /* Two source locations of one process stay apart, as Tracy keeps them. */
+        for (size_t k = newest ? (size_t)*newest : 0; k && !place; k = out[k - 1].same_hash)
+            if (out[k - 1].last_source != e->source && same_place(tr, out[k - 1].first, e))
+                place = &out[k - 1];
+        if (place) {
+            tct_span_merge(&place->sum, &e->rule[rule]);
+            place->processes += place->last_source != e->source; /* entries come by source */
+            place->last_source = e->source;
+            continue;
+        }
+        out[*n] = (struct tct_place_stats){e, e->rule[rule], 1, e->source, h, newest ? (size_t)*newest : 0};
+        if (tcu_map_put(&by_hash, h, ++*n) < 0) {
+            free(out);
+            out = NULL;
+        }
+    }
+    tcu_map_free(&by_hash);
     return out;
 }

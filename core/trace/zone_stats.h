@@ -39,6 +39,27 @@ struct tct_zone_stats *tct_zone_stats_of(struct tct_trace *tr);
  * in *n; NULL with *n = 0 when there are none, NULL with *n = 1 when memory ran out. */
 const struct tct_srcloc_stats **tct_zone_stats_sorted(const struct tct_zone_stats *zs, size_t *n);
 
+/* The zones of one place (name, file and line) summed over the processes of the trace
+ * that have it (one source location of each): the first names it. */
+struct tct_place_stats {
+    const struct tct_srcloc_stats *first;
+    struct tct_span_stats sum;
+    uint32_t processes; /* how many had it */
+    /* internal */
+    uint32_t last_source;
+    uint64_t hash;
+    size_t same_hash;
+};
+
+/* entries (tct_zone_stats_sorted's) summed by place under the rule, in the order each place
+ * first appears among them, leaving out the places without a zone under it: a malloc'd
+ * array (the caller frees it) and its length in *n; NULL when out of memory. */
+struct tct_place_stats *tct_zone_stats_by_place(const struct tct_trace *tr, const struct tct_srcloc_stats **entries,
+                                                size_t count, enum tct_stats_rule rule, size_t *n);
+
+/* Adds b's zones to a's. */
+void tct_span_merge(struct tct_span_stats *a, const struct tct_span_stats *b);
+
 /* Whether a zone counts under the rule. */
 static inline int tct_zone_counts(const struct tct_zone_record *z, enum tct_stats_rule rule)
 {

@@ -16,8 +16,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failed=0
-for stream in "$here"/fixtures/streams/*.stream; do
-  name=$(basename "$stream" .stream)
+for stream in "$here"/fixtures/streams/*.stream "$here"/fixtures/streams/*.streams; do
+  name=$(basename "$(basename "$stream" .stream)" .streams)
   out=$work/$name
   mkdir -p "$out"
   if ! "$replay" "$stream" "$out" $spill; then

@@ -340,7 +340,7 @@ def folded_label(s):
 # ---- the comparisons ------------------------------------------------------------------------------------
 
 def check_stream(pb2, replay, stream, work):
-    name = os.path.basename(stream)[:-len(".stream")]
+    name = os.path.basename(stream).rsplit(".", 1)[0]
     out = os.path.join(work, name)
     os.makedirs(out)
     subprocess.run([replay, stream, out], check=True)
@@ -356,11 +356,13 @@ def check_stream(pb2, replay, stream, work):
     # processes and threads, named as in the JSON
     names = {(e["pid"], e["tid"]): e["args"]["name"] for e in doc["traceEvents"]
              if e["ph"] == "M" and e["name"] == "thread_name"}
-    process = [e for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"][0]
+    # a process track a source, named and numbered as the JSON's process_name events
+    json_processes = sorted((e["pid"], e["args"]["name"]) for e in doc["traceEvents"]
+                            if e["ph"] == "M" and e["name"] == "process_name")
     processes = [t for t in model.tracks.values() if t.HasField("process")]
-    check(len(processes) == 1, f"{len(processes)} process tracks for one source")
-    check((processes[0].process.pid, processes[0].process.name) == (process["pid"], process["args"]["name"]),
-          f"process {processes[0].process} is not the JSON's {process}")
+    check(sorted((t.process.pid, t.process.name) for t in processes) == json_processes,
+          f"process tracks {[t.process for t in processes]} are not the JSON's {json_processes}")
+    pid_of_track = {uuid: t.process.pid for uuid, t in model.tracks.items() if t.HasField("process")}
     threads = model.thread_tracks()
     by_thread = {(t.thread.pid, t.thread.tid): uuid for uuid, t in threads.items()}
     check(len(by_thread) == len(threads), "two tracks for one thread")
@@ -389,7 +391,8 @@ def check_stream(pb2, replay, stream, work):
         for s in model.slices(uuid):
             loc = model.lookup(s["seq"], "locations", s["event"].source_location_iid, "a GPU zone")
             tid = GPU_TID_BASE | int(re.match(r"GPU context (\d+)", gpu[uuid].name).group(1))
-            zones[(process["pid"], tid, s["name"], s["begin"], s["end"] - s["begin"], loc.file, loc.line, None,
+            pid = pid_of_track.get(gpu[uuid].parent_uuid, json_processes[0][0])
+            zones[(pid, tid, s["name"], s["begin"], s["end"] - s["begin"], loc.file, loc.line, None,
                    None)] += 1
     expected = json_zones(doc)
     check(zones == expected, f"zones differ from the JSON's: missing {list((expected - zones).items())[:3]}, "
@@ -448,6 +451,8 @@ def check_stream(pb2, replay, stream, work):
     for packet, seq in model.samples:
         s = packet.sample
         path = [thread_names[(s.pid, s.tid)]]
+        if len(json_processes) > 1:  # several processes: the folded lines start with the process
+            path = [dict(json_processes)[s.pid]] + path
         if s.HasField("callstack_iid"):
             path += [folded_label(f[0]) for f in model.stack(seq, s.callstack_iid)]
         folded[";".join(path)] += 1

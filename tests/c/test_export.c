@@ -993,6 +993,107 @@ static void test_hostile_times_replayed(void)
     free(json);
 }
 
+/* ---- several processes ---- */
+
+static struct tcd_welcome process_welcome[3];
+
+/* Three processes of one program: "server" pid 10, and two "worker"s that both say pid 7
+ * (two containers); each runs the zone "work" (same name, file and line) on its main
+ * thread (tid 100 in each), and the second worker's clock runs 1 % fast and 1 ms late. */
+static struct tct_trace *three_processes(void)
+{
+    struct tct_trace *tr = tct_trace_new();
+    static const char *const programs[3] = {"server", "worker", "worker"};
+    static const uint64_t pids[3] = {10, 7, 7};
+    for (int i = 0; i < 3; i++) {
+        struct tct_names names = fake_names();
+        process_welcome[i] = fake_welcome;
+        strcpy(process_welcome[i].program_name, programs[i]);
+        process_welcome[i].pid = pids[i];
+        names.welcome = &process_welcome[i];
+        CHECK_EQ_INT(tct_trace_add_source(tr, &names, 0), i);
+    }
+    tct_trace_set_source_clock(tr, 2, 1000000, 1.01, 500);
+    return tr;
+}
+
+static void process_events(struct tct_trace *tr)
+{
+    for (uint32_t src = 0; src < 3; src++) {
+        for (int k = 0; k < 2; k++) {
+            int64_t t = 1000 + 10000 * k;
+            tct_trace_on_event(
+                tr, src, &(struct tcd_event){.kind = TCD_ZONE_BEGIN, .thread = MAIN_TID, .time = t, .srcloc = SL_WORK});
+            tct_trace_on_event(
+                tr, src, &(struct tcd_event){.kind = TCD_ZONE_END, .thread = MAIN_TID, .time = t + 1000 * (src + 1)});
+        }
+    }
+    tct_trace_on_event(tr, 1, &(struct tcd_event){.kind = TCD_DROPPED, .value = 3});
+}
+
+static char *process_output(enum tct_format format, const struct tct_export_options *o)
+{
+    struct tct_trace *tr = three_processes();
+    struct tct_output *out = tct_output_new(tr, format, o);
+    process_events(tr);
+    tct_trace_finish(tr);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK_EQ_INT(tct_output_write_to(out, f), 0);
+    fclose(f);
+    tct_output_free(out);
+    tct_trace_free(tr);
+    return buf;
+}
+
+static void test_processes(void)
+{
+    struct tct_export_options o = {0};
+    /* CSV: csvexport's columns, a row summed over the processes (6 zones of 1, 2 and 3 us)... */
+    char *csv = process_output(TCT_FORMAT_CSV, &o);
+    CHECK(strstr(csv, "\nwork,/src/work.c,20,12060,") != NULL); /* the fast clock's zones: 3030 ns */
+    CHECK(strstr(csv, ",6,2010,1000,3030,") != NULL);           /* counts, mean, min, max */
+    CHECK_EQ_INT(line_count(csv), 2);
+    free(csv);
+    /* ... or, per process, a row each with a process column */
+    o.per_process = 1;
+    csv = process_output(TCT_FORMAT_CSV, &o);
+    CHECK(strncmp(csv, "name,src_file,src_line,total_ns,total_perc,counts,mean_ns,min_ns,max_ns,std_ns,process\n",
+                  87) == 0);
+    CHECK(strstr(csv, ",server[10]\n") && strstr(csv, ",worker[7]\n"));
+    CHECK_EQ_INT(line_count(csv), 4);
+    free(csv);
+
+    /* JSON: a process each, the second pid 7 given a pid of its own, times on the trace's
+     * clock (the fast worker's zone at 1 ms + 1.01 us) */
+    o.per_process = 0;
+    char *json = process_output(TCT_FORMAT_CHROME, &o);
+    CHECK(strstr(json,
+                 "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":10,\"tid\":0,\"args\":{\"name\":\"server[10]\"}}"));
+    CHECK(
+        strstr(json, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":7,\"tid\":0,\"args\":{\"name\":\"worker[7]\"}}"));
+    CHECK(strstr(json, "\"pid\":2147483650,\"tid\":0,\"args\":{\"name\":\"worker[7]\"}}"));
+    CHECK(strstr(json, "\"pid\":2147483650,\"tid\":100,\"ts\":1001.01001,\"dur\":3.03001,"));
+    CHECK(strstr(json, "\"processes\":[{\"name\":\"server[10]\",\"pid\":10,\"dropped_events\":0"));
+    CHECK(strstr(json, "{\"name\":\"worker[7]\",\"pid\":7,\"dropped_events\":3,"));
+    CHECK(strstr(json, "\"pid\":2147483650,\"dropped_events\":0,\"unfinished_zones\":0,\"clock_error_ns\":500}"));
+    free(json);
+
+    /* the summary: all processes, each process, what each missed */
+    char *text = process_output(TCT_FORMAT_SUMMARY, &o);
+    CHECK(strstr(text, "tracyc capture of 3 processes: server[10], worker[7], worker[7]\n") != NULL);
+    CHECK(strstr(text, "Top 1 zones by total time, all processes (of 1 places)") != NULL);
+    CHECK(strstr(text, "work  work.c:20  (3 processes)\n") != NULL);
+    CHECK(strstr(text, "!! worker[7]: 3 events were DROPPED") != NULL);
+    CHECK(strstr(text, "\nProcesses\n") != NULL);
+    CHECK(strstr(text, "  worker[7]                               1            2            0          0     +-500 ns  "
+                       "complete\n") != NULL);
+    CHECK(strstr(text, "\nserver[10]: top 1 zones by total time (of 1 source locations)\n") != NULL);
+    CHECK(strstr(text, "  worker[7] Main thread ") != NULL);
+    free(text);
+}
+
 static void test_export_file(void)
 {
     CHECK_EQ_INT(tct_export_format_for("a/b.json"), TCT_FORMAT_CHROME);
@@ -1067,6 +1168,7 @@ int main(void)
     test_saturating_sums();
     test_hostile_times_replayed();
     test_zone_begins();
+    test_processes();
     test_export_file();
     return tt_finish("test_export");
 }
