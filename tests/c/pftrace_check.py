@@ -391,7 +391,7 @@ def check_stream(pb2, replay, stream, work):
         for s in model.slices(uuid):
             loc = model.lookup(s["seq"], "locations", s["event"].source_location_iid, "a GPU zone")
             tid = GPU_TID_BASE | int(re.match(r"GPU context (\d+)", gpu[uuid].name).group(1))
-            pid = pid_of_track.get(gpu[uuid].parent_uuid, json_processes[0][0])
+            pid = pid_of_track.get(gpu[uuid].parent, json_processes[0][0])
             zones[(pid, tid, s["name"], s["begin"], s["end"] - s["begin"], loc.file, loc.line, None,
                    None)] += 1
     expected = json_zones(doc)
