@@ -94,6 +94,13 @@ void tc_config_read(struct tc_config *c)
         bad_value("TRACYC_BUFFER_LIMIT", v, "a size above 0 (N, NK, NM or NG)", "keeping the default, 256M");
     v = getenv("TRACYC_OUTPUT");
     c->output = v && *v ? tc_inproc_absolute_path(v) : NULL; /* where the program started */
+    char why[512];
+    if (c->output && tc_inproc_check_path(c->output, why, sizeof why) != 0) {
+        /* Said now, not when the file cannot be written at exit. */
+        fprintf(stderr, "tracyc: in-process capture disabled: %s\n", why);
+        free(c->output);
+        c->output = NULL;
+    }
     c->no_callstack = env_true("TRACY_NO_CALLSTACK");
     /* TRACY_NO_SYS_TRACE turns off all of the kernel's data, as upstream's does. */
     c->no_sampling = env_true("TRACY_NO_SAMPLING") || env_true("TRACY_NO_SYS_TRACE") || c->no_callstack;

@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 struct tc_inproc {
@@ -89,34 +88,7 @@ static void ip_close(struct tc_transport *t)
 
 int tc_inproc_check_path(const char *path, char *err, size_t errlen)
 {
-    if (tct_export_check_format(path, err, errlen) != 0)
-        return -1;
-    if (strcmp(path, "-") == 0)
-        return 0;
-    /* Nothing is created now: the file is written at the end, beside its place (export.h). */
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            snprintf(err, errlen, "cannot write %s: it is a directory", path);
-            return -1;
-        }
-        if (access(path, W_OK) == 0)
-            return 0;
-    } else if (errno == ENOENT) {
-        char *dir = strdup(path);
-        if (!dir) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        char *slash = strrchr(dir, '/');
-        const char *where = !slash ? "." : slash == dir ? "/" : (*slash = '\0', dir);
-        int ok = access(where, W_OK | X_OK) == 0;
-        free(dir);
-        if (ok)
-            return 0;
-    }
-    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    return -1;
+    return tct_export_probe(path, err, errlen);
 }
 
 char *tc_inproc_absolute_path(const char *path)

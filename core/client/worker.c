@@ -506,8 +506,7 @@ void tc_worker_stop(void)
     }
     tc_resolver_stop();
     if (w.inproc) {
-        if (tc_inproc_finish(w.inproc) != 0)
-            atomic_store(&tc_prof.capture_failed, 1);
+        tc_inproc_finish(w.inproc); /* says on stderr when it failed */
         w.inproc = NULL;
     }
     for (int i = w.npending - 1; i >= 0; i--) {

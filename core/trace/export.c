@@ -212,6 +212,39 @@ static FILE *open_output(const char *path, char *tmp, size_t tmplen)
     return NULL;
 }
 
+int tct_export_probe(const char *path, char *err, size_t errlen)
+{
+    if (tct_export_check_format(path, err, errlen) != 0)
+        return -1;
+    if (strcmp(path, "-") == 0)
+        return 0;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode))
+            errno = EISDIR;
+        else if (access(path, W_OK) == 0) /* a device or a pipe: opening it could block */
+            return 0;
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t tmplen = strlen(path) + 32;
+    char *tmp = malloc(tmplen);
+    if (!tmp) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    FILE *out = open_output(path, tmp, tmplen);
+    int saved = errno;
+    if (out) {
+        fclose(out);
+        unlink(tmp);
+    } else {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
+    }
+    free(tmp);
+    return out ? 0 : -1;
+}
+
 int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec, const char *path,
                     const struct tct_export_options *options, char *err, size_t errlen)
 {

@@ -88,6 +88,12 @@ enum tct_format tct_export_format_for(const char *path);
  * that says which formats are, and how to get a .tracy file. */
 int tct_export_check_format(const char *path, char *err, size_t errlen);
 
+/* 0 when tct_export_file could write path now, else -1 with a message in err: the format
+ * (tct_export_check_format), then the file itself, by creating (and removing) the
+ * temporary file it would write beside path (an existing device or pipe: whether it may be
+ * written). Leaves nothing behind. */
+int tct_export_probe(const char *path, char *err, size_t errlen);
+
 /* Writes the trace to path in the format its extension asks for ("-" = summary on
  * stdout). options may be NULL. Returns 0, or -1 with a message in err (and errno set).
  * The trace must be finished (tct_trace_finish). The file is written beside path under a

@@ -257,6 +257,27 @@ def test_in_process_output_name_decides_the_format_or_is_refused(tmp_path):
     assert not (tmp_path / "trace.tracy").exists()
 
 
+def test_unwritable_in_process_output_is_said_at_start_and_keeps_the_exit_status(tmp_path):
+    # /proc takes no new file, not even from root (whom access() lets through).
+    unwritable = "/proc/tracyc-%d.txt" % os.getpid()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRACY_", "TRACYC_"))}
+    env.update(TRACYC_OUTPUT=unwritable, TRACY_PORT=str(free_port()))
+    # Said before the program's first call returns: by the time endless prints "ready"
+    # (after its first frame). Killed then, it never reaches exit.
+    client = subprocess.Popen([os.path.join(BUILD, "tests", "e2e", "endless")], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert client.stdout.readline().strip() == "ready"
+    finally:
+        client.kill()
+        _, stderr = client.communicate()
+    assert unwritable in stderr and "in-process capture disabled" in stderr, stderr
+    # A program that exits with 0 still does, and hears of it once.
+    result = subprocess.run([example("game_loop")], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count(unwritable) == 1, result.stderr
+
+
 # ---- callstacks, samples and context switches: a recorded upstream client, replayed ----
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "c", "fixtures", "upstream_callstacks.stream")
