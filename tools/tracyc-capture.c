@@ -7,7 +7,7 @@
  * (its short ones clash with tracy-capture's).
  *
  * Exit status: 0 the capture is complete, 1 incomplete (the client vanished, Ctrl-C, the
- * time limit; the output is still written), 2 error.
+ * time limit; the output is still written), 2 error (no client within the time limit, too).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* getopt_long, sigaction, isatty */
@@ -81,7 +81,7 @@ static void usage(FILE *out)
                  "                   them, .txt or no extension the text summary (\"-\" = stdout);\n"
                  "                   for a .tracy file use upstream's tracy-capture\n"
                  "  -f               overwrite FILE if it exists\n"
-                 "  -s SECONDS       stop capturing after this long\n"
+                 "  -s SECONDS       stop after this long, the wait for the client included\n"
                  "  --protocol N     offer only protocol version N (82, 76, 74, 69, 66 or 64)\n"
                  "  -h, --help       this help\n"
                  "\n"
@@ -309,7 +309,7 @@ int main(int argc, char **argv)
     struct tcs_options opt = {
         .address = a.address,
         .port = a.port,
-        .connect_timeout_s = 1e9, /* wait for the client as long as it takes, as upstream */
+        .connect_timeout_s = 1e9, /* wait for the client as long as it takes (or -s), as upstream */
         .time_limit_s = a.seconds,
         .stop_flag = &stop_requested,
         .protocol = a.protocol,

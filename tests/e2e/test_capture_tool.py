@@ -219,6 +219,16 @@ def test_client_of_an_older_release(tmp_path):
     assert "client: protocol 76 (Tracy 0.13.0-0.13.1)" in output
 
 
+def test_time_limit_bounds_the_wait_for_a_client(tmp_path):
+    # Nothing listens on the port: -s ends the wait, says so, and writes nothing.
+    out = tmp_path / "nothing.json"
+    result = subprocess.run([CAPTURE, "-p", str(free_port()), "-s", "0.5", "-o", str(out)], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "no client connected" in result.stderr and "within the time limit of 0.5 s" in result.stderr, result.stderr
+    assert not out.exists()
+
+
 def test_unwritable_output_fails_before_capturing(tmp_path):
     result = subprocess.run([CAPTURE, "-p", str(free_port()), "-o", str(tmp_path / "missing" / "x.json")],
                             capture_output=True, text=True, timeout=10)
