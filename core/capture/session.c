@@ -32,7 +32,8 @@ struct session {
     bool out_failed; /* the send buffer could not grow */
     char *err;
     size_t errlen;
-    double end; /* when the time limit ends the run (CLOCK_MONOTONIC s); 0: never */
+    double end;    /* when the time limit ends the run (CLOCK_MONOTONIC s); 0: never */
+    bool welcomed; /* on_welcome was called for this connection */
 };
 
 static double now_s(void)
@@ -231,6 +232,14 @@ static int pump(const struct tcs_options *opt, struct session *s, struct tcd_dec
                 return end_of_stream(s, dec, strerror(errno));
             if (n > 0) {
                 enum tcd_state st = tcd_decoder_feed(dec, buf, (size_t)n);
+                if (!s->welcomed && st != TCD_STATE_HANDSHAKE && st != TCD_STATE_FAILED) {
+                    s->welcomed = true;
+                    if (opt->on_welcome &&
+                        opt->on_welcome(opt->user, tcd_decoder_welcome(dec), s->err, s->errlen) != 0) {
+                        send_terminate(s);
+                        return TCS_ERROR;
+                    }
+                }
                 if (st == TCD_STATE_DONE) {
                     send_terminate(s);
                     return TCS_COMPLETE;

@@ -24,7 +24,8 @@
  *   - *stop_flag becomes non-zero, or the time limit passes: a Terminate
  *     query is sent (best effort), the socket closed                       -> TCS_INCOMPLETE
  *   - the connection cannot be made (within the time limit), the handshake is refused or cut off,
- *     or the decoder FAILED (a Terminate query is sent first)             -> TCS_ERROR
+ *     the decoder FAILED or on_welcome refused the client (a Terminate
+ *     query is sent first)                                                 -> TCS_ERROR
  *
  * err (may be NULL) receives a sentence saying why, "" on TCS_COMPLETE. Everything
  * decoded up to the end has been delivered to the decoder's callbacks, and its tables
@@ -54,6 +55,9 @@ struct tcs_options {
     volatile int *stop_flag;  /* optional: set non-zero (e.g. from a signal handler) to stop */
     /* optional: called about every 100 ms while connected, and once at the end */
     void (*on_progress)(void *user, const struct tcd_stats *stats);
+    /* optional: called once the client's welcome has arrived; non-zero ends the capture
+     * there (a Terminate query is sent; TCS_ERROR, with the sentence it wrote in why) */
+    int (*on_welcome)(void *user, const struct tcd_welcome *welcome, char *why, size_t whylen);
     void *user;
 };
 
