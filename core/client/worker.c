@@ -359,6 +359,7 @@ static void service_connections(int timeout_ms)
             tc_conn_report_drops(c, dropped);
             tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 0);
             tc_conn_report_libdw(c, tc_libdw_unavailable());
+            tc_conn_send_renames(c);
             tc_enc_flush(&c->enc);
             tc_conn_serve_queries(c, timeout_ms);
         }
@@ -460,6 +461,7 @@ static int finish_connection(int slot)
     tc_conn_report_absent(c);
     tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 1);
     tc_conn_report_libdw(c, tc_libdw_unavailable());
+    tc_conn_send_renames(c);
     end_open_zones(c);
     tc_enc_byte(&c->enc, TCW_Terminate);
     tc_enc_flush(&c->enc);

@@ -373,6 +373,8 @@ void tct_trace_on_event(struct tct_trace *tr, const struct tcd_event *ev)
         clamped.time2 = clamp_time(ev->time2);
         ev = &clamped;
     }
+    if (ev->kind == TCD_THREAD_NAME)
+        return; /* names stay in the decoder's tables: no event of the trace */
     tr->events++;
     int64_t time = event_time(ev);
     if (time != TCT_TIME_NONE && time > tr->last_time)
@@ -457,7 +459,8 @@ void tct_trace_on_event(struct tct_trace *tr, const struct tcd_event *ev)
         tct_model_system(tr, ev);
         break;
     case TCD_CALLSTACK_FRAME:
-        break;             /* frames stay in the decoder's tables */
+    case TCD_THREAD_NAME:
+        break;             /* frames and names stay in the decoder's tables */
     case TCD_SAMPLES_LOST: /* a running total, as TCD_DROPPED */
         tr->samples_lost = ev->value > tr->samples_lost ? ev->value : tr->samples_lost;
         break;
