@@ -55,7 +55,6 @@ struct capture {
     uint16_t port;   /* the port connected to (--pid: the one found) */
     int status_line; /* stderr is a terminal: keep one status line updated */
     double start;    /* when the first progress report came (connected) */
-    pid_t client;    /* the recorded program's pid, from its welcome; 0 before */
     int look_beside; /* the recorded program was not started beside us: look for one that was */
     double looked;   /* when the last look was */
 };
@@ -284,7 +283,6 @@ static void look_beside(struct capture *c)
 static int on_welcome(void *user, const struct tcd_welcome *w, char *why, size_t whylen)
 {
     struct capture *c = user;
-    c->client = (pid_t)w->pid;
     say(c, "tracyc-capture: recording %s (pid %llu) at %s port %u\n", w->program_name, (unsigned long long)w->pid,
         c->args->address, c->port);
     if (c->args->pid && w->pid != (uint64_t)c->args->pid) {
@@ -292,7 +290,7 @@ static int on_welcome(void *user, const struct tcd_welcome *w, char *why, size_t
                  (unsigned long long)w->pid, (int)c->args->pid);
         return -1;
     }
-    c->look_beside = !c->args->pid && is_loopback(c->args->address) && procinfo_parent(c->client) != getppid();
+    c->look_beside = !c->args->pid && is_loopback(c->args->address) && procinfo_parent((pid_t)w->pid) != getppid();
     c->looked = now_s();
     look_beside(c);
     return 0;

@@ -45,14 +45,14 @@ static int through_the_decoder(void *arg)
     zone(); /* the server sees the thread, and asks its name */
     struct tt_capture *cap = tt_capture_start_protocol(port, protocol);
     uint32_t tid = my_tid();
-    tt_check(tt_wait_text(cap, TCD_THREAD_NAME, tid, "first name"), "protocol %u: the first name was asked for and given",
-             protocol);
+    tt_check(tt_wait_text(cap, TCD_THREAD_NAME, tid, "first name"),
+             "protocol %u: the first name was asked for and given", protocol);
     ___tracy_set_thread_name("final name");
     zone();
     ___tracy_shutdown_profiler();
     tt_check(tt_capture_join(cap) == 0, "protocol %u: capture complete (%s)", protocol, cap->err);
-    tt_check(strcmp(tcd_thread_name(cap->dec, tid), "final name") == 0, "protocol %u: the decoder has the final name (%s)",
-             protocol, tcd_thread_name(cap->dec, tid));
+    tt_check(strcmp(tcd_thread_name(cap->dec, tid), "final name") == 0,
+             "protocol %u: the decoder has the final name (%s)", protocol, tcd_thread_name(cap->dec, tid));
 
     /* The model and the exporter: the file names the thread by its final name. */
     struct tct_trace *trace = tct_trace_new();
