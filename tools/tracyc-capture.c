@@ -19,9 +19,10 @@
 #include "capture/session.h"
 #include "procinfo.h"
 #include "trace/export.h"
-#include "trace/model.h"
+#include "trace/names.h"
+#include "trace/trace.h"
 #include "trace/units.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/versions.h"
 
 #include <errno.h>
@@ -237,7 +238,7 @@ static int check_output(const struct args *a)
 
 static void on_event(void *user, const struct tcd_event *ev)
 {
-    tct_trace_on_event(user, ev);
+    tct_trace_on_event(user, 0, ev);
 }
 
 /* Says something on stderr without breaking the status line. */
@@ -328,13 +329,14 @@ static const char *protocol_name(const struct tcd_decoder *dec, char *buf, size_
     return buf;
 }
 
-static void short_summary(const struct tct_trace *tr, const struct tcd_decoder *dec, const struct args *a, int result,
-                          const char *why)
+static void short_summary(const struct tct_trace *trace, const struct tcd_decoder *dec, const struct args *a,
+                          int result, const char *why)
 {
+    const struct tct_source *tr = tct_trace_source(trace, 0);
     char zones[TCT_UNITS_BUF], messages[TCT_UNITS_BUF], span[TCT_UNITS_BUF], n[TCT_UNITS_BUF], protocol[64];
-    printf("%s: %s zones on %zu threads, %s messages, %s of trace; wrote %s\n",
+    printf("%s: %s zones on %u threads, %s messages, %s of trace; wrote %s\n",
            result == TCS_COMPLETE ? "Capture complete" : "Capture incomplete", tct_format_count(zones, tr->zones),
-           tr->thread_count, tct_format_count(messages, tr->messages.count), tct_format_duration(span, tr->last_time),
+           tr->thread_count, tct_format_count(messages, tr->messages), tct_format_duration(span, tr->last_time),
            a->output);
     printf("  client: %s\n", protocol_name(dec, protocol, sizeof protocol));
     if (result != TCS_COMPLETE && why[0])
@@ -342,9 +344,9 @@ static void short_summary(const struct tct_trace *tr, const struct tcd_decoder *
     if (tr->unfinished_zones)
         printf("  %s zones were still open; they end at the trace's last event\n",
                tct_format_count(n, tr->unfinished_zones));
-    if (tr->samples || tr->switches.count)
+    if (tr->samples || tr->switches)
         printf("  %s CPU samples, %s context switches\n", tct_format_count(n, tr->samples),
-               tct_format_count(zones, tr->switches.count));
+               tct_format_count(zones, tr->switches));
     if (tr->dropped)
         printf("!! %s events were DROPPED by the client: the profile is missing them\n",
                tct_format_count(n, tr->dropped));
@@ -410,8 +412,17 @@ int main(int argc, char **argv)
     struct capture c = {.trace = tct_trace_new(), .args = &a, .port = a.port, .status_line = isatty(STDERR_FILENO)};
     static const struct tcd_callbacks callbacks = {on_event, NULL};
     struct tcd_decoder *dec = c.trace ? tcd_decoder_new(&callbacks, c.trace, NULL) : NULL;
-    if (!dec) {
-        fprintf(stderr, "tracyc-capture: out of memory\n");
+    struct tct_names names;
+    if (dec)
+        tct_names_from_decoder(&names, dec);
+    const char *path = a.output ? a.output : "-";
+    char err[512] = "out of memory";
+    struct tct_output *output = NULL;
+    if (!dec || tct_trace_add_source(c.trace, &names, 0) != 0 ||
+        !(output = tct_output_open(c.trace, path, &a.csv, err, sizeof err))) {
+        fprintf(stderr, "tracyc-capture: %s\n", err);
+        if (dec)
+            tcd_decoder_free(dec);
         tct_trace_free(c.trace);
         return EXIT_ERROR;
     }
@@ -430,6 +441,7 @@ int main(int argc, char **argv)
         if (c.status_line)
             fputs("\r\033[K", stderr);
         if (!c.port) {
+            tct_output_free(output);
             tcd_decoder_free(dec);
             tct_trace_free(c.trace);
             return EXIT_ERROR;
@@ -455,19 +467,21 @@ int main(int argc, char **argv)
 
     int status = result == TCS_COMPLETE ? EXIT_COMPLETE : result == TCS_INCOMPLETE ? EXIT_INCOMPLETE : EXIT_ERROR;
     if (result == TCS_ERROR) {
-        if (stop_requested && c.trace->events == 0)
+        if (stop_requested && tct_trace_source(c.trace, 0)->events == 0)
             snprintf(why, sizeof why, "stopped before a client connected");
         explain_error(why);
     }
     /* Whatever arrived is written, even after an error mid-stream; only a capture that
      * never got anything (no connection, refused handshake) writes nothing. */
-    if (result != TCS_ERROR || c.trace->events > 0) {
+    if (result != TCS_ERROR || tct_trace_source(c.trace, 0)->events > 0) {
+        tct_names_from_decoder(&names, dec); /* the welcome has come since */
+        tct_trace_set_source_names(c.trace, 0, &names);
+        if (result != TCS_COMPLETE)
+            tct_trace_source_incomplete(c.trace, 0, why);
         tct_trace_finish(c.trace);
-        struct tct_export_options options = a.csv;
-        options.incomplete = result == TCS_COMPLETE ? NULL : why;
-        const char *path = a.output ? a.output : "-";
-        char err[512];
-        if (tct_export_file(c.trace, dec, path, &options, err, sizeof err) != 0) {
+        struct tct_output *written = output;
+        output = NULL;
+        if (tct_output_close(written, err, sizeof err) != 0) {
             fprintf(stderr, "tracyc-capture: %s\n", err);
             status = EXIT_ERROR;
         } else if (a.output && strcmp(a.output, "-") != 0) {
@@ -477,6 +491,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "tracyc-capture: the client speaks %s\n", protocol_name(dec, protocol, sizeof protocol));
         }
     }
+    tct_output_free(output);
     tcd_decoder_free(dec);
     tct_trace_free(c.trace);
     return status;

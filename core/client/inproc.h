@@ -10,7 +10,7 @@
 struct tc_inproc;
 
 /* 0 when path ("-": stdout) names a format the capture writes and can be written there
- * now (tct_export_probe: a file is created beside it and removed), else -1 with the
+ * now (tct_export_check_path: a file is created beside it and removed), else -1 with the
  * reason in err. Leaves nothing behind. */
 int tc_inproc_check_path(const char *path, char *err, size_t errlen);
 

@@ -11,9 +11,9 @@
 #include "client/conn.h"
 #include "client/fiber.h"
 #include "client/inproc.h"
-#include "client/libdw.h"
+#include "native/libdw.h"
 #include "client/net.h"
-#include "client/resolver.h"
+#include "native/resolver.h"
 #include "client/sampling.h"
 #include "client/state.h"
 #include "client/record.h"
@@ -358,9 +358,9 @@ static void service_connections(int timeout_ms)
         if (c->alive) {
             tc_conn_report_drops(c, dropped);
             tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 0);
-            tc_conn_report_libdw(c, tc_libdw_unavailable());
+            tc_conn_report_libdw(c, tcn_libdw_unavailable());
             tc_conn_send_renames(c);
-            tc_enc_flush(&c->enc);
+            tcw_enc_flush(&c->enc);
             tc_conn_serve_queries(c, timeout_ms);
         }
         /* A send may also have failed while records were being encoded. */
@@ -413,8 +413,8 @@ static void end_zones(struct tc_conn *c, uint32_t *depth, int64_t now)
 {
     static const char mark[] = "still open at exit";
     for (; *depth; --*depth) {
-        tc_enc_zone_text(&c->enc, TCW_ZoneText, mark, sizeof mark - 1);
-        tc_enc_zone_end(&c->enc, now);
+        tcw_enc_zone_text(&c->enc, TCW_ZoneText, mark, sizeof mark - 1);
+        tcw_enc_zone_end(&c->enc, now);
     }
 }
 
@@ -424,10 +424,10 @@ static void end_fiber_zones(struct tc_fiber *f, void *conn)
     if (!f->conn_depth[c->slot])
         return;
     int64_t now = tc_clock_now();
-    tc_enc_thread(&c->enc, tc_prof.main_tid);
-    tc_enc_fiber_enter(&c->enc, now, tc_conn_string_id(c, f->name), tc_prof.main_tid);
+    tcw_enc_thread(&c->enc, tc_prof.main_tid);
+    tcw_enc_fiber_enter(&c->enc, now, tc_conn_string_id(c, f->name), tc_prof.main_tid);
     end_zones(c, &f->conn_depth[c->slot], now);
-    tc_enc_fiber_leave(&c->enc, now, tc_prof.main_tid);
+    tcw_enc_fiber_leave(&c->enc, now, tc_prof.main_tid);
 }
 
 /* The program is ending: zones still open (a thread blocked forever, exit() called inside
@@ -439,9 +439,9 @@ static void end_open_zones(struct tc_conn *c)
     for (struct tc_thread *t = threads_head(); t; t = t->next) {
         if (!t->conn_depth[c->slot] && !t->conn_fiber[c->slot])
             continue;
-        tc_enc_thread(&c->enc, t->tid);
+        tcw_enc_thread(&c->enc, t->tid);
         if (t->conn_fiber[c->slot]) {
-            tc_enc_fiber_leave(&c->enc, now, t->tid);
+            tcw_enc_fiber_leave(&c->enc, now, t->tid);
             t->conn_fiber[c->slot] = NULL;
         }
         end_zones(c, &t->conn_depth[c->slot], now);
@@ -460,11 +460,11 @@ static int finish_connection(int slot)
     tc_conn_report_drops(c, atomic_load(&tc_prof.dropped));
     tc_conn_report_absent(c);
     tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 1);
-    tc_conn_report_libdw(c, tc_libdw_unavailable());
+    tc_conn_report_libdw(c, tcn_libdw_unavailable());
     tc_conn_send_renames(c);
     end_open_zones(c);
-    tc_enc_byte(&c->enc, TCW_Terminate);
-    tc_enc_flush(&c->enc);
+    tcw_enc_byte(&c->enc, TCW_Terminate);
+    tcw_enc_flush(&c->enc);
     int quiet_ms = 0;
     while (c->alive && !c->terminated && quiet_ms < FINAL_QUERY_WAIT_MS) {
         int answered = tc_conn_serve_queries(c, 10);
@@ -506,7 +506,7 @@ void tc_worker_stop(void)
         if (delivered || !tc_prof.config.no_exit || w.listen_fd < 0)
             break;
     }
-    tc_resolver_stop();
+    tcn_resolver_stop();
     if (w.inproc) {
         tc_inproc_finish(w.inproc); /* says on stderr when it failed */
         w.inproc = NULL;

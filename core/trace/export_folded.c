@@ -24,12 +24,17 @@ static void folded_label(struct tct_writer *w, const char *s)
         tct_write_char(w, *s == ';' || (unsigned char)*s < 0x20 ? '_' : *s);
 }
 
-int tct_export_folded(FILE *out, const struct tct_trace *tr, const struct tct_names *names,
-                      const struct tct_export_options *o)
+static int prepare(struct tct_trace *tr, const struct tct_export_options *o, void **state)
+{
+    (void)o;
+    return (*state = tct_sample_stats_of(tr)) ? 0 : -1;
+}
+
+static int write_folded(FILE *out, struct tct_trace *tr, void *state, const struct tct_export_options *o)
 {
     (void)o;
     struct tct_stack_tree tree;
-    if (tct_stack_tree_of_samples(&tree, tr, names, 1) != 0) {
+    if (tct_stack_tree_of_samples(&tree, tr, state, 1) != 0) {
         tct_stack_tree_free(&tree);
         errno = ENOMEM;
         return -1;
@@ -60,3 +65,5 @@ int tct_export_folded(FILE *out, const struct tct_trace *tr, const struct tct_na
     tct_stack_tree_free(&tree);
     return tct_writer_flush(&w) ? -1 : 0;
 }
+
+const struct tct_format_ops tct_format_folded = {prepare, write_folded, NULL};

@@ -1,7 +1,18 @@
 /* export_summary.c - the trace as a text report, 100 columns wide, in the spirit of
- * cProfile's: what ran, how often, for how long, and what is missing from the capture. */
+ * cProfile's: what ran, how often, for how long, and what is missing from the capture.
+ *
+ * Made of aggregators only (sink.h): zone, sample, message, frame, plot, memory, lock and
+ * GPU statistics, and the scheduling log for the CPU time of each thread. */
 #include "trace/cpu_time.h"
 #include "trace/export.h"
+#include "trace/frame_stats.h"
+#include "trace/gpu_stats.h"
+#include "trace/lock_stats.h"
+#include "trace/memory_stats.h"
+#include "trace/message_stats.h"
+#include "trace/names.h"
+#include "trace/plot_stats.h"
+#include "trace/sched_log.h"
 #include "trace/stacks.h"
 #include "trace/units.h"
 #include "trace/zone_stats.h"
@@ -14,11 +25,26 @@
 #define WIDTH 100
 #define DEFAULT_TOP 20
 
+/* The sinks the summary reads. */
+struct parts {
+    struct tct_zone_stats *zones;
+    struct tct_sample_stats *samples;
+    struct tct_message_stats *messages;
+    struct tct_frame_stats *frames;
+    struct tct_plot_stats *plots;
+    struct tct_memory_stats *memory;
+    struct tct_lock_stats *locks;
+    struct tct_gpu_stats *gpu;
+    struct tct_sched_log *sched;
+};
+
 struct summary {
     FILE *out;
-    const struct tct_trace *tr;
-    const struct tct_names *names;
-    int64_t span; /* the capture's length, for percentages */
+    struct tct_trace *tr;
+    const struct parts *p;
+    const struct tct_source *src;  /* the first source */
+    const struct tct_names *names; /* its names */
+    int64_t span;                  /* the capture's length, for percentages */
 };
 
 static const char *percent(char buf[16], int64_t part, int64_t whole)
@@ -60,10 +86,10 @@ static void column(FILE *out, const char *s, size_t width)
 
 /* The first `frames` frames of a callstack, innermost first: "f < g < h ...". 0 when the
  * callstack is empty or unknown. */
-static size_t stack_line(struct summary *s, uint32_t callstack, size_t frames, char *out, size_t len)
+static size_t stack_line(const struct tct_names *names, uint32_t callstack, size_t frames, char *out, size_t len)
 {
     struct tct_stack_frame f[16];
-    size_t n = tct_stack_expand(s->names, callstack, f, frames < 16 ? frames : 16), used = 0;
+    size_t n = tct_stack_expand(names, callstack, f, frames < 16 ? frames : 16), used = 0;
     out[0] = '\0';
     for (size_t i = 0; i < n && used + 1 < len; i++) {
         char buf[TCT_FRAME_LABEL_BUF];
@@ -82,74 +108,92 @@ static void heading(struct summary *s, const char *title)
 
 static void header(struct summary *s)
 {
-    const struct tcd_welcome *w = s->names->welcome;
-    const struct tct_trace *tr = s->tr;
+    const struct tcd_welcome *w = s->names ? s->names->welcome : NULL;
     char a[TCT_UNITS_BUF], b[TCT_UNITS_BUF], c[TCT_UNITS_BUF], d[TCT_UNITS_BUF], e[TCT_UNITS_BUF];
     if (w)
         fprintf(s->out, "tracyc capture of %.*s (pid %" PRIu64 ")\n", (int)sizeof w->program_name, w->program_name,
                 w->pid);
     else
         fputs("tracyc capture (no client connected)\n", s->out);
-    size_t points = 0;
-    for (size_t i = 0; i < tr->plot_count; i++)
-        points += tr->plots[i].points.count;
+    uint64_t zones = 0, messages = 0, points = 0, events = 0;
+    for (uint32_t i = 0; i < tct_trace_source_count(s->tr); i++) {
+        const struct tct_source *src = tct_trace_source(s->tr, i);
+        zones += src->zones;
+        messages += src->messages;
+        points += src->plot_points;
+        events += src->events;
+    }
+    size_t threads = tct_trace_thread_count(s->tr);
     fprintf(s->out, "Captured %s: %s zone%s on %zu thread%s, %s message%s, %s plot point%s, %s events\n",
-            tct_format_duration(a, s->span), tct_format_count(b, tr->zones), plural(tr->zones), tr->thread_count,
-            plural(tr->thread_count), tct_format_count(c, tr->messages.count), plural(tr->messages.count),
-            tct_format_count(d, points), plural(points), tct_format_count(e, tr->events));
-    for (size_t i = 0; i < tr->app_info_count; i++)
-        fprintf(s->out, "App info: %s\n", tr->app_info[i]);
+            tct_format_duration(a, s->span), tct_format_count(b, zones), plural(zones), threads, plural(threads),
+            tct_format_count(c, messages), plural(messages), tct_format_count(d, points), plural(points),
+            tct_format_count(e, events));
+    for (uint32_t i = 0; i < tct_trace_source_count(s->tr); i++) {
+        const struct tct_source *src = tct_trace_source(s->tr, i);
+        for (size_t k = 0; k < src->app_info_count; k++)
+            fprintf(s->out, "App info: %s\n", src->app_info[k]);
+    }
 }
 
-static void warnings(struct summary *s, const struct tct_export_options *o)
+/* What is missing from one source's capture. */
+static void source_warnings(struct summary *s, const struct tct_source *src, uint64_t lost, int *any)
 {
-    const struct tct_trace *tr = s->tr;
     char a[TCT_UNITS_BUF], b[TCT_UNITS_BUF];
-    int any = 0;
-    if (tr->dropped) {
+    const struct tct_names *names = &src->names;
+    if (src->dropped) {
         fprintf(s->out,
                 "%s!! %s events were DROPPED by the client (its buffer limit was reached): "
                 "this profile is missing them.\n",
-                any++ ? "" : "\n", tct_format_count(a, tr->dropped));
+                (*any)++ ? "" : "\n", tct_format_count(a, src->dropped));
     }
-    if (tr->plot_skipped)
+    if (src->plot_skipped)
         fprintf(s->out,
                 "%s!! %s plot values were SKIPPED by the client: NaN or infinity, which Tracy plots cannot hold.\n",
-                any++ ? "" : "\n", tct_format_count(a, tr->plot_skipped));
-    if (tr->crash.happened) {
-        fprintf(s->out, "%s!! The program CRASHED (thread %" PRIu32 ", at %s): %s\n", any++ ? "" : "\n",
-                tr->crash.thread, tct_format_duration(a, tr->crash.time), tct_crash_text(s->names, &tr->crash));
+                (*any)++ ? "" : "\n", tct_format_count(a, src->plot_skipped));
+    if (src->crash.happened) {
+        size_t len;
+        const char *text = tct_text_or_string(names, src->crash.text, strlen(src->crash.text), src->crash.string, &len);
+        fprintf(s->out, "%s!! The program CRASHED (thread %" PRIu32 ", at %s): %.*s\n", (*any)++ ? "" : "\n",
+                src->crash.thread, tct_format_duration(a, src->crash.time), (int)len, text);
         char stack[WIDTH];
-        if (stack_line(s, tr->crash.callstack, 8, stack, sizeof stack))
+        if (stack_line(names, src->crash.callstack, 8, stack, sizeof stack))
             fprintf(s->out, "   at %s\n", stack);
     }
-    if (tr->untimed_switches)
+    if (src->untimed_switches)
         fprintf(s->out,
                 "%s!! %s context switches came without a time (the client could not read its perf clock): "
                 "no CPU time is shown for them.\n",
-                any++ ? "" : "\n", tct_format_count(a, tr->untimed_switches));
-    if (tr->samples_lost)
+                (*any)++ ? "" : "\n", tct_format_count(a, src->untimed_switches));
+    if (src->samples_lost)
         fprintf(s->out,
                 "%s!! %s samples were LOST by the client (the kernel's buffer overflowed): the sample "
                 "counts are short.\n",
-                any++ ? "" : "\n", tct_format_count(a, tr->samples_lost));
-    if (o->incomplete || tr->unfinished_zones) {
-        fprintf(s->out, "%s!! Capture incomplete", any++ ? "" : "\n");
-        if (o->incomplete)
-            fprintf(s->out, " (%s)", o->incomplete);
-        if (tr->unfinished_zones)
-            fprintf(s->out, ": %s zones were still open, closed at %s", tct_format_count(a, tr->unfinished_zones),
-                    tct_format_duration(b, tr->last_time));
+                (*any)++ ? "" : "\n", tct_format_count(a, src->samples_lost));
+    if (src->incomplete || src->unfinished_zones) {
+        fprintf(s->out, "%s!! Capture incomplete", (*any)++ ? "" : "\n");
+        if (src->incomplete)
+            fprintf(s->out, " (%s)", src->incomplete);
+        if (src->unfinished_zones)
+            fprintf(s->out, ": %s zones were still open, closed at %s", tct_format_count(a, src->unfinished_zones),
+                    tct_format_duration(b, src->last_time));
         fputs(".\n", s->out);
     }
-    if (tr->lost_events)
-        fprintf(s->out, "%s!! %s events were lost: the capture ran out of memory.\n", any++ ? "" : "\n",
-                tct_format_count(a, tr->lost_events));
+    if (src->lost_events + lost)
+        fprintf(s->out, "%s!! %s events were lost: the capture ran out of memory.\n", (*any)++ ? "" : "\n",
+                tct_format_count(a, src->lost_events + lost));
+}
+
+static void warnings(struct summary *s)
+{
+    int any = 0;
+    /* What the statistics themselves could not keep counts against the first source. */
+    uint64_t lost = tct_memory_stats_lost(s->p->memory) + tct_lock_stats_lost(s->p->locks);
+    for (uint32_t i = 0; i < tct_trace_source_count(s->tr); i++, lost = 0)
+        source_warnings(s, tct_trace_source(s->tr, i), lost, &any);
 }
 
 struct rank {
     int64_t key;
-    uint32_t srcloc;
     size_t entry;
 };
 
@@ -158,50 +202,58 @@ static int rank_cmp(const void *pa, const void *pb)
     const struct rank *a = pa, *b = pb;
     if (a->key != b->key)
         return a->key > b->key ? -1 : 1;
-    return a->srcloc < b->srcloc ? -1 : a->srcloc > b->srcloc;
+    return a->entry < b->entry ? -1 : a->entry > b->entry;
 }
 
-static void zone_table(struct summary *s, const struct tct_zone_stats *st, struct rank *order, size_t top, int by_self)
+static const struct tct_names *names_of(const struct summary *s, uint32_t source)
 {
-    for (size_t i = 0; i < st->count; i++) {
-        const struct tct_srcloc_stats *e = &st->entries[i];
-        order[i] = (struct rank){by_self ? e->self_total : e->total, e->srcloc, i};
+    return &tct_trace_source(s->tr, source)->names;
+}
+
+/* entries: sorted by source and source location, as ties are broken. */
+static void zone_table(struct summary *s, const struct tct_srcloc_stats **entries, size_t count, struct rank *order,
+                       size_t top, int by_self)
+{
+    for (size_t i = 0; i < count; i++) {
+        const struct tct_span_stats *e = &entries[i]->rule[TCT_STATS_ALL];
+        order[i] = (struct rank){by_self ? e->self_total : e->total, i};
     }
-    qsort(order, st->count, sizeof *order, rank_cmp);
-    size_t rows = st->count < top ? st->count : top;
+    qsort(order, count, sizeof *order, rank_cmp);
+    size_t rows = count < top ? count : top;
     char title[96];
     snprintf(title, sizeof title, "Top %zu zones by %s time (of %zu source locations)", rows,
-             by_self ? "self" : "total", st->count);
+             by_self ? "self" : "total", count);
     heading(s, title);
     fprintf(s->out, "%10s %10s %10s %10s %10s %10s %6s  %s\n", "count", "total", "self", "mean", "min", "max", "%cap",
             "zone");
     for (size_t r = 0; r < rows; r++) {
-        const struct tct_srcloc_stats *e = &st->entries[order[r].entry];
+        const struct tct_srcloc_stats *entry = entries[order[r].entry];
+        const struct tct_span_stats *e = &entry->rule[TCT_STATS_ALL];
+        const struct tct_names *names = names_of(s, entry->source);
         char n[TCT_UNITS_BUF], t[TCT_UNITS_BUF], self[TCT_UNITS_BUF], mean[TCT_UNITS_BUF], mn[TCT_UNITS_BUF],
             mx[TCT_UNITS_BUF], pc[16];
         fprintf(s->out, "%10s %10s %10s %10s %10s %10s %6s  ", tct_format_count(n, e->count),
                 tct_format_duration(t, e->total), tct_format_duration(self, e->self_total),
                 tct_format_duration(mean, e->total / (int64_t)e->count), tct_format_duration(mn, e->min),
                 tct_format_duration(mx, e->max), percent(pc, by_self ? e->self_total : e->total, s->span));
-        const struct tcd_srcloc *sl = s->names->srcloc(s->names->ctx, e->srcloc);
+        const struct tcd_srcloc *sl = names->srcloc(names->ctx, entry->srcloc);
         char label[1024];
         if (sl && sl->file && sl->file[0])
-            snprintf(label, sizeof label, "%s  %s:%" PRIu32, tct_srcloc_label(s->names, e->srcloc),
+            snprintf(label, sizeof label, "%s  %s:%" PRIu32, tct_srcloc_label(names, entry->srcloc),
                      basename_of(sl->file), sl->line);
         else
-            snprintf(label, sizeof label, "%s", tct_srcloc_label(s->names, e->srcloc));
+            snprintf(label, sizeof label, "%s", tct_srcloc_label(names, entry->srcloc));
         fprintf(s->out, "%.*s\n", WIDTH - 74, label);
     }
 }
 
 /* Where a function is: its symbol's definition when the client told ("file:line"), else
  * its file, else its image ("[image]"). */
-static void function_location(struct summary *s, const struct tct_stack_frame *f, char *out, size_t len)
+static void function_location(const struct tct_names *names, const struct tct_stack_frame *f, char *out, size_t len)
 {
     const char *file = NULL;
     uint32_t line = 0;
-    if (f->symbol && s->names->symbol && s->names->symbol(s->names->ctx, f->symbol, &file, &line) &&
-        tct_known_name(file))
+    if (f->symbol && names->symbol && names->symbol(names->ctx, f->symbol, &file, &line) && tct_known_name(file))
         snprintf(out, len, line ? "%s:%" PRIu32 : "%s", basename_of(file), line);
     else if (tct_known_name(f->file))
         snprintf(out, len, "%s", basename_of(f->file));
@@ -244,7 +296,7 @@ static void function_table(struct summary *s, const struct tct_function_table *f
         size_t len;
         const char *label = tct_frame_label(&e->frame, buf, &len);
         snprintf(name, sizeof name, "%.*s", (int)len, label);
-        function_location(s, &e->frame, where, sizeof where);
+        function_location(names_of(s, e->source), &e->frame, where, sizeof where);
         fprintf(s->out, "%10s %7s %10s %7s  ", tct_format_count(self, e->self),
                 percent(sp, (int64_t)e->self, (int64_t)ft->samples), tct_format_count(total, e->total),
                 percent(tp, (int64_t)e->total, (int64_t)ft->samples));
@@ -256,24 +308,28 @@ static void function_table(struct summary *s, const struct tct_function_table *f
 /* perf report's view of the samples: self and total per function. */
 static int sample_tables(struct summary *s, size_t top)
 {
-    const struct tct_trace *tr = s->tr;
-    if (!tr->samples)
+    uint64_t samples = 0, lost_samples = 0;
+    for (uint32_t i = 0; i < tct_trace_source_count(s->tr); i++) {
+        samples += tct_trace_source(s->tr, i)->samples;
+        lost_samples += tct_trace_source(s->tr, i)->samples_lost;
+    }
+    if (!samples)
         return 0;
     struct tct_function_table ft;
     struct function_rank *order = NULL;
-    if (tct_function_table_of_samples(&ft, tr, s->names) != 0 ||
+    if (tct_function_table_of_samples(&ft, s->tr, s->p->samples) != 0 ||
         !(order = malloc((ft.count ? ft.count : 1) * sizeof *order))) {
         tct_function_table_free(&ft);
         return -1;
     }
     size_t threads = 0;
-    for (size_t i = 0; i < tr->thread_count; i++)
-        threads += tr->threads[i]->cpu_samples != 0;
+    for (size_t i = 0; i < tct_trace_thread_count(s->tr); i++)
+        threads += tct_trace_thread_at(s->tr, i)->cpu_samples != 0;
     char n[TCT_UNITS_BUF], lost[TCT_UNITS_BUF];
-    fprintf(s->out, "\nSampling: %s CPU sample%s on %zu thread%s", tct_format_count(n, tr->samples),
-            plural(tr->samples), threads, plural(threads));
-    if (tr->samples_lost)
-        fprintf(s->out, ", %s lost", tct_format_count(lost, tr->samples_lost));
+    fprintf(s->out, "\nSampling: %s CPU sample%s on %zu thread%s", tct_format_count(n, samples), plural(samples),
+            threads, plural(threads));
+    if (lost_samples)
+        fprintf(s->out, ", %s lost", tct_format_count(lost, lost_samples));
     fputs("\n", s->out);
     function_table(s, &ft, order, top, 1);
     function_table(s, &ft, order, top, 0);
@@ -282,30 +338,38 @@ static int sample_tables(struct summary *s, size_t top)
     return 0;
 }
 
+static const char *thread_name(const struct summary *s, const struct tct_thread *t)
+{
+    const struct tct_names *names = names_of(s, t->source);
+    const char *name = names->thread(names->ctx, t->id);
+    return name && name[0] ? name : "(unnamed)";
+}
+
 /* Samples and on-CPU time of each thread that has either. */
 static int cpu_table(struct summary *s)
 {
-    const struct tct_trace *tr = s->tr;
     size_t n;
-    struct tct_cpu_time *times = tct_cpu_times(tr, s->span, &n);
+    struct tct_cpu_time *times = tct_cpu_times(s->tr, s->p->sched, s->span, &n);
     if (!times && n)
         return -1;
-    if (!tr->samples && !n)
+    uint64_t samples = 0;
+    for (uint32_t i = 0; i < tct_trace_source_count(s->tr); i++)
+        samples += tct_trace_source(s->tr, i)->samples;
+    if (!samples && !n)
         return 0;
     heading(s, n ? "CPU per thread (samples; running and waiting time from the context switches)"
                  : "CPU per thread (samples)");
     fprintf(s->out, "  %-36s %12s %12s %12s %12s %7s %8s\n", "thread", "id", "samples", "on-CPU", "off-CPU", "%on",
             "switches");
     size_t k = 0;
-    for (size_t i = 0; i < tr->thread_count; i++) {
-        const struct tct_thread *t = tr->threads[i];
-        const struct tct_cpu_time *c = k < n && times[k].thread == t->id ? &times[k++] : NULL;
+    for (size_t i = 0; i < tct_trace_thread_count(s->tr); i++) {
+        const struct tct_thread *t = tct_trace_thread_at(s->tr, i);
+        const struct tct_cpu_time *c = k < n && times[k].thread == t ? &times[k++] : NULL;
         if (!t->cpu_samples && !c)
             continue;
-        const char *name = s->names->thread(s->names->ctx, t->id);
         char sm[TCT_UNITS_BUF], on[TCT_UNITS_BUF], off[TCT_UNITS_BUF], pc[16], sw[TCT_UNITS_BUF];
         fputs("  ", s->out);
-        column(s->out, name && name[0] ? name : "(unnamed)", 36);
+        column(s->out, thread_name(s, t), 36);
         fprintf(s->out, " %12" PRIu32 " %12s %12s %12s %7s %8s\n", t->id, tct_format_count(sm, t->cpu_samples),
                 c ? tct_format_duration(on, c->on_cpu) : "-", c ? tct_format_duration(off, c->off_cpu) : "-",
                 c ? percent(pc, c->on_cpu, c->on_cpu + c->off_cpu) : "-",
@@ -317,129 +381,91 @@ static int cpu_table(struct summary *s)
 
 static void thread_table(struct summary *s)
 {
-    const struct tct_trace *tr = s->tr;
     heading(s, "Threads");
     fprintf(s->out, "  %-36s %12s %12s %12s %8s %12s\n", "thread", "id", "zones", "busy", "%cap", "messages");
-    for (size_t i = 0; i < tr->thread_count; i++) {
-        const struct tct_thread *t = tr->threads[i];
-        if (!t->zones.count && !t->messages)
+    for (size_t i = 0; i < tct_trace_thread_count(s->tr); i++) {
+        const struct tct_thread *t = tct_trace_thread_at(s->tr, i);
+        if (!t->zones && !t->messages)
             continue;
-        int64_t busy = 0;
-        for (size_t z = 0; z < t->zones.count; z++) {
-            const struct tct_zone *zone = tct_thread_zone(t, z);
-            if (zone->depth == 0)
-                busy = tct_time_add(busy, zone->end - zone->begin);
-        }
-        const char *name = s->names->thread(s->names->ctx, t->id);
         char n[TCT_UNITS_BUF], b[TCT_UNITS_BUF], pc[16], m[TCT_UNITS_BUF];
         fputs("  ", s->out);
-        column(s->out, name && name[0] ? name : "(unnamed)", 36);
-        fprintf(s->out, " %12" PRIu32 " %12s %12s %8s %12s\n", t->id, tct_format_count(n, t->zones.count),
-                tct_format_duration(b, busy), percent(pc, busy, s->span), tct_format_count(m, t->messages));
+        column(s->out, thread_name(s, t), 36);
+        fprintf(s->out, " %12" PRIu32 " %12s %12s %8s %12s\n", t->id, tct_format_count(n, t->zones),
+                tct_format_duration(b, t->busy), percent(pc, t->busy, s->span), tct_format_count(m, t->messages));
     }
 }
 
 static void message_line(struct summary *s)
 {
-    const struct tct_trace *tr = s->tr;
     static const char *const severities[] = {"trace", "debug", "info", "warning", "error", "fatal"};
-    uint64_t by_severity[6] = {0};
-    for (size_t i = 0; i < tr->messages.count; i++) {
-        uint8_t sev = tct_trace_message(tr, i)->severity;
-        by_severity[sev < 6 ? sev : 5]++;
-    }
+    const struct tct_message_stats *ms = s->p->messages;
+    uint64_t all = 0;
+    for (int i = 0; i < 6; i++)
+        all += ms->by_severity[i];
     char n[TCT_UNITS_BUF];
-    fprintf(s->out, "\nMessages: %s", tct_format_count(n, tr->messages.count));
+    fprintf(s->out, "\nMessages: %s", tct_format_count(n, all));
     const char *sep = " (";
     for (int i = 3; i < 6; i++) {
-        if (!by_severity[i])
+        if (!ms->by_severity[i])
             continue;
-        fprintf(s->out, "%s%s %s", sep, tct_format_count(n, by_severity[i]), severities[i]);
+        fprintf(s->out, "%s%s %s", sep, tct_format_count(n, ms->by_severity[i]), severities[i]);
         sep = ", ";
     }
     fputs(sep[0] == ',' ? ")\n" : "\n", s->out);
     /* Warnings and errors often concern the profile itself (a budget reached, the program
      * stopped by a signal): their first lines are shown. */
-    enum { SHOWN = 10, TEXT_WIDTH = WIDTH - 13 }; /* "  warning " before, "..." after */
-    uint64_t shown = 0;
-    for (size_t i = 0; i < tr->messages.count; i++) {
-        const struct tct_message *m = tct_trace_message(tr, i);
-        if (m->severity < 3)
-            continue;
-        if (shown++ < SHOWN) {
-            const char *text = tct_message_text(s->names, m);
-            int len = (int)strcspn(text, "\n");
-            fprintf(s->out, "  %-7s %.*s%s\n", severities[m->severity < 6 ? m->severity : 5],
-                    len < TEXT_WIDTH ? len : TEXT_WIDTH, text, len > TEXT_WIDTH ? "..." : "");
-        }
+    enum { TEXT_WIDTH = WIDTH - 13 }; /* "  warning " before, "..." after */
+    for (size_t i = 0; i < ms->shown_count; i++) {
+        const struct tct_shown_message *m = &ms->shown[i];
+        size_t len;
+        const char *text =
+            tct_text_or_string(names_of(s, m->source), m->text ? m->text : "", m->text_len, m->string, &len);
+        int line = (int)strcspn(text, "\n");
+        fprintf(s->out, "  %-7s %.*s%s\n", severities[m->severity], line < TEXT_WIDTH ? line : TEXT_WIDTH, text,
+                line > TEXT_WIDTH ? "..." : "");
     }
-    if (shown > SHOWN)
-        fprintf(s->out, "  ... and %s more\n", tct_format_count(n, shown - SHOWN));
+    if (ms->warnings > TCT_MESSAGES_SHOWN)
+        fprintf(s->out, "  ... and %s more\n", tct_format_count(n, ms->warnings - TCT_MESSAGES_SHOWN));
 }
 
 static void frame_table(struct summary *s)
 {
-    const struct tct_trace *tr = s->tr;
-    if (!tr->frame_set_count)
+    if (!tct_trace_frame_set_count(s->tr))
         return;
     heading(s, "Frames");
     fprintf(s->out, "  %-30s %12s %12s %12s %12s %10s\n", "frame set", "frames", "mean", "min", "max", "fps");
-    for (size_t i = 0; i < tr->frame_set_count; i++) {
-        const struct tct_frame_set *fs = &tr->frame_sets[i];
-        int64_t total = 0, mn = INT64_MAX, mx = 0;
-        uint64_t timed = 0;
-        for (size_t f = 0; f < fs->frames.count; f++) {
-            const struct tct_frame *fr = tct_frame_at(fs, f);
-            if (fr->end == TCT_TIME_NONE)
-                continue;
-            int64_t len = fr->end - fr->start;
-            total = tct_time_add(total, len);
-            timed++;
-            if (len < mn)
-                mn = len;
-            if (len > mx)
-                mx = len;
-        }
+    for (size_t i = 0; i < tct_trace_frame_set_count(s->tr); i++) {
+        const struct tct_frame_set *fs = tct_trace_frame_set_at(s->tr, i);
+        struct tct_frame_set_stats st = tct_frame_stats_get(s->p->frames, fs->index);
         char n[TCT_UNITS_BUF], mean[TCT_UNITS_BUF], a[TCT_UNITS_BUF], b[TCT_UNITS_BUF], fps[16] = "-";
-        if (timed && total > 0)
-            snprintf(fps, sizeof fps, "%.1f", 1e9 * (double)timed / (double)total);
+        if (st.timed && st.total > 0)
+            snprintf(fps, sizeof fps, "%.1f", 1e9 * (double)st.timed / (double)st.total);
         fputs("  ", s->out);
-        const char *name = s->names->frame(s->names->ctx, fs->id);
-        fprintf(s->out, "%-30.30s %12s %12s %12s %12s %10s\n", name ? name : "", tct_format_count(n, fs->frames.count),
-                timed ? tct_format_duration(mean, total / (int64_t)timed) : "-",
-                timed ? tct_format_duration(a, mn) : "-", timed ? tct_format_duration(b, mx) : "-", fps);
+        const struct tct_names *names = names_of(s, fs->source);
+        const char *name = names->frame(names->ctx, fs->id);
+        fprintf(s->out, "%-30.30s %12s %12s %12s %12s %10s\n", name ? name : "", tct_format_count(n, st.frames),
+                st.timed ? tct_format_duration(mean, st.total / (int64_t)st.timed) : "-",
+                st.timed ? tct_format_duration(a, st.min) : "-", st.timed ? tct_format_duration(b, st.max) : "-", fps);
     }
-}
-
-/* Min, max and last of a plot whose every point is an integer, exactly. */
-static void int_plot_row(struct summary *s, const struct tct_plot *p)
-{
-    int64_t mn = INT64_MAX, mx = INT64_MIN;
-    for (size_t k = 0; k < p->points.count; k++) {
-        int64_t v = tct_plot_point(p, k)->ivalue;
-        mn = v < mn ? v : mn;
-        mx = v > mx ? v : mx;
-    }
-    fprintf(s->out, " %14" PRId64 " %14" PRId64 " %14" PRId64 "\n", mn, mx,
-            tct_plot_point(p, p->points.count - 1)->ivalue);
 }
 
 static void plot_table(struct summary *s)
 {
-    const struct tct_trace *tr = s->tr;
-    if (!tr->plot_count)
+    if (!tct_trace_plot_count(s->tr))
         return;
     heading(s, "Plots");
     fprintf(s->out, "  %-36s %12s %14s %14s %14s\n", "plot", "points", "min", "max", "last");
-    for (size_t i = 0; i < tr->plot_count; i++) {
-        const struct tct_plot *p = &tr->plots[i];
-        const char *name = s->names->plot(s->names->ctx, p->id);
+    for (size_t i = 0; i < tct_trace_plot_count(s->tr); i++) {
+        const struct tct_plot *p = tct_trace_plot_at(s->tr, i);
+        struct tct_plot_values v = tct_plot_stats_get(s->p->plots, p->index);
+        const struct tct_names *names = names_of(s, p->source);
+        const char *name = names->plot(names->ctx, p->id);
         char n[TCT_UNITS_BUF];
-        fprintf(s->out, "  %-36.36s %12s", name && name[0] ? name : "(unnamed)", tct_format_count(n, p->points.count));
-        if (p->points.count && p->is_int)
-            int_plot_row(s, p);
-        else if (p->points.count)
-            fprintf(s->out, " %14.6g %14.6g %14.6g\n", p->min, p->max, tct_plot_point(p, p->points.count - 1)->value);
+        fprintf(s->out, "  %-36.36s %12s", name && name[0] ? name : "(unnamed)", tct_format_count(n, v.points));
+        if (v.points && v.is_int) /* exactly */
+            fprintf(s->out, " %14" PRId64 " %14" PRId64 " %14" PRId64 "\n", v.imin, v.imax, v.ilast);
+        else if (v.points)
+            fprintf(s->out, " %14.6g %14.6g %14.6g\n", v.min, v.max, v.last);
         else
             fprintf(s->out, " %14s %14s %14s\n", "-", "-", "-");
     }
@@ -466,7 +492,7 @@ static void alloc_sites(struct summary *s, const struct tct_mem_pool *p)
     qsort(order, p->site_count, sizeof *order, site_cmp);
     for (size_t i = 0; i < p->site_count && i < SITES; i++) {
         char bytes[TCT_UNITS_BUF], count[TCT_UNITS_BUF], stack[WIDTH];
-        if (!stack_line(s, order[i]->callstack, 4, stack, sizeof stack))
+        if (!stack_line(names_of(s, p->source), order[i]->callstack, 4, stack, sizeof stack))
             snprintf(stack, sizeof stack, "callstack %" PRIu32, order[i]->callstack);
         fprintf(s->out, "    %12s in %8s allocs from %.*s\n", tct_format_bytes(bytes, (double)order[i]->bytes),
                 tct_format_count(count, order[i]->count), WIDTH - 40, stack);
@@ -476,14 +502,14 @@ static void alloc_sites(struct summary *s, const struct tct_mem_pool *p)
 
 static void memory_table(struct summary *s)
 {
-    const struct tct_trace *tr = s->tr;
-    if (!tr->pool_count)
+    if (!tct_memory_pool_count(s->p->memory))
         return;
     heading(s, "Memory");
     fprintf(s->out, "  %-24s %12s %12s %14s %14s %16s\n", "pool", "allocs", "frees", "live", "peak", "allocated");
-    for (size_t i = 0; i < tr->pool_count; i++) {
-        const struct tct_mem_pool *p = &tr->pools[i];
-        const char *name = s->names->pool(s->names->ctx, p->id);
+    for (size_t i = 0; i < tct_memory_pool_count(s->p->memory); i++) {
+        const struct tct_mem_pool *p = tct_memory_pool_at(s->p->memory, i);
+        const struct tct_names *names = names_of(s, p->source);
+        const char *name = names->pool(names->ctx, p->id);
         char a[TCT_UNITS_BUF], f[TCT_UNITS_BUF], live[TCT_UNITS_BUF], peak[TCT_UNITS_BUF], total[TCT_UNITS_BUF];
         fprintf(s->out, "  %-24.24s %12s %12s %14s %14s %16s\n", name && name[0] ? name : "(default)",
                 tct_format_count(a, p->allocs), tct_format_count(f, p->frees),
@@ -498,18 +524,18 @@ static void memory_table(struct summary *s)
 
 static void lock_table(struct summary *s)
 {
-    const struct tct_trace *tr = s->tr;
-    if (!tr->lock_count)
+    if (!tct_lock_count(s->p->locks))
         return;
     heading(s, "Locks");
     fprintf(s->out, "  %-32s %12s %12s %12s %12s %12s\n", "lock", "obtains", "contended", "waited", "max wait", "%cap");
-    for (size_t i = 0; i < tr->lock_count; i++) {
-        const struct tct_lock *l = &tr->locks[i];
+    for (size_t i = 0; i < tct_lock_count(s->p->locks); i++) {
+        const struct tct_lock *l = tct_lock_at(s->p->locks, i);
+        const struct tct_names *names = names_of(s, l->source);
         const char *name = l->name;
         char fallback[48];
         if (!name) {
-            const struct tcd_srcloc *sl = s->names->srcloc(s->names->ctx, l->srcloc);
-            name = sl ? tct_srcloc_label(s->names, l->srcloc) : "";
+            const struct tcd_srcloc *sl = names->srcloc(names->ctx, l->srcloc);
+            name = sl ? tct_srcloc_label(names, l->srcloc) : "";
             if (!name[0]) {
                 snprintf(fallback, sizeof fallback, "lock %" PRIu32, l->id);
                 name = fallback;
@@ -524,51 +550,60 @@ static void lock_table(struct summary *s)
 
 static void gpu_table(struct summary *s)
 {
-    const struct tct_trace *tr = s->tr;
-    if (!tr->gpu_context_count)
+    if (!tct_trace_gpu_context_count(s->tr))
         return;
     heading(s, "GPU");
     fprintf(s->out, "  %-40s %12s %12s %12s\n", "context", "zones", "timed", "GPU time");
-    for (size_t i = 0; i < tr->gpu_context_count; i++) {
-        const struct tct_gpu_context *c = &tr->gpu_contexts[i];
-        int64_t busy = 0;
-        uint64_t timed = 0;
-        for (size_t k = 0; k < c->zones.count; k++) {
-            const struct tct_gpu_zone *g = tct_gpu_zone_at(c, k);
-            if (g->gpu_begin == TCT_TIME_NONE || g->gpu_end == TCT_TIME_NONE)
-                continue;
-            timed++;
-            if (g->depth == 0)
-                busy = tct_time_add(busy, g->gpu_end - g->gpu_begin);
-        }
+    for (size_t i = 0; i < tct_trace_gpu_context_count(s->tr); i++) {
+        const struct tct_gpu_context *c = tct_trace_gpu_context_at(s->tr, i);
+        struct tct_gpu_context_stats st = tct_gpu_stats_get(s->p->gpu, c->index);
         char name[64], z[TCT_UNITS_BUF], t[TCT_UNITS_BUF], b[TCT_UNITS_BUF];
         snprintf(name, sizeof name, "%" PRIu32 "%s%s", c->id, c->name ? " " : "", c->name ? c->name : "");
-        fprintf(s->out, "  %-40.40s %12s %12s %12s\n", name, tct_format_count(z, c->zones.count),
-                tct_format_count(t, timed), tct_format_duration(b, busy));
+        fprintf(s->out, "  %-40.40s %12s %12s %12s\n", name, tct_format_count(z, st.zones),
+                tct_format_count(t, st.timed), tct_format_duration(b, st.busy));
     }
 }
 
-int tct_export_summary(FILE *out, const struct tct_trace *tr, const struct tct_names *names,
-                       const struct tct_export_options *o)
+static int prepare(struct tct_trace *tr, const struct tct_export_options *o, void **state)
 {
-    struct summary s = {out, tr, names, tct_export_last_time(tr, names)};
-    struct tct_zone_stats st;
-    if (tct_zone_stats_compute(&st, tr, TCT_STATS_ALL) != 0) {
-        errno = ENOMEM;
+    (void)o;
+    struct parts *p = calloc(1, sizeof *p);
+    if (!p)
         return -1;
-    }
-    struct rank *order = malloc((st.count ? st.count : 1) * sizeof *order);
-    if (!order) {
-        tct_zone_stats_free(&st);
+    *state = p;
+    p->zones = tct_zone_stats_of(tr);
+    p->samples = tct_sample_stats_of(tr);
+    p->messages = tct_message_stats_of(tr);
+    p->frames = tct_frame_stats_of(tr);
+    p->plots = tct_plot_stats_of(tr);
+    p->memory = tct_memory_stats_of(tr);
+    p->locks = tct_lock_stats_of(tr);
+    p->gpu = tct_gpu_stats_of(tr);
+    p->sched = tct_sched_log_of(tr);
+    return p->zones && p->samples && p->messages && p->frames && p->plots && p->memory && p->locks && p->gpu && p->sched
+               ? 0
+               : -1;
+}
+
+static int write_summary(FILE *out, struct tct_trace *tr, void *state, const struct tct_export_options *o)
+{
+    const struct tct_source *first = tct_trace_source(tr, 0);
+    struct summary s = {out, tr, state, first, first ? &first->names : NULL, tct_trace_end(tr)};
+    size_t count;
+    const struct tct_srcloc_stats **entries = tct_zone_stats_sorted(s.p->zones, &count);
+    struct rank *order = malloc((count ? count : 1) * sizeof *order);
+    if ((!entries && count) || !order) {
+        free(entries);
+        free(order);
         errno = ENOMEM;
         return -1;
     }
     header(&s);
-    warnings(&s, o);
+    warnings(&s);
     size_t top = o->top ? o->top : DEFAULT_TOP;
-    if (st.count) {
-        zone_table(&s, &st, order, top, 0);
-        zone_table(&s, &st, order, top, 1);
+    if (count) {
+        zone_table(&s, entries, count, order, top, 0);
+        zone_table(&s, entries, count, order, top, 1);
     } else {
         fputs("\nNo zones were recorded.\n", out);
     }
@@ -583,10 +618,12 @@ int tct_export_summary(FILE *out, const struct tct_trace *tr, const struct tct_n
     lock_table(&s);
     gpu_table(&s);
     free(order);
-    tct_zone_stats_free(&st);
+    free(entries);
     if (rc != 0) {
         errno = ENOMEM;
         return -1;
     }
     return ferror(out) ? -1 : 0;
 }
+
+const struct tct_format_ops tct_format_summary = {prepare, write_summary, free};

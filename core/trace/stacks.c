@@ -1,5 +1,6 @@
 /* stacks.c - callstacks as the exporters show them (stacks.h). */
 #include "trace/stacks.h"
+#include "trace/trace.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -65,51 +66,6 @@ const char *tct_frame_label(const struct tct_stack_frame *f, char buf[TCT_FRAME_
     int n = snprintf(buf, TCT_FRAME_LABEL_BUF, "[0x%" PRIx64 "]", f->address);
     *len = n > 0 ? (size_t)n : 0;
     return buf;
-}
-
-/* ---- samples per callstack ------------------------------------------------------------------------ */
-
-static int count_cmp(const void *pa, const void *pb)
-{
-    const struct tct_stack_count *a = pa, *b = pb;
-    return a->callstack < b->callstack ? -1 : a->callstack > b->callstack;
-}
-
-struct tct_stack_count *tct_sample_counts(const struct tct_trace *tr, size_t *n)
-{
-    struct tct_stack_count *out = NULL;
-    size_t count = 0, cap = 0;
-    struct tcu_map index;
-    tcu_map_init(&index, 0, NULL);
-    for (size_t i = 0; i < tr->thread_count; i++) {
-        const struct tct_thread *t = tr->threads[i];
-        size_t first = count;
-        tcu_map_clear(&index);
-        for (size_t k = 0; k < t->samples.count; k++) {
-            const struct tct_sample *s = tct_thread_sample(t, k);
-            if (s->switched_out)
-                continue;
-            uint64_t *slot = tcu_map_get(&index, s->callstack);
-            if (slot) {
-                out[*slot].count++;
-                continue;
-            }
-            struct tct_stack_count *grown = tcu_grow(NULL, out, &cap, count + 1, sizeof *out);
-            if (!grown || tcu_map_put(&index, s->callstack, count) < 0) {
-                free(grown ? grown : out);
-                tcu_map_free(&index);
-                *n = 1;
-                return NULL;
-            }
-            out = grown;
-            out[count++] = (struct tct_stack_count){t->id, s->callstack, 1};
-        }
-        if (count > first)
-            qsort(out + first, count - first, sizeof *out, count_cmp);
-    }
-    tcu_map_free(&index);
-    *n = count;
-    return out;
 }
 
 /* ---- the tree of call paths ------------------------------------------------------------------------- */
@@ -215,24 +171,26 @@ void tct_stack_tree_count(struct tct_stack_tree *t, uint32_t node, uint64_t coun
     }
 }
 
-int tct_stack_tree_of_samples(struct tct_stack_tree *tree, const struct tct_trace *tr, const struct tct_names *names,
-                              int per_thread)
+int tct_stack_tree_of_samples(struct tct_stack_tree *tree, const struct tct_trace *tr,
+                              const struct tct_sample_stats *samples, int per_thread)
 {
     if (tct_stack_tree_init(tree, "all") != 0)
         return -1;
     size_t n;
-    struct tct_stack_count *counts = tct_sample_counts(tr, &n);
+    struct tct_stack_count *counts = tct_sample_counts(samples, &n);
     if (!counts && n)
         return -1;
     int rc = 0;
-    uint32_t thread = 0, thread_node = 0;
+    const struct tct_thread *thread = NULL;
+    uint32_t thread_node = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        if (per_thread && (i == 0 || counts[i].thread != thread)) {
+        const struct tct_names *names = &tct_trace_source(tr, counts[i].thread->source)->names;
+        if (per_thread && counts[i].thread != thread) {
             thread = counts[i].thread;
-            const char *name = names->thread(names->ctx, thread);
+            const char *name = names->thread(names->ctx, thread->id);
             char digits[16];
             if (!name || !name[0]) {
-                snprintf(digits, sizeof digits, "%" PRIu32, thread);
+                snprintf(digits, sizeof digits, "%" PRIu32, thread->id);
                 name = digits;
             }
             thread_node = tct_stack_tree_child(tree, 0, name, strlen(name));
@@ -258,7 +216,8 @@ static bool same_function(const struct tct_stack_frame *a, const struct tct_stac
            !strcmp(a->file, b->file);
 }
 
-static struct tct_function_stats *function_entry(struct tct_function_table *t, const struct tct_stack_frame *f)
+static struct tct_function_stats *function_entry(struct tct_function_table *t, const struct tct_stack_frame *f,
+                                                 uint32_t source)
 {
     uint64_t h = f->function ? tcu_hash_bytes(tcu_hash_bytes(TCU_HASH_INIT, f->function, f->function_len), f->file,
                                               strlen(f->file))
@@ -275,24 +234,25 @@ static struct tct_function_stats *function_entry(struct tct_function_table *t, c
     if (tcu_map_put(&t->by_key, h, t->count + 1) < 0)
         return NULL;
     struct tct_function_stats *e = &t->entries[t->count++];
-    *e = (struct tct_function_stats){.frame = *f, .same_hash = older};
+    *e = (struct tct_function_stats){.frame = *f, .source = source, .same_hash = older};
     return e;
 }
 
 int tct_function_table_of_samples(struct tct_function_table *t, const struct tct_trace *tr,
-                                  const struct tct_names *names)
+                                  const struct tct_sample_stats *samples)
 {
     memset(t, 0, sizeof *t);
     tcu_map_init(&t->by_key, 0, NULL);
     size_t n;
-    struct tct_stack_count *counts = tct_sample_counts(tr, &n);
+    struct tct_stack_count *counts = tct_sample_counts(samples, &n);
     struct tct_stack_frame *frames = malloc(TCT_STACK_MAX * sizeof *frames);
     int rc = (counts || !n) && frames ? 0 : -1;
     for (size_t i = 0; i < n && rc == 0; i++) {
         t->samples += counts[i].count;
+        const struct tct_names *names = &tct_trace_source(tr, counts[i].thread->source)->names;
         size_t depth = tct_stack_expand(names, counts[i].callstack, frames, TCT_STACK_MAX);
         for (size_t k = 0; k < depth; k++) {
-            struct tct_function_stats *e = function_entry(t, &frames[k]);
+            struct tct_function_stats *e = function_entry(t, &frames[k], counts[i].thread->source);
             if (!e) {
                 rc = -1;
                 break;

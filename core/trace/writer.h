@@ -25,6 +25,8 @@ int tct_writer_flush(struct tct_writer *w);
 
 static inline void tct_write(struct tct_writer *w, const char *p, size_t n)
 {
+    if (!n)
+        return;
     if (n > sizeof w->buf - w->len) {
         tct_writer_flush(w);
         if (n > sizeof w->buf) {

@@ -1,5 +1,5 @@
 /* test_export_callstacks.c - what the exporters make of callstacks, samples and context
- * switches: a model fed with events, names (callstacks, frames, symbols) from small fake
+ * switches: a trace fed with events, names (callstacks, frames, symbols) from small fake
  * tables, and the exact output of the folded, summary, Chrome JSON and SVG formats. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,7 +10,8 @@
 #include "test_util.h"
 #include "trace/cpu_time.h"
 #include "trace/export.h"
-#include "trace/model.h"
+#include "trace/sched_log.h"
+#include "trace/trace.h"
 
 /* ---- fake tables ------------------------------------------------------------------------------ */
 
@@ -105,31 +106,32 @@ static struct tct_names names(void)
 
 static void sample(struct tct_trace *tr, uint32_t thread, int64_t time, uint32_t cs, int switched_out)
 {
-    tct_trace_on_event(tr, &(struct tcd_event){.kind = TCD_SAMPLE,
-                                               .thread = thread,
-                                               .time = time,
-                                               .callstack = cs,
-                                               .flags = switched_out ? TCD_SAMPLE_SWITCH : 0});
+    tct_trace_on_event(tr, 0,
+                       &(struct tcd_event){.kind = TCD_SAMPLE,
+                                           .thread = thread,
+                                           .time = time,
+                                           .callstack = cs,
+                                           .flags = switched_out ? TCD_SAMPLE_SWITCH : 0});
 }
 
 static void cswitch(struct tct_trace *tr, int64_t time, uint32_t old_thread, uint32_t new_thread, uint8_t cpu,
                     uint8_t state)
 {
-    tct_trace_on_event(tr, &(struct tcd_event){
-                               .kind = TCD_CONTEXT_SWITCH,
-                               .time = time,
-                               .id = old_thread,
-                               .thread = new_thread,
-                               .query = cpu,
-                               .format = state,
-                           });
+    tct_trace_on_event(tr, 0,
+                       &(struct tcd_event){
+                           .kind = TCD_CONTEXT_SWITCH,
+                           .time = time,
+                           .id = old_thread,
+                           .thread = new_thread,
+                           .query = cpu,
+                           .format = state,
+                       });
 }
 
-static struct tct_trace *make_trace(void)
+static void make_trace(struct tct_trace *tr)
 {
-    struct tct_trace *tr = tct_trace_new();
-    tct_trace_on_event(tr, &(struct tcd_event){.kind = TCD_ZONE_BEGIN, .thread = 1, .time = 500, .callstack = 1});
-    tct_trace_on_event(tr, &(struct tcd_event){.kind = TCD_ZONE_END, .thread = 1, .time = 5500});
+    tct_trace_on_event(tr, 0, &(struct tcd_event){.kind = TCD_ZONE_BEGIN, .thread = 1, .time = 500, .callstack = 1});
+    tct_trace_on_event(tr, 0, &(struct tcd_event){.kind = TCD_ZONE_END, .thread = 1, .time = 5500});
     sample(tr, 1, 1000, 1, 0);
     sample(tr, 1, 2000, 1, 0);
     sample(tr, 1, 3000, 1, 0);
@@ -150,29 +152,46 @@ static struct tct_trace *make_trace(void)
     cswitch(tr, 5000, 1, 0, 1, 104);
     cswitch(tr, 6000, 0, 1, 1, 103);
     cswitch(tr, 0, 1, 2, 0, 103); /* no time: not kept */
-    tct_trace_on_event(tr, &(struct tcd_event){.kind = TCD_THREAD_WAKEUP, .time = 5900, .thread = 1, .query = 0});
-    tct_trace_on_event(tr, &(struct tcd_event){.kind = TCD_SAMPLES_LOST, .value = 5});
-    tct_trace_on_event(tr, &(struct tcd_event){.kind = TCD_SAMPLES_LOST, .value = 3}); /* running total: max */
-    tct_trace_finish(tr);
+    tct_trace_on_event(tr, 0, &(struct tcd_event){.kind = TCD_THREAD_WAKEUP, .time = 5900, .thread = 1, .query = 0});
+    tct_trace_on_event(tr, 0, &(struct tcd_event){.kind = TCD_SAMPLES_LOST, .value = 5});
+    tct_trace_on_event(tr, 0, &(struct tcd_event){.kind = TCD_SAMPLES_LOST, .value = 3}); /* running total: max */
+}
+
+static void nothing(struct tct_trace *tr)
+{
+    (void)tr;
+}
+
+static struct tct_trace *new_trace(void)
+{
+    struct tct_trace *tr = tct_trace_new();
+    struct tct_names n = names();
+    tct_trace_add_source(tr, &n, 0);
     return tr;
 }
 
-static char *export_string(const struct tct_trace *tr, enum tct_format format)
+/* Plays a scenario into a trace with one output of `format` and returns what it wrote. */
+static char *export_string(void (*scenario)(struct tct_trace *), enum tct_format format)
 {
-    struct tct_names n = names();
+    struct tct_trace *tr = new_trace();
+    struct tct_output *out = tct_output_new(tr, format, NULL);
+    scenario(tr);
+    tct_trace_finish(tr);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    tt_check(tct_export_to(f, format, tr, &n, NULL) == 0, "export format %d", format);
+    tt_check(out && tct_output_write_to(out, f) == 0, "export format %d", format);
     fclose(f);
+    tct_output_free(out);
+    tct_trace_free(tr);
     return text;
 }
 
 /* ---- the outputs -------------------------------------------------------------------------------------- */
 
-static void folded(const struct tct_trace *tr)
+static void folded(void)
 {
-    char *text = export_string(tr, TCT_FORMAT_FOLDED);
+    char *text = export_string(make_trace, TCT_FORMAT_FOLDED);
     /* In the order the paths were made: threads in order, their callstacks by id. */
     tt_check(text && !strcmp(text, "main thread;main;mid;leaf;leaf_inl 4\nmain thread;main;[0x4001] 1\n"
                                    "main thread;main;rec;rec 2\nworker_x;main;semi_colon 2\n"),
@@ -180,9 +199,9 @@ static void folded(const struct tct_trace *tr)
     free(text);
 }
 
-static void summary(const struct tct_trace *tr)
+static void summary(void)
 {
-    char *text = export_string(tr, TCT_FORMAT_SUMMARY);
+    char *text = export_string(make_trace, TCT_FORMAT_SUMMARY);
     tt_check(strstr(text, "Sampling: 9 CPU samples on 2 threads, 5 lost\n") != NULL, "sampling line");
     tt_check(strstr(text, "!! 5 samples were LOST") != NULL, "lost samples warned");
     tt_check(strstr(text, "!! 1 context switches came without a time") != NULL, "untimed switch warned");
@@ -205,17 +224,22 @@ static void summary(const struct tct_trace *tr)
              "thread 1: 7 samples, 4 us on-CPU, 1 us off-CPU, 3 times switched in");
     free(text);
 
+    struct tct_trace *tr = new_trace();
+    struct tct_sched_log *log = tct_sched_log_of(tr);
+    make_trace(tr);
+    tct_trace_finish(tr);
     size_t n;
-    struct tct_cpu_time *t = tct_cpu_times(tr, tr->last_time, &n);
-    tt_check(t && n == 2 && t[0].thread == 1 && t[0].on_cpu == 4000 && t[0].off_cpu == 1000 && t[0].overlaps == 1 &&
-                 t[1].thread == 2 && t[1].on_cpu == 1500 && t[1].off_cpu == 3000,
+    struct tct_cpu_time *t = tct_cpu_times(tr, log, tct_trace_source(tr, 0)->last_time, &n);
+    tt_check(t && n == 2 && t[0].thread->id == 1 && t[0].on_cpu == 4000 && t[0].off_cpu == 1000 && t[0].overlaps == 1 &&
+                 t[1].thread->id == 2 && t[1].on_cpu == 1500 && t[1].off_cpu == 3000,
              "CPU times from switches out of order, with a migration and a late switch-out");
     free(t);
+    tct_trace_free(tr);
 }
 
-static void chrome(const struct tct_trace *tr)
+static void chrome(void)
 {
-    char *text = export_string(tr, TCT_FORMAT_CHROME);
+    char *text = export_string(make_trace, TCT_FORMAT_CHROME);
     size_t where = 0;
     const char *bad = json_check(text, strlen(text), &where);
     tt_check(!bad, "valid JSON (%s at %zu)", bad ? bad : "", where);
@@ -249,9 +273,9 @@ static void chrome(const struct tct_trace *tr)
     free(text);
 }
 
-static void svg(const struct tct_trace *tr)
+static void svg(void)
 {
-    char *text = export_string(tr, TCT_FORMAT_SVG);
+    char *text = export_string(make_trace, TCT_FORMAT_SVG);
     tt_check(strstr(text, "prog: 9 CPU samples</text>") && strstr(text, "<title>all (9 samples, 100.00%)</title>") &&
                  strstr(text, "<title>main (7 samples, 77.78%)</title>") &&
                  strstr(text, "<title>worker;x (2 samples, 22.22%)</title>"),
@@ -259,26 +283,25 @@ static void svg(const struct tct_trace *tr)
     tt_check(!strstr(text, "<script"), "no script");
     free(text);
 
-    struct tct_trace *empty = tct_trace_new();
-    tct_trace_finish(empty);
-    text = export_string(empty, TCT_FORMAT_SVG);
+    text = export_string(nothing, TCT_FORMAT_SVG);
     tt_check(strstr(text, "no CPU samples were recorded") != NULL, "an empty flame graph says so");
     free(text);
-    text = export_string(empty, TCT_FORMAT_FOLDED);
+    text = export_string(nothing, TCT_FORMAT_FOLDED);
     tt_check(text && !text[0], "no samples: an empty folded file");
     free(text);
-    tct_trace_free(empty);
 }
 
 /* A long profile is written in chunks of 1000 samples, each carrying only the nodes it
  * introduces. */
-static void chunked_profile(void)
+static void long_profile(struct tct_trace *tr)
 {
-    struct tct_trace *tr = tct_trace_new();
     for (int i = 0; i < 2500; i++)
         sample(tr, 1, 1000 + 1000 * (int64_t)i, i < 1500 ? 1 : 4, 0);
-    tct_trace_finish(tr);
-    char *text = export_string(tr, TCT_FORMAT_CHROME);
+}
+
+static void chunked_profile(void)
+{
+    char *text = export_string(long_profile, TCT_FORMAT_CHROME);
     size_t chunks = 0, nodes = 0, where;
     for (const char *p = text; (p = strstr(p, "\"name\":\"ProfileChunk\"")); p++)
         chunks++;
@@ -290,7 +313,6 @@ static void chunked_profile(void)
     tt_check(third && strstr(third, "\"nodes\":[],\"samples\":[6,6") != NULL,
              "the third chunk brings no node (its samples' nodes came with the second)");
     free(text);
-    tct_trace_free(tr);
 }
 
 static void formats_by_name(void)
@@ -301,19 +323,43 @@ static void formats_by_name(void)
              ".folded and .svg pick their formats");
 }
 
+/* The zone record keeps its callstack. */
+static uint32_t zone_callstack;
+
+static void see_zone(struct tct_sink *sink, const struct tct_record *rec)
+{
+    (void)sink;
+    zone_callstack = rec->u.zone.callstack;
+}
+
+static void sink_free(struct tct_sink *sink)
+{
+    (void)sink;
+}
+
+static void counts(void)
+{
+    static const struct tct_sink_ops ops = {"zone callstack", TCT_REC_BIT(TCT_REC_ZONE), see_zone, sink_free, NULL};
+    static struct tct_sink sink = {&ops};
+    struct tct_trace *tr = new_trace();
+    tct_trace_add_sink(tr, &sink);
+    make_trace(tr);
+    tct_trace_finish(tr);
+    const struct tct_source *src = tct_trace_source(tr, 0);
+    tt_check(src->samples == 9 && src->switches == 6 && src->untimed_switches == 1 && src->samples_lost == 5,
+             "trace: 9 CPU samples, 6 timed switches, 1 untimed, 5 lost samples");
+    tt_check(zone_callstack == 1, "the zone keeps its callstack");
+    tct_trace_free(tr);
+}
+
 int main(void)
 {
-    struct tct_trace *tr = make_trace();
-    tt_check(tr->samples == 9 && tr->switches.count == 6 && tr->untimed_switches == 1 && tr->samples_lost == 5,
-             "model: 9 CPU samples, 6 timed switches, 1 untimed, 5 lost samples");
-    const struct tct_zone_extra *x = tct_thread_zone_extra(tct_trace_thread(tr, 1), 0);
-    tt_check(x && x->callstack == 1, "the zone keeps its callstack");
-    folded(tr);
-    summary(tr);
-    chrome(tr);
-    svg(tr);
+    counts();
+    folded();
+    summary();
+    chrome();
+    svg();
     chunked_profile();
     formats_by_name();
-    tct_trace_free(tr);
     return tt_finish("test_export_callstacks");
 }

@@ -1,8 +1,8 @@
 /* A thread renamed after a server asked for its name (docs/protocol.md §27).
  *
  * tracyc's decoder asks a tracyc client for renames (TracycExtensions query), so the
- * final name reaches the trace: checked through tracyc's capture session, decoder, model
- * and Chrome exporter into a file, with protocol 82 and with 76. A server that did not ask
+ * final name reaches the trace: checked through tracyc's capture session, decoder, trace
+ * and Chrome output into a file, with protocol 82 and with 76. A server that did not ask
  * (upstream's, here a raw server) never gets a ThreadName it did not ask for: the first
  * name stays. Each case runs in a child process: a profiler's shutdown is final.
  */
@@ -11,7 +11,8 @@
 #include "test_fault_util.h"
 #include "test_util.h"
 #include "trace/export.h"
-#include "trace/model.h"
+#include "trace/names.h"
+#include "trace/trace.h"
 #include "tracyc.h"
 #include "util/bytes.h"
 #include "wire/protocol.h"
@@ -54,14 +55,19 @@ static int through_the_decoder(void *arg)
     tt_check(strcmp(tcd_thread_name(cap->dec, tid), "final name") == 0,
              "protocol %u: the decoder has the final name (%s)", protocol, tcd_thread_name(cap->dec, tid));
 
-    /* The model and the exporter: the file names the thread by its final name. */
+    /* The trace and the Chrome output: the file names the thread by its final name. */
     struct tct_trace *trace = tct_trace_new();
-    for (size_t i = 0; i < cap->len; i++)
-        tct_trace_on_event(trace, &cap->events[i].ev);
-    tct_trace_finish(trace);
-    char path[] = "/tmp/tracyc-rename-XXXXXX.json", err[256];
+    struct tct_names names;
+    tct_names_from_decoder(&names, cap->dec);
+    char path[] = "/tmp/tracyc-rename-XXXXXX.json", err[256] = "";
     close(mkstemps(path, 5));
-    tt_check(tct_export_file(trace, cap->dec, path, NULL, err, sizeof err) == 0, "export (%s)", err);
+    struct tct_output *output = NULL;
+    if (tct_trace_add_source(trace, &names, 0) == 0)
+        output = tct_output_open(trace, path, NULL, err, sizeof err);
+    for (size_t i = 0; output && i < cap->len; i++)
+        tct_trace_on_event(trace, 0, &cap->events[i].ev);
+    tct_trace_finish(trace);
+    tt_check(output && tct_output_close(output, err, sizeof err) == 0, "export (%s)", err);
     char *json = tf_read_file(path);
     tt_check(json && strstr(json, "\"thread_name\"") && strstr(json, "\"final name\"") && !strstr(json, "first name"),
              "protocol %u: the trace file names the thread \"final name\" only", protocol);

@@ -1,18 +1,21 @@
 /* replay_outputs - a recorded client stream through the decoder into every output.
  *
- *   replay_outputs STREAM OUT_DIR
+ *   replay_outputs STREAM OUT_DIR [SPILL_MEMORY]
  *
  * STREAM is a whole client byte stream (status byte, welcome, LZ4 frames, the answers to
  * every query), prefixed with its protocol number unless it is protocol 82, as
  * tests/fuzz/seeds/record_stream writes them (tests/fuzz/corpus/fuzz_decode_handshake/, tests/c/fixtures/streams/). A decoder
  * sends the same queries in the same order as the one that recorded it, so the recorded
- * answers fit. Writes into OUT_DIR: summary.txt, trace.json, profile.folded, flame.svg,
- * and the CSV in each of tracy-csvexport's modes (stats.csv, self.csv, unwrap.csv,
- * unwrap_self.csv, messages.csv, filter.csv). tests/c/golden_outputs.sh compares them with
- * the outputs kept in tests/c/fixtures/golden/. */
+ * answers fit. Writes into OUT_DIR, all from one pass over the stream: summary.txt,
+ * trace.json, profile.folded, flame.svg, and the CSV in each of tracy-csvexport's modes
+ * (stats.csv, self.csv, unwrap.csv, unwrap_self.csv, messages.csv, filter.csv).
+ * tests/c/golden_outputs.sh compares them with the outputs kept in tests/c/fixtures/golden/.
+ * SPILL_MEMORY (bytes) bounds what the capture keeps in memory before it uses the disk
+ * (tct_trace_set_spill_memory): a small one makes every output go through its files. */
 #include "trace/export.h"
-#include "trace/model.h"
-#include "wire/decode.h"
+#include "trace/names.h"
+#include "trace/trace.h"
+#include "decode/decode.h"
 #include "wire/versions.h"
 
 #include <stdio.h>
@@ -35,13 +38,13 @@ static uint8_t *read_file(const char *path, size_t *len)
 
 static void on_event(void *user, const struct tcd_event *ev)
 {
-    tct_trace_on_event(user, ev);
+    tct_trace_on_event(user, 0, ev);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: replay_outputs STREAM OUT_DIR\n");
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: replay_outputs STREAM OUT_DIR [SPILL_MEMORY]\n");
         return 2;
     }
     size_t len;
@@ -59,9 +62,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "replay_outputs: out of memory\n");
         return 2;
     }
-    tcd_decoder_feed(dec, data + prefix, len - prefix);
-    enum tcd_state state = tcd_decoder_close(dec);
-    tct_trace_finish(trace);
+    struct tct_names names;
+    tct_names_from_decoder(&names, dec);
+    if (tct_trace_add_source(trace, &names, 0) != 0)
+        return 2;
+    if (argc == 4)
+        tct_trace_set_spill_memory(trace, (size_t)strtoull(argv[3], NULL, 10));
     static const struct {
         const char *file;
         struct tct_export_options options;
@@ -77,14 +83,26 @@ int main(int argc, char **argv)
         {"messages.csv", {.messages = 1}},
         {"filter.csv", {.filter = "a", .case_sensitive = 1}},
     };
+    enum { OUTPUTS = sizeof outputs / sizeof *outputs };
+    struct tct_output *open[OUTPUTS];
     int rc = 0;
-    for (size_t i = 0; i < sizeof outputs / sizeof *outputs; i++) {
+    for (size_t i = 0; i < OUTPUTS; i++) {
         char path[4096], err[512];
-        struct tct_export_options o = outputs[i].options;
-        if (state != TCD_STATE_DONE)
-            o.incomplete = "client vanished";
         snprintf(path, sizeof path, "%s/%s", argv[2], outputs[i].file);
-        if (tct_export_file(trace, dec, path, &o, err, sizeof err) != 0) {
+        if (!(open[i] = tct_output_open(trace, path, &outputs[i].options, err, sizeof err))) {
+            fprintf(stderr, "replay_outputs: %s\n", err);
+            return 2;
+        }
+    }
+    tcd_decoder_feed(dec, data + prefix, len - prefix);
+    if (tcd_decoder_close(dec) != TCD_STATE_DONE)
+        tct_trace_source_incomplete(trace, 0, "client vanished");
+    tct_names_from_decoder(&names, dec);
+    tct_trace_set_source_names(trace, 0, &names);
+    tct_trace_finish(trace);
+    for (size_t i = 0; i < OUTPUTS; i++) {
+        char err[512];
+        if (tct_output_close(open[i], err, sizeof err) != 0) {
             fprintf(stderr, "replay_outputs: %s\n", err);
             rc = 1;
         }
