@@ -1,8 +1,9 @@
 /* capture.c - the capture's speed on recorded streams, against plain LZ4 decompression of
  * the same bytes, in one run: the decoder alone; the decoder feeding a trace with the
  * aggregators of the summary and the CSV (what a capture writing those keeps while it
- * runs); the same keeping the events too, as the Chrome JSON needs; and, once that
- * capture has ended, writing the JSON (a replay of the kept events, to /dev/null).
+ * runs); the same keeping the events too, as the Chrome JSON and the Perfetto trace need;
+ * and, once that capture has ended, writing the JSON and the .pftrace (each a replay of the
+ * kept events, into a stream that counts the bytes and keeps none).
  *
  * Zones: what a tracyc client sends for 4 threads x 2.5 M zone pairs with some messages
  * and plots, recorded once with the client's own encoder.
@@ -186,15 +187,39 @@ static void ignore_query(void *user, const uint8_t packet[13])
     (void)packet;
 }
 
+enum { JSON, PFTRACE, WRITERS };
+
 struct figures {
-    double lz4_s, decoder_s, aggregate_s, keep_s, write_s;
+    double lz4_s, decoder_s, aggregate_s, keep_s, write_s[WRITERS];
     struct tcd_stats stats;
     size_t aggregate_bytes, keep_bytes, decompressed;
+    uint64_t written[WRITERS]; /* bytes of each file */
 };
 
-/* One capture of the stream: the summary's and the CSV's sinks, and the JSON's when
- * `json`; the time it took in *capture_s, the JSON's writing in *write_s. */
-static size_t capture(const struct buffer *stream, int json, struct figures *f, double *capture_s, double *write_s)
+static ssize_t count_bytes(void *cookie, const char *data, size_t len)
+{
+    (void)data;
+    *(uint64_t *)cookie += len;
+    return (ssize_t)len;
+}
+
+/* Writes the output into a stream that only counts its bytes: the time it took. */
+static double write_counted(struct tct_output *out, uint64_t *bytes)
+{
+    *bytes = 0;
+    FILE *f = fopencookie(bytes, "w", (cookie_io_functions_t){.write = count_bytes});
+    double t0 = now_s();
+    if (!f || tct_output_write_to(out, f) != 0 || fflush(f) != 0)
+        fprintf(stderr, "writing an output failed\n");
+    double took = now_s() - t0;
+    if (f)
+        fclose(f);
+    return took;
+}
+
+/* One capture of the stream: the summary's and the CSV's sinks, and the JSON's and the
+ * .pftrace's when `keep`; the time it took in *capture_s, each file's writing in f. */
+static size_t capture(const struct buffer *stream, int keep, struct figures *f, double *capture_s)
 {
     double t0 = now_s();
     struct tct_trace *trace = tct_trace_new();
@@ -203,9 +228,10 @@ static size_t capture(const struct buffer *stream, int json, struct figures *f, 
     struct tct_names names;
     tct_names_from_decoder(&names, dec);
     tct_trace_add_source(trace, &names, 0);
-    struct tct_output *outputs[] = {tct_output_new(trace, TCT_FORMAT_SUMMARY, NULL),
-                                    tct_output_new(trace, TCT_FORMAT_CSV, NULL),
-                                    json ? tct_output_new(trace, TCT_FORMAT_CHROME, NULL) : NULL};
+    struct tct_output *outputs[] = {keep ? tct_output_new(trace, TCT_FORMAT_CHROME, NULL) : NULL,
+                                    keep ? tct_output_new(trace, TCT_FORMAT_PFTRACE, NULL) : NULL,
+                                    tct_output_new(trace, TCT_FORMAT_SUMMARY, NULL),
+                                    tct_output_new(trace, TCT_FORMAT_CSV, NULL)};
     tcd_decoder_feed(dec, stream->data, stream->len);
     tcd_decoder_stats(dec, &f->stats);
     if (tcd_decoder_state(dec) == TCD_STATE_FAILED)
@@ -215,14 +241,8 @@ static size_t capture(const struct buffer *stream, int json, struct figures *f, 
     tct_trace_finish(trace);
     *capture_s += now_s() - t0;
     size_t bytes = tct_trace_memory(trace);
-    if (json) {
-        FILE *devnull = fopen("/dev/null", "w");
-        t0 = now_s();
-        if (!devnull || tct_output_write_to(outputs[2], devnull) != 0)
-            fprintf(stderr, "writing the JSON failed\n");
-        *write_s += now_s() - t0;
-        fclose(devnull);
-    }
+    for (int w = 0; keep && w < WRITERS; w++)
+        f->write_s[w] += write_counted(outputs[w], &f->written[w]);
     for (size_t i = 0; i < sizeof outputs / sizeof *outputs; i++)
         tct_output_free(outputs[i]);
     tcd_decoder_free(dec);
@@ -268,14 +288,15 @@ static void measure(const struct buffer *stream, size_t frames_start, int reps, 
     f->decoder_s = (now_s() - t0) / reps;
 
     /* The captures, interleaved. */
-    f->aggregate_s = f->keep_s = f->write_s = 0;
+    f->aggregate_s = f->keep_s = f->write_s[JSON] = f->write_s[PFTRACE] = 0;
     for (int r = 0; r < reps; r++) {
-        f->aggregate_bytes = capture(stream, 0, f, &f->aggregate_s, &f->write_s);
-        f->keep_bytes = capture(stream, 1, f, &f->keep_s, &f->write_s);
+        f->aggregate_bytes = capture(stream, 0, f, &f->aggregate_s);
+        f->keep_bytes = capture(stream, 1, f, &f->keep_s);
     }
     f->aggregate_s /= reps;
     f->keep_s /= reps;
-    f->write_s /= reps;
+    f->write_s[JSON] /= reps;
+    f->write_s[PFTRACE] /= reps;
 }
 
 static void report(const struct figures *f, double n, const char *unit)
@@ -285,9 +306,13 @@ static void report(const struct figures *f, double n, const char *unit)
     printf("  + summary and CSV sinks: %7.1f ms = %6.1f M %s/s (%.2fx the decoder), %.1f MiB kept\n",
            f->aggregate_s * 1e3, n / f->aggregate_s / 1e6, unit, f->aggregate_s / f->decoder_s,
            (double)f->aggregate_bytes / 1048576.0);
-    printf("  + events kept for JSON:  %7.1f ms = %6.1f M %s/s (%.2fx the decoder), %.1f MiB in memory\n",
+    printf("  + events kept (JSON, .pftrace): %7.1f ms = %6.1f M %s/s (%.2fx the decoder), %.1f MiB in memory\n",
            f->keep_s * 1e3, n / f->keep_s / 1e6, unit, f->keep_s / f->decoder_s, (double)f->keep_bytes / 1048576.0);
-    printf("  writing the JSON after:  %7.1f ms = %6.1f M %s/s\n", f->write_s * 1e3, n / f->write_s / 1e6, unit);
+    printf("  writing the JSON after:     %7.1f ms = %6.1f M %s/s, %.1f MB\n", f->write_s[JSON] * 1e3,
+           n / f->write_s[JSON] / 1e6, unit, (double)f->written[JSON] / 1e6);
+    printf("  writing the .pftrace after: %7.1f ms = %6.1f M %s/s, %.1f MB (%.1fx smaller than the JSON)\n",
+           f->write_s[PFTRACE] * 1e3, n / f->write_s[PFTRACE] / 1e6, unit, (double)f->written[PFTRACE] / 1e6,
+           (double)f->written[JSON] / (double)(f->written[PFTRACE] ? f->written[PFTRACE] : 1));
 }
 
 int main(int argc, char **argv)

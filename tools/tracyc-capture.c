@@ -1,8 +1,9 @@
 /* tracyc-capture - a headless Tracy server: connect to a client, record, export.
  *
  * Flags follow upstream tracy-capture where they overlap (-a, -p, -o, -f, -s); the output
- * format follows -o's extension (.json Chrome trace, .csv zone statistics, .folded folded
- * stacks of the CPU samples, .svg their flame graph, .txt or none the text summary; any other
+ * format follows -o's extension (.pftrace Perfetto trace, .json Chrome trace, .csv zone
+ * statistics, .folded folded stacks of the CPU samples, .svg their flame graph, .txt or none
+ * the text summary; any other
  * is refused, .tracy included), and the CSV takes tracy-csvexport's options as long flags
  * (its short ones clash with tracy-capture's).
  *
@@ -89,8 +90,11 @@ static void usage(FILE *out)
                  "  --pid PID        record process PID: wait until it listens on its Tracy port\n"
                  "                   (PORT to PORT+19; without -p, its TRACY_PORT or 8086) and\n"
                  "                   connect there; refuse any other program\n"
-                 "  -o FILE          output, by extension: .json Chrome/Perfetto trace (zones,\n"
-                 "                   callstacks, CPU samples, context switches), .csv zone\n"
+                 "  -o FILE          output, by extension: .pftrace Perfetto trace (zones with\n"
+                 "                   source locations and callstacks, messages, plots, memory,\n"
+                 "                   locks, GPU zones, CPU samples with their frames, context\n"
+                 "                   switches), .json Chrome trace (the same, less, opens in\n"
+                 "                   Perfetto and chrome://tracing), .csv zone\n"
                  "                   statistics, .folded CPU samples as folded stacks (for\n"
                  "                   flamegraph.pl, inferno, speedscope), .svg a flame graph of\n"
                  "                   them, .txt or no extension the text summary (\"-\" = stdout);\n"

@@ -126,8 +126,10 @@ int tracyc_disabled(void)
 void ___tracy_shutdown_profiler(void)
 {
     pthread_mutex_lock(&start_lock);
+    int64_t now = tc_clock_now(); /* before STOPPING shows: whatever follows it comes later */
     int expected = TC_STATE_RUNNING;
     if (atomic_compare_exchange_strong(&tc_prof.state, &expected, TC_STATE_STOPPING)) {
+        tc_prof.exit_time = now;
         if (tc_self)
             tc_stream_commit(&tc_self->stream);
         tc_worker_stop();

@@ -50,6 +50,7 @@ struct tc_thread {
     int stalled;                                    /* its drain waits at a fiber enter for another thread (fiber.h) */
     int stalled_passes;                             /* worker passes that ended with it waiting, in a row */
     struct tc_stream_mark mark;                     /* drain limit of the current worker pass */
+    int64_t last_time;                              /* the latest time of its records encoded */
 };
 
 struct tc_config {
@@ -73,6 +74,7 @@ struct tc_profiler {
     pthread_mutex_t serial_lock;
     struct tc_stream serial;
     int64_t init_begin, init_end;
+    int64_t exit_time; /* when the shutdown began: zones still open end then (worker.c) */
     uint64_t epoch;
     uint32_t main_tid;
     _Atomic uint64_t dropped;

@@ -63,3 +63,12 @@ void tcn_libdw_use_for_tests(const char *name)
 {
     soname = name;
 }
+
+int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
+                       Elf **elfp)
+{
+    int fd = loaded->dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+    if (fd >= 0 && !*elfp)
+        *elfp = loaded->elf_begin(fd, ELF_C_READ, NULL);
+    return fd;
+}

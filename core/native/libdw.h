@@ -50,7 +50,8 @@
     X(dwarf_lowpc, "ELFUTILS_0.122")                                                                                   \
     X(dwarf_highpc, "ELFUTILS_0.122")                                                                                  \
     X(dwarf_getsrcfiles, "ELFUTILS_0.122")                                                                             \
-    X(dwarf_filesrc, "ELFUTILS_0.122")
+    X(dwarf_filesrc, "ELFUTILS_0.122")                                                                                 \
+    X(elf_begin, "ELFUTILS_1.0")
 
 /* __typeof__ takes each prototype from the headers without referring to the symbol. */
 struct tcn_libdw {
@@ -66,6 +67,13 @@ const struct tcn_libdw *tcn_libdw(void);
 /* Why tcn_libdw returned NULL ("libdw.so.1 not found (install elfutils' libdw1)"), or NULL
  * when it has not been asked for yet or was loaded. Does not load it. */
 const char *tcn_libdw_unavailable(void);
+
+/* libdwfl's find_elf callback: dwfl_linux_proc_find_elf's file, read with pread as it is
+ * needed, never mapped. libdwfl would map the whole file (rw-p, private), and perf's DWARF
+ * unwinder takes the lowest mapping of a file for its load address: every callstack perf
+ * takes of the program would stop at the first frame in that file. */
+int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
+                       Elf **elfp);
 
 /* Tests: load `soname` instead of libdw.so.1 (a name that does not exist, or a library
  * without libdw's functions). Call before anything asks for the table. */

@@ -32,6 +32,8 @@ enum tct_format tct_export_format_for(const char *path)
     const char *ext = extension(path);
     if (strcmp(path, "-") == 0)
         return TCT_FORMAT_SUMMARY;
+    if (strcasecmp(ext, ".pftrace") == 0)
+        return TCT_FORMAT_PFTRACE;
     if (strcasecmp(ext, ".json") == 0)
         return TCT_FORMAT_CHROME;
     if (strcasecmp(ext, ".csv") == 0)
@@ -57,8 +59,8 @@ int tct_export_check_format(const char *path, char *err, size_t errlen)
                  path);
     else
         snprintf(err, errlen,
-                 "%s: unknown output format '%s': tracyc writes .json (Chrome trace), .csv (zone statistics), "
-                 ".folded (folded stacks), .svg (flame graph), .txt or no extension (summary)",
+                 "%s: unknown output format '%s': tracyc writes .pftrace (Perfetto trace), .json (Chrome trace), "
+                 ".csv (zone statistics), .folded (folded stacks), .svg (flame graph), .txt or no extension (summary)",
                  path, ext);
     return -1;
 }
@@ -74,6 +76,8 @@ static const struct tct_format_ops *format_ops(enum tct_format format)
         return &tct_format_folded;
     case TCT_FORMAT_SVG:
         return &tct_format_svg;
+    case TCT_FORMAT_PFTRACE:
+        return &tct_format_pftrace;
     default:
         return &tct_format_summary;
     }

@@ -1,5 +1,7 @@
-/* export.h - outputs: a trace written as a file, in one of six formats.
+/* export.h - outputs: a trace written as a file, in one of seven formats.
  *
+ *   Perfetto trace (.pftrace)        Perfetto's own protobuf format, with everything the
+ *                                    capture has: for the Perfetto UI and trace processor;
  *   Chrome Trace Event JSON (.json)  opens in Perfetto and chrome://tracing, and goes back
  *                                    into Tracy through upstream's tracy-import-chrome;
  *   zone statistics CSV (.csv)       the columns and numbers of upstream's tracy-csvexport;
@@ -48,12 +50,14 @@ enum tct_format {
     TCT_FORMAT_CSV,
     TCT_FORMAT_FOLDED,
     TCT_FORMAT_SVG,
+    TCT_FORMAT_PFTRACE,
     TCT_FORMAT_UNSUPPORTED, /* an extension of a format not written here */
 };
 
-/* The format a path asks for by its extension (case-insensitive): ".json" Chrome, ".csv"
- * CSV, ".folded" folded stacks, ".svg" flame graph, ".txt" or none (so also /dev/stdout)
- * the summary, anything else unsupported. "-" is the summary (on stdout). */
+/* The format a path asks for by its extension (case-insensitive): ".pftrace" Perfetto,
+ * ".json" Chrome, ".csv" CSV, ".folded" folded stacks, ".svg" flame graph, ".txt" or none
+ * (so also /dev/stdout) the summary, anything else unsupported. "-" is the summary (on
+ * stdout). */
 enum tct_format tct_export_format_for(const char *path);
 
 /* 0 when path names a format written here, else -1 with a message in err that says which
@@ -94,6 +98,6 @@ struct tct_format_ops {
     void (*free)(void *state);
 };
 extern const struct tct_format_ops tct_format_summary, tct_format_chrome, tct_format_csv, tct_format_folded,
-    tct_format_svg;
+    tct_format_svg, tct_format_pftrace;
 
 #endif

@@ -14,6 +14,8 @@
  *   frames      "i" instant events, global scope, named after their frame set
  *   plots       "C" counter events
  *   GPU zones   "X" events on one pseudo-thread per GPU context, in GPU time
+ *   sections    "b"/"e" async events, category "section", id the section's, args
+ *               {category, description} (tracy-import-chrome skips them)
  *   names       "M" process_name and thread_name metadata
  *   samples     "P" V8 CPU profile events (export_chrome_stacks.c)
  *   context switches  root-level "systemTraceEvents" (export_chrome_sched.c)
@@ -159,6 +161,34 @@ static void plot_event(struct tct_chrome *c, const struct tct_plot_record *p)
     tct_write_str(c->w, "}}");
 }
 
+/* A section as an async slice ("b" and "e", category "section", its id): sections need not
+ * nest with the zones of the thread that entered them, and async slices are drawn on
+ * tracks of their own. */
+static void section_event(struct tct_chrome *c, uint32_t source, const struct tct_section_record *s)
+{
+    for (int end = 0; end < 2; end++) {
+        tct_chrome_begin_event(c, end ? "e" : "b", s->text, s->text_len, tct_chrome_pid(c, source));
+        tct_write_str(c->w, ",\"cat\":\"section\"");
+        field_u64(c, ",\"id\":", s->id);
+        field_u64(c, ",\"tid\":", s->thread);
+        tct_write_str(c->w, ",\"ts\":");
+        tct_json_us(c->w, end ? s->end : s->begin);
+        if (!end) {
+            size_t len;
+            const char *described = tct_trace_section_category(c->trace, source, s->category, &len);
+            field_u64(c, ",\"args\":{\"category\":", s->category);
+            if (described) {
+                tct_write_str(c->w, ",\"description\":");
+                tct_json_text(c->w, described, len);
+            }
+            tct_write_char(c->w, '}');
+        } else if (s->unfinished) {
+            tct_write_str(c->w, ",\"args\":{\"unfinished\":true}");
+        }
+        tct_write_char(c->w, '}');
+    }
+}
+
 static uint32_t gpu_tid(const struct tct_gpu_context *ctx)
 {
     return GPU_TID_BASE | (ctx->id & 0xff);
@@ -194,6 +224,9 @@ static void on_record(struct tct_sink *sink, const struct tct_record *rec)
         zone_event(c, source, gpu_tid(g->context), &z);
         break;
     }
+    case TCT_REC_SECTION:
+        section_event(c, source, &rec->u.section);
+        break;
     default: /* TCT_REC_SAMPLE */
         tct_chrome_sample(c, rec->thread, &rec->u.sample);
         break;
@@ -208,7 +241,7 @@ static void writer_free(struct tct_sink *sink)
 static const struct tct_sink_ops writer_ops = {
     "Chrome JSON writer",
     TCT_REC_BIT(TCT_REC_ZONE) | TCT_REC_BIT(TCT_REC_MESSAGE) | TCT_REC_BIT(TCT_REC_FRAME) | TCT_REC_BIT(TCT_REC_PLOT) |
-        TCT_REC_BIT(TCT_REC_GPU_ZONE) | TCT_REC_BIT(TCT_REC_SAMPLE),
+        TCT_REC_BIT(TCT_REC_GPU_ZONE) | TCT_REC_BIT(TCT_REC_SAMPLE) | TCT_REC_BIT(TCT_REC_SECTION),
     on_record,
     writer_free,
     NULL,
@@ -262,6 +295,8 @@ static void other_data(struct tct_chrome *c, const char *program)
     field_u64(c, ",\"dropped_events\":", src ? src->dropped : 0);
     field_u64(c, ",\"skipped_plot_values\":", src ? src->plot_skipped : 0);
     field_u64(c, ",\"unfinished_zones\":", src ? src->unfinished_zones : 0);
+    if (src && src->unfinished_sections)
+        field_u64(c, ",\"unfinished_sections\":", src->unfinished_sections);
     if (src && src->samples_lost)
         field_u64(c, ",\"lost_samples\":", src->samples_lost);
     if (src && src->incomplete) {

@@ -278,7 +278,7 @@ static int unwrap_rows(struct tct_writer *w, const char *sep, struct tct_trace *
             tct_write_str(w, sep);
             tct_write_u64(w, tct_trace_thread_at(tr, r->thread)->server_index);
             tct_write_str(w, sep);
-            tct_write(w, value, value_len);
+            tct_write_text(w, value, value_len);
             tct_write_char(w, '\n');
         }
     }
@@ -305,7 +305,7 @@ static int message_rows(struct tct_writer *w, const char *sep, struct tct_trace 
             size_t kept, len;
             const char *text = row_text(spill, r, &kept);
             text = tct_text_or_string(names_of(tr, r->source), text, kept, r->string, &len);
-            tct_write(w, text, len);
+            tct_write_text(w, text, len);
             tct_write_str(w, sep);
             tct_write_i64(w, r->time);
             tct_write_char(w, '\n');

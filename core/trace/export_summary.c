@@ -13,6 +13,7 @@
 #include "trace/names.h"
 #include "trace/plot_stats.h"
 #include "trace/sched_log.h"
+#include "trace/section_stats.h"
 #include "trace/stacks.h"
 #include "trace/units.h"
 #include "trace/zone_stats.h"
@@ -36,6 +37,7 @@ struct parts {
     struct tct_lock_stats *locks;
     struct tct_gpu_stats *gpu;
     struct tct_sched_log *sched;
+    struct tct_section_stats *sections;
 };
 
 struct summary {
@@ -98,6 +100,8 @@ static size_t stack_line(const struct tct_names *names, uint32_t callstack, size
         int w = snprintf(out + used, len - used, "%s%.*s", i ? " < " : "", (int)flen, label);
         used = w < 0 ? used : used + (size_t)w < len ? used + (size_t)w : len - 1;
     }
+    if (used + 1 == len && len > 4) /* it did not fit: the cut is marked */
+        memcpy(out + len - 4, "...", 4);
     return n;
 }
 
@@ -155,7 +159,7 @@ static void source_warnings(struct summary *s, const struct tct_source *src, uin
         const char *text = tct_text_or_string(names, src->crash.text, strlen(src->crash.text), src->crash.string, &len);
         fprintf(s->out, "%s!! The program CRASHED (thread %" PRIu32 ", at %s): %.*s\n", (*any)++ ? "" : "\n",
                 src->crash.thread, tct_format_duration(a, src->crash.time), (int)len, text);
-        char stack[WIDTH];
+        char stack[4096];
         if (stack_line(names, src->crash.callstack, 8, stack, sizeof stack))
             fprintf(s->out, "   at %s\n", stack);
     }
@@ -236,27 +240,28 @@ static void zone_table(struct summary *s, const struct tct_srcloc_stats **entrie
                 tct_format_duration(t, e->total), tct_format_duration(self, e->self_total),
                 tct_format_duration(mean, e->total / (int64_t)e->count), tct_format_duration(mn, e->min),
                 tct_format_duration(mx, e->max), percent(pc, by_self ? e->self_total : e->total, s->span));
+        /* The zone's name and place in full, whatever their length: nothing is cut. */
         const struct tcd_srcloc *sl = names->srcloc(names->ctx, entry->srcloc);
-        char label[1024];
+        fputs(tct_srcloc_label(names, entry->srcloc), s->out);
         if (sl && sl->file && sl->file[0])
-            snprintf(label, sizeof label, "%s  %s:%" PRIu32, tct_srcloc_label(names, entry->srcloc),
-                     basename_of(sl->file), sl->line);
-        else
-            snprintf(label, sizeof label, "%s", tct_srcloc_label(names, entry->srcloc));
-        fprintf(s->out, "%.*s\n", WIDTH - 74, label);
+            fprintf(s->out, "  %s:%" PRIu32, basename_of(sl->file), sl->line);
+        fputc('\n', s->out);
     }
 }
 
 /* Where a function is: its symbol's definition when the client told ("file:line"), else
- * its file, else its image ("[image]"). */
+ * where the first sample in it was ("file:line"), else its image ("[image]"). An inlined
+ * function has no symbol of its own (the one it carries is its caller's): where the
+ * sample was, in its own file. */
 static void function_location(const struct tct_names *names, const struct tct_stack_frame *f, char *out, size_t len)
 {
     const char *file = NULL;
     uint32_t line = 0;
-    if (f->symbol && names->symbol && names->symbol(names->ctx, f->symbol, &file, &line) && tct_known_name(file))
+    if (!f->inlined && f->symbol && names->symbol && names->symbol(names->ctx, f->symbol, &file, &line) &&
+        tct_known_name(file))
         snprintf(out, len, line ? "%s:%" PRIu32 : "%s", basename_of(file), line);
     else if (tct_known_name(f->file))
-        snprintf(out, len, "%s", basename_of(f->file));
+        snprintf(out, len, f->line ? "%s:%" PRIu32 : "%s", basename_of(f->file), f->line);
     else if (tct_known_name(f->image))
         snprintf(out, len, f->image[0] == '[' || f->image[0] == '<' ? "%s" : "[%s]", basename_of(f->image));
     else
@@ -289,19 +294,32 @@ static void function_table(struct summary *s, const struct tct_function_table *f
     snprintf(title, sizeof title, "Top %zu functions by %s samples (of %zu functions)", rows,
              by_self ? "self" : "total", ft->count);
     heading(s, title);
-    fprintf(s->out, "%10s %7s %10s %7s  %-34s %s\n", "self", "self%", "total", "total%", "function", "location");
+    /* The function column as wide as its longest name, up to NAME_MAX (longer ones are cut,
+     * marked "..."); the location last and in full. */
+    enum { NAME_MIN = 8, NAME_MAX = 60 };
+    size_t width = NAME_MIN;
+    for (size_t r = 0; r < rows; r++) {
+        char buf[TCT_FRAME_LABEL_BUF];
+        size_t len;
+        tct_frame_label(&ft->entries[order[r].entry].frame, buf, &len);
+        width = len > width ? len : width;
+    }
+    width = width < NAME_MAX ? width : NAME_MAX;
+    fprintf(s->out, "%10s %7s %10s %7s  %-*s %s\n", "self", "self%", "total", "total%", (int)width, "function",
+            "location");
     for (size_t r = 0; r < rows; r++) {
         const struct tct_function_stats *e = &ft->entries[order[r].entry];
-        char self[TCT_UNITS_BUF], total[TCT_UNITS_BUF], sp[16], tp[16], buf[TCT_FRAME_LABEL_BUF], name[256], where[256];
+        char self[TCT_UNITS_BUF], total[TCT_UNITS_BUF], sp[16], tp[16], buf[TCT_FRAME_LABEL_BUF], name[NAME_MAX + 4],
+            where[4096];
         size_t len;
         const char *label = tct_frame_label(&e->frame, buf, &len);
-        snprintf(name, sizeof name, "%.*s", (int)len, label);
+        snprintf(name, sizeof name, "%.*s", (int)len, label); /* past NAME_MAX column() marks the cut */
         function_location(names_of(s, e->source), &e->frame, where, sizeof where);
         fprintf(s->out, "%10s %7s %10s %7s  ", tct_format_count(self, e->self),
                 percent(sp, (int64_t)e->self, (int64_t)ft->samples), tct_format_count(total, e->total),
                 percent(tp, (int64_t)e->total, (int64_t)ft->samples));
-        column(s->out, name, 34);
-        fprintf(s->out, " %.*s\n", WIDTH - 74, where);
+        column(s->out, name, width);
+        fprintf(s->out, " %s\n", where);
     }
 }
 
@@ -395,6 +413,26 @@ static void thread_table(struct summary *s)
     }
 }
 
+/* The first line of text[0..len) and a newline, a NUL shown as \0, cut with "..." past
+ * width columns. */
+static void first_line(FILE *out, const char *text, size_t len, size_t width)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < len && text[i] != '\n'; i++) {
+        size_t w = text[i] ? 1 : 2;
+        if (used + w > width) {
+            fputs("...", out);
+            break;
+        }
+        if (text[i])
+            fputc(text[i], out);
+        else
+            fputs("\\0", out);
+        used += w;
+    }
+    fputc('\n', out);
+}
+
 static void message_line(struct summary *s)
 {
     static const char *const severities[] = {"trace", "debug", "info", "warning", "error", "fatal"};
@@ -420,12 +458,82 @@ static void message_line(struct summary *s)
         size_t len;
         const char *text =
             tct_text_or_string(names_of(s, m->source), m->text ? m->text : "", m->text_len, m->string, &len);
-        int line = (int)strcspn(text, "\n");
-        fprintf(s->out, "  %-7s %.*s%s\n", severities[m->severity], line < TEXT_WIDTH ? line : TEXT_WIDTH, text,
-                line > TEXT_WIDTH ? "..." : "");
+        fprintf(s->out, "  %-7s ", severities[m->severity]);
+        first_line(s->out, text, len, TEXT_WIDTH);
     }
     if (ms->warnings > TCT_MESSAGES_SHOWN)
         fprintf(s->out, "  ... and %s more\n", tct_format_count(n, ms->warnings - TCT_MESSAGES_SHOWN));
+}
+
+/* text[0..len) for a column: a NUL shown as \0, cut to what buf holds. */
+static const char *shown_text(const char *text, size_t len, char *buf, size_t size)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < len && used + 2 < size; i++) {
+        if (text[i]) {
+            buf[used++] = text[i];
+        } else {
+            buf[used++] = '\\';
+            buf[used++] = '0';
+        }
+    }
+    buf[used] = '\0';
+    return buf;
+}
+
+static int group_cmp(const void *pa, const void *pb)
+{
+    const struct tct_section_group *a = *(const struct tct_section_group *const *)pa;
+    const struct tct_section_group *b = *(const struct tct_section_group *const *)pb;
+    if (a->total != b->total)
+        return a->total > b->total ? -1 : 1;
+    if (a->source != b->source)
+        return a->source < b->source ? -1 : 1;
+    if (a->category != b->category)
+        return a->category < b->category ? -1 : 1;
+    if (a->name_len != b->name_len)
+        return a->name_len < b->name_len ? -1 : 1;
+    return memcmp(a->name, b->name, a->name_len);
+}
+
+/* Sections grouped by category and name, the longest in total first. */
+static int section_table(struct summary *s, size_t top)
+{
+    size_t groups = tct_section_group_count(s->p->sections);
+    if (!groups)
+        return 0;
+    const struct tct_section_group **g = malloc(groups * sizeof *g);
+    if (!g)
+        return -1;
+    for (size_t i = 0; i < groups; i++)
+        g[i] = tct_section_group_at(s->p->sections, i);
+    qsort(g, groups, sizeof *g, group_cmp);
+    uint64_t unfinished = 0;
+    for (uint32_t i = 0; i < tct_trace_source_count(s->tr); i++)
+        unfinished += tct_trace_source(s->tr, i)->unfinished_sections;
+    char a[TCT_UNITS_BUF], b[TCT_UNITS_BUF], c[TCT_UNITS_BUF], d[TCT_UNITS_BUF];
+    char title[96];
+    snprintf(title, sizeof title, "Sections (%s entered, %" PRIu64 " still open at the end)",
+             tct_format_count(a, tct_section_stats_entered(s->p->sections)), unfinished);
+    heading(s, unfinished ? title : "Sections");
+    fprintf(s->out, "  %-32s %-12s %8s %12s %12s %12s\n", "section", "category", "count", "total", "mean", "max");
+    for (size_t i = 0; i < groups && i < top; i++) {
+        char name[256], category[80], shown[64];
+        size_t len;
+        const char *described = tct_trace_section_category(s->tr, g[i]->source, g[i]->category, &len);
+        snprintf(category, sizeof category, "%u%s%s", (unsigned)g[i]->category, described ? " " : "",
+                 described ? shown_text(described, len, shown, sizeof shown) : "");
+        fputs("  ", s->out);
+        column(s->out, shown_text(g[i]->name, g[i]->name_len, name, sizeof name), 32);
+        fputc(' ', s->out);
+        column(s->out, category, 12);
+        fprintf(s->out, " %8s %12s %12s %12s\n", tct_format_count(a, g[i]->count), tct_format_duration(b, g[i]->total),
+                tct_format_duration(c, g[i]->total / (int64_t)g[i]->count), tct_format_duration(d, g[i]->max));
+    }
+    if (groups > top)
+        fprintf(s->out, "  ... and %s more\n", tct_format_count(a, groups - top));
+    free(g);
+    return 0;
 }
 
 static void frame_table(struct summary *s)
@@ -443,7 +551,8 @@ static void frame_table(struct summary *s)
         fputs("  ", s->out);
         const struct tct_names *names = names_of(s, fs->source);
         const char *name = names->frame(names->ctx, fs->id);
-        fprintf(s->out, "%-30.30s %12s %12s %12s %12s %10s\n", name ? name : "", tct_format_count(n, st.frames),
+        column(s->out, name ? name : "", 30);
+        fprintf(s->out, " %12s %12s %12s %12s %10s\n", tct_format_count(n, st.frames),
                 st.timed ? tct_format_duration(mean, st.total / (int64_t)st.timed) : "-",
                 st.timed ? tct_format_duration(a, st.min) : "-", st.timed ? tct_format_duration(b, st.max) : "-", fps);
     }
@@ -461,7 +570,9 @@ static void plot_table(struct summary *s)
         const struct tct_names *names = names_of(s, p->source);
         const char *name = names->plot(names->ctx, p->id);
         char n[TCT_UNITS_BUF];
-        fprintf(s->out, "  %-36.36s %12s", name && name[0] ? name : "(unnamed)", tct_format_count(n, v.points));
+        fputs("  ", s->out);
+        column(s->out, name && name[0] ? name : "(unnamed)", 36);
+        fprintf(s->out, " %12s", tct_format_count(n, v.points));
         if (v.points && v.is_int) /* exactly */
             fprintf(s->out, " %14" PRId64 " %14" PRId64 " %14" PRId64 "\n", v.imin, v.imax, v.ilast);
         else if (v.points)
@@ -491,11 +602,11 @@ static void alloc_sites(struct summary *s, const struct tct_mem_pool *p)
         order[i] = &p->sites[i];
     qsort(order, p->site_count, sizeof *order, site_cmp);
     for (size_t i = 0; i < p->site_count && i < SITES; i++) {
-        char bytes[TCT_UNITS_BUF], count[TCT_UNITS_BUF], stack[WIDTH];
+        char bytes[TCT_UNITS_BUF], count[TCT_UNITS_BUF], stack[4096];
         if (!stack_line(names_of(s, p->source), order[i]->callstack, 4, stack, sizeof stack))
             snprintf(stack, sizeof stack, "callstack %" PRIu32, order[i]->callstack);
-        fprintf(s->out, "    %12s in %8s allocs from %.*s\n", tct_format_bytes(bytes, (double)order[i]->bytes),
-                tct_format_count(count, order[i]->count), WIDTH - 40, stack);
+        fprintf(s->out, "    %12s in %8s allocs from %s\n", tct_format_bytes(bytes, (double)order[i]->bytes),
+                tct_format_count(count, order[i]->count), stack);
     }
     free(order);
 }
@@ -511,8 +622,9 @@ static void memory_table(struct summary *s)
         const struct tct_names *names = names_of(s, p->source);
         const char *name = names->pool(names->ctx, p->id);
         char a[TCT_UNITS_BUF], f[TCT_UNITS_BUF], live[TCT_UNITS_BUF], peak[TCT_UNITS_BUF], total[TCT_UNITS_BUF];
-        fprintf(s->out, "  %-24.24s %12s %12s %14s %14s %16s\n", name && name[0] ? name : "(default)",
-                tct_format_count(a, p->allocs), tct_format_count(f, p->frees),
+        fputs("  ", s->out);
+        column(s->out, name && name[0] ? name : "(default)", 24);
+        fprintf(s->out, " %12s %12s %14s %14s %16s\n", tct_format_count(a, p->allocs), tct_format_count(f, p->frees),
                 tct_format_bytes(live, (double)p->live_bytes), tct_format_bytes(peak, (double)p->peak_bytes),
                 tct_format_bytes(total, (double)p->total_bytes));
         if (p->unmatched_frees || p->discards)
@@ -542,7 +654,9 @@ static void lock_table(struct summary *s)
             }
         }
         char o[TCT_UNITS_BUF], c[TCT_UNITS_BUF], w[TCT_UNITS_BUF], mx[TCT_UNITS_BUF], pc[16];
-        fprintf(s->out, "  %-32.32s %12s %12s %12s %12s %12s\n", name, tct_format_count(o, l->obtains),
+        fputs("  ", s->out);
+        column(s->out, name, 32);
+        fprintf(s->out, " %12s %12s %12s %12s %12s\n", tct_format_count(o, l->obtains),
                 tct_format_count(c, l->contended), tct_format_duration(w, l->wait_total),
                 tct_format_duration(mx, l->wait_max), percent(pc, l->wait_total, s->span));
     }
@@ -557,10 +671,12 @@ static void gpu_table(struct summary *s)
     for (size_t i = 0; i < tct_trace_gpu_context_count(s->tr); i++) {
         const struct tct_gpu_context *c = tct_trace_gpu_context_at(s->tr, i);
         struct tct_gpu_context_stats st = tct_gpu_stats_get(s->p->gpu, c->index);
-        char name[64], z[TCT_UNITS_BUF], t[TCT_UNITS_BUF], b[TCT_UNITS_BUF];
+        char name[512], z[TCT_UNITS_BUF], t[TCT_UNITS_BUF], b[TCT_UNITS_BUF];
         snprintf(name, sizeof name, "%" PRIu32 "%s%s", c->id, c->name ? " " : "", c->name ? c->name : "");
-        fprintf(s->out, "  %-40.40s %12s %12s %12s\n", name, tct_format_count(z, st.zones),
-                tct_format_count(t, st.timed), tct_format_duration(b, st.busy));
+        fputs("  ", s->out);
+        column(s->out, name, 40);
+        fprintf(s->out, " %12s %12s %12s\n", tct_format_count(z, st.zones), tct_format_count(t, st.timed),
+                tct_format_duration(b, st.busy));
     }
 }
 
@@ -580,7 +696,9 @@ static int prepare(struct tct_trace *tr, const struct tct_export_options *o, voi
     p->locks = tct_lock_stats_of(tr);
     p->gpu = tct_gpu_stats_of(tr);
     p->sched = tct_sched_log_of(tr);
-    return p->zones && p->samples && p->messages && p->frames && p->plots && p->memory && p->locks && p->gpu && p->sched
+    p->sections = tct_section_stats_of(tr);
+    return p->zones && p->samples && p->messages && p->frames && p->plots && p->memory && p->locks && p->gpu &&
+                   p->sched && p->sections
                ? 0
                : -1;
 }
@@ -612,6 +730,8 @@ static int write_summary(FILE *out, struct tct_trace *tr, void *state, const str
     if (rc == 0)
         rc = cpu_table(&s);
     message_line(&s);
+    if (rc == 0)
+        rc = section_table(&s, top);
     frame_table(&s);
     plot_table(&s);
     memory_table(&s);

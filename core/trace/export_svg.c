@@ -43,8 +43,8 @@ static void xml_text(struct tct_writer *w, const char *s, size_t len)
         else if (c < 0x80)
             tct_write_char(w, (char)c);
         else {
-            size_t n = tct_utf8_sequence(p);
-            if (n && (size_t)(end - p) >= n) {
+            size_t n = tct_utf8_sequence(p, (size_t)(end - p));
+            if (n) {
                 tct_write(w, (const char *)p, n);
                 p += n;
                 continue;

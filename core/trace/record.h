@@ -84,23 +84,25 @@ struct tct_source {
     int64_t offset;         /* added to its times to put them on the trace's clock */
     const char *incomplete; /* why its capture is incomplete (tct_trace_source_incomplete), NULL when complete */
 
-    int64_t last_time;         /* its latest event time, counted as Tracy's server does */
-    uint64_t events;           /* events received */
-    uint64_t zones;            /* CPU zones recorded */
-    uint64_t gpu_zones;        /* GPU zones recorded */
-    uint64_t messages;         /* messages recorded */
-    uint64_t plot_points;      /* plot values recorded */
-    uint64_t samples;          /* CPU samples, all threads */
-    uint64_t dropped;          /* events the client reported dropping */
-    uint64_t plot_skipped;     /* plot values the client reported not sending (NaN, infinity) */
-    uint64_t samples_lost;     /* samples the client reported losing */
-    uint64_t unfinished_zones; /* open when the capture ended, closed at last_time */
-    uint64_t ignored_events;   /* ends without a begin, zone data outside any zone, ... */
-    uint64_t lost_events;      /* events lost because memory ran out */
-    uint64_t switches;         /* context switches recorded */
-    uint64_t untimed_switches; /* context switches and wakeups the client sent no time for */
-    uint32_t thread_count;     /* its threads (and fibers) */
-    char **app_info;           /* AppInfo texts, in order */
+    int64_t last_time;            /* its latest event time, counted as Tracy's server does */
+    uint64_t events;              /* events received */
+    uint64_t zones;               /* CPU zones recorded */
+    uint64_t gpu_zones;           /* GPU zones recorded */
+    uint64_t messages;            /* messages recorded */
+    uint64_t plot_points;         /* plot values recorded */
+    uint64_t samples;             /* CPU samples, all threads */
+    uint64_t dropped;             /* events the client reported dropping */
+    uint64_t plot_skipped;        /* plot values the client reported not sending (NaN, infinity) */
+    uint64_t samples_lost;        /* samples the client reported losing */
+    uint64_t unfinished_zones;    /* open when the capture ended, closed at last_time */
+    uint64_t sections;            /* sections entered */
+    uint64_t unfinished_sections; /* sections still open when the capture ended */
+    uint64_t ignored_events;      /* ends without a begin, zone data outside any zone, ... */
+    uint64_t lost_events;         /* events lost because memory ran out */
+    uint64_t switches;            /* context switches recorded */
+    uint64_t untimed_switches;    /* context switches and wakeups the client sent no time for */
+    uint32_t thread_count;        /* its threads (and fibers) */
+    char **app_info;              /* AppInfo texts, in order */
     size_t app_info_count;
     struct tct_crash crash;
 };
@@ -142,6 +144,7 @@ struct tct_gpu_context {
 
 enum tct_zone_flag {
     TCT_ZONE_UNFINISHED = 1, /* still open when the capture ended; end = its source's last_time */
+    TCT_ZONE_RENAMED = 2,    /* named (ZoneName) after its TCT_REC_ZONE_BEGIN went out with another name */
 };
 
 enum tct_record_kind {
@@ -155,6 +158,14 @@ enum tct_record_kind {
     TCT_REC_SAMPLE,   /* .sample: a callstack sample of a thread */
     TCT_REC_SWITCH,   /* .sw: a context switch on one CPU (any thread of the system) */
     TCT_REC_WAKEUP,   /* .wakeup */
+    TCT_REC_SECTION,  /* .section: a section left, or still open when the capture ended */
+    /* Begins, for sinks that write a zone's begin and end apart, each in its place (a sequential
+     * format); no other sink asks for them, and then the trace does nothing for them. */
+    TCT_REC_ZONE_BEGIN, /* .zone, end TCT_TIME_NONE: a CPU zone began. It is handed out once its
+                         * thread goes on - before that thread's next zone begins or ends, before its
+                         * next message, or at the capture's end - so that its name, colour, value and
+                         * text carry what the client set right after the begin */
+    TCT_REC_GPU_BEGIN,  /* .gpu, gpu_end TCT_TIME_NONE: the GPU said when a GPU zone began */
     TCT_REC_KIND_COUNT
 };
 #define TCT_REC_BIT(kind) (1u << (kind))
@@ -239,6 +250,18 @@ struct tct_wakeup_record {
     uint8_t cpu;
 };
 
+/* A section (Tracy 0.14): a span of a category, entered and left by id on any thread. */
+struct tct_section_record {
+    int64_t begin, end; /* end = its source's last_time for one still open at the end */
+    uint64_t seq;       /* the order it was entered in its source */
+    const char *text;   /* its name, text_len bytes (NULs included) */
+    size_t text_len;
+    uint32_t id;
+    uint32_t thread; /* the thread (or fiber) that entered it */
+    uint16_t category;
+    uint8_t unfinished;
+};
+
 struct tct_record {
     enum tct_record_kind kind;
     const struct tct_source *source;
@@ -254,6 +277,7 @@ struct tct_record {
         struct tct_sample_record sample;
         struct tct_switch_record sw;
         struct tct_wakeup_record wakeup;
+        struct tct_section_record section;
     } u;
 };
 

@@ -25,6 +25,27 @@ static size_t without_offset(const char *s)
     return len;
 }
 
+size_t tct_stack_expand_frame(const struct tct_names *names, uint32_t frame, struct tct_stack_frame *out, size_t cap)
+{
+    const struct tcd_frame *f = names->callstack_frame ? names->callstack_frame(names->ctx, frame) : NULL;
+    if (!f || !cap)
+        return 0;
+    const char *image = f->image ? f->image : "";
+    if (f->count == 0) {
+        out[0] = (struct tct_stack_frame){NULL, 0, "", 0, 0, f->address, image, 0};
+        return 1;
+    }
+    size_t n = 0;
+    for (uint32_t s = 0; s < f->count && n < cap; s++) {
+        const struct tcd_subframe *sub = &f->sub[s];
+        const char *function = sub->function ? sub->function : "";
+        const char *file = sub->file ? sub->file : "";
+        out[n++] = (struct tct_stack_frame){
+            function, without_offset(function), file, sub->line, sub->symbol, f->address, image, s + 1 < f->count};
+    }
+    return n;
+}
+
 size_t tct_stack_expand(const struct tct_names *names, uint32_t id, struct tct_stack_frame *out, size_t cap)
 {
     if (!names->callstack || !names->callstack_frame || id == 0)
@@ -32,23 +53,8 @@ size_t tct_stack_expand(const struct tct_names *names, uint32_t id, struct tct_s
     uint32_t depth = 0;
     const uint32_t *frames = names->callstack(names->ctx, id, &depth);
     size_t n = 0;
-    for (uint32_t i = 0; frames && i < depth && n < cap; i++) {
-        const struct tcd_frame *f = names->callstack_frame(names->ctx, frames[i]);
-        if (!f)
-            continue;
-        const char *image = f->image ? f->image : "";
-        if (f->count == 0) {
-            out[n++] = (struct tct_stack_frame){NULL, 0, "", 0, 0, f->address, image};
-            continue;
-        }
-        for (uint32_t s = 0; s < f->count && n < cap; s++) {
-            const struct tcd_subframe *sub = &f->sub[s];
-            const char *function = sub->function ? sub->function : "";
-            const char *file = sub->file ? sub->file : "";
-            out[n++] = (struct tct_stack_frame){
-                function, without_offset(function), file, sub->line, sub->symbol, f->address, image};
-        }
-    }
+    for (uint32_t i = 0; frames && i < depth && n < cap; i++)
+        n += tct_stack_expand_frame(names, frames[i], out + n, cap - n);
     return n;
 }
 

@@ -27,11 +27,16 @@ struct tct_stack_frame {
     uint64_t symbol;   /* 0 unknown */
     uint64_t address;  /* the return address the frame came from (0 for custom frames) */
     const char *image; /* "" unknown */
+    uint8_t inlined;   /* inlined into the next frame: symbol is that function's, not its own */
 };
 
 /* The frames of callstack id, innermost first (inlined frames expanded), at most cap of
  * them into out; returns how many. */
 size_t tct_stack_expand(const struct tct_names *names, uint32_t id, struct tct_stack_frame *out, size_t cap);
+/* The source frames of one frame of a callstack (an index for names.callstack_frame): the
+ * functions inlined at its address, innermost first, then the one containing it; one
+ * unresolved frame (function NULL) while it has no answer. At most cap; returns how many. */
+size_t tct_stack_expand_frame(const struct tct_names *names, uint32_t frame, struct tct_stack_frame *out, size_t cap);
 #define TCT_STACK_MAX 4096 /* frames an exporter expands a callstack to, at most */
 
 /* Whether a client's name says something: clients call what they do not know "",

@@ -71,6 +71,10 @@ const struct tct_frame_set *tct_trace_frame_set_at(const struct tct_trace *tr, s
 size_t tct_trace_gpu_context_count(const struct tct_trace *tr);
 const struct tct_gpu_context *tct_trace_gpu_context_at(const struct tct_trace *tr, size_t index);
 
+/* The description a source gave a section category (SectionSetup), its length in *len;
+ * NULL when it gave none. */
+const char *tct_trace_section_category(const struct tct_trace *tr, uint32_t source, uint16_t category, size_t *len);
+
 /* A source's end as Tracy's server counts it: its latest event time, and at least the
  * end of its client's initialisation (the welcome's initEnd). */
 int64_t tct_source_end(const struct tct_source *src);

@@ -15,6 +15,7 @@ struct tct_trace *tct_trace_new(void)
 
 static void source_free(struct tct_source_state *s)
 {
+    tct_trace_free_sections(s);
     tcu_map_free(&s->threads);
     tcu_map_free(&s->plots);
     tcu_map_free(&s->frame_sets);
@@ -62,6 +63,7 @@ int tct_trace_add_source(struct tct_trace *tr, const struct tct_names *names, in
     tcu_map_init(&s->plots, 0, NULL);
     tcu_map_init(&s->frame_sets, 0, NULL);
     tcu_map_init(&s->gpu_contexts, 0, NULL);
+    tcu_map_init(&s->sections_left, 0, NULL);
     tr->sources[tr->source_count++] = s;
     return (int)s->pub.index;
 }
@@ -81,7 +83,7 @@ void tct_trace_source_incomplete(struct tct_trace *tr, uint32_t source, const ch
 /* ---- events --------------------------------------------------------------------------------- */
 
 /* The time an event moves the trace's end to: Tracy's server counts zones, messages,
- * frames, plots, memory, lock waits/obtains/releases, GPU zones and times, fibers; not
+ * frames, plots, memory, lock waits/obtains/releases, GPU zones and times, fibers, sections; not
  * lock announcements, terminations or marks, GPU contexts or crashes. */
 static int64_t event_time(const struct tcd_event *ev)
 {
@@ -104,6 +106,8 @@ static int64_t event_time(const struct tcd_event *ev)
     case TCD_GPU_ZONE_END:
     case TCD_FIBER_ENTER:
     case TCD_FIBER_LEAVE:
+    case TCD_SECTION_ENTER:
+    case TCD_SECTION_LEAVE:
         return ev->time;
     case TCD_SAMPLE:
     case TCD_CONTEXT_SWITCH:
@@ -229,11 +233,13 @@ void tct_trace_on_event(struct tct_trace *tr, uint32_t source, const struct tcd_
     case TCD_THREAD_WAKEUP:
         tct_trace_system(tr, src, ev);
         break;
-    case TCD_FRAME_IMAGE:   /* images are not part of any output */
-    case TCD_FIBER_LEAVE:   /* the decoder already moved the thread's events back */
-    case TCD_SECTION_ENTER: /* sections are not part of any output yet */
+    case TCD_FRAME_IMAGE: /* images are not part of any output */
+    case TCD_FIBER_LEAVE: /* the decoder already moved the thread's events back */
+    case TCD_SECTION_ENTER:
     case TCD_SECTION_LEAVE:
     case TCD_SECTION_SETUP:
+        tct_trace_section(tr, src, ev);
+        break;
     case TCD_CALLSTACK_FRAME: /* frames stay in the decoder's tables */
     case TCD_THREAD_NAME:     /* names too (left above) */
         break;
@@ -248,6 +254,7 @@ void tct_trace_finish(struct tct_trace *tr)
     if (tr->finished)
         return;
     tct_trace_finish_zones(tr);
+    tct_trace_finish_sections(tr);
     tct_trace_finish_records(tr);
     tr->finished = 1;
 }

@@ -1,6 +1,7 @@
 /* trace_internal.h - what the trace's files share, a tree from the top down: trace_replay.c
  * (replays), trace_events.c (sources, events handed out by kind, the end), trace_records.c
- * (everything but zones), trace_zones.c (threads and their zones), trace_sinks.c (sinks,
+ * and trace_sections.c (everything but zones), trace_zones.c (threads and their zones),
+ * trace_sinks.c (sinks,
  * handing them records) and trace_log.c (the kept events). Not for sinks or outputs. */
 #ifndef TRACYC_TRACE_TRACE_INTERNAL_H
 #define TRACYC_TRACE_TRACE_INTERNAL_H
@@ -20,6 +21,7 @@ struct tct_open_zone {
     uint64_t value;
     uint32_t color;
     uint8_t has_value, has_color;
+    uint8_t renamed; /* TCT_ZONE_RENAMED */
 };
 
 /* A thread as the trace keeps it: what sinks see, and its open zones. */
@@ -28,6 +30,7 @@ struct tct_thread_state {
     struct tct_open_zone *open; /* outermost first */
     size_t open_count, open_cap;
     uint32_t skipped_open; /* begins past TCT_MAX_DEPTH (or refused for memory) still open */
+    uint8_t begin_pending; /* the innermost open zone's TCT_REC_ZONE_BEGIN is still to be handed out */
     uint64_t next_zone;    /* seq of its next zone */
     uint64_t next_sample;
 };
@@ -70,12 +73,34 @@ struct tct_gpu_context_state {
     size_t stack_count, stack_cap;
 };
 
+/* A section entered and not yet left. */
+struct tct_open_section {
+    int64_t begin;
+    uint64_t seq;
+    char *text; /* malloc'd */
+    size_t text_len;
+    uint32_t id, thread;
+    uint16_t category;
+};
+
+/* A section category's description. */
+struct tct_section_category {
+    uint16_t category;
+    char *text; /* malloc'd */
+    size_t text_len;
+};
+
 struct tct_source_state {
     struct tct_source pub;
     struct tcu_map threads, plots, frame_sets, gpu_contexts; /* id -> index in the trace's arrays */
     struct tct_thread_state *last_thread;                    /* the thread the previous event went to */
     uint64_t next_message, next_switch, next_wakeup;
     uint32_t numbered; /* threads given a server number */
+    struct tct_open_section *open_sections;
+    size_t open_section_count, open_section_cap;
+    struct tcu_map sections_left; /* id -> time of a leave that came before its enter */
+    struct tct_section_category *categories;
+    size_t category_count, category_cap;
     size_t app_info_cap;
 };
 
@@ -123,8 +148,16 @@ struct tct_thread_state *tct_trace_thread_of(struct tct_trace *tr, struct tct_so
 void tct_trace_number_thread(struct tct_trace *tr, struct tct_thread_state *t);
 void tct_trace_zone_event(struct tct_trace *tr, struct tct_source_state *src, const struct tcd_event *ev);
 void tct_trace_fiber_enter(struct tct_trace *tr, struct tct_source_state *src, const struct tcd_event *ev);
+/* The thread goes on (another of its records comes): hands out its innermost zone's begin if
+ * that is still pending (TCT_REC_ZONE_BEGIN). */
+void tct_trace_zone_settle(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t);
 void tct_trace_finish_zones(struct tct_trace *tr);
 void tct_trace_free_thread(struct tct_thread_state *t);
+
+/* trace_sections.c */
+void tct_trace_section(struct tct_trace *tr, struct tct_source_state *src, const struct tcd_event *ev);
+void tct_trace_finish_sections(struct tct_trace *tr);
+void tct_trace_free_sections(struct tct_source_state *src);
 
 /* trace_records.c */
 void tct_trace_message(struct tct_trace *tr, struct tct_source_state *src, const struct tcd_event *ev);

@@ -156,7 +156,7 @@ static int decode_event(struct cursor *c, int64_t *time, struct tcd_event *ev, u
     uint64_t v[F_ADDRESS + 1] = {0};
     for (uint32_t m = mask & ((1u << (F_ADDRESS + 1)) - 1); m; m &= m - 1)
         v[__builtin_ctz(m)] = get_varint(c);
-    *time += unzigzag(v[F_TIME]);
+    *time = (int64_t)((uint64_t)*time + (uint64_t)unzigzag(v[F_TIME])); /* wraps as the writer's step did */
     ev->time = *time;
     ev->time2 = unzigzag(v[F_TIME2]);
     ev->thread = (uint32_t)v[F_THREAD];

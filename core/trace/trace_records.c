@@ -53,6 +53,7 @@ void tct_trace_message(struct tct_trace *tr, struct tct_source_state *src, const
         return;
     }
     tct_trace_number_thread(tr, t);
+    tct_trace_zone_settle(tr, src, t); /* a message inside a zone comes after its begin */
     t->pub.messages++;
     src->pub.messages++;
     struct tct_record rec = {.kind = TCT_REC_MESSAGE, .source = &src->pub, .thread = &t->pub};
@@ -321,10 +322,17 @@ static void gpu_time(struct tct_trace *tr, struct tct_source_state *src, struct 
     c->query_slot[ev->query] = 0;
     uint32_t slot = (pending >> 1) - 1;
     struct tct_gpu_pending *p = &c->pending[slot];
-    if (pending & 1)
+    if (pending & 1) {
         p->rec.gpu_end = ev->time2;
-    else
+    } else {
         p->rec.gpu_begin = ev->time2;
+        if (tr->want_count[TCT_REC_GPU_BEGIN]) {
+            struct tct_record rec = {.kind = TCT_REC_GPU_BEGIN, .source = &src->pub};
+            rec.u.gpu = p->rec;
+            rec.u.gpu.gpu_end = TCT_TIME_NONE;
+            tct_trace_deliver(tr, &rec);
+        }
+    }
     p->queries--;
     gpu_settle(tr, c, slot);
 }

@@ -68,6 +68,7 @@ static void zone_begin(struct tct_trace *tr, struct tct_source_state *src, struc
         return;
     }
     t->open = open;
+    tct_trace_zone_settle(tr, src, t);
     t->open[t->open_count++] = (struct tct_open_zone){
         .begin = ev->time, .seq = t->next_zone++, .srcloc = ev->srcloc, .callstack = ev->callstack};
     uint32_t depth = (uint32_t)t->open_count - 1;
@@ -75,31 +76,18 @@ static void zone_begin(struct tct_trace *tr, struct tct_source_state *src, struc
         t->pub.max_depth = depth;
     t->pub.zones++;
     src->pub.zones++;
-    (void)tr;
+    t->begin_pending = tr->want_count[TCT_REC_ZONE_BEGIN] != 0;
 }
 
-/* Ends the innermost open zone at `end` and hands it to the sinks. */
-static void zone_close(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t, int64_t end,
-                       uint8_t flags)
+/* A zone's record as it stands: its end, flags and self time are the caller's. */
+static struct tct_zone_record zone_record(const struct tct_open_zone *z, uint32_t depth)
 {
-    struct tct_open_zone *z = &t->open[--t->open_count];
-    if (end < z->begin)
-        end = z->begin;
-    int64_t span = end - z->begin;
-    if (t->open_count)
-        t->open[t->open_count - 1].children = tct_time_add(t->open[t->open_count - 1].children, span);
-    else
-        t->pub.busy = tct_time_add(t->pub.busy, span);
-    struct tct_record rec = {.kind = TCT_REC_ZONE, .source = &src->pub, .thread = &t->pub};
-    rec.u.zone = (struct tct_zone_record){
+    return (struct tct_zone_record){
         .begin = z->begin,
-        .end = end,
-        .self = tct_time_sub(span, z->children),
         .seq = z->seq,
         .srcloc = z->srcloc,
-        .depth = (uint32_t)t->open_count,
+        .depth = depth,
         .callstack = z->callstack,
-        .flags = flags,
         .text = z->text,
         .text_len = z->text_len,
         .name = z->name,
@@ -109,6 +97,37 @@ static void zone_close(struct tct_trace *tr, struct tct_source_state *src, struc
         .has_value = z->has_value,
         .has_color = z->has_color,
     };
+}
+
+void tct_trace_zone_settle(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t)
+{
+    if (!t->begin_pending)
+        return;
+    t->begin_pending = 0;
+    struct tct_record rec = {.kind = TCT_REC_ZONE_BEGIN, .source = &src->pub, .thread = &t->pub};
+    rec.u.zone = zone_record(&t->open[t->open_count - 1], (uint32_t)t->open_count - 1);
+    rec.u.zone.end = TCT_TIME_NONE;
+    tct_trace_deliver(tr, &rec);
+}
+
+/* Ends the innermost open zone at `end` and hands it to the sinks. */
+static void zone_close(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t, int64_t end,
+                       uint8_t flags)
+{
+    tct_trace_zone_settle(tr, src, t);
+    struct tct_open_zone *z = &t->open[--t->open_count];
+    if (end < z->begin)
+        end = z->begin;
+    int64_t span = end - z->begin;
+    if (t->open_count)
+        t->open[t->open_count - 1].children = tct_time_add(t->open[t->open_count - 1].children, span);
+    else
+        t->pub.busy = tct_time_add(t->pub.busy, span);
+    struct tct_record rec = {.kind = TCT_REC_ZONE, .source = &src->pub, .thread = &t->pub};
+    rec.u.zone = zone_record(z, (uint32_t)t->open_count);
+    rec.u.zone.end = end;
+    rec.u.zone.self = tct_time_sub(span, z->children);
+    rec.u.zone.flags = flags | (z->renamed ? TCT_ZONE_RENAMED : 0);
     tct_trace_deliver(tr, &rec);
     free(z->text);
     free(z->name);
@@ -147,7 +166,8 @@ static int append_text(char **text, size_t *len, const char *s, size_t n)
     return 0;
 }
 
-static void zone_data(struct tct_source_state *src, struct tct_thread_state *t, const struct tcd_event *ev)
+static void zone_data(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t,
+                      const struct tcd_event *ev)
 {
     if (t->skipped_open || !t->open_count) {
         src->pub.ignored_events++;
@@ -172,6 +192,7 @@ static void zone_data(struct tct_source_state *src, struct tct_thread_state *t, 
         free(z->name);
         z->name = name;
         z->name_len = len;
+        z->renamed = !t->begin_pending && tr->want_count[TCT_REC_ZONE_BEGIN]; /* its begin is out */
         break;
     }
     case TCD_ZONE_COLOR:
@@ -203,7 +224,7 @@ void tct_trace_zone_event(struct tct_trace *tr, struct tct_source_state *src, co
     else if (ev->kind == TCD_ZONE_END)
         zone_end(tr, src, t, ev);
     else
-        zone_data(src, t, ev);
+        zone_data(tr, src, t, ev);
 }
 
 /* Tracy's server numbers the OS thread that enters a fiber, and knows the fiber as a

@@ -11,6 +11,20 @@ int tct_writer_flush(struct tct_writer *w)
     return ferror(w->out);
 }
 
+void tct_write_text(struct tct_writer *w, const char *s, size_t len)
+{
+    const char *end = s + len;
+    while (s < end) {
+        const char *nul = memchr(s, 0, (size_t)(end - s));
+        const char *stop = nul ? nul : end;
+        tct_write(w, s, (size_t)(stop - s));
+        if (!nul)
+            break;
+        tct_write(w, "\\0", 2);
+        s = nul + 1;
+    }
+}
+
 void tct_write_u64(struct tct_writer *w, uint64_t v)
 {
     char digits[20];

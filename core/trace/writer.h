@@ -50,6 +50,8 @@ static inline void tct_write_char(struct tct_writer *w, char c)
     w->buf[w->len++] = c;
 }
 
+/* s[0..len) as text: a NUL byte is written as the two characters \0 (CSV, summary). */
+void tct_write_text(struct tct_writer *w, const char *s, size_t len);
 void tct_write_u64(struct tct_writer *w, uint64_t v);
 void tct_write_i64(struct tct_writer *w, int64_t v);
 /* printf into the buffer, for the rare fields that need a format (doubles). */

@@ -19,6 +19,7 @@
 #include "trace/trace.h"
 #include "trace/zone_stats.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -881,9 +882,122 @@ static void test_saturating_sums(void)
     free(export_to_string(TCT_FORMAT_CHROME, saturating_scenario, &o, NULL));
 }
 
+/* A sink that wants the begins (as the Perfetto output does): what came, in order. */
+struct begin_log {
+    struct tct_sink sink;
+    char log[1024];
+};
+
+static void log_record(struct tct_sink *sink, const struct tct_record *rec)
+{
+    struct begin_log *l = (struct begin_log *)sink;
+    size_t n = strlen(l->log);
+    const struct tct_zone_record *z = &rec->u.zone;
+    if (rec->kind == TCT_REC_MESSAGE)
+        snprintf(l->log + n, sizeof l->log - n, "message;");
+    else if (rec->kind == TCT_REC_GPU_BEGIN || rec->kind == TCT_REC_GPU_ZONE)
+        snprintf(l->log + n, sizeof l->log - n, "%s %" PRId64 ";",
+                 rec->kind == TCT_REC_GPU_BEGIN ? "gpu begin" : "gpu zone", rec->u.gpu.gpu_begin);
+    else
+        snprintf(l->log + n, sizeof l->log - n, "%s %" PRIu64 " %" PRId64 " %.*s/%.*s%s;",
+                 rec->kind == TCT_REC_ZONE_BEGIN ? "begin" : "zone", z->seq,
+                 rec->kind == TCT_REC_ZONE_BEGIN ? z->begin : z->end, (int)z->name_len, z->name ? z->name : "",
+                 (int)z->text_len, z->text ? z->text : "", z->flags & TCT_ZONE_RENAMED ? " renamed" : "");
+}
+
+static const struct tct_sink_ops begin_log_ops = {"begins",
+                                                  TCT_REC_BIT(TCT_REC_ZONE_BEGIN) | TCT_REC_BIT(TCT_REC_ZONE) |
+                                                      TCT_REC_BIT(TCT_REC_MESSAGE) | TCT_REC_BIT(TCT_REC_GPU_BEGIN) |
+                                                      TCT_REC_BIT(TCT_REC_GPU_ZONE),
+                                                  log_record, keeper_free, NULL};
+
+/* A name and a text given right after a begin; a message inside a zone; a name given after a
+ * child zone; a GPU zone whose GPU begin comes before its CPU end. */
+static void begins_scenario(struct tct_trace *tr)
+{
+    begin(tr, MAIN_TID, 10, SL_MAIN);
+    ev_text(tr, TCD_ZONE_NAME, MAIN_TID, 0, "renamed");
+    begin(tr, MAIN_TID, 20, SL_WORK);
+    ev_text(tr, TCD_ZONE_TEXT, MAIN_TID, 0, "txt");
+    ev_text(tr, TCD_MESSAGE, MAIN_TID, 25, "inside");
+    end(tr, MAIN_TID, 30);
+    ev_text(tr, TCD_ZONE_NAME, MAIN_TID, 0, "late");
+    end(tr, MAIN_TID, 40);
+    ev(tr, (struct tcd_event){.kind = TCD_GPU_CONTEXT, .id = 0, .thread = MAIN_TID, .time = 0, .dvalue = 1.0});
+    ev(tr,
+       (struct tcd_event){.kind = TCD_GPU_ZONE_BEGIN, .query = 4, .thread = MAIN_TID, .time = 50, .srcloc = SL_WORK});
+    ev(tr, (struct tcd_event){.kind = TCD_GPU_TIME, .query = 4, .time2 = 55});
+    ev(tr, (struct tcd_event){.kind = TCD_GPU_ZONE_END, .query = 5, .thread = 0, .time = 60}); /* a bound context */
+    ev(tr, (struct tcd_event){.kind = TCD_GPU_TIME, .query = 5, .time2 = 65});
+    begin(tr, MAIN_TID, 70, SL_LEAF); /* open at the end */
+}
+
+static void test_zone_begins(void)
+{
+    struct tct_trace *tr = new_trace();
+    struct begin_log *l = calloc(1, sizeof *l);
+    l->sink.ops = &begin_log_ops;
+    CHECK_EQ_INT(tct_trace_add_sink(tr, &l->sink), 0);
+    begins_scenario(tr);
+    tct_trace_finish(tr);
+    CHECK_STR(l->log, "begin 0 10 renamed/;begin 1 20 /txt;message;zone 1 30 /txt;zone 0 40 late/ renamed;"
+                      "gpu begin 55;gpu zone 55;begin 2 70 /;zone 2 70 /;");
+    tct_trace_free(tr);
+
+    /* Without a sink that wants them, the trace hands out no begins and marks no renaming. */
+    tr = new_trace();
+    struct zone_keeper *k = calloc(1, sizeof *k);
+    k->sink.ops = &keeper_ops;
+    CHECK_EQ_INT(tct_trace_add_sink(tr, &k->sink), 0);
+    begins_scenario(tr);
+    tct_trace_finish(tr);
+    CHECK(k->count == 3 && k->zones[1].z.flags == 0 && strcmp(k->zones[1].name, "late") == 0);
+    tct_trace_free(tr);
+
+    /* The Perfetto output: the slice keeps the name its begin had, the later one is an argument. */
+    struct tct_export_options o = {0};
+    char *pf = NULL;
+    size_t len = 0;
+    tr = new_trace();
+    struct tct_output *out = tct_output_new(tr, TCT_FORMAT_PFTRACE, &o);
+    begins_scenario(tr);
+    tct_trace_finish(tr);
+    FILE *f = open_memstream(&pf, &len);
+    CHECK_EQ_INT(tct_output_write_to(out, f), 0);
+    fclose(f);
+    CHECK(memmem(pf, len, "renamed", 7) != NULL && memmem(pf, len, "late", 4) != NULL);
+    free(pf);
+    tct_output_free(out);
+    tct_trace_free(tr);
+}
+
+/* Kept events hold each time as its step from the one before, whatever the client sent:
+ * between the largest and the smallest time that step wraps, and reading it back must wrap
+ * the same way (UBSan aborts on a signed overflow in the sanitizer build). */
+static void hostile_times_scenario(struct tct_trace *tr)
+{
+    begin(tr, MAIN_TID, INT64_MAX, SL_WORK);
+    end(tr, MAIN_TID, INT64_MIN); /* pulled to 2^53 and -2^53: it ends where it began */
+    begin(tr, MAIN_TID, INT64_MAX, SL_LEAF);
+    end(tr, MAIN_TID, INT64_MAX);
+}
+
+static void test_hostile_times_replayed(void)
+{
+    struct tct_export_options o = {0};
+    char *json = export_to_string(TCT_FORMAT_CHROME, hostile_times_scenario, &o, NULL);
+    size_t zones = 0;
+    for (const char *p = json; (p = strstr(p, "\"ts\":9007199254740.99201,\"dur\":0.00001")); p++)
+        zones++;
+    CHECK_EQ_INT(zones, 2);
+    free(json);
+}
+
 static void test_export_file(void)
 {
     CHECK_EQ_INT(tct_export_format_for("a/b.json"), TCT_FORMAT_CHROME);
+    CHECK_EQ_INT(tct_export_format_for("trace.pftrace"), TCT_FORMAT_PFTRACE);
+    CHECK_EQ_INT(tct_export_format_for("TRACE.PFTRACE"), TCT_FORMAT_PFTRACE);
     CHECK_EQ_INT(tct_export_format_for("stats.CSV"), TCT_FORMAT_CSV);
     CHECK_EQ_INT(tct_export_format_for("summary.txt"), TCT_FORMAT_SUMMARY);
     CHECK_EQ_INT(tct_export_format_for("dir.json/out"), TCT_FORMAT_SUMMARY);
@@ -896,7 +1010,7 @@ static void test_export_file(void)
     CHECK_EQ_INT(tct_export_check_format("out/trace.TRACY", why, sizeof why), -1);
     CHECK(strstr(why, "out/trace.TRACY: ") == why && strstr(why, "tracy-capture") != NULL);
     CHECK_EQ_INT(tct_export_check_format("x.html", why, sizeof why), -1);
-    CHECK(strstr(why, "'.html'") != NULL && strstr(why, ".json") != NULL);
+    CHECK(strstr(why, "'.html'") != NULL && strstr(why, ".json") != NULL && strstr(why, ".pftrace") != NULL);
 
     /* a decoder that never saw a client: names are empty, the output still works */
     static const struct tcd_callbacks cb = {0};
@@ -951,6 +1065,8 @@ int main(void)
     test_scale();
     test_deep_nesting();
     test_saturating_sums();
+    test_hostile_times_replayed();
+    test_zone_begins();
     test_export_file();
     return tt_finish("test_export");
 }

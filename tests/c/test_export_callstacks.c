@@ -15,28 +15,36 @@
 
 /* ---- fake tables ------------------------------------------------------------------------------ */
 
-static const struct tcd_subframe sub_leaf[] = {{"leaf_inl", "/src/a.c", 10, 0x1000}, {"leaf", "/src/a.c", 12, 0x1000}};
+/* leaf_inl is inlined into leaf: its symbol, as clients report it, is leaf's. */
+static const struct tcd_subframe sub_leaf[] = {{"leaf_inl", "/src/inline.h", 10, 0x1000},
+                                               {"leaf", "/src/a.c", 12, 0x1000}};
 static const struct tcd_subframe sub_mid[] = {{"mid + 123", "[unknown]", 0, 0}};
 static const struct tcd_subframe sub_main[] = {{"main", "/src/main.c", 5, 0x3000}};
 static const struct tcd_subframe sub_semi[] = {{"semi;colon", "b.c", 1, 0}};
 static const struct tcd_subframe sub_rec[] = {{"rec", "r.c", 3, 0x6000}};
+/* A C++ name longer than any column, in a file whose name and line must not be cut. */
+static const struct tcd_subframe sub_long[] = {
+    {"nlohmann::json_abi_v3_11_2::basic_json<std::map, std::vector, std::__cxx11::basic_string<char>, bool, long, "
+     "unsigned long, double>::parse(char const*)",
+     "/usr/include/zstd_compress_internal_and_more.h", 1234, 0}};
 
 static const struct tcd_frame frames[] = {
     {0x1001, "/bin/prog", sub_leaf, 2, TCD_FRAME_RESOLVED}, {0x2001, "/lib/libx.so", sub_mid, 1, TCD_FRAME_RESOLVED},
     {0x3001, "/bin/prog", sub_main, 1, TCD_FRAME_RESOLVED}, {0x4001, "", NULL, 0, TCD_FRAME_UNRESOLVED},
     {0x5001, "/bin/prog", sub_semi, 1, TCD_FRAME_RESOLVED}, {0x6001, "/bin/prog", sub_rec, 1, TCD_FRAME_RESOLVED},
+    {0x7001, "/bin/prog", sub_long, 1, TCD_FRAME_RESOLVED},
 };
 
-/* Callstacks 1..4, leaf first. */
-static const uint32_t cs1[] = {0, 1, 2}, cs2[] = {3, 2}, cs3[] = {4, 2}, cs4[] = {5, 5, 2};
-static const uint32_t *const stacks[] = {NULL, cs1, cs2, cs3, cs4};
-static const uint32_t depths[] = {0, 3, 2, 2, 3};
+/* Callstacks 1..5, leaf first. */
+static const uint32_t cs1[] = {0, 1, 2}, cs2[] = {3, 2}, cs3[] = {4, 2}, cs4[] = {5, 5, 2}, cs5[] = {6, 2};
+static const uint32_t *const stacks[] = {NULL, cs1, cs2, cs3, cs4, cs5};
+static const uint32_t depths[] = {0, 3, 2, 2, 3, 2};
 
 static const uint32_t *fake_callstack(const void *ctx, uint32_t id, uint32_t *depth)
 {
     (void)ctx;
-    *depth = id >= 1 && id <= 4 ? depths[id] : 0;
-    return id >= 1 && id <= 4 ? stacks[id] : NULL;
+    *depth = id >= 1 && id <= 5 ? depths[id] : 0;
+    return id >= 1 && id <= 5 ? stacks[id] : NULL;
 }
 static const struct tcd_frame *fake_frame(const void *ctx, uint32_t index)
 {
@@ -206,17 +214,17 @@ static void summary(void)
     tt_check(strstr(text, "!! 5 samples were LOST") != NULL, "lost samples warned");
     tt_check(strstr(text, "!! 1 context switches came without a time") != NULL, "untimed switch warned");
     tt_check(strstr(text, "Top 4 functions by self samples (of 7 functions)\n") != NULL, "functions with self samples");
-    tt_check(strstr(text, "         4   44.4%          4   44.4%  leaf_inl                           a.c:11\n") != NULL,
-             "leaf_inl: 4 self samples, defined at a.c:11 (its symbol)");
-    tt_check(strstr(text, "         2   22.2%          2   22.2%  rec                                r.c\n") != NULL,
+    tt_check(strstr(text, "         4   44.4%          4   44.4%  leaf_inl   inline.h:10\n") != NULL,
+             "leaf_inl: 4 self samples, inlined: its own file and line, not its caller's definition");
+    tt_check(strstr(text, "         0    0.0%          4   44.4%  leaf       a.c:11\n") != NULL,
+             "leaf: defined at a.c:11 (its symbol)");
+    tt_check(strstr(text, "         2   22.2%          2   22.2%  rec        r.c:3\n") != NULL,
              "recursion counts once in the total");
-    tt_check(strstr(text, "         0    0.0%          9  100.0%  main                               main.c:4\n") !=
-                 NULL,
+    tt_check(strstr(text, "         0    0.0%          9  100.0%  main       main.c:4\n") != NULL,
              "main: every sample, no self");
-    tt_check(strstr(text, "         0    0.0%          4   44.4%  mid                                [libx.so]\n") !=
-                 NULL,
+    tt_check(strstr(text, "         0    0.0%          4   44.4%  mid        [libx.so]\n") != NULL,
              "\" + 123\" is not part of the name; an unknown file shows the image");
-    tt_check(strstr(text, "         1   11.1%          1   11.1%  [0x4001]                           -\n") != NULL,
+    tt_check(strstr(text, "         1   11.1%          1   11.1%  [0x4001]   -\n") != NULL,
              "an unresolved frame by address");
     /* CPU: thread 1 on from 1000 to 5000 (moving CPUs at 3000), off to 6000, on to the end. */
     tt_check(strstr(text, "  main thread                                     1            7      4.00 us      1.00 us "
@@ -244,10 +252,11 @@ static void chrome(void)
     const char *bad = json_check(text, strlen(text), &where);
     tt_check(!bad, "valid JSON (%s at %zu)", bad ? bad : "", where);
     tt_check(strstr(text, ",\"sf\":4,\"loc\":") != NULL, "the zone's innermost frame as \"sf\"");
-    tt_check(strstr(text, "\"stackFrames\":{\n\"1\":{\"name\":\"main main.c:5\",\"category\":\"prog\"},\n"
-                          "\"2\":{\"name\":\"mid\",\"category\":\"libx.so\",\"parent\":\"1\"},\n"
-                          "\"3\":{\"name\":\"leaf a.c:12\",\"category\":\"prog\",\"parent\":\"2\"},\n"
-                          "\"4\":{\"name\":\"leaf_inl a.c:10\",\"category\":\"prog\",\"parent\":\"3\"}\n}") != NULL,
+    tt_check(strstr(text,
+                    "\"stackFrames\":{\n\"1\":{\"name\":\"main main.c:5\",\"category\":\"prog\"},\n"
+                    "\"2\":{\"name\":\"mid\",\"category\":\"libx.so\",\"parent\":\"1\"},\n"
+                    "\"3\":{\"name\":\"leaf a.c:12\",\"category\":\"prog\",\"parent\":\"2\"},\n"
+                    "\"4\":{\"name\":\"leaf_inl inline.h:10\",\"category\":\"prog\",\"parent\":\"3\"}\n}") != NULL,
              "stackFrames with locations and images");
     tt_check(strstr(text, "{\"ph\":\"P\",\"name\":\"Profile\",\"pid\":4242,\"id\":\"0x1\",\"tid\":1,\"ts\":1.00001,"
                           "\"args\":{\"data\":{\"startTime\":1}}}") != NULL,
@@ -287,8 +296,53 @@ static void svg(void)
     tt_check(strstr(text, "no CPU samples were recorded") != NULL, "an empty flame graph says so");
     free(text);
     text = export_string(nothing, TCT_FORMAT_FOLDED);
-    tt_check(text && !text[0], "no samples: an empty folded file");
+    tt_check(text && strncmp(text, "# tracyc: no CPU samples (the client sent none", 46) == 0 &&
+                 strchr(text, '\n') == text + strlen(text) - 1 && strstr(text, ")\n"),
+             "no samples: one comment line that says why, which flame graph tools skip: %s", text);
     free(text);
+}
+
+/* A function whose name is longer than any column, in a file with a long name. */
+static void long_names(struct tct_trace *tr)
+{
+    sample(tr, 1, 1000, 5, 0);
+    tct_trace_on_event(tr, 0, &(struct tcd_event){.kind = TCD_ZONE_BEGIN, .thread = 1, .time = 500, .srcloc = 1});
+    tct_trace_on_event(tr, 0, &(struct tcd_event){.kind = TCD_ZONE_END, .thread = 1, .time = 5500});
+}
+
+static const struct tcd_srcloc long_zone = {"a zone whose name is longer than its column used to be", "fn",
+                                            "/usr/include/zstd_compress_internal_and_more.h", 4321, 0};
+
+static const struct tcd_srcloc *long_srcloc(const void *ctx, uint32_t index)
+{
+    (void)ctx;
+    return index == 1 ? &long_zone : &zone_loc;
+}
+
+/* Nothing is cut without a mark, and a location never loses its line (issue 22, item 7). */
+static void summary_long_names(void)
+{
+    struct tct_trace *tr = tct_trace_new();
+    struct tct_names n = names();
+    n.srcloc = long_srcloc;
+    tct_trace_add_source(tr, &n, 0);
+    struct tct_output *out = tct_output_new(tr, TCT_FORMAT_SUMMARY, NULL);
+    long_names(tr);
+    tct_trace_finish(tr);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    tct_output_write_to(out, f);
+    fclose(f);
+    tt_check(strstr(text, "  a zone whose name is longer than its column used to be  "
+                          "zstd_compress_internal_and_more.h:4321\n") != NULL,
+             "a zone's name and location in full");
+    tt_check(strstr(text, "  nlohmann::json_abi_v3_11_2::basic_json<std::map, std::vec... "
+                          "zstd_compress_internal_and_more.h:1234\n") != NULL,
+             "a function name past 60 columns cut with a mark, its location whole");
+    free(text);
+    tct_output_free(out);
+    tct_trace_free(tr);
 }
 
 /* A long profile is written in chunks of 1000 samples, each carrying only the nodes it
@@ -360,6 +414,7 @@ int main(void)
     chrome();
     svg();
     chunked_profile();
+    summary_long_names();
     formats_by_name();
     return tt_finish("test_export_callstacks");
 }

@@ -7,7 +7,7 @@
  * tests/fuzz/seeds/record_stream writes them (tests/fuzz/corpus/fuzz_decode_handshake/, tests/c/fixtures/streams/). A decoder
  * sends the same queries in the same order as the one that recorded it, so the recorded
  * answers fit. Writes into OUT_DIR, all from one pass over the stream: summary.txt,
- * trace.json, profile.folded, flame.svg, and the CSV in each of tracy-csvexport's modes
+ * trace.json, trace.pftrace, profile.folded, flame.svg, and the CSV in each of tracy-csvexport's modes
  * (stats.csv, self.csv, unwrap.csv, unwrap_self.csv, messages.csv, filter.csv).
  * tests/c/golden_outputs.sh compares them with the outputs kept in tests/c/fixtures/golden/.
  * SPILL_MEMORY (bytes) bounds what the capture keeps in memory before it uses the disk
@@ -74,6 +74,7 @@ int main(int argc, char **argv)
     } outputs[] = {
         {"summary.txt", {0}},
         {"trace.json", {0}},
+        {"trace.pftrace", {0}},
         {"profile.folded", {0}},
         {"flame.svg", {0}},
         {"stats.csv", {0}},

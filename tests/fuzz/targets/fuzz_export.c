@@ -2,8 +2,9 @@
  * fuzz_util.h) is decoded into a trace, finished as a capture finishes it (also when the
  * stream was cut off or rejected mid-way), and written as Chrome JSON, CSV
  * (tracy-csvexport's options picked from the input's last byte), the summary, folded
- * stacks and the SVG flame graph. The JSON must parse, whatever names and texts the
- * stream carried; every folded line must end in a sample count. */
+ * stacks, the SVG flame graph and the Perfetto trace. The JSON must parse, whatever names
+ * and texts the stream carried; every folded line must end in a sample count; the Perfetto
+ * trace must be TracePacket messages whose fields all lie within them. */
 #include "fuzz_util.h"
 #include "json_check.h"
 
@@ -55,6 +56,64 @@ static void check_chrome(struct tct_output *out)
     free(json);
 }
 
+/* A protobuf varint at *p, before end; 0 when it runs past it. */
+static int pb_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    *v = 0;
+    for (int shift = 0; shift < 64 && *p < end; shift += 7) {
+        uint8_t b = *(*p)++;
+        *v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return 1;
+    }
+    return 0;
+}
+
+/* Fields, each of a known wire type and within [p, end); of field 1 only when top. */
+static int pb_fields(const uint8_t *p, const uint8_t *end, int top)
+{
+    while (p < end) {
+        uint64_t key, v;
+        if (!pb_varint(&p, end, &key) || (top && key != (1 << 3 | 2)))
+            return 0;
+        switch (key & 7) {
+        case 0:
+            if (!pb_varint(&p, end, &v))
+                return 0;
+            break;
+        case 1:
+            if (end - p < 8)
+                return 0;
+            p += 8;
+            break;
+        case 2:
+            if (!pb_varint(&p, end, &v) || v > (uint64_t)(end - p) || (top && !pb_fields(p, p + v, 0)))
+                return 0;
+            p += v;
+            break;
+        default:
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void check_pftrace(struct tct_output *out)
+{
+    char *data = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&data, &len);
+    if (!f)
+        abort();
+    int rc = tct_output_write_to(out, f);
+    fclose(f);
+    if (rc == 0 && !pb_fields((const uint8_t *)data, (const uint8_t *)data + len, 1)) {
+        fprintf(stderr, "Perfetto export is not a stream of well-formed TracePackets (%zu bytes)\n", len);
+        abort();
+    }
+    free(data);
+}
+
 /* Every line: frames, a space, a count of at least 1. */
 static void check_folded(struct tct_output *out)
 {
@@ -98,9 +157,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
     if (tct_trace_add_source(trace, &names, 0) != 0)
         abort();
     struct tct_export_options o = options_from(len ? data[len - 1] : 0);
-    enum { CHROME, CSV, SUMMARY, FOLDED, SVG, OUTPUTS };
+    enum { CHROME, CSV, SUMMARY, FOLDED, SVG, PFTRACE, OUTPUTS };
     static const enum tct_format formats[OUTPUTS] = {TCT_FORMAT_CHROME, TCT_FORMAT_CSV, TCT_FORMAT_SUMMARY,
-                                                     TCT_FORMAT_FOLDED, TCT_FORMAT_SVG};
+                                                     TCT_FORMAT_FOLDED, TCT_FORMAT_SVG, TCT_FORMAT_PFTRACE};
     struct tct_output *out[OUTPUTS];
     for (int i = 0; i < OUTPUTS; i++)
         if (!(out[i] = tct_output_new(trace, formats[i], &o)))
@@ -117,6 +176,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
     tct_output_write_to(out[SUMMARY], devnull);
     check_folded(out[FOLDED]);
     tct_output_write_to(out[SVG], devnull);
+    check_pftrace(out[PFTRACE]);
     for (int i = 0; i < OUTPUTS; i++)
         tct_output_free(out[i]);
 
