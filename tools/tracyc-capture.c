@@ -7,14 +7,18 @@
  * is refused, .tracy included), and the CSV takes tracy-csvexport's options as long flags
  * (its short ones clash with tracy-capture's).
  *
+ * It says on stderr which program it records (name, pid, port), and warns when that is not
+ * the one started beside it (procinfo.c); --pid records a given process wherever its port.
+ *
  * Exit status: 0 the capture is complete, 1 incomplete (the client vanished, Ctrl-C, the
- * time limit; the output is still written), 2 error.
+ * time limit; the output is still written), 2 error (no client within the time limit, too).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* getopt_long, sigaction, isatty */
 #endif
 
 #include "capture/session.h"
+#include "procinfo.h"
 #include "trace/export.h"
 #include "trace/names.h"
 #include "trace/trace.h"
@@ -25,6 +29,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +42,8 @@ enum { EXIT_COMPLETE = 0, EXIT_INCOMPLETE = 1, EXIT_ERROR = 2 };
 struct args {
     const char *address;
     uint16_t port;
+    int port_given; /* -p was given */
+    pid_t pid;      /* --pid: record this process, 0: whoever holds the port */
     const char *output;
     int overwrite;
     double seconds;
@@ -46,8 +53,12 @@ struct args {
 
 struct capture {
     struct tct_trace *trace;
+    const struct args *args;
+    uint16_t port;   /* the port connected to (--pid: the one found) */
     int status_line; /* stderr is a terminal: keep one status line updated */
     double start;    /* when the first progress report came (connected) */
+    int look_beside; /* the recorded program was not started beside us: look for one that was */
+    double looked;   /* when the last look was */
 };
 
 static volatile int stop_requested; /* set by SIGINT and SIGTERM */
@@ -67,7 +78,7 @@ static double now_s(void)
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: tracyc-capture [-a ADDR] [-p PORT] [-o FILE] [-f] [-s SECONDS] [CSV options]\n"
+    fprintf(out, "usage: tracyc-capture [-a ADDR] [-p PORT] [--pid PID] [-o FILE] [-f] [-s SECONDS] [CSV options]\n"
                  "\n"
                  "Connects to a Tracy client (tracyc, or upstream Tracy 0.10 to 0.14.0), records until\n"
                  "it ends, then writes the capture. Without -o, prints the summary on stdout. The\n"
@@ -76,6 +87,9 @@ static void usage(FILE *out)
                  "\n"
                  "  -a ADDR          client address (default 127.0.0.1)\n"
                  "  -p PORT          client port (default 8086)\n"
+                 "  --pid PID        record process PID: wait until it listens on its Tracy port\n"
+                 "                   (PORT to PORT+19; without -p, its TRACY_PORT or 8086) and\n"
+                 "                   connect there; refuse any other program\n"
                  "  -o FILE          output, by extension: .pftrace Perfetto trace (zones with\n"
                  "                   source locations and callstacks, messages, plots, memory,\n"
                  "                   locks, GPU zones, CPU samples with their frames, context\n"
@@ -86,7 +100,7 @@ static void usage(FILE *out)
                  "                   them, .txt or no extension the text summary (\"-\" = stdout);\n"
                  "                   for a .tracy file use upstream's tracy-capture\n"
                  "  -f               overwrite FILE if it exists\n"
-                 "  -s SECONDS       stop capturing after this long\n"
+                 "  -s SECONDS       stop after this long, the wait for the client included\n"
                  "  --protocol N     offer only protocol version N (82, 76, 74, 69, 66 or 64)\n"
                  "  -h, --help       this help\n"
                  "\n"
@@ -104,15 +118,11 @@ static void usage(FILE *out)
 static int parse_args(int argc, char **argv, struct args *a)
 {
     static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {"filter", required_argument, NULL, 'F'},
-        {"case", no_argument, NULL, 'C'},
-        {"sep", required_argument, NULL, 'S'},
-        {"self", no_argument, NULL, 'E'},
-        {"unwrap", no_argument, NULL, 'U'},
-        {"messages", no_argument, NULL, 'M'},
-        {"protocol", required_argument, NULL, 'P'},
-        {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},      {"filter", required_argument, NULL, 'F'},
+        {"case", no_argument, NULL, 'C'},      {"sep", required_argument, NULL, 'S'},
+        {"self", no_argument, NULL, 'E'},      {"unwrap", no_argument, NULL, 'U'},
+        {"messages", no_argument, NULL, 'M'},  {"protocol", required_argument, NULL, 'P'},
+        {"pid", required_argument, NULL, 'I'}, {NULL, 0, NULL, 0},
     };
     *a = (struct args){.address = "127.0.0.1", .port = 8086};
     int c;
@@ -135,6 +145,16 @@ static int parse_args(int argc, char **argv, struct args *a)
                 return -1;
             }
             a->port = (uint16_t)port;
+            a->port_given = 1;
+            break;
+        }
+        case 'I': {
+            long pid = strtol(optarg, &end, 10);
+            if (*end || pid < 1 || pid > 0x7fffffff) {
+                fprintf(stderr, "tracyc-capture: --pid %s: not a process id\n", optarg);
+                return -1;
+            }
+            a->pid = (pid_t)pid;
             break;
         }
         case 's':
@@ -225,12 +245,72 @@ static void on_event(void *user, const struct tcd_event *ev)
     tct_trace_on_event(user, 0, ev);
 }
 
+/* Says something on stderr without breaking the status line. */
+static void say(const struct capture *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const struct capture *c, const char *fmt, ...)
+{
+    if (c->status_line)
+        fputs("\r\033[K", stderr);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+static int is_loopback(const char *address)
+{
+    return strcmp(address, "127.0.0.1") == 0 || strcmp(address, "::1") == 0 || strcmp(address, "localhost") == 0;
+}
+
+/* `./app & tracyc-capture` records whoever holds the port; when app had to take the next
+ * one, that is another program. A program started beside us (our parent's child) that
+ * listens on a port a client would try (PORT to PORT+19) is most likely the one meant. */
+static void look_beside(struct capture *c)
+{
+    pid_t kin[256];
+    int n = procinfo_children(getppid(), kin, 256);
+    for (int i = 0; i < n && c->look_beside; i++) {
+        uint16_t ports[16];
+        int np = kin[i] == getpid() ? 0 : procinfo_listening_ports(kin[i], ports, 16);
+        for (int j = 0; j < np && c->look_beside; j++) {
+            if (ports[j] == c->port || ports[j] < c->args->port || ports[j] - c->args->port >= 20)
+                continue;
+            char name[64];
+            say(c,
+                "tracyc-capture: warning: %s (pid %d), started beside tracyc-capture, listens on port %u: it is not "
+                "the program recorded here; to record it: tracyc-capture -p %u, or --pid %d\n",
+                procinfo_name(kin[i], name, sizeof name), (int)kin[i], ports[j], ports[j], (int)kin[i]);
+            c->look_beside = 0;
+        }
+    }
+}
+
+static int on_welcome(void *user, const struct tcd_welcome *w, char *why, size_t whylen)
+{
+    struct capture *c = user;
+    say(c, "tracyc-capture: recording %s (pid %llu) at %s port %u\n", w->program_name, (unsigned long long)w->pid,
+        c->args->address, c->port);
+    if (c->args->pid && w->pid != (uint64_t)c->args->pid) {
+        snprintf(why, whylen, "port %u is held by %s (pid %llu), not by process %d", c->port, w->program_name,
+                 (unsigned long long)w->pid, (int)c->args->pid);
+        return -1;
+    }
+    c->look_beside = !c->args->pid && is_loopback(c->args->address) && procinfo_parent((pid_t)w->pid) != getppid();
+    c->looked = now_s();
+    look_beside(c);
+    return 0;
+}
+
 static void on_progress(void *user, const struct tcd_stats *st)
 {
     struct capture *c = user;
+    double now = now_s();
+    if (c->look_beside && now - c->looked >= 1.0) { /* it may start listening later than we connected */
+        c->looked = now;
+        look_beside(c);
+    }
     if (!c->status_line)
         return;
-    double now = now_s();
     if (c->start == 0)
         c->start = now;
     double elapsed = now - c->start;
@@ -287,6 +367,44 @@ static void explain_error(const char *err)
                         "tracyc; this client is of another release\n");
 }
 
+/* --pid: waits until the process listens on a port a Tracy client takes (PORT to PORT+19),
+ * within the time limit (*waited: how long that took). The port, or 0 when it says on
+ * stderr why there is none. */
+static uint16_t port_of_process(const struct args *a, double *waited)
+{
+    int base = a->port_given ? a->port : procinfo_tracy_port(a->pid);
+    double start = now_s();
+    for (;;) {
+        uint16_t ports[64];
+        int n = procinfo_listening_ports(a->pid, ports, 64);
+        if (n < 0 && errno != ESRCH) {
+            fprintf(stderr, "tracyc-capture: cannot see the ports of process %d: %s\n", (int)a->pid, strerror(errno));
+            return 0;
+        }
+        for (int i = 0; i < n; i++)
+            if (ports[i] >= base && ports[i] - base < 20) {
+                *waited = now_s() - start;
+                return ports[i];
+            }
+        if (n < 0 || !procinfo_running(a->pid)) {
+            fprintf(stderr, "tracyc-capture: no process %d (or it ended before it listened on ports %d-%d)\n",
+                    (int)a->pid, base, base + 19);
+            return 0;
+        }
+        if (stop_requested) {
+            fprintf(stderr, "tracyc-capture: stopped before process %d listened on ports %d-%d\n", (int)a->pid, base,
+                    base + 19);
+            return 0;
+        }
+        if (a->seconds > 0 && now_s() - start >= a->seconds) {
+            fprintf(stderr, "tracyc-capture: process %d did not listen on ports %d-%d within the time limit of %g s\n",
+                    (int)a->pid, base, base + 19, a->seconds);
+            return 0;
+        }
+        nanosleep(&(struct timespec){0, 10 * 1000000L}, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
     struct args a;
@@ -295,7 +413,7 @@ int main(int argc, char **argv)
     if (check_output(&a) != 0)
         return EXIT_ERROR;
 
-    struct capture c = {.trace = tct_trace_new(), .status_line = isatty(STDERR_FILENO)};
+    struct capture c = {.trace = tct_trace_new(), .args = &a, .port = a.port, .status_line = isatty(STDERR_FILENO)};
     static const struct tcd_callbacks callbacks = {on_event, NULL};
     struct tcd_decoder *dec = c.trace ? tcd_decoder_new(&callbacks, c.trace, NULL) : NULL;
     struct tct_names names;
@@ -319,16 +437,31 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
+    double waited = 0;
+    if (a.pid) {
+        if (c.status_line)
+            fprintf(stderr, "Waiting for process %d to listen...", (int)a.pid);
+        c.port = port_of_process(&a, &waited);
+        if (c.status_line)
+            fputs("\r\033[K", stderr);
+        if (!c.port) {
+            tct_output_free(output);
+            tcd_decoder_free(dec);
+            tct_trace_free(c.trace);
+            return EXIT_ERROR;
+        }
+    }
     if (c.status_line)
-        fprintf(stderr, "Connecting to %s:%u...", a.address, a.port);
+        fprintf(stderr, "Connecting to %s:%u...", a.address, c.port);
     struct tcs_options opt = {
         .address = a.address,
-        .port = a.port,
-        .connect_timeout_s = 1e9, /* wait for the client as long as it takes, as upstream */
-        .time_limit_s = a.seconds,
+        .port = c.port,
+        .connect_timeout_s = 1e9, /* wait for the client as long as it takes (or -s), as upstream */
+        .time_limit_s = a.seconds > 0 ? (a.seconds > waited + 1e-3 ? a.seconds - waited : 1e-3) : 0,
         .stop_flag = &stop_requested,
         .protocol = a.protocol,
         .on_progress = on_progress,
+        .on_welcome = on_welcome,
         .user = &c,
     };
     char why[512] = "";

@@ -32,6 +32,8 @@ struct session {
     bool out_failed; /* the send buffer could not grow */
     char *err;
     size_t errlen;
+    double end;    /* when the time limit ends the run (CLOCK_MONOTONIC s); 0: never */
+    bool welcomed; /* on_welcome was called for this connection */
 };
 
 static double now_s(void)
@@ -104,9 +106,8 @@ static void send_terminate(struct session *s)
     }
 }
 
-/* One non-blocking connect attempt to one address. It waits until the deadline, but at
- * least 1 s, so that a last attempt to a slow host is not cut short. Sets *error. */
-static int connect_one(const struct addrinfo *ai, double deadline, volatile int *stop_flag, int *error)
+/* One non-blocking connect attempt to one address. It waits until attempt_end. Sets *error. */
+static int connect_one(const struct addrinfo *ai, double attempt_end, volatile int *stop_flag, int *error)
 {
     int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
     if (fd < 0) {
@@ -116,9 +117,6 @@ static int connect_one(const struct addrinfo *ai, double deadline, volatile int 
     if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
         return fd;
     *error = errno;
-    double attempt_end = now_s() + 1.0;
-    if (attempt_end < deadline)
-        attempt_end = deadline;
     while (*error == EINPROGRESS) {
         struct pollfd pfd = {.fd = fd, .events = POLLOUT};
         int r = poll(&pfd, 1, POLL_INTERVAL_MS);
@@ -151,15 +149,27 @@ static int connect_retrying(const struct tcs_options *opt, struct session *s)
         return -1;
     }
     double deadline = now_s() + (opt->connect_timeout_s > 0 ? opt->connect_timeout_s : 0);
+    bool limited = s->end > 0 && s->end < deadline; /* the time limit comes first */
+    if (limited)
+        deadline = s->end;
     int fd = -1, error = 0;
     for (;;) {
+        /* An attempt waits until the deadline, but at least 1 s, so that a last attempt to a
+         * slow host is not cut short; never past the time limit. */
+        double attempt_end = now_s() + 1.0;
+        if (attempt_end < deadline || limited)
+            attempt_end = deadline;
         for (const struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next)
-            fd = connect_one(ai, deadline, opt->stop_flag, &error);
+            fd = connect_one(ai, attempt_end, opt->stop_flag, &error);
         if (fd >= 0 || now_s() >= deadline || (opt->stop_flag && __atomic_load_n(opt->stop_flag, __ATOMIC_RELAXED)))
             break;
         nanosleep(&(struct timespec){0, CONNECT_RETRY_MS * 1000000L}, NULL);
     }
     freeaddrinfo(res);
+    if (fd < 0 && limited && now_s() >= deadline) {
+        say(s, "no client connected to %s port %s within the time limit of %g s", address, port, opt->time_limit_s);
+        return -1;
+    }
     if (fd < 0) {
         say(s, "cannot connect to %s port %s: %s", address, port, strerror(error));
         return -1;
@@ -190,14 +200,14 @@ static int end_of_stream(struct session *s, struct tcd_decoder *dec, const char 
 
 static int pump(const struct tcs_options *opt, struct session *s, struct tcd_decoder *dec, uint8_t *buf)
 {
-    double start = now_s(), last_progress = start;
+    double last_progress = now_s();
     for (;;) {
         if (opt->stop_flag && __atomic_load_n(opt->stop_flag, __ATOMIC_RELAXED)) {
             send_terminate(s);
             say(s, "stopped by the user");
             return TCS_INCOMPLETE;
         }
-        if (opt->time_limit_s > 0 && now_s() - start >= opt->time_limit_s) {
+        if (s->end > 0 && now_s() >= s->end) {
             send_terminate(s);
             say(s, "time limit of %g s reached", opt->time_limit_s);
             return TCS_INCOMPLETE;
@@ -222,6 +232,14 @@ static int pump(const struct tcs_options *opt, struct session *s, struct tcd_dec
                 return end_of_stream(s, dec, strerror(errno));
             if (n > 0) {
                 enum tcd_state st = tcd_decoder_feed(dec, buf, (size_t)n);
+                if (!s->welcomed && st != TCD_STATE_HANDSHAKE && st != TCD_STATE_FAILED) {
+                    s->welcomed = true;
+                    if (opt->on_welcome &&
+                        opt->on_welcome(opt->user, tcd_decoder_welcome(dec), s->err, s->errlen) != 0) {
+                        send_terminate(s);
+                        return TCS_ERROR;
+                    }
+                }
                 if (st == TCD_STATE_DONE) {
                     send_terminate(s);
                     return TCS_COMPLETE;
@@ -253,6 +271,7 @@ static uint32_t next_version(uint32_t protocol)
 int tcs_capture(const struct tcs_options *opt, struct tcd_decoder *dec, char *err, size_t errlen)
 {
     struct session s = {.fd = -1, .err = err, .errlen = errlen};
+    s.end = opt->time_limit_s > 0 ? now_s() + opt->time_limit_s : 0;
     say(&s, "%s", "");
     uint8_t *buf = malloc(RECV_CHUNK);
     if (!buf) {

@@ -8,8 +8,8 @@
  *   int rc = tcs_capture(&opt, dec, err, sizeof err);
  *
  * tcs_capture() connects to address:port (IPv4 or IPv6, resolved with getaddrinfo),
- * retrying every 10 ms until connect_timeout_s has passed, as upstream tracy-capture
- * does. It sends the handshake request of protocol 82 (or opt->protocol); when the
+ * retrying every 10 ms until connect_timeout_s (or the time limit) has passed, as upstream
+ * tracy-capture does. It sends the handshake request of protocol 82 (or opt->protocol); when the
  * client answers "protocol mismatch" it connects again and offers the next older version
  * tracyc speaks (76, 74, 69, 66, 64), so clients of every supported Tracy release are
  * recorded; tcd_decoder_version(dec) then says which one it settled on. It feeds every
@@ -21,10 +21,11 @@
  *   - the decoder is DONE: a Terminate query is sent, the socket closed   -> TCS_COMPLETE
  *   - the client closes the connection: tcd_decoder_close() decides       -> COMPLETE if it
  *     says DONE (Terminate seen), else TCS_INCOMPLETE with its reason
- *   - *stop_flag becomes non-zero, or time_limit_s passes: a Terminate
+ *   - *stop_flag becomes non-zero, or the time limit passes: a Terminate
  *     query is sent (best effort), the socket closed                       -> TCS_INCOMPLETE
- *   - the connection cannot be made, the handshake is refused or cut off,
- *     or the decoder FAILED (a Terminate query is sent first)             -> TCS_ERROR
+ *   - the connection cannot be made (within the time limit), the handshake is refused or cut off,
+ *     the decoder FAILED or on_welcome refused the client (a Terminate
+ *     query is sent first)                                                 -> TCS_ERROR
  *
  * err (may be NULL) receives a sentence saying why, "" on TCS_COMPLETE. Everything
  * decoded up to the end has been delivered to the decoder's callbacks, and its tables
@@ -48,11 +49,15 @@ struct tcs_options {
     const char *address;      /* host name or numeric address; NULL = "127.0.0.1" */
     uint16_t port;            /* 0 = 8086 */
     double connect_timeout_s; /* keep retrying the connect this long; <= 0: one attempt */
-    double time_limit_s;      /* stop the capture after this long; <= 0: no limit */
+    double time_limit_s;      /* stop this long after tcs_capture began, the wait for the client
+                               * included; <= 0: no limit */
     uint32_t protocol;        /* offer only this protocol version; 0: each, newest first */
     volatile int *stop_flag;  /* optional: set non-zero (e.g. from a signal handler) to stop */
     /* optional: called about every 100 ms while connected, and once at the end */
     void (*on_progress)(void *user, const struct tcd_stats *stats);
+    /* optional: called once the client's welcome has arrived; non-zero ends the capture
+     * there (a Terminate query is sent; TCS_ERROR, with the sentence it wrote in why) */
+    int (*on_welcome)(void *user, const struct tcd_welcome *welcome, char *why, size_t whylen);
     void *user;
 };
 

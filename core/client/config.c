@@ -192,6 +192,13 @@ void tc_config_read(struct tc_config *c)
     c->output = v && *v ? tc_inproc_absolute_path(v) : NULL; /* where the program started */
     if (c->output)
         claim_output(c);
+    char why[512];
+    if (c->output && tc_inproc_check_path(c->output, why, sizeof why) != 0) {
+        /* Said now, not when the file cannot be written at exit. */
+        fprintf(stderr, "tracyc: in-process capture disabled: %s\n", why);
+        free(c->output);
+        c->output = NULL;
+    }
     c->no_callstack = env_true("TRACY_NO_CALLSTACK");
     /* TRACY_NO_SYS_TRACE turns off all of the kernel's data, as upstream's does. */
     c->no_sampling = env_true("TRACY_NO_SAMPLING") || env_true("TRACY_NO_SYS_TRACE") || c->no_callstack;

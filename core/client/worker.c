@@ -359,6 +359,7 @@ static void service_connections(int timeout_ms)
             tc_conn_report_drops(c, dropped);
             tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 0);
             tc_conn_report_libdw(c, tcn_libdw_unavailable());
+            tc_conn_send_renames(c);
             tcw_enc_flush(&c->enc);
             tc_conn_serve_queries(c, timeout_ms);
         }
@@ -478,6 +479,7 @@ static int finish_connection(int slot)
     tc_conn_report_absent(c);
     tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 1);
     tc_conn_report_libdw(c, tcn_libdw_unavailable());
+    tc_conn_send_renames(c);
     end_open_zones(c);
     tcw_enc_byte(&c->enc, TCW_Terminate);
     tcw_enc_flush(&c->enc);
@@ -524,8 +526,7 @@ void tc_worker_stop(void)
     }
     tcn_resolver_stop();
     if (w.inproc) {
-        if (tc_inproc_finish(w.inproc) != 0)
-            atomic_store(&tc_prof.capture_failed, 1);
+        tc_inproc_finish(w.inproc); /* says on stderr when it failed */
         w.inproc = NULL;
     }
     for (int i = w.npending - 1; i >= 0; i--) {

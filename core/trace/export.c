@@ -65,38 +65,6 @@ int tct_export_check_format(const char *path, char *err, size_t errlen)
     return -1;
 }
 
-int tct_export_check_path(const char *path, char *err, size_t errlen)
-{
-    if (tct_export_check_format(path, err, errlen) != 0)
-        return -1;
-    if (strcmp(path, "-") == 0)
-        return 0;
-    /* Nothing is created now: the file is written at the end, beside its place. */
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            snprintf(err, errlen, "cannot write %s: it is a directory", path);
-            return -1;
-        }
-        if (access(path, W_OK) == 0)
-            return 0;
-    } else if (errno == ENOENT) {
-        char *dir = strdup(path);
-        if (!dir) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        char *slash = strrchr(dir, '/');
-        const char *where = !slash ? "." : slash == dir ? "/" : (*slash = '\0', dir);
-        int ok = access(where, W_OK | X_OK) == 0;
-        free(dir);
-        if (ok)
-            return 0;
-    }
-    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    return -1;
-}
-
 static const struct tct_format_ops *format_ops(enum tct_format format)
 {
     switch (format) {
@@ -161,6 +129,41 @@ static FILE *open_output(const char *path, char *tmp, size_t tmplen)
     }
     tmp[0] = '\0';
     return NULL;
+}
+
+int tct_export_check_path(const char *path, char *err, size_t errlen)
+{
+    if (tct_export_check_format(path, err, errlen) != 0)
+        return -1;
+    if (strcmp(path, "-") == 0)
+        return 0;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode))
+            errno = EISDIR;
+        else if (access(path, W_OK) == 0) /* a device or a pipe: opening it could block */
+            return 0;
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    /* What access() says of the directory is not enough: root passes it everywhere, and
+     * /proc takes no new file even from root. */
+    size_t tmplen = strlen(path) + 32;
+    char *tmp = malloc(tmplen);
+    if (!tmp) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    FILE *out = open_output(path, tmp, tmplen);
+    int saved = errno;
+    if (out) {
+        fclose(out);
+        unlink(tmp);
+    } else {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
+    }
+    free(tmp);
+    return out ? 0 : -1;
 }
 
 struct tct_output *tct_output_open(struct tct_trace *tr, const char *path, const struct tct_export_options *o,

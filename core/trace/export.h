@@ -66,9 +66,10 @@ enum tct_format tct_export_format_for(const char *path);
  * formats are, and how to get a .tracy file. */
 int tct_export_check_format(const char *path, char *err, size_t errlen);
 
-/* 0 when path ("-": stdout) names a format written here and can be written there (its
- * directory, or the file itself when it exists), else -1 with the reason in err.
- * Creates nothing. */
+/* 0 when path ("-": stdout) names a format written here and can be written there now,
+ * else -1 with the reason in err: the format (tct_export_check_format), then the file,
+ * by creating (and removing) the temporary file the output would write beside path (an
+ * existing device or pipe: whether it may be written). Leaves nothing behind. */
 int tct_export_check_path(const char *path, char *err, size_t errlen);
 
 struct tct_output;

@@ -161,7 +161,8 @@ static void running_total(uint64_t *total, uint64_t value)
 
 void tct_trace_on_event(struct tct_trace *tr, uint32_t source, const struct tcd_event *in)
 {
-    if (source >= tr->source_count || tr->finished)
+    /* Names stay in the decoder's tables: no event of the trace. */
+    if (source >= tr->source_count || tr->finished || in->kind == TCD_THREAD_NAME)
         return;
     if (tr->kept)
         tct_trace_log_event(tr, source, in);
@@ -257,6 +258,7 @@ void tct_trace_on_event(struct tct_trace *tr, uint32_t source, const struct tcd_
         tct_trace_section(tr, src, ev);
         break;
     case TCD_CALLSTACK_FRAME: /* frames stay in the decoder's tables */
+    case TCD_THREAD_NAME:     /* names too (left above) */
         break;
     case TCD_EVENT_KIND_COUNT:
         src->pub.ignored_events++;

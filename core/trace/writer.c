@@ -13,6 +13,8 @@ int tct_writer_flush(struct tct_writer *w)
 
 void tct_write_text(struct tct_writer *w, const char *s, size_t len)
 {
+    if (len == 0)
+        return; /* s may be NULL then: no pointer arithmetic on it */
     const char *end = s + len;
     while (s < end) {
         const char *nul = memchr(s, 0, (size_t)(end - s));

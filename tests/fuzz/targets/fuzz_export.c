@@ -114,7 +114,8 @@ static void check_pftrace(struct tct_output *out)
     free(data);
 }
 
-/* Every line: frames, a space, a count of at least 1. */
+/* Every line: frames, a space, a count of at least 1; or, without samples, the one comment
+ * line that says why ("# tracyc: no CPU samples (...)"). */
 static void check_folded(struct tct_output *out)
 {
     char *text = NULL;
@@ -125,6 +126,8 @@ static void check_folded(struct tct_output *out)
     fclose(f);
     for (char *line = text, *end; line < text + len; line = end + 1) {
         end = memchr(line, '\n', (size_t)(text + len - line));
+        if (end && line == text && strncmp(line, "# tracyc: no CPU samples", 24) == 0)
+            continue;
         char *space = end ? memrchr(line, ' ', (size_t)(end - line)) : NULL;
         if (!end || !space || space + 1 == end || space[1] == '0' || memchr(line, '\r', (size_t)(end - line))) {
             fprintf(stderr, "folded output has a malformed line: \"%.*s\"\n", (int)(end ? end - line : 80), line);
