@@ -235,23 +235,27 @@ int tcs_collector_connect(struct tcs_collector *c, const char *host, uint16_t po
     return entry_add(c, e);
 }
 
+int tcs_collector_adopt(struct tcs_collector *c, int fd, const char *host, uint16_t port)
+{
+    struct entry *e = entry_new(c, host, port);
+    if (!e) {
+        close(fd);
+        return -1;
+    }
+    e->pub.accepted = 1;
+    const struct tcs_session_hooks hooks = {on_welcome, e};
+    e->session = tcs_session_accept(e->dec, fd, e->host, port, ACCEPT_HANDSHAKE_S, &hooks);
+    return entry_add(c, e);
+}
+
 static void accept_all(struct tcs_collector *c, const struct listener *l)
 {
     for (;;) {
         char peer[256];
         uint16_t peer_port;
         int fd = tcs_accept(l->fd, peer, sizeof peer, &peer_port);
-        if (fd < 0)
+        if (fd < 0 || tcs_collector_adopt(c, fd, peer, peer_port) != 0)
             return;
-        struct entry *e = entry_new(c, peer, peer_port);
-        if (!e) {
-            close(fd);
-            return;
-        }
-        e->pub.accepted = 1;
-        const struct tcs_session_hooks hooks = {on_welcome, e};
-        e->session = tcs_session_accept(e->dec, fd, e->host, peer_port, ACCEPT_HANDSHAKE_S, &hooks);
-        entry_add(c, e);
     }
 }
 

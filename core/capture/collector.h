@@ -86,6 +86,10 @@ int tcs_collector_listen(struct tcs_collector *c, const char *host, uint16_t por
  * (protocol: as tcs_session_connect). 0, or -1 with a sentence in err. */
 int tcs_collector_connect(struct tcs_collector *c, const char *host, uint16_t port, uint32_t protocol, double retry_s,
                           char *err, size_t errlen);
+/* Records the client on a connection it made to a socket listening elsewhere (accepted
+ * there, or one end of a socketpair): the collector owns fd from now (closed on failure).
+ * host and port say where it came from. 0, or -1 when out of memory. */
+int tcs_collector_adopt(struct tcs_collector *c, int fd, const char *host, uint16_t port);
 /* Records every client that appears on ports first..last of host while the collector runs
  * (a port it already records, or listens on, is left alone). 0, or -1 with a sentence in err. */
 int tcs_collector_scan(struct tcs_collector *c, const char *host, uint16_t first, uint16_t last, char *err,
