@@ -10,6 +10,14 @@
 #define PROBE_GIVE_UP_NS (2 * NS) /* an answer later than this is not waited for */
 #define RATE_KNOWN 1e-5           /* the rate is used once known within 10 ppm */
 #define RATE_PLAUSIBLE 1e-3       /* two clocks never differ by more than this */
+#define NS_LIMIT 4.6e18           /* a time in ns that int64_t holds with room to add one more */
+
+/* Readings and welcomes are the client's word: their differences are taken in double, and a
+ * time is kept within what int64_t holds. */
+static int64_t to_ns(double t)
+{
+    return t < -NS_LIMIT ? (int64_t)-NS_LIMIT : t > NS_LIMIT ? (int64_t)NS_LIMIT : (int64_t)t;
+}
 
 uint64_t tcs_host_id(void)
 {
@@ -42,7 +50,7 @@ void tcs_clock_welcome(struct tcs_clock *c, const struct tcd_welcome *w, int64_t
 {
     /* The client had passed initEnd when it sent its welcome; it began at its epoch (whole
      * seconds of its real clock) or a little later. */
-    double init = (double)(w->init_end - w->init_begin) * w->timer_mul;
+    double init = ((double)w->init_end - (double)w->init_begin) * w->timer_mul;
     if (isfinite(init) && init >= 0 && init < 1e15) {
         c->upper = raw_now - (int64_t)init;
         c->have_upper = 1;
@@ -119,7 +127,7 @@ void tcs_clock_reading(struct tcs_clock *c, int64_t t, int64_t raw, int64_t real
     }
     if (c->method != TCS_CLOCK_PROBES) {
         c->method = TCS_CLOCK_PROBES;
-        c->realtime = (struct tcs_clock_probe){t, real - (real_now - raw_now), -1};
+        c->realtime = (struct tcs_clock_probe){t, to_ns((double)real - (double)(real_now - raw_now)), -1};
         c->next_at = raw_now;
     }
     if (probe && probe == c->asked_id)
@@ -149,18 +157,19 @@ static int readings_line(const struct tcs_clock *c, struct tcs_clock_line *out)
     *out = (struct tcs_clock_line){c->kept[0].t, c->kept[0].raw, 1.0, -1};
     if (n < 2)
         return 0;
-    double span = (double)(c->kept[n - 1].t - c->kept[0].t);
-    double rate = (double)(c->kept[n - 1].raw - c->kept[0].raw) / span;
+    double span = (double)c->kept[n - 1].t - (double)c->kept[0].t;
+    double rate = ((double)c->kept[n - 1].raw - (double)c->kept[0].raw) / span;
     if (!(fabs(rate - 1.0) < RATE_PLAUSIBLE))
         return 0; /* not one clock read twice: trust neither the rate nor an error */
     out->rate = rate;
     double worst = 0;
     for (size_t i = 1; i + 1 < n; i++) {
-        double off = fabs((double)(c->kept[i].raw - c->kept[0].raw) - (double)(c->kept[i].t - c->kept[0].t) * rate);
+        double off = fabs(((double)c->kept[i].raw - (double)c->kept[0].raw) -
+                          ((double)c->kept[i].t - (double)c->kept[0].t) * rate);
         if (off > worst)
             worst = off;
     }
-    out->error = (int64_t)ceil(worst);
+    out->error = to_ns(ceil(worst));
     return 0;
 }
 
@@ -172,8 +181,8 @@ static int probes_line(const struct tcs_clock *c, struct tcs_clock_line *out)
     }
     const struct tcs_clock_probe *a = &c->anchor, *b = c->have_recent ? &c->recent : NULL;
     if (b && b->t > a->t) {
-        double span = (double)(b->t - a->t);
-        double rate = (double)(b->mid - a->mid) / span;
+        double span = (double)b->t - (double)a->t;
+        double rate = ((double)b->mid - (double)a->mid) / span;
         if ((double)(a->half + b->half) / span < RATE_KNOWN && fabs(rate - 1.0) < RATE_PLAUSIBLE) {
             *out = (struct tcs_clock_line){a->t, a->mid, rate, a->half > b->half ? a->half : b->half};
             return 0;

@@ -17,6 +17,7 @@
 #define SCAN_HANDSHAKE_S 2.0    /* a port that holds no free Tracy client answers nothing */
 #define ACCEPT_HANDSHAKE_S 10.0 /* a dial-out client answers the hello at once */
 #define CLOCK_STEADY_NS 1000    /* a clock estimate that moved less is not applied again */
+#define OFFSET_LIMIT 4.6e18     /* a source's offset, within what int64_t holds with room */
 
 /* A connection and what it feeds. */
 struct entry {
@@ -87,17 +88,20 @@ static void apply_clock(struct tcs_collector *c, struct entry *e)
         e->pub.clock_error = 0;
     } else if (tcs_clock_line(&e->clock, &own) == 0 &&
                (c->has_reference ? (ref = c->reference, 1) : rc && tcs_clock_line(&rc->clock, &ref) == 0)) {
-        double d = (double)(own.raw0 - ref.raw0) - (double)own.t0 * own.rate;
-        offset = ref.t0 + (int64_t)llround(d / ref.rate);
+        /* in double: a hostile client's readings may be anything */
+        double at = (double)ref.t0 + ((double)own.raw0 - (double)ref.raw0 - (double)own.t0 * own.rate) / ref.rate;
+        offset = at < -OFFSET_LIMIT ? (int64_t)-OFFSET_LIMIT : at > OFFSET_LIMIT ? (int64_t)OFFSET_LIMIT : llround(at);
         scale = own.rate / ref.rate;
-        error = own.error < 0 || ref.error < 0 ? -1 : own.error + ref.error;
+        error =
+            own.error < 0 || ref.error < 0 ? -1 : (int64_t)fmin((double)own.error + (double)ref.error, OFFSET_LIMIT);
         e->pub.clock_error = error;
     } else {
         e->pub.clock_error = -1;
     }
     e->pub.clock = e->clock.method;
-    if (e->applied && llabs(offset - e->applied_offset) < CLOCK_STEADY_NS && fabs(scale - e->applied_scale) < 1e-9 &&
-        (error < 0) == (e->applied_error < 0) && llabs(error - e->applied_error) < CLOCK_STEADY_NS)
+    if (e->applied && fabs((double)offset - (double)e->applied_offset) < CLOCK_STEADY_NS &&
+        fabs(scale - e->applied_scale) < 1e-9 && (error < 0) == (e->applied_error < 0) &&
+        fabs((double)error - (double)e->applied_error) < CLOCK_STEADY_NS)
         return;
     e->applied = 1;
     e->applied_offset = offset;

@@ -344,7 +344,11 @@ int64_t tct_source_end(const struct tct_source *src)
     int64_t last = src->last_time;
     const struct tcd_welcome *w = src->names.welcome;
     if (w) {
-        int64_t init_end = on_clock(src, (int64_t)((double)(w->init_end - w->init_begin) * w->timer_mul));
+        /* the welcome is the client's word: its difference taken in double, kept in range */
+        double init = ((double)w->init_end - (double)w->init_begin) * w->timer_mul;
+        int64_t init_end = on_clock(src, init > (double)TIME_LIMIT    ? TIME_LIMIT
+                                         : init < -(double)TIME_LIMIT ? -TIME_LIMIT
+                                                                      : (int64_t)init);
         if (init_end > last)
             last = init_end;
     }
