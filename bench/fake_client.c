@@ -11,9 +11,11 @@
  * would block), then the Terminate item goes out and the client answers until the server's
  * Terminate query or its close.
  *
- *   fake_client [-p PORT] [-n ZONES] [-t THREADS] [--dry-run]
+ *   fake_client [-p PORT | --connect HOST:PORT] [-n ZONES] [-t THREADS] [--dry-run]
  *
- * -p 0 (the default) listens on a free port and prints it on stdout. --dry-run writes the
+ * -p 0 (the default) listens on a free port and prints it on stdout. --connect dials out to
+ * a collector instead (tracyc-capture --listen), as a tracyc client with TRACYC_CONNECT
+ * does, retrying for 10 s until it listens; the collector speaks first. --dry-run writes the
  * frames nowhere and prints how fast the client generates them alone. At the end a line
  * of key=value pairs on stderr says what was sent: zones, events (zone begins and ends,
  * texts, values, colours, messages, plot points, frame marks, samples), bytes, seconds,
@@ -483,9 +485,53 @@ static int serve_handshake(int port, int *fd_out)
     }
 }
 
+/* Dials out to a collector at host:port (numeric IPv4), retrying for 10 s, and answers its hello. */
+static int dial_handshake(const char *where, int *fd_out)
+{
+    char host[64];
+    int port;
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    if (sscanf(where, "%63[^:]:%d", host, &port) != 2 || port < 1 || port > 65535 ||
+        inet_pton(AF_INET, host, &a.sin_addr) != 1) {
+        fprintf(stderr, "fake_client: --connect %s: not IPV4:PORT\n", where);
+        return -1;
+    }
+    a.sin_port = htons((uint16_t)port);
+    for (int attempt = 0; attempt < 1000; attempt++) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+            if (fd >= 0)
+                close(fd);
+            nanosleep(&(struct timespec){0, 10 * 1000000L}, NULL);
+            continue;
+        }
+        uint8_t hello[12];
+        static uint8_t w[1 + TCW_WELCOME_SIZE];
+        if (read_all(fd, hello, sizeof hello) != 0 || memcmp(hello, TCW_SHIBBOLETH, 8) != 0 ||
+            tcu_rd32(hello + 8) != TCW_PROTOCOL_VERSION) {
+            fprintf(stderr, "fake_client: the collector at %s did not offer protocol %d\n", where,
+                    TCW_PROTOCOL_VERSION);
+            close(fd);
+            return -1;
+        }
+        welcome(w);
+        if (send(fd, w, sizeof w, MSG_NOSIGNAL) != (ssize_t)sizeof w) {
+            close(fd);
+            return -1;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        *fd_out = fd;
+        return 0;
+    }
+    fprintf(stderr, "fake_client: no collector listened at %s within 10 s\n", where);
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     int port = 0, dry_run = 0;
+    const char *dial = NULL;
     unsigned threads = 4;
     uint64_t zones = 10000000;
     for (int i = 1; i < argc; i++) {
@@ -495,10 +541,12 @@ int main(int argc, char **argv)
             zones = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc)
             threads = (unsigned)atoi(argv[++i]);
+        else if (strcmp(argv[i], "--connect") == 0 && i + 1 < argc)
+            dial = argv[++i];
         else if (strcmp(argv[i], "--dry-run") == 0)
             dry_run = 1;
         else {
-            fprintf(stderr, "usage: fake_client [-p PORT] [-n ZONES] [-t THREADS] [--dry-run]\n");
+            fprintf(stderr, "usage: fake_client [-p PORT | --connect HOST:PORT] [-n ZONES] [-t THREADS] [--dry-run]\n");
             return 2;
         }
     }
@@ -509,7 +557,7 @@ int main(int argc, char **argv)
     stacks_build();
     static struct client c;
     c.fd = -1;
-    if (!dry_run && serve_handshake(port, &c.fd) != 0)
+    if (!dry_run && (dial ? dial_handshake(dial, &c.fd) : serve_handshake(port, &c.fd)) != 0)
         return 1;
     if (tcw_enc_init(&c.enc, dry_run ? count_frame : send_frame, &c) != 0)
         return 1;
