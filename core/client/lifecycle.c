@@ -6,6 +6,7 @@
 #include "client/clock.h"
 #include "client/config.h"
 #include "client/inproc.h"
+#include "client/own_threads.h"
 #include "client/resolver.h"
 #include "client/sampling.h"
 #include "client/worker.h"
@@ -54,6 +55,7 @@ static void after_fork_child(void)
     tc_self = NULL;
     tc_worker_forget_after_fork();
     tc_resolver_forget_after_fork();
+    tc_own_threads_forget_after_fork();
 }
 
 static int start_locked(void)

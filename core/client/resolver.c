@@ -2,6 +2,7 @@
  * lists under one mutex; neither is on the hot path. */
 #include "client/resolver.h"
 
+#include "client/own_threads.h"
 #include "wire/protocol.h"
 
 #include <pthread.h>
@@ -53,7 +54,6 @@ static void resolve(struct tc_resolved *job)
 static void *resolver_main(void *arg)
 {
     (void)arg;
-    pthread_setname_np(pthread_self(), "tracyc symbols");
     pthread_mutex_lock(&r.lock);
     for (;;) {
         while (!r.todo && !r.stopping)
@@ -91,7 +91,7 @@ int tc_resolver_submit(uint64_t conn, uint8_t query, uint64_t ptr)
         r.done_tail = &r.done;
         r.waiting = 0;
         r.stopping = 0;
-        if (pthread_create(&r.thread, NULL, resolver_main, NULL) != 0) {
+        if (tc_own_thread_start(&r.thread, "tracyc symbols", resolver_main, NULL) != 0) {
             pthread_mutex_unlock(&r.lock);
             free(job);
             return -1;
@@ -179,7 +179,7 @@ void tc_resolver_stop(void)
     r.stopping = 1;
     pthread_cond_signal(&r.wake);
     pthread_mutex_unlock(&r.lock);
-    pthread_join(r.thread, NULL);
+    tc_own_thread_join(r.thread);
     tc_resolver_release(r.todo);
     tc_resolver_release(r.done);
     r.todo = r.done = NULL;

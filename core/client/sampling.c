@@ -11,10 +11,12 @@
 
 #include "client/clock.h"
 #include "client/libdw.h"
+#include "client/own_threads.h"
 #include "client/record.h"
 #include "client/sample_callchain.h"
 #include "client/sample_unwind.h"
 #include "client/state.h"
+#include "tracyc.h"
 #include "util/bytes.h"
 
 #include <dirent.h>
@@ -326,17 +328,18 @@ static int open_events(const struct tc_config *cfg)
         return -1;
     s.nrings = o.ncpu;
 
-    /* The profiler does not sample itself: not the worker, nor the threads it starts (the
-     * sampler, the symbol resolver), which would inherit the worker's events. */
+    /* The profiler does not sample itself: not its own threads, nor those they start,
+     * which inherit their (absent) events. */
     struct tids done = {0}, todo = {0};
-    uint32_t worker = atomic_load(&tc_prof.worker_tid);
+    uint32_t own[8];
+    size_t nown = tracyc_own_threads(own, sizeof own / sizeof *own);
     int result = 0;
     for (int attempt = 0;; attempt++) {
         for (int i = 0; i < o.ncpu; i++)
             s.rings[i] = (struct ring){.fd = -1, .cpu = i};
         done.n = todo.n = 0;
-        if (worker)
-            tids_add(&done, (pid_t)worker);
+        for (size_t i = 0; i < nown && i < sizeof own / sizeof *own; i++)
+            tids_add(&done, (pid_t)own[i]);
         o.err = 0;
         /* Until a pass finds no thread without events: a thread created meanwhile by one
          * that had none yet would otherwise be missed. */
@@ -613,7 +616,6 @@ static void *sampler_main(void *arg)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* the program's signals are for its threads */
-    pthread_setname_np(pthread_self(), "tracyc sampler");
     /* Kept across pauses: building them reads every module. */
     if (s.sampling && !s.use_callchain && !s.unwinder)
         s.unwinder = tc_sample_unwinder_new();
@@ -654,7 +656,7 @@ static void stop_locked(void)
     for (size_t i = 0; i < s.nfds; i++)
         ioctl(s.fds[i], PERF_EVENT_IOC_DISABLE, 0);
     atomic_store(&s.stop, 1);
-    pthread_join(s.thread, NULL);
+    tc_own_thread_join(s.thread);
     close_events();
     s.running = 0;
     s.period_ns = 0;
@@ -684,7 +686,7 @@ static void start_locked(void)
     }
     atomic_store(&s.refused, 0);
     atomic_store(&s.stop, 0);
-    if (pthread_create(&s.thread, NULL, sampler_main, NULL) != 0) {
+    if (tc_own_thread_start(&s.thread, "tracyc sampler", sampler_main, NULL) != 0) {
         close_events();
         snprintf(s.reason, sizeof s.reason, "sampling unavailable: no thread for the sampler");
         return;

@@ -13,6 +13,7 @@
 #include "client/inproc.h"
 #include "client/libdw.h"
 #include "client/net.h"
+#include "client/own_threads.h"
 #include "client/resolver.h"
 #include "client/sampling.h"
 #include "client/state.h"
@@ -371,8 +372,6 @@ static void service_connections(int timeout_ms)
 static void *worker_main(void *arg)
 {
     (void)arg;
-    pthread_setname_np(pthread_self(), "tracyc worker");
-    atomic_store(&tc_prof.worker_tid, tc_current_tid());
     while (!atomic_load(&w.stop)) {
         start_requested_capture();
         accept_server();
@@ -392,7 +391,7 @@ int tc_worker_start(void)
     w.listen_fd = tc_net_listen(tc_prof.config.port, tc_prof.config.listen_any, &w.port);
     if (tc_prof.config.output)
         w.requested_output = strdup(tc_prof.config.output);
-    if (pthread_create(&w.thread, NULL, worker_main, NULL) != 0)
+    if (tc_own_thread_start(&w.thread, "tracyc worker", worker_main, NULL) != 0)
         return -1;
     w.started = 1;
     return 0;
@@ -479,7 +478,7 @@ void tc_worker_stop(void)
     if (!w.started)
         return;
     atomic_store(&w.stop, 1);
-    pthread_join(w.thread, NULL);
+    tc_own_thread_join(w.thread);
     w.started = 0;
     /* The program is ending: its last samples go out with the rest, then no more. */
     tc_sampling_shutdown();
