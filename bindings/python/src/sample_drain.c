@@ -331,9 +331,11 @@ static void *drain_main(void *unused)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are for the program's threads */
-    d.own_tid = (pid_t)syscall(SYS_gettid);
+    pthread_setname_np(pthread_self(), "tracer sampler");
     uint64_t *addrs = malloc((TP_SAMPLE_MAX_DEPTH + 2) * sizeof *addrs);
     pthread_mutex_lock(&d.lock);
+    d.own_tid = (pid_t)syscall(SYS_gettid);
+    pthread_cond_broadcast(&d.scanned); /* tp_sampling_thread_id may be waiting for it */
     while (!atomic_load(&d.stop) && addrs) {
         pthread_mutex_unlock(&d.lock);
         scan_threads(addrs);
@@ -487,6 +489,7 @@ int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame)
         return -1;
     }
     d.hz = hz;
+    d.own_tid = 0;
     atomic_store(&d.stop, 0);
     atomic_store(&d.signal_taken, 0);
     atomic_store(&tp_sampling_on, 1);
@@ -517,12 +520,20 @@ void tp_sampling_stop(void)
     Py_BEGIN_ALLOW_THREADS pthread_join(d.thread, NULL);
     Py_END_ALLOW_THREADS pthread_mutex_lock(&d.lock);
     d.running = 0;
+    d.own_tid = 0;
     pthread_mutex_unlock(&d.lock);
 }
 
-int tp_sampling_thread_running(void)
+pid_t tp_sampling_thread_id(void)
 {
-    return d.running && !atomic_load(&d.stop);
+    /* A thread just created says its id first thing, with no GIL needed: wait for it, so
+     * that a thread that exists is never left out. */
+    pthread_mutex_lock(&d.lock);
+    while (d.running && !d.own_tid)
+        pthread_cond_wait(&d.scanned, &d.lock);
+    pid_t tid = d.own_tid;
+    pthread_mutex_unlock(&d.lock);
+    return tid;
 }
 
 unsigned tp_sampling_hz(void)
@@ -558,6 +569,7 @@ void tp_sampling_forget_after_fork(void)
     d.scanned = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
     d.functions_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     d.running = 0;
+    d.own_tid = 0;
     tcu_map_clear(&d.tids);
     d.samples = d.gil_released = d.truncated = d.broken = d.threads = 0;
     atomic_store(&d.lost_total, 0);
