@@ -119,6 +119,52 @@ def test_every_thread_generators_coroutines_gil_and_sleep(py, tmp_path):
     check_everything(folded(out))
 
 
+# Threads running before sampling starts, named in threading. Their names were once given
+# only after sampling had started: a thread whose first samples had gone out by then kept
+# its number for good. The program makes the late naming certain to show: asked for the
+# threads while sampling already runs, it waits until many samples are recorded.
+NAMED_BEFORE = """\
+import sys, threading, time
+import tracer
+from tracer import _tracer
+
+def burn(stop):
+    while not stop.is_set():
+        sum(i * i for i in range(300))
+
+original_enumerate = threading.enumerate
+def enumerate_late():
+    while _tracer.sampling_rate() and _tracer.sampling_stats()["samples"] < 300:
+        time.sleep(0.001)
+    return original_enumerate()
+threading.enumerate = enumerate_late
+
+stop = threading.Event()
+busy = [threading.Thread(target=burn, args=(stop,), name=f"busy-{i}") for i in range(3)]
+for thread in busy:
+    thread.start()
+tracer.start_sampling()
+threading.enumerate = original_enumerate
+while tracer.sampling_stats()["samples"] < 600:
+    time.sleep(0.001)
+stop.set()
+for thread in busy:
+    thread.join()
+tracer.stop_sampling()
+"""
+
+
+@pytest.mark.parametrize("py", pythons(), indirect=True)
+def test_threads_started_before_sampling_are_named(py, tmp_path):
+    (tmp_path / "named.py").write_text(NAMED_BEFORE)
+    out = tmp_path / "out.folded"
+    run = py.run(["named.py"], tmp_path, env={"TRACYC_OUTPUT": str(out)})
+    assert run.returncode == 0, run.stderr
+    threads = {stack[0] for stack in folded(out)}
+    assert {"busy-0", "busy-1", "busy-2"} <= threads
+    assert not [name for name in threads if name.isdigit()], threads
+
+
 def test_posix_timer_clock_samples_the_same(tmp_path):
     """Without perf events (TRACER_SAMPLE_CLOCK=timer: what a kernel that refuses them gives)."""
     (tmp_path / "everything.py").write_text(EVERYTHING)
