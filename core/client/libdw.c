@@ -1,6 +1,8 @@
 /* libdw.c - loading libdw at run time (see libdw.h). */
 #include "client/libdw.h"
 
+#include "util/fd.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -57,6 +59,21 @@ const char *tc_libdw_unavailable(void)
 {
     /* The reason is written before `failed` is set (release), read after it is seen. */
     return atomic_load_explicit(&failed, memory_order_acquire) ? reason : NULL;
+}
+
+int tc_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
+                      Elf **elfp)
+{
+    int fd = table.dwfl_linux_proc_find_elf(mod, userdata, modname, base, file_name, elfp);
+    return *elfp ? fd : tcu_fd_lift(fd); /* (an Elf made already has the descriptor) */
+}
+
+int tc_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                            const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                            char **debuginfo_file_name)
+{
+    return tcu_fd_lift(table.dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                                          debuglink_crc, debuginfo_file_name));
 }
 
 void tc_libdw_use_for_tests(const char *name)

@@ -67,6 +67,16 @@ const struct tc_libdw *tc_libdw(void);
  * when it has not been asked for yet or was loaded. Does not load it. */
 const char *tc_libdw_unavailable(void);
 
+/* libdwfl's callbacks finding a module's file (dwfl_linux_proc_find_elf) and its separate
+ * debug file by build ID (dwfl_build_id_find_debuginfo), with the descriptor each opens,
+ * which the Dwfl keeps, moved out of the program's way (util/fd.h). Only once tc_libdw()
+ * has returned the table. */
+int tc_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
+                      Elf **elfp);
+int tc_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                            const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                            char **debuginfo_file_name);
+
 /* Tests: load `soname` instead of libdw.so.1 (a name that does not exist, or a library
  * without libdw's functions). Call before anything asks for the table. */
 void tc_libdw_use_for_tests(const char *soname);

@@ -160,7 +160,7 @@ struct tc_sample_unwinder *tc_sample_unwinder_new(void)
     if (!u)
         return NULL;
     u->dw = dw;
-    u->callbacks = (Dwfl_Callbacks){.find_elf = dw->dwfl_linux_proc_find_elf, .find_debuginfo = no_debuginfo};
+    u->callbacks = (Dwfl_Callbacks){.find_elf = tc_libdw_find_elf, .find_debuginfo = no_debuginfo};
     tc_sample_unwinder_sync(u);
     return u;
 }

@@ -18,9 +18,11 @@
 #include "client/state.h"
 #include "tracyc.h"
 #include "util/bytes.h"
+#include "util/fd.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <pthread.h>
@@ -101,7 +103,7 @@ static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, in
 
 static int read_int_file(const char *path, int fallback)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = tcu_fd_fopen_read(path);
     int v = fallback;
     if (f) {
         if (fscanf(f, "%d", &v) != 1)
@@ -143,9 +145,13 @@ static int tids_add(struct tids *t, pid_t tid)
 /* Threads of this process not in `have`; appended to `out`. */
 static void new_threads(const struct tids *have, struct tids *out)
 {
-    DIR *d = opendir("/proc/self/task");
-    if (!d)
+    int fd = tcu_fd_open("/proc/self/task", O_RDONLY | O_DIRECTORY, 0);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
         return;
+    }
     struct dirent *e;
     while ((e = readdir(d))) {
         char *end;
@@ -214,7 +220,7 @@ static int open_thread(struct opener *o, pid_t tid)
             continue;
         if (s.nfds >= o->max_fds)
             return 1;
-        int fd = (int)perf_event_open(&o->attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+        int fd = tcu_fd_lift((int)perf_event_open(&o->attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
         if (fd < 0) {
             if (errno == ESRCH) /* the thread has exited meanwhile */
                 return 0;

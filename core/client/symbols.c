@@ -105,8 +105,8 @@ struct tc_symbols *tc_symbols_new(void)
          * libdebuginfod, whose start-up initialises curl and OpenSSL in this thread, which
          * crashes when the program is exiting meanwhile (and could reach the network). */
         s->callbacks = (Dwfl_Callbacks){
-            .find_elf = s->dw->dwfl_linux_proc_find_elf,
-            .find_debuginfo = s->dw->dwfl_build_id_find_debuginfo,
+            .find_elf = tc_libdw_find_elf,
+            .find_debuginfo = tc_libdw_find_debuginfo,
         };
         tc_loader_changed(&s->loader);
         report_modules(s);

@@ -517,6 +517,7 @@ void tc_worker_stop(void)
         close(w.listen_fd);
         w.listen_fd = -1;
     }
+    tc_net_broadcast_close();
 }
 
 void tc_worker_forget_after_fork(void)
@@ -527,6 +528,7 @@ void tc_worker_forget_after_fork(void)
     if (w.listen_fd >= 0)
         close(w.listen_fd);
     w.listen_fd = -1;
+    tc_net_broadcast_close();
     for (int i = 0; i < TC_MAX_CONNS; i++)
         if (w.conns[i].transport)
             tc_conn_close(&w.conns[i]);
