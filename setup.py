@@ -21,19 +21,25 @@ def sources(*patterns):
     return [os.path.relpath(path, HERE) for path in found]
 
 
+def listed(name):
+    """The lines of core/<name> but comments and blank ones: the core's sources
+    (core/sources.txt) and the flags of every C build (core/cflags.txt), which
+    CMakeLists.txt reads too."""
+    with open(os.path.join(HERE, "core", name)) as f:
+        return [line.strip() for line in f if line.strip() and not line.startswith("#")]
+
+
 extension = Extension(
     "tracer._tracer",
-    sources=sources(
-        "bindings/python/src/*.c", "core/client/*.c", "core/wire/*.c", "core/trace/*.c", "core/util/*.c"
-    ),
+    sources=sources("bindings/python/src/*.c") + [os.path.join("core", path) for path in listed("sources.txt")],
     include_dirs=[os.path.join(HERE, d) for d in ("include", "core", "bindings/python/src")],
     define_macros=[("TRACY_ENABLE", None), ("_GNU_SOURCE", None)],
     # libiberty (a static archive) demangles C++ and Rust names; libdw (elfutils), which
     # resolves symbols and unwinds samples, is loaded at run time (only its headers are used).
     libraries=["lz4", "pthread", "m", "iberty", "dl"],
-    extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden", "-Wno-unused-parameter"],
+    extra_compile_args=["-std=c11", "-O2", "-fvisibility=hidden"] + listed("cflags.txt"),
     extra_link_args=["-Wl,--version-script=" + os.path.join(HERE, "bindings/python/src/exports.map")],
-    depends=sources("bindings/python/src/*.h", "include/*.h", "core/*.h", "core/*/*.h"),
+    depends=sources("bindings/python/src/*.h", "include/*.h", "core/*.h", "core/*/*.h", "core/*.txt"),
 )
 
 setup(

@@ -10,7 +10,7 @@
  * Each stream is decoded repeatedly into a fresh decoder and trace model; queries are
  * sent nowhere and stay unanswered, which the decoder does not wait for. */
 #include "trace/model.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/encode.h"
 #include "wire/protocol.h"
 
@@ -59,22 +59,22 @@ static void record(struct buffer *out, size_t *frames_start)
     strcpy((char *)hello + 1 + TCW_WELCOME_PROGRAM_NAME, "bench");
     buffer_write(out, hello, sizeof hello);
     *frames_start = out->len;
-    struct tc_encoder e;
-    tc_enc_init(&e, buffer_write, out);
+    struct tcw_encoder e;
+    tcw_enc_init(&e, buffer_write, out);
     int64_t t[THREADS] = {0};
     for (int batch = 0; batch < PAIRS_PER_THREAD / BATCH; batch++) {
         for (int th = 0; th < THREADS; th++) {
-            tc_enc_thread(&e, 100 + th);
+            tcw_enc_thread(&e, 100 + th);
             for (int i = 0; i < BATCH; i++) {
-                tc_enc_zone_begin(&e, t[th] += 40, (uint64_t)(uintptr_t)zone_names[th]);
-                tc_enc_zone_end(&e, t[th] += 25 + (i & 7));
+                tcw_enc_zone_begin(&e, t[th] += 40, (uint64_t)(uintptr_t)zone_names[th]);
+                tcw_enc_zone_end(&e, t[th] += 25 + (i & 7));
             }
-            tc_enc_plot(&e, TCW_PlotDataDouble, 0x5000, t[th], 0x3ff0000000000000ULL);
-            tc_enc_message(&e, t[th], "batch done", 10, 0, TCW_MESSAGE_META(2));
+            tcw_enc_plot(&e, TCW_PlotDataDouble, 0x5000, t[th], 0x3ff0000000000000ULL);
+            tcw_enc_message(&e, t[th], "batch done", 10, 0, TCW_MESSAGE_META(2));
         }
     }
-    tc_enc_flush(&e);
-    tc_enc_free(&e);
+    tcw_enc_flush(&e);
+    tcw_enc_free(&e);
 }
 
 /* ---- the sampling stream ------------------------------------------------------------------ */

@@ -7,7 +7,7 @@
  * cut short (right as far as they go) and wrong (a frame that is not the caller), frames
  * outside any loaded file, and the sampler thread's CPU time per sample.
  */
-#include "client/libdw.h"
+#include "native/libdw.h"
 #include "raw_server.h"
 #include "test_util.h"
 #include "tracyc.h"
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
     int no_libdw = argc > 1 && strcmp(argv[1], "--no-libdw") == 0;
     const char *build = argc > 2 ? argv[2] : "";
     if (no_libdw)
-        tc_libdw_use_for_tests("libtracyc-bench-no-libdw.so.1");
+        tcn_libdw_use_for_tests("libtracyc-bench-no-libdw.so.1");
     unsetenv("DEBUGINFOD_URLS");
     setenv("TRACY_SAMPLING_HZ", "2000", 1);
     setenv("TRACY_NO_CONTEXT_SWITCH", "1", 1);

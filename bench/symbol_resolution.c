@@ -1,10 +1,10 @@
 /* symbol_resolution.c - resolving 10,000 distinct addresses of a library with debug
  * information (2,500 generated functions, 4 addresses each): the time and the resident
- * memory it adds, first straight through the resolver (core/client/symbols.c), then as a
+ * memory it adds, first straight through the resolver (core/native/symbols.c), then as a
  * server sees it: 10,000 CallstackFrame queries sent at once to a running client while one
  * of its threads keeps emitting zones, to show that the zones keep flowing meanwhile.
  */
-#include "client/symbols.h"
+#include "native/symbols.h"
 #include "raw_server.h"
 #include "tracyc.h"
 #include "wire/protocol.h"
@@ -54,22 +54,22 @@ static void make_addresses(void)
 static void resolver_alone(void)
 {
     double rss0 = rss_mib(), t0 = now_s();
-    struct tc_symbols *s = tc_symbols_new();
+    struct tcn_symbols *s = tcn_symbols_new();
     int named = 0;
     for (int i = 0; i < ADDRESSES; i++) {
-        const struct tc_symbol_location *loc = tc_symbols_location(s, addresses[i]);
+        const struct tcn_symbol_location *loc = tcn_symbols_location(s, addresses[i]);
         named += strncmp(loc->frames[loc->count - 1].name, "bench_fn_", 9) == 0 && loc->frames[0].line > 0;
     }
     double t1 = now_s(), rss1 = rss_mib();
     for (int i = 0; i < ADDRESSES; i++)
-        tc_symbols_location(s, addresses[i]);
+        tcn_symbols_location(s, addresses[i]);
     double t2 = now_s();
     printf("resolver alone: %d addresses in %.1f ms (%.1f us each), %d named with a line; again from the cache "
            "%.2f ms\n",
            ADDRESSES, (t1 - t0) * 1e3, (t1 - t0) * 1e6 / ADDRESSES, named, (t2 - t1) * 1e3);
     printf("  resident memory added: %.1f MiB (caches %.1f MiB, the rest libdw's DWARF and line tables)\n", rss1 - rss0,
-           tc_symbols_memory(s) / (double)(1 << 20));
-    tc_symbols_free(s);
+           tcn_symbols_memory(s) / (double)(1 << 20));
+    tcn_symbols_free(s);
 }
 
 static atomic_int producing = 1;

@@ -17,7 +17,7 @@
 #include "trace/export.h"
 #include "trace/model.h"
 #include "trace/units.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/versions.h"
 
 #include <errno.h>

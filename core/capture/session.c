@@ -68,8 +68,8 @@ static void on_query(void *user, const uint8_t packet[13])
     out_append(user, packet, TCW_QUERY_SIZE);
 }
 
-/* Sends what it can without blocking. Returns false when the connection is broken. */
-static bool out_flush(struct session *s)
+/* Sends what it can without blocking. -1 when the connection is broken. */
+static int out_flush(struct session *s)
 {
     size_t sent = 0;
     while (sent < s->out_len) {
@@ -82,11 +82,11 @@ static bool out_flush(struct session *s)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
-        return false;
+        return -1;
     }
     memmove(s->out, s->out + sent, s->out_len - sent);
     s->out_len -= sent;
-    return true;
+    return 0;
 }
 
 /* Best effort: queue a Terminate query and give the client a moment to take it. */
@@ -95,7 +95,7 @@ static void send_terminate(struct session *s)
     static const uint8_t terminate[TCW_QUERY_SIZE] = {TCW_QUERY_TERMINATE};
     out_append(s, terminate, sizeof terminate);
     double deadline = now_s() + FINAL_SEND_TIMEOUT_S;
-    while (s->out_len > 0 && out_flush(s)) {
+    while (s->out_len > 0 && out_flush(s) == 0) {
         double left = deadline - now_s();
         if (left <= 0)
             break;
@@ -212,7 +212,7 @@ static int pump(const struct tcs_options *opt, struct session *s, struct tcd_dec
             say(s, "poll: %s", strerror(errno));
             return TCS_ERROR;
         }
-        if (r > 0 && (pfd.revents & POLLOUT) && !out_flush(s))
+        if (r > 0 && (pfd.revents & POLLOUT) && out_flush(s) != 0)
             return end_of_stream(s, dec, "connection lost while sending");
         if (r > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR))) {
             ssize_t n = recv(s->fd, buf, RECV_CHUNK, 0);
@@ -232,7 +232,7 @@ static int pump(const struct tcs_options *opt, struct session *s, struct tcd_dec
                     say(s, "%s", tcd_decoder_error(dec));
                     return TCS_ERROR;
                 }
-                if (s->out_len && !out_flush(s))
+                if (s->out_len && out_flush(s) != 0)
                     return end_of_stream(s, dec, "connection lost while sending");
             }
         }

@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire/decode.h"
+#include "decode/decode.h"
 
 enum tcs_result {
     TCS_COMPLETE = 0,

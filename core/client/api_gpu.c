@@ -110,7 +110,7 @@ void ___tracy_emit_gpu_zone_begin(const struct ___tracy_gpu_zone_begin_data d)
 
 void ___tracy_emit_gpu_zone_begin_callstack(const struct ___tracy_gpu_zone_begin_callstack_data d)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = TC_CAPTURE_CALLSTACK(frames, d.depth);
     zone_begin(d.srcloc, d.queryId, d.context, 0, frames, n);
 }
@@ -122,7 +122,7 @@ void ___tracy_emit_gpu_zone_begin_alloc(const struct ___tracy_gpu_zone_begin_dat
 
 void ___tracy_emit_gpu_zone_begin_alloc_callstack(const struct ___tracy_gpu_zone_begin_callstack_data d)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = TC_CAPTURE_CALLSTACK(frames, d.depth);
     zone_begin(d.srcloc, d.queryId, d.context, 1, frames, n);
 }

@@ -57,7 +57,7 @@ void ___tracy_emit_memory_alloc(const void *ptr, size_t size)
 
 void ___tracy_emit_memory_alloc_callstack(const void *ptr, size_t size, int32_t depth)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = TC_CAPTURE_CALLSTACK(frames, depth);
     tc_mem_alloc(ptr, size, NULL, frames, n);
 }
@@ -69,7 +69,7 @@ void ___tracy_emit_memory_free(const void *ptr)
 
 void ___tracy_emit_memory_free_callstack(const void *ptr, int32_t depth)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = TC_CAPTURE_CALLSTACK(frames, depth);
     tc_mem_free(ptr, NULL, frames, n);
 }
@@ -87,7 +87,7 @@ void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, in
                                                 const char *name)
 {
     (void)secure;
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = TC_CAPTURE_CALLSTACK(frames, depth);
     tc_mem_alloc(ptr, size, name, frames, n);
 }
@@ -101,7 +101,7 @@ void ___tracy_emit_memory_free_named(const void *ptr, int32_t secure, const char
 void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, int32_t secure, const char *name)
 {
     (void)secure;
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = TC_CAPTURE_CALLSTACK(frames, depth);
     tc_mem_free(ptr, name, frames, n);
 }
@@ -115,7 +115,7 @@ void ___tracy_emit_memory_discard(const char *name, int32_t secure)
 void ___tracy_emit_memory_discard_callstack(const char *name, int32_t secure, int32_t depth)
 {
     (void)secure;
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = name ? TC_CAPTURE_CALLSTACK(frames, depth) : 0;
     tc_mem_discard(name, frames, n);
 }
@@ -127,7 +127,7 @@ void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, const char *
 
 void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, const char *name)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = TC_CAPTURE_CALLSTACK(frames, depth);
     tc_mem_alloc(ptr, size, name, frames, n);
 }
@@ -139,7 +139,7 @@ void ___tracy_emit_memory_free_named(const void *ptr, const char *name)
 
 void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, const char *name)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = TC_CAPTURE_CALLSTACK(frames, depth);
     tc_mem_free(ptr, name, frames, n);
 }
@@ -151,7 +151,7 @@ void ___tracy_emit_memory_discard(const char *name)
 
 void ___tracy_emit_memory_discard_callstack(const char *name, int32_t depth)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = name ? TC_CAPTURE_CALLSTACK(frames, depth) : 0;
     tc_mem_discard(name, frames, n);
 }

@@ -19,7 +19,7 @@
 #endif
 
 /* name: the pool (NULL: the default one); the string must outlive the connection.
- * frames, n: the event's callstack (client/callstack.h; n = 0: none). */
+ * frames, n: the event's callstack (native/callstack.h; n = 0: none). */
 void tc_mem_alloc(const void *ptr, size_t size, const char *name, const uint64_t *frames, int n);
 void tc_mem_free(const void *ptr, const char *name, const uint64_t *frames, int n);
 void tc_mem_discard(const char *name, const uint64_t *frames, int n);

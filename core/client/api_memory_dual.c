@@ -69,7 +69,7 @@ void ___tracy_emit_memory_alloc_named(const void *ptr, size_t size, uint64_t arg
 void ___tracy_emit_memory_alloc_callstack_named(const void *ptr, size_t size, int32_t depth, uint64_t arg,
                                                 uint64_t next)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = TC_CAPTURE_CALLSTACK(frames, depth);
     tc_mem_alloc(ptr, size, name_of(arg, next), frames, n);
 }
@@ -81,7 +81,7 @@ void ___tracy_emit_memory_free_named(const void *ptr, uint64_t arg, uint64_t nex
 
 void ___tracy_emit_memory_free_callstack_named(const void *ptr, int32_t depth, uint64_t arg, uint64_t next)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = TC_CAPTURE_CALLSTACK(frames, depth);
     tc_mem_free(ptr, name_of(arg, next), frames, n);
 }
@@ -97,7 +97,7 @@ void ___tracy_emit_memory_discard(const char *name)
  * one frame. */
 void ___tracy_emit_memory_discard_callstack(const char *name, int32_t depth)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = name ? TC_CAPTURE_CALLSTACK(frames, depth) : 0;
     tc_mem_discard(name, frames, n);
 }

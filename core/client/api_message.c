@@ -41,14 +41,14 @@ static void log_literal(int8_t severity, int32_t color, const char *txt, const u
 
 void ___tracy_emit_logString(int8_t severity, int32_t color, int32_t callstack_depth, size_t size, const char *txt)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = txt ? TC_CAPTURE_CALLSTACK(frames, callstack_depth) : 0;
     log_string(severity, color, size, txt, frames, n);
 }
 
 void ___tracy_emit_logStringL(int8_t severity, int32_t color, int32_t callstack_depth, const char *txt)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = txt ? TC_CAPTURE_CALLSTACK(frames, callstack_depth) : 0;
     log_literal(severity, color, txt, frames, n);
 }
@@ -67,28 +67,28 @@ void ___tracy_emit_message_appinfo(const char *txt, size_t size)
 /* Tracy 0.13 names, kept for existing bindings. */
 void ___tracy_emit_message(const char *txt, size_t size, int32_t callstack_depth)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = txt ? TC_CAPTURE_CALLSTACK(frames, callstack_depth) : 0;
     log_string(TracyMessageSeverityInfo, 0, size, txt, frames, n);
 }
 
 void ___tracy_emit_messageL(const char *txt, int32_t callstack_depth)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = txt ? TC_CAPTURE_CALLSTACK(frames, callstack_depth) : 0;
     log_literal(TracyMessageSeverityInfo, 0, txt, frames, n);
 }
 
 void ___tracy_emit_messageC(const char *txt, size_t size, uint32_t color, int32_t callstack_depth)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = txt ? TC_CAPTURE_CALLSTACK(frames, callstack_depth) : 0;
     log_string(TracyMessageSeverityInfo, (int32_t)color, size, txt, frames, n);
 }
 
 void ___tracy_emit_messageLC(const char *txt, uint32_t color, int32_t callstack_depth)
 {
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = txt ? TC_CAPTURE_CALLSTACK(frames, callstack_depth) : 0;
     log_literal(TracyMessageSeverityInfo, (int32_t)color, txt, frames, n);
 }

@@ -77,7 +77,7 @@ TracyCZoneCtx ___tracy_emit_zone_begin_callstack(const struct ___tracy_source_lo
         return ___tracy_emit_zone_begin(srcloc, active);
     if (!active || !srcloc)
         return inactive_zone;
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = TC_CAPTURE_CALLSTACK(frames, depth);
     return zone_begin_callstack(TC_REC_ZONE_BEGIN, (uint64_t)(uintptr_t)srcloc, frames, n);
 }
@@ -96,7 +96,7 @@ TracyCZoneCtx ___tracy_emit_zone_begin_alloc_callstack(uint64_t srcloc, int32_t 
 {
     if (depth <= 0 || !srcloc || !active)
         return ___tracy_emit_zone_begin_alloc(srcloc, active);
-    uint64_t frames[TC_CALLSTACK_MAX];
+    uint64_t frames[TCN_CALLSTACK_MAX];
     int n = TC_CAPTURE_CALLSTACK(frames, depth);
     TracyCZoneCtx ctx = zone_begin_callstack(TC_REC_ZONE_BEGIN_ALLOC, srcloc, frames, n);
     if (!ctx.active)

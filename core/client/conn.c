@@ -2,7 +2,7 @@
  * conn_records.c encodes records on it, conn_queries.c answers the server. */
 #include "client/conn.h"
 
-#include "client/resolver.h"
+#include "native/resolver.h"
 #include "client/welcome.h"
 #include "wire/protocol.h"
 #include "wire/versions.h"
@@ -56,11 +56,11 @@ int tc_conn_open(struct tc_conn *c, struct tc_transport *t, int slot, const uint
     msg[0] = TCW_HANDSHAKE_WELCOME;
     tc_welcome_build(w82);
     tcw_welcome_to_version(msg + 1, w82, vi);
-    if (t->send(t, msg, 1u + tcw_versions[vi].welcome_size) != 0 || tc_enc_init(&c->enc, enc_write, c) != 0) {
+    if (t->send(t, msg, 1u + tcw_versions[vi].welcome_size) != 0 || tcw_enc_init(&c->enc, enc_write, c) != 0) {
         t->close(t);
         return -1;
     }
-    tc_enc_set_version(&c->enc, vi);
+    tcw_enc_set_version(&c->enc, vi);
     c->transport = t;
     c->alive = 1;
     return 0;
@@ -71,7 +71,7 @@ void tc_conn_close(struct tc_conn *c)
     if (c->transport)
         c->transport->close(c->transport);
     c->transport = NULL;
-    tc_enc_free(&c->enc);
+    tcw_enc_free(&c->enc);
     tcu_map_free(&c->ids);
     tcu_map_free(&c->pools);
     tcu_map_free(&c->locks);
@@ -79,7 +79,7 @@ void tc_conn_close(struct tc_conn *c)
     tcu_map_free(&c->frames);
     tcu_map_free(&c->running);
     if (c->resolving)
-        tc_resolver_forget(c->serial);
+        tcn_resolver_forget(c->serial);
     c->resolving = 0;
     c->alive = 0;
 }

@@ -35,7 +35,7 @@ struct tc_conn {
     struct tc_transport *transport;
     int slot;        /* index of this connection in the per-thread connection state */
     uint64_t serial; /* unique over the process's life: names it to the resolver */
-    struct tc_encoder enc;
+    struct tcw_encoder enc;
     struct tcu_map ids;       /* id -> its kind << 56 | its address */
     uint64_t recent_ids[256]; /* direct-mapped cache of ids already in `ids` */
     struct tcu_map pools;     /* memory pools announced */
@@ -96,7 +96,7 @@ int tc_conn_resolving(const struct tc_conn *c);
  * records the kernel lost when that grew (at most once a second; `final`: now). */
 void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_t lost, int final);
 /* Once per connection, a warning that libdw could not be loaded (`unavailable`:
- * tc_libdw_unavailable's reason; NULL: nothing to say). */
+ * tcn_libdw_unavailable's reason; NULL: nothing to say). */
 void tc_conn_report_libdw(struct tc_conn *c, const char *unavailable);
 
 /* Sends a context switch record as ContextSwitch items the server can take whatever was

@@ -3,7 +3,7 @@
 #include "client/conn.h"
 
 #include "client/record.h"
-#include "client/resolver.h"
+#include "native/resolver.h"
 #include "client/state.h"
 #include "tracyc.h"
 #include "util/fd.h"
@@ -21,7 +21,7 @@ static void reply_string(struct tc_conn *c, uint8_t type, uint64_t id)
     const char *s = tc_conn_sent_string(c, id);
     if (!s)
         s = unknown_text;
-    tc_enc_string_reply(&c->enc, type, id, s, strlen(s));
+    tcw_enc_string_reply(&c->enc, type, id, s, strlen(s));
 }
 
 static void reply_srcloc(struct tc_conn *c, uint64_t id)
@@ -29,17 +29,17 @@ static void reply_srcloc(struct tc_conn *c, uint64_t id)
     const struct ___tracy_source_location_data *s = tc_conn_sent_srcloc(c, id);
     if (!s) {
         uint64_t q = tc_conn_string_id(c, unknown_text);
-        tc_enc_srcloc_reply(&c->enc, 0, q, q, 0, 0);
+        tcw_enc_srcloc_reply(&c->enc, 0, q, q, 0, 0);
         return;
     }
     uint64_t name = s->name && s->name[0] ? tc_conn_string_id(c, s->name) : 0;
     uint64_t function = tc_conn_string_id(c, s->function ? s->function : unknown_text);
     uint64_t file = tc_conn_string_id(c, s->file ? s->file : unknown_text);
-    tc_enc_srcloc_reply(&c->enc, name, function, file, s->line, s->color);
+    tcw_enc_srcloc_reply(&c->enc, name, function, file, s->line, s->color);
 }
 
 static const char unknown_file[] = "[unknown]";
-static const struct tc_symbol_location unknown_location = {unknown_file, 1, {{unknown_file, unknown_file, 0, 0, 0}}};
+static const struct tcn_symbol_location unknown_location = {unknown_file, 1, {{unknown_file, unknown_file, 0, 0, 0}}};
 
 static size_t text_len(const char *s)
 {
@@ -49,13 +49,13 @@ static size_t text_len(const char *s)
 
 /* A CallstackFrame reply: the image, the frame count, then each frame, innermost first
  * (docs/protocol.md §26.3). */
-static void reply_frames(struct tc_conn *c, uint64_t ptr, const struct tc_symbol_location *loc)
+static void reply_frames(struct tc_conn *c, uint64_t ptr, const struct tcn_symbol_location *loc)
 {
-    tc_enc_callstack_frame_size(&c->enc, ptr, loc->count, loc->image, text_len(loc->image));
+    tcw_enc_callstack_frame_size(&c->enc, ptr, loc->count, loc->image, text_len(loc->image));
     for (int i = 0; i < loc->count; i++) {
-        const struct tc_symbol_frame *f = &loc->frames[i];
-        tc_enc_callstack_frame(&c->enc, f->name, text_len(f->name), f->file, text_len(f->file), f->line, f->sym_addr,
-                               f->sym_len);
+        const struct tcn_symbol_frame *f = &loc->frames[i];
+        tcw_enc_callstack_frame(&c->enc, f->name, text_len(f->name), f->file, text_len(f->file), f->line, f->sym_addr,
+                                f->sym_len);
     }
 }
 
@@ -65,14 +65,14 @@ static int send_resolved(struct tc_conn *c)
     if (!c->resolving)
         return 0;
     int pending = 0, sent = 0;
-    struct tc_resolved *answers = tc_resolver_take(c->serial, &pending);
-    for (struct tc_resolved *a = answers; a; a = a->next, sent++) {
-        if (a->query == TCW_QUERY_CALLSTACK_FRAME)
+    struct tcn_resolved *answers = tcn_resolver_take(c->serial, &pending);
+    for (struct tcn_resolved *a = answers; a; a = a->next, sent++) {
+        if (a->kind == TCN_RESOLVE_FRAMES)
             reply_frames(c, a->ptr, a->location);
         else
-            tc_enc_symbol_information(&c->enc, a->ptr, a->file, text_len(a->file), a->line);
+            tcw_enc_symbol_information(&c->enc, a->ptr, a->file, text_len(a->file), a->line);
     }
-    tc_resolver_release(answers);
+    tcn_resolver_release(answers);
     c->resolving -= sent;
     return sent;
 }
@@ -98,17 +98,17 @@ static void reply_external_name(struct tc_conn *c, uint64_t tid)
             n = (size_t)snprintf(name, sizeof name, "%s", comm);
         }
         fclose(f);
-        tc_enc_tid_to_pid(&c->enc, tid, (uint64_t)getpid());
+        tcw_enc_tid_to_pid(&c->enc, tid, (uint64_t)getpid());
     }
     extern char *program_invocation_short_name;
     const char *program = program_invocation_short_name ? program_invocation_short_name : unknown_text;
-    tc_enc_string_reply(&c->enc, TCW_ExternalThreadName, tid, name, n);
-    tc_enc_string_reply(&c->enc, TCW_ExternalName, tid, program, strlen(program));
+    tcw_enc_string_reply(&c->enc, TCW_ExternalThreadName, tid, name, n);
+    tcw_enc_string_reply(&c->enc, TCW_ExternalName, tid, program, strlen(program));
 }
 
 static void answer(struct tc_conn *c, uint8_t type, uint64_t ptr, uint32_t extra)
 {
-    struct tc_encoder *e = &c->enc;
+    struct tcw_encoder *e = &c->enc;
     switch (type) {
     case TCW_QUERY_TERMINATE:
     case TCW_QUERY_DISCONNECT:
@@ -120,7 +120,7 @@ static void answer(struct tc_conn *c, uint8_t type, uint64_t ptr, uint32_t extra
     case TCW_QUERY_THREAD_STRING: {
         char name[256];
         size_t n = tc_names_get((uint32_t)ptr, name, sizeof name);
-        tc_enc_string_reply(e, TCW_ThreadName, ptr, name, n);
+        tcw_enc_string_reply(e, TCW_ThreadName, ptr, name, n);
         break;
     }
     case TCW_QUERY_SOURCE_LOCATION:
@@ -141,25 +141,26 @@ static void answer(struct tc_conn *c, uint8_t type, uint64_t ptr, uint32_t extra
     case TCW_QUERY_CALLSTACK_FRAME:
     case TCW_QUERY_SYMBOL:
         /* Frames a program registered (tracyc_frames_register) are answered at once from
-         * its resolver; the rest off the worker (resolver.c), answered by send_resolved. */
+         * its resolver; the rest off the worker (native/resolver.c), answered by send_resolved. */
         if (tc_conn_answer_frame(c, type, ptr))
             break;
-        if (tc_resolver_submit(c->serial, type, ptr) == 0)
+        if (tcn_resolver_submit(c->serial, type == TCW_QUERY_SYMBOL ? TCN_RESOLVE_SYMBOL : TCN_RESOLVE_FRAMES, ptr) ==
+            0)
             c->resolving++;
         else if (type == TCW_QUERY_CALLSTACK_FRAME)
             reply_frames(c, ptr, &unknown_location);
         else
-            tc_enc_symbol_information(e, ptr, unknown_file, sizeof unknown_file - 1, 0);
+            tcw_enc_symbol_information(e, ptr, unknown_file, sizeof unknown_file - 1, 0);
         break;
     case TCW_QUERY_SYMBOL_CODE:
-        tc_enc_byte(e, TCW_AckSymbolCodeNotAvailable);
+        tcw_enc_byte(e, TCW_AckSymbolCodeNotAvailable);
         break;
     case TCW_QUERY_SOURCE_CODE:
-        tc_enc_source_unavailable(e, (uint32_t)ptr);
+        tcw_enc_source_unavailable(e, (uint32_t)ptr);
         break;
     default: /* Parameter, DataTransfer(Part), and codes this protocol does not define */
         (void)extra;
-        tc_enc_byte(e, TCW_AckServerQueryNoop);
+        tcw_enc_byte(e, TCW_AckServerQueryNoop);
         break;
     }
 }
@@ -193,7 +194,7 @@ int tc_conn_serve_queries(struct tc_conn *c, int timeout_ms)
         timeout_ms = 0;
     }
     answered += send_resolved(c);
-    if (answered && tc_enc_flush(&c->enc) != 0)
+    if (answered && tcw_enc_flush(&c->enc) != 0)
         return -1;
     return answered;
 }

@@ -16,10 +16,10 @@
 
 /* The callstack a record carries, sent just before it: to the current thread's next event
  * (thread-bound) or to the next serial event. */
-static void send_callstack(struct tc_encoder *e, const struct tc_rec_callstack *cs, int serial)
+static void send_callstack(struct tcw_encoder *e, const struct tc_rec_callstack *cs, int serial)
 {
-    tc_enc_callstack(e, serial ? TCW_CallstackSerial : TCW_Callstack,
-                     (const uint64_t *)tc_rec_text((const union tc_rec *)cs), cs->len / 8);
+    tcw_enc_callstack(e, serial ? TCW_CallstackSerial : TCW_Callstack,
+                      (const uint64_t *)tc_rec_text((const union tc_rec *)cs), cs->len / 8);
 }
 
 /* The server gives each GPU context one zone stack and keeps, per query, the zone that
@@ -41,9 +41,9 @@ static void gpu_zone_begin(struct tc_conn *c, const struct tc_rec_gpu_zone_begin
     if (cs)
         send_callstack(&c->enc, cs, 1);
     if (z->alloc)
-        tc_enc_srcloc_payload(&c->enc, (const uint8_t *)(uintptr_t)z->srcloc);
-    tc_enc_gpu_zone_begin(&c->enc, types[z->alloc][cs != NULL], z->time, z->thread, z->query, z->context,
-                          z->alloc ? 0 : tc_conn_srcloc_id(c, z->srcloc), 1);
+        tcw_enc_srcloc_payload(&c->enc, (const uint8_t *)(uintptr_t)z->srcloc);
+    tcw_enc_gpu_zone_begin(&c->enc, types[z->alloc][cs != NULL], z->time, z->thread, z->query, z->context,
+                           z->alloc ? 0 : tc_conn_srcloc_id(c, z->srcloc), 1);
 }
 
 static void gpu_zone_end(struct tc_conn *c, const struct tc_rec_gpu_zone_end *z)
@@ -53,13 +53,13 @@ static void gpu_zone_end(struct tc_conn *c, const struct tc_rec_gpu_zone_end *z)
         return;
     depth = tcu_map_get(&c->gpu, GPU_DEPTH | z->context); /* the put may have moved it */
     --*depth;
-    tc_enc_gpu_zone_end(&c->enc, TCW_GpuZoneEndSerial, z->time, z->thread, z->query, z->context, 1);
+    tcw_enc_gpu_zone_end(&c->enc, TCW_GpuZoneEndSerial, z->time, z->thread, z->query, z->context, 1);
 }
 
 static void gpu_time(struct tc_conn *c, const struct tc_rec_gpu_time *g)
 {
     if (tcu_map_remove(&c->gpu, (uint64_t)g->context << 16 | g->query, NULL))
-        tc_enc_gpu_time(&c->enc, g->gpu_time, g->query, g->context);
+        tcw_enc_gpu_time(&c->enc, g->gpu_time, g->query, g->context);
 }
 
 /* The server fails the capture on a discontinuous frame's end whose start it never saw,
@@ -74,7 +74,7 @@ static void encode_frame(struct tc_conn *c, unsigned type, const struct tc_rec_f
         return;
     else if (type == TC_REC_FRAME_END && !tcu_map_remove(&c->frames, name, NULL))
         return;
-    tc_enc_frame_mark(&c->enc, types[type - TC_REC_FRAME_MARK], f->time, tc_conn_string_id(c, f->name));
+    tcw_enc_frame_mark(&c->enc, types[type - TC_REC_FRAME_MARK], f->time, tc_conn_string_id(c, f->name));
 }
 
 /* The server numbers frames from the first main frame mark it receives, so an image is
@@ -85,8 +85,8 @@ static void encode_frame_image(struct tc_conn *c, const struct tc_frame_image *i
         c->frame_base = img->frames;
     if (img->frame < c->frame_base)
         return;
-    tc_enc_frame_image(&c->enc, (uint64_t)(uintptr_t)img, img->data, img->size, (uint32_t)(img->frame - c->frame_base),
-                       img->w, img->h, img->flip);
+    tcw_enc_frame_image(&c->enc, (uint64_t)(uintptr_t)img, img->data, img->size, (uint32_t)(img->frame - c->frame_base),
+                        img->w, img->h, img->flip);
 }
 
 /* Thread-bound records: zones, messages, plots, frames, fibers, sections. cs: the
@@ -94,11 +94,11 @@ static void encode_frame_image(struct tc_conn *c, const struct tc_frame_image *i
 static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const union tc_rec *r,
                                  const struct tc_rec_callstack *cs)
 {
-    struct tc_encoder *e = &c->enc;
+    struct tcw_encoder *e = &c->enc;
     /* Zones nest per context, as on the server: the fiber entered, or the thread. */
     struct tc_fiber *fiber = t->conn_fiber[c->slot];
     uint32_t *depth = fiber ? &fiber->conn_depth[c->slot] : &t->conn_depth[c->slot];
-    tc_enc_thread(e, t->tid);
+    tcw_enc_thread(e, t->tid);
     /* Only records that always go out carry callstacks (zone begins, messages, GPU zone
      * begins), so the callstack is never left waiting for an event that is not sent. */
     if (cs && r->any.type != TC_REC_GPU_ZONE_BEGIN)
@@ -106,54 +106,54 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const u
     switch (r->any.type) {
     case TC_REC_ZONE_BEGIN:
         if (cs)
-            tc_enc_zone_begin_callstack(e, r->zone_begin.time, tc_conn_srcloc_id(c, r->zone_begin.srcloc));
+            tcw_enc_zone_begin_callstack(e, r->zone_begin.time, tc_conn_srcloc_id(c, r->zone_begin.srcloc));
         else
-            tc_enc_zone_begin(e, r->zone_begin.time, tc_conn_srcloc_id(c, r->zone_begin.srcloc));
+            tcw_enc_zone_begin(e, r->zone_begin.time, tc_conn_srcloc_id(c, r->zone_begin.srcloc));
         ++*depth;
         break;
     case TC_REC_ZONE_BEGIN_ALLOC:
         if (cs)
-            tc_enc_zone_begin_alloc_callstack(e, r->zone_begin_alloc.time, r->zone_begin_alloc.payload);
+            tcw_enc_zone_begin_alloc_callstack(e, r->zone_begin_alloc.time, r->zone_begin_alloc.payload);
         else
-            tc_enc_zone_begin_alloc(e, r->zone_begin_alloc.time, r->zone_begin_alloc.payload);
+            tcw_enc_zone_begin_alloc(e, r->zone_begin_alloc.time, r->zone_begin_alloc.payload);
         ++*depth;
         break;
     case TC_REC_ZONE_END:
         /* A zone begun before this connection existed is not open on it. */
         if (*depth) {
-            tc_enc_zone_end(e, r->zone_end.time);
+            tcw_enc_zone_end(e, r->zone_end.time);
             --*depth;
         }
         break;
     case TC_REC_ZONE_TEXT:
     case TC_REC_ZONE_NAME:
         if (*depth)
-            tc_enc_zone_text(e, r->any.type == TC_REC_ZONE_TEXT ? TCW_ZoneText : TCW_ZoneName, tc_rec_text(r),
-                             r->any.len);
+            tcw_enc_zone_text(e, r->any.type == TC_REC_ZONE_TEXT ? TCW_ZoneText : TCW_ZoneName, tc_rec_text(r),
+                              r->any.len);
         break;
     case TC_REC_ZONE_COLOR:
         if (*depth)
-            tc_enc_zone_color(e, r->zone_color.color);
+            tcw_enc_zone_color(e, r->zone_color.color);
         break;
     case TC_REC_ZONE_VALUE:
         if (*depth)
-            tc_enc_zone_value(e, r->zone_value.value);
+            tcw_enc_zone_value(e, r->zone_value.value);
         break;
     case TC_REC_MESSAGE:
-        (cs ? tc_enc_message_callstack : tc_enc_message)(e, r->message.time, tc_rec_text(r), r->any.len,
-                                                         r->message.color, TCW_MESSAGE_META(r->message.severity));
+        (cs ? tcw_enc_message_callstack : tcw_enc_message)(e, r->message.time, tc_rec_text(r), r->any.len,
+                                                           r->message.color, TCW_MESSAGE_META(r->message.severity));
         break;
     case TC_REC_MESSAGE_LITERAL:
-        (cs ? tc_enc_message_literal_callstack
-            : tc_enc_message_literal)(e, r->message_literal.time, tc_conn_string_id(c, r->message_literal.text),
-                                      r->message_literal.color, TCW_MESSAGE_META(r->message_literal.severity));
+        (cs ? tcw_enc_message_literal_callstack
+            : tcw_enc_message_literal)(e, r->message_literal.time, tc_conn_string_id(c, r->message_literal.text),
+                                       r->message_literal.color, TCW_MESSAGE_META(r->message_literal.severity));
         break;
     case TC_REC_PLOT_DOUBLE:
     case TC_REC_PLOT_FLOAT:
     case TC_REC_PLOT_INT: {
         static const uint8_t types[] = {TCW_PlotDataDouble, TCW_PlotDataFloat, TCW_PlotDataInt};
-        tc_enc_plot(e, types[r->any.type - TC_REC_PLOT_DOUBLE], tc_conn_string_id(c, r->plot.name), r->plot.time,
-                    r->plot.value_bits);
+        tcw_enc_plot(e, types[r->any.type - TC_REC_PLOT_DOUBLE], tc_conn_string_id(c, r->plot.name), r->plot.time,
+                     r->plot.value_bits);
         break;
     }
     case TC_REC_FRAME_MARK:
@@ -163,21 +163,21 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const u
         encode_frame_image(c, r->frame_image.image);
         break;
     case TC_REC_FIBER_ENTER:
-        tc_enc_fiber_enter(e, r->fiber_enter.time, tc_conn_string_id(c, r->fiber_enter.fiber->name), t->tid);
+        tcw_enc_fiber_enter(e, r->fiber_enter.time, tc_conn_string_id(c, r->fiber_enter.fiber->name), t->tid);
         t->conn_fiber[c->slot] = r->fiber_enter.fiber;
         break;
     case TC_REC_FIBER_LEAVE:
         if (fiber) {
-            tc_enc_fiber_leave(e, r->fiber_leave.time, t->tid);
+            tcw_enc_fiber_leave(e, r->fiber_leave.time, t->tid);
             t->conn_fiber[c->slot] = NULL;
         }
         break;
     case TC_REC_SECTION_ENTER:
-        tc_enc_section_enter(e, r->section_enter.time, r->section_enter.id, r->section_enter.category, tc_rec_text(r),
-                             r->any.len);
+        tcw_enc_section_enter(e, r->section_enter.time, r->section_enter.id, r->section_enter.category, tc_rec_text(r),
+                              r->any.len);
         break;
     case TC_REC_SECTION_LEAVE:
-        tc_enc_section_leave(e, r->section_leave.time, r->section_leave.id);
+        tcw_enc_section_leave(e, r->section_leave.time, r->section_leave.id);
         break;
     default:
         break;
@@ -227,7 +227,7 @@ static int lock_event_sendable(struct tc_conn *c, unsigned type, const struct tc
  * NULL; sent only together with the event, never without it. */
 static void encode_serial_record(struct tc_conn *c, const union tc_rec *r, const struct tc_rec_callstack *cs)
 {
-    struct tc_encoder *e = &c->enc;
+    struct tcw_encoder *e = &c->enc;
     switch (r->any.type) {
     case TC_REC_FRAME_START:
     case TC_REC_FRAME_END:
@@ -240,14 +240,14 @@ static void encode_serial_record(struct tc_conn *c, const union tc_rec *r, const
             tcu_map_put(&c->pools, pool, 1);
         if (cs)
             send_callstack(e, cs, 1);
-        tc_enc_mem_alloc(e, m->time, m->thread, m->address, m->size, pool, cs != NULL);
+        tcw_enc_mem_alloc(e, m->time, m->thread, m->address, m->size, pool, cs != NULL);
         break;
     }
     case TC_REC_MEM_FREE:
         if (cs)
             send_callstack(e, cs, 1);
-        tc_enc_mem_free(e, r->mem_free.time, r->mem_free.thread, r->mem_free.address,
-                        tc_conn_string_id(c, r->mem_free.pool), cs != NULL);
+        tcw_enc_mem_free(e, r->mem_free.time, r->mem_free.thread, r->mem_free.address,
+                         tc_conn_string_id(c, r->mem_free.pool), cs != NULL);
         break;
     case TC_REC_MEM_DISCARD: {
         uint64_t pool = (uint64_t)(uintptr_t)r->mem_discard.pool;
@@ -256,60 +256,60 @@ static void encode_serial_record(struct tc_conn *c, const union tc_rec *r, const
         if (tcu_map_get(&c->pools, pool)) {
             if (cs)
                 send_callstack(e, cs, 1);
-            tc_enc_mem_discard(e, r->mem_discard.time, r->mem_discard.thread, pool, cs != NULL);
+            tcw_enc_mem_discard(e, r->mem_discard.time, r->mem_discard.thread, pool, cs != NULL);
         }
         break;
     }
     case TC_REC_SAMPLE:
-        tc_enc_callstack_sample(e, r->sample.thread, r->sample.time, (const uint64_t *)tc_rec_text(r), r->any.len / 8);
+        tcw_enc_callstack_sample(e, r->sample.thread, r->sample.time, (const uint64_t *)tc_rec_text(r), r->any.len / 8);
         break;
     case TC_REC_CONTEXT_SWITCH:
         tc_conn_context_switch(c, &r->context_switch);
         break;
     case TC_REC_LOCK_ANNOUNCE:
-        tc_enc_lock_announce(e, r->lock_announce.lock, r->lock_announce.time,
-                             tc_conn_srcloc_id(c, r->lock_announce.srcloc), r->lock_announce.shared);
+        tcw_enc_lock_announce(e, r->lock_announce.lock, r->lock_announce.time,
+                              tc_conn_srcloc_id(c, r->lock_announce.srcloc), r->lock_announce.shared);
         break;
     case TC_REC_LOCK_TERMINATE:
-        tc_enc_lock_terminate(e, r->lock_terminate.lock, r->lock_terminate.time);
+        tcw_enc_lock_terminate(e, r->lock_terminate.lock, r->lock_terminate.time);
         break;
     case TC_REC_LOCK_WAIT:
     case TC_REC_LOCK_OBTAIN:
     case TC_REC_LOCK_RELEASE:
         if (lock_event_sendable(c, r->any.type, &r->lock_event))
-            tc_enc_lock_event(e, lock_item(r->any.type, r->lock_event.shared), r->lock_event.lock, r->lock_event.time,
-                              r->lock_event.thread);
+            tcw_enc_lock_event(e, lock_item(r->any.type, r->lock_event.shared), r->lock_event.lock, r->lock_event.time,
+                               r->lock_event.thread);
         break;
     case TC_REC_LOCK_MARK:
-        tc_enc_lock_mark(e, r->lock_mark.lock, r->lock_mark.thread, tc_conn_srcloc_id(c, r->lock_mark.srcloc));
+        tcw_enc_lock_mark(e, r->lock_mark.lock, r->lock_mark.thread, tc_conn_srcloc_id(c, r->lock_mark.srcloc));
         break;
     case TC_REC_LOCK_NAME:
-        tc_enc_lock_name(e, r->lock_name.lock, tc_rec_text(r), r->any.len);
+        tcw_enc_lock_name(e, r->lock_name.lock, tc_rec_text(r), r->any.len);
         break;
     case TC_REC_APP_INFO:
-        tc_enc_app_info(e, r->app_info.time, tc_rec_text(r), r->any.len);
+        tcw_enc_app_info(e, r->app_info.time, tc_rec_text(r), r->any.len);
         break;
     case TC_REC_SECTION_SETUP:
-        tc_enc_section_setup(e, (uint16_t)r->section_setup.category, tc_rec_text(r), r->any.len);
+        tcw_enc_section_setup(e, (uint16_t)r->section_setup.category, tc_rec_text(r), r->any.len);
         break;
     case TC_REC_PLOT_CONFIG:
-        tc_enc_plot_config(e, tc_conn_string_id(c, r->plot_config.name), r->plot_config.format, r->plot_config.step,
-                           r->plot_config.fill, r->plot_config.color);
+        tcw_enc_plot_config(e, tc_conn_string_id(c, r->plot_config.name), r->plot_config.format, r->plot_config.step,
+                            r->plot_config.fill, r->plot_config.color);
         break;
     case TC_REC_GPU_NEW_CONTEXT: {
         const struct tc_rec_gpu_new_context *g = &r->gpu_new_context;
-        tc_enc_gpu_new_context(e, g->cpu_time, g->gpu_time, g->thread, g->period, g->context, g->flags, g->gpu_type);
+        tcw_enc_gpu_new_context(e, g->cpu_time, g->gpu_time, g->thread, g->period, g->context, g->flags, g->gpu_type);
         break;
     }
     case TC_REC_GPU_CONTEXT_NAME:
-        tc_enc_gpu_context_name(e, r->gpu_context_name.context, tc_rec_text(r), r->any.len);
+        tcw_enc_gpu_context_name(e, r->gpu_context_name.context, tc_rec_text(r), r->any.len);
         break;
     case TC_REC_GPU_CALIBRATION:
-        tc_enc_gpu_calibration(e, r->gpu_calibration.gpu_time, r->gpu_calibration.cpu_time,
-                               r->gpu_calibration.cpu_delta, r->gpu_calibration.context);
+        tcw_enc_gpu_calibration(e, r->gpu_calibration.gpu_time, r->gpu_calibration.cpu_time,
+                                r->gpu_calibration.cpu_delta, r->gpu_calibration.context);
         break;
     case TC_REC_GPU_TIME_SYNC:
-        tc_enc_gpu_time_sync(e, r->gpu_time_sync.gpu_time, r->gpu_time_sync.cpu_time, r->gpu_time_sync.context);
+        tcw_enc_gpu_time_sync(e, r->gpu_time_sync.gpu_time, r->gpu_time_sync.cpu_time, r->gpu_time_sync.context);
         break;
     case TC_REC_GPU_TIME:
         gpu_time(c, &r->gpu_time);
@@ -332,13 +332,13 @@ static int absent_kind(const struct tc_conn *c, const union tc_rec *r)
     case TC_REC_SECTION_ENTER:
     case TC_REC_SECTION_LEAVE:
     case TC_REC_SECTION_SETUP:
-        return tc_enc_has(&c->enc, TCW_SectionEnter) ? -1 : TC_ABSENT_SECTION;
+        return tcw_enc_has(&c->enc, TCW_SectionEnter) ? -1 : TC_ABSENT_SECTION;
     case TC_REC_MEM_DISCARD: /* a discard of a pool never used is not sent anyway */
-        return tc_enc_has(&c->enc, TCW_MemDiscard) || !tcu_map_get(&c->pools, (uint64_t)(uintptr_t)r->mem_discard.pool)
+        return tcw_enc_has(&c->enc, TCW_MemDiscard) || !tcu_map_get(&c->pools, (uint64_t)(uintptr_t)r->mem_discard.pool)
                    ? -1
                    : TC_ABSENT_MEM_DISCARD;
     case TC_REC_GPU_TIME_SYNC:
-        return tc_enc_has(&c->enc, TCW_GpuTimeSync) ? -1 : TC_ABSENT_GPU_TIME_SYNC;
+        return tcw_enc_has(&c->enc, TCW_GpuTimeSync) ? -1 : TC_ABSENT_GPU_TIME_SYNC;
     default:
         return -1;
     }
@@ -379,9 +379,9 @@ void tc_conn_record(struct tc_conn *c, struct tc_thread *t, const union tc_rec *
 
 static void report(struct tc_conn *c, const char *text, int n)
 {
-    tc_enc_thread(&c->enc, tc_prof.main_tid);
-    tc_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
-                   (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
+    tcw_enc_thread(&c->enc, tc_prof.main_tid);
+    tcw_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
+                    (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
 }
 
 void tc_conn_report_drops(struct tc_conn *c, uint64_t dropped)
@@ -430,9 +430,9 @@ void tc_conn_report_absent(struct tc_conn *c)
     }
     if (!any)
         return;
-    tc_enc_thread(&c->enc, tc_prof.main_tid);
-    tc_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
-                   (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
+    tcw_enc_thread(&c->enc, tc_prof.main_tid);
+    tcw_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
+                    (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
     memset(c->absent, 0, sizeof c->absent);
 }
 
@@ -443,9 +443,9 @@ void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_
     char text[400];
     if (unavailable && !c->sampling_reported) {
         int n = snprintf(text, sizeof text, "tracyc: %s", unavailable);
-        tc_enc_thread(&c->enc, tc_prof.main_tid);
-        tc_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
-                       (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
+        tcw_enc_thread(&c->enc, tc_prof.main_tid);
+        tcw_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
+                        (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
         c->sampling_reported = 1;
     }
     /* Lost records: at most once a second, and at the end. */
@@ -455,9 +455,9 @@ void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_
                          "tracyc: lost %" PRIu64 " CPU samples and context switches in total: the kernel's ring "
                          "buffers were full",
                          lost);
-        tc_enc_thread(&c->enc, tc_prof.main_tid);
-        tc_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
-                       (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
+        tcw_enc_thread(&c->enc, tc_prof.main_tid);
+        tcw_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
+                        (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
         c->lost_reported = lost;
         c->lost_report_time = now;
     }
@@ -471,8 +471,8 @@ void tc_conn_report_libdw(struct tc_conn *c, const char *unavailable)
     int n = snprintf(text, sizeof text, "tracyc: symbols and sample stacks limited: %s", unavailable);
     if (n >= (int)sizeof text)
         n = (int)sizeof text - 1;
-    tc_enc_thread(&c->enc, tc_prof.main_tid);
-    tc_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
-                   (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
+    tcw_enc_thread(&c->enc, tc_prof.main_tid);
+    tcw_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
+                    (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));
     c->libdw_reported = 1;
 }

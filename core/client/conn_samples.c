@@ -96,13 +96,13 @@ int tc_conn_answer_frame(struct tc_conn *c, uint8_t query, uint64_t address)
         return 0;
     if (!known)
         f = (struct tracyc_frame){"[unknown]", 9, "[unknown]", 9, 0, 0};
-    struct tc_encoder *e = &c->enc;
+    struct tcw_encoder *e = &c->enc;
     if (query == TCW_QUERY_SYMBOL) {
-        tc_enc_symbol_information(e, address, f.file, fit(f.file_len), f.line);
+        tcw_enc_symbol_information(e, address, f.file, fit(f.file_len), f.line);
         return 1;
     }
     uint64_t symbol = f.symbol >= TC_FRAMES_LOWEST && f.symbol <= TC_FRAMES_HIGHEST ? f.symbol : 0;
-    tc_enc_callstack_frame_size(e, address, 1, image, fit(image_len));
-    tc_enc_callstack_frame(e, f.function, fit(f.function_len), f.file, fit(f.file_len), f.line, symbol, 0);
+    tcw_enc_callstack_frame_size(e, address, 1, image, fit(image_len));
+    tcw_enc_callstack_frame(e, f.function, fit(f.function_len), f.file, fit(f.file_len), f.line, symbol, 0);
     return 1;
 }

@@ -23,7 +23,7 @@
 
 static void send_switch(struct tc_conn *c, int64_t time, uint32_t old_tid, uint32_t new_tid, uint8_t cpu, uint8_t state)
 {
-    tc_enc_context_switch(&c->enc, time, old_tid, new_tid, cpu, WAIT_REASON, old_tid ? state : 0);
+    tcw_enc_context_switch(&c->enc, time, old_tid, new_tid, cpu, WAIT_REASON, old_tid ? state : 0);
 }
 
 static void stop(struct tc_conn *c, int64_t time, uint32_t tid, uint8_t cpu, uint8_t state)

@@ -6,7 +6,7 @@
 #include "trace/export.h"
 #include "trace/model.h"
 #include "util/array.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/protocol.h"
 
 #include <errno.h>

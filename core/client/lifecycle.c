@@ -2,12 +2,12 @@
  * and shutdown. Everything here is off the hot path. */
 #include "client/lifecycle.h"
 
-#include "client/callstack.h"
+#include "native/callstack.h"
 #include "client/clock.h"
 #include "client/config.h"
 #include "client/inproc.h"
-#include "client/own_threads.h"
-#include "client/resolver.h"
+#include "native/resolver.h"
+#include "util/threads.h"
 #include "client/sampling.h"
 #include "client/worker.h"
 #include "tracyc.h"
@@ -54,8 +54,8 @@ static void after_fork_child(void)
     atomic_store(&tc_prof.state, TC_STATE_DISABLED);
     tc_self = NULL;
     tc_worker_forget_after_fork();
-    tc_resolver_forget_after_fork();
-    tc_own_threads_forget_after_fork();
+    tcn_resolver_forget_after_fork();
+    tcu_threads_forget_after_fork();
 }
 
 static int start_locked(void)
@@ -74,7 +74,7 @@ static int start_locked(void)
     tc_prof.epoch = (uint64_t)time(NULL);
     tc_prof.main_tid = (uint32_t)getpid();
     if (!tc_prof.config.no_callstack)
-        tc_callstack_init();
+        tcn_callstack_init();
     pthread_key_create(&thread_key, thread_exit);
     if (tc_stream_init(&tc_prof.serial) != 0)
         return -1;

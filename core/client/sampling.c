@@ -10,15 +10,14 @@
 #include "client/sampling.h"
 
 #include "client/clock.h"
-#include "client/libdw.h"
-#include "client/own_threads.h"
+#include "native/libdw.h"
 #include "client/record.h"
-#include "client/sample_callchain.h"
-#include "client/sample_unwind.h"
+#include "native/sample_callchain.h"
+#include "native/sample_unwind.h"
 #include "client/state.h"
-#include "tracyc.h"
 #include "util/bytes.h"
 #include "util/fd.h"
+#include "util/threads.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -88,8 +87,8 @@ static struct {
     pid_t pid;
     int filter_pid; /* events may be inherited by child processes: drop their records */
     /* sampler thread */
-    struct tc_sample_unwinder *unwinder;
-    struct tc_sample_callchain *callchain;
+    struct tcn_sample_unwinder *unwinder;
+    struct tcn_sample_callchain *callchain;
     struct pending **queue;
     size_t queued, queue_cap;
     int64_t tsc_ref, ns_ref; /* a clock pair for converting perf times to ticks */
@@ -303,7 +302,7 @@ static int open_events(const struct tc_config *cfg)
             a->sample_max_stack = (uint16_t)(max_stack > 0 && max_stack < MAX_FRAMES ? max_stack : MAX_FRAMES);
         } else {
             a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-            a->sample_regs_user = tc_sample_regs_mask();
+            a->sample_regs_user = tcn_sample_regs_mask();
             a->sample_stack_user = STACK_BYTES;
         }
         s.period_ns = 1000000000 / hz;
@@ -338,7 +337,7 @@ static int open_events(const struct tc_config *cfg)
      * which inherit their (absent) events. */
     struct tids done = {0}, todo = {0};
     uint32_t own[8];
-    size_t nown = tracyc_own_threads(own, sizeof own / sizeof *own);
+    size_t nown = tcu_threads_own(own, sizeof own / sizeof *own);
     int result = 0;
     for (int attempt = 0;; attempt++) {
         for (int i = 0; i < o.ncpu; i++)
@@ -488,14 +487,14 @@ static void on_sample(const uint8_t *p, const uint8_t *end)
         p += 8;
         if (nr > (uint64_t)(end - p) / 8)
             return;
-        int n = s.callchain ? tc_sample_callchain_frames(s.callchain, p, nr, frames, MAX_FRAMES) : 0;
+        int n = s.callchain ? tcn_sample_callchain_frames(s.callchain, p, nr, frames, MAX_FRAMES) : 0;
         if (n > 0)
             add_pending(time, tid, TC_REC_SAMPLE, (uint8_t)cpu, 0, 0, frames, n);
         return;
     }
     uint64_t abi = tcu_rd64(p);
     p += 8;
-    int nregs = __builtin_popcountll(tc_sample_regs_mask());
+    int nregs = __builtin_popcountll(tcn_sample_regs_mask());
     uint64_t regs[64];
     if (abi == PERF_SAMPLE_REGS_ABI_NONE || end - p < nregs * 8 + 8)
         return; /* a kernel thread: none in a process of ours */
@@ -509,7 +508,7 @@ static void on_sample(const uint8_t *p, const uint8_t *end)
     uint64_t dyn = size ? tcu_rd64(p + size) : 0;
     if (dyn > size)
         dyn = size;
-    int n = s.unwinder ? tc_sample_unwind(s.unwinder, tid, regs, stack, dyn, frames, MAX_FRAMES) : 0;
+    int n = s.unwinder ? tcn_sample_unwind(s.unwinder, tid, regs, stack, dyn, frames, MAX_FRAMES) : 0;
     if (n > 0)
         add_pending(time, tid, TC_REC_SAMPLE, (uint8_t)cpu, 0, 0, frames, n);
 }
@@ -624,9 +623,9 @@ static void *sampler_main(void *arg)
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* the program's signals are for its threads */
     /* Kept across pauses: building them reads every module. */
     if (s.sampling && !s.use_callchain && !s.unwinder)
-        s.unwinder = tc_sample_unwinder_new();
+        s.unwinder = tcn_sample_unwinder_new();
     if (s.sampling && s.use_callchain && !s.callchain)
-        s.callchain = tc_sample_callchain_new();
+        s.callchain = tcn_sample_callchain_new();
     struct pollfd *polls = calloc((size_t)s.nrings, sizeof *polls);
     int npolls = 0;
     for (int i = 0; polls && i < s.nrings; i++)
@@ -639,9 +638,9 @@ static void *sampler_main(void *arg)
         int64_t now = tc_clock_monotonic_ns();
         refresh_clock_pair();
         if (s.unwinder)
-            tc_sample_unwinder_sync(s.unwinder);
+            tcn_sample_unwinder_sync(s.unwinder);
         if (s.callchain)
-            tc_sample_callchain_sync(s.callchain);
+            tcn_sample_callchain_sync(s.callchain);
         for (int i = 0; i < s.nrings; i++)
             if (s.rings[i].page)
                 read_ring(&s.rings[i]);
@@ -662,7 +661,7 @@ static void stop_locked(void)
     for (size_t i = 0; i < s.nfds; i++)
         ioctl(s.fds[i], PERF_EVENT_IOC_DISABLE, 0);
     atomic_store(&s.stop, 1);
-    tc_own_thread_join(s.thread);
+    tcu_thread_join(s.thread);
     close_events();
     s.running = 0;
     s.period_ns = 0;
@@ -676,7 +675,7 @@ static void start_locked(void)
         return; /* nothing asked for */
     /* Loads libdw (once): without it, or on an architecture the unwinder does not know,
      * the kernel walks the frame pointers instead. */
-    s.use_callchain = s.sampling && (!tc_sample_regs_mask() || !tc_libdw());
+    s.use_callchain = s.sampling && (!tcn_sample_regs_mask() || !tcn_libdw());
     if (!s.stream_ready) {
         if (tc_stream_init(&s.stream) != 0)
             return;
@@ -692,7 +691,7 @@ static void start_locked(void)
     }
     atomic_store(&s.refused, 0);
     atomic_store(&s.stop, 0);
-    if (tc_own_thread_start(&s.thread, "tracyc sampler", sampler_main, NULL) != 0) {
+    if (tcu_thread_start(&s.thread, "tracyc sampler", sampler_main, NULL) != 0) {
         close_events();
         snprintf(s.reason, sizeof s.reason, "sampling unavailable: no thread for the sampler");
         return;
@@ -750,9 +749,9 @@ void tc_sampling_shutdown(void)
     pthread_mutex_lock(&s.lock);
     s.finished = 1;
     stop_locked();
-    tc_sample_unwinder_free(s.unwinder);
+    tcn_sample_unwinder_free(s.unwinder);
     s.unwinder = NULL;
-    tc_sample_callchain_free(s.callchain);
+    tcn_sample_callchain_free(s.callchain);
     s.callchain = NULL;
     pthread_mutex_unlock(&s.lock);
 }

@@ -4,8 +4,8 @@
  * One software cpu-clock event per existing thread and CPU, inherited by every thread
  * created later (and by no child process), all of one CPU writing into one ring buffer;
  * the same events carry perf's context-switch records. A sampler thread reads the rings,
- * unwinds each sample's copied user stack (sample_unwind.c; without libdw, takes the
- * kernel's frame-pointer callchain instead: sample_callchain.c), merges the CPUs' records in
+ * unwinds each sample's copied user stack (native/sample_unwind.c; without libdw, takes the
+ * kernel's frame-pointer callchain instead: native/sample_callchain.c), merges the CPUs' records in
  * time order and writes them as records into its own stream, which the worker drains like
  * the serial stream. The worker starts and stops it (tc_sampling_update).
  */

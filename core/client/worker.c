@@ -11,10 +11,10 @@
 #include "client/conn.h"
 #include "client/fiber.h"
 #include "client/inproc.h"
-#include "client/libdw.h"
+#include "native/libdw.h"
 #include "client/net.h"
-#include "client/own_threads.h"
-#include "client/resolver.h"
+#include "native/resolver.h"
+#include "util/threads.h"
 #include "client/sampling.h"
 #include "client/state.h"
 #include "client/record.h"
@@ -359,8 +359,8 @@ static void service_connections(int timeout_ms)
         if (c->alive) {
             tc_conn_report_drops(c, dropped);
             tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 0);
-            tc_conn_report_libdw(c, tc_libdw_unavailable());
-            tc_enc_flush(&c->enc);
+            tc_conn_report_libdw(c, tcn_libdw_unavailable());
+            tcw_enc_flush(&c->enc);
             tc_conn_serve_queries(c, timeout_ms);
         }
         /* A send may also have failed while records were being encoded. */
@@ -391,7 +391,7 @@ int tc_worker_start(void)
     w.listen_fd = tc_net_listen(tc_prof.config.port, tc_prof.config.listen_any, &w.port);
     if (tc_prof.config.output)
         w.requested_output = strdup(tc_prof.config.output);
-    if (tc_own_thread_start(&w.thread, "tracyc worker", worker_main, NULL) != 0)
+    if (tcu_thread_start(&w.thread, "tracyc worker", worker_main, NULL) != 0)
         return -1;
     w.started = 1;
     return 0;
@@ -411,8 +411,8 @@ static void end_zones(struct tc_conn *c, uint32_t *depth, int64_t now)
 {
     static const char mark[] = "still open at exit";
     for (; *depth; --*depth) {
-        tc_enc_zone_text(&c->enc, TCW_ZoneText, mark, sizeof mark - 1);
-        tc_enc_zone_end(&c->enc, now);
+        tcw_enc_zone_text(&c->enc, TCW_ZoneText, mark, sizeof mark - 1);
+        tcw_enc_zone_end(&c->enc, now);
     }
 }
 
@@ -422,10 +422,10 @@ static void end_fiber_zones(struct tc_fiber *f, void *conn)
     if (!f->conn_depth[c->slot])
         return;
     int64_t now = tc_clock_now();
-    tc_enc_thread(&c->enc, tc_prof.main_tid);
-    tc_enc_fiber_enter(&c->enc, now, tc_conn_string_id(c, f->name), tc_prof.main_tid);
+    tcw_enc_thread(&c->enc, tc_prof.main_tid);
+    tcw_enc_fiber_enter(&c->enc, now, tc_conn_string_id(c, f->name), tc_prof.main_tid);
     end_zones(c, &f->conn_depth[c->slot], now);
-    tc_enc_fiber_leave(&c->enc, now, tc_prof.main_tid);
+    tcw_enc_fiber_leave(&c->enc, now, tc_prof.main_tid);
 }
 
 /* The program is ending: zones still open (a thread blocked forever, exit() called inside
@@ -437,9 +437,9 @@ static void end_open_zones(struct tc_conn *c)
     for (struct tc_thread *t = threads_head(); t; t = t->next) {
         if (!t->conn_depth[c->slot] && !t->conn_fiber[c->slot])
             continue;
-        tc_enc_thread(&c->enc, t->tid);
+        tcw_enc_thread(&c->enc, t->tid);
         if (t->conn_fiber[c->slot]) {
-            tc_enc_fiber_leave(&c->enc, now, t->tid);
+            tcw_enc_fiber_leave(&c->enc, now, t->tid);
             t->conn_fiber[c->slot] = NULL;
         }
         end_zones(c, &t->conn_depth[c->slot], now);
@@ -458,10 +458,10 @@ static int finish_connection(int slot)
     tc_conn_report_drops(c, atomic_load(&tc_prof.dropped));
     tc_conn_report_absent(c);
     tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 1);
-    tc_conn_report_libdw(c, tc_libdw_unavailable());
+    tc_conn_report_libdw(c, tcn_libdw_unavailable());
     end_open_zones(c);
-    tc_enc_byte(&c->enc, TCW_Terminate);
-    tc_enc_flush(&c->enc);
+    tcw_enc_byte(&c->enc, TCW_Terminate);
+    tcw_enc_flush(&c->enc);
     int quiet_ms = 0;
     while (c->alive && !c->terminated && quiet_ms < FINAL_QUERY_WAIT_MS) {
         int answered = tc_conn_serve_queries(c, 10);
@@ -478,7 +478,7 @@ void tc_worker_stop(void)
     if (!w.started)
         return;
     atomic_store(&w.stop, 1);
-    tc_own_thread_join(w.thread);
+    tcu_thread_join(w.thread);
     w.started = 0;
     /* The program is ending: its last samples go out with the rest, then no more. */
     tc_sampling_shutdown();
@@ -503,7 +503,7 @@ void tc_worker_stop(void)
         if (delivered || !tc_prof.config.no_exit || w.listen_fd < 0)
             break;
     }
-    tc_resolver_stop();
+    tcn_resolver_stop();
     if (w.inproc) {
         if (tc_inproc_finish(w.inproc) != 0)
             atomic_store(&tc_prof.capture_failed, 1);

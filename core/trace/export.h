@@ -21,7 +21,7 @@
 #include <stdio.h>
 
 #include "trace/model.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 
 struct tct_names {
     const void *ctx;

@@ -36,7 +36,7 @@
 #include "util/arena.h"
 #include "util/chunks.h"
 #include "util/map.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 
 #define TCT_TIME_NONE INT64_MIN /* an end (or GPU time) that never arrived */
 

@@ -5,12 +5,12 @@
  * upstream's buffer discipline (a 3 x 256 KiB ring, so the last 64 KiB of input stay in
  * place for the compressor). Items never straddle frames. Frames go to `write`.
  *
- * Item writers always write protocol 82: p[0] of the space tc_enc_item() returns gets a
+ * Item writers always write protocol 82: p[0] of the space tcw_enc_item() returns gets a
  * logical TCW_* type and the body 82's layout. On a connection of another version
- * (tc_enc_set_version) each item is rewritten into that version's opcode and layout as
+ * (tcw_enc_set_version) each item is rewritten into that version's opcode and layout as
  * soon as it is complete, i.e. when the next item is reserved or the frame is flushed
  * (wire/versions.h); a writer never needs to know the version. Items a version lacks must
- * not be written (tc_enc_has): the caller drops the whole event.
+ * not be written (tcw_enc_has): the caller drops the whole event.
  */
 #ifndef TRACYC_WIRE_ENCODE_H
 #define TRACYC_WIRE_ENCODE_H
@@ -20,16 +20,16 @@
 
 union LZ4_stream_u;
 
-typedef int (*tc_write_fn)(void *user, const void *data, size_t len);
+typedef int (*tcw_write_fn)(void *user, const void *data, size_t len);
 
-struct tc_encoder {
+struct tcw_encoder {
     uint8_t *ring;
     size_t start, pos;
     uint8_t *out;
     union LZ4_stream_u *lz4;
     int64_t ref_thread, ref_serial, ref_gpu, ref_ctx;
     uint32_t thread; /* current ThreadContext, 0 = none */
-    tc_write_fn write;
+    tcw_write_fn write;
     void *user;
     int failed; /* the transport failed: everything is discarded */
     uint64_t bytes_out;
@@ -39,100 +39,100 @@ struct tc_encoder {
     uint64_t absent; /* items written although version vi lacks them (dropped) */
 };
 
-int tc_enc_init(struct tc_encoder *e, tc_write_fn write, void *user);
-void tc_enc_free(struct tc_encoder *e);
+int tcw_enc_init(struct tcw_encoder *e, tcw_write_fn write, void *user);
+void tcw_enc_free(struct tcw_encoder *e);
 /* Speak protocol version index vi (wire/versions.h) from now on; call before any item. */
-void tc_enc_set_version(struct tc_encoder *e, int vi);
+void tcw_enc_set_version(struct tcw_encoder *e, int vi);
 /* Whether the connection's protocol has the logical item type. */
-int tc_enc_has(const struct tc_encoder *e, uint8_t type);
+int tcw_enc_has(const struct tcw_encoder *e, uint8_t type);
 /* Flush pending items as one frame. 0, or -1 when the transport failed. */
-int tc_enc_flush(struct tc_encoder *e);
+int tcw_enc_flush(struct tcw_encoder *e);
 
 /* Room for an n-byte protocol-82 item (n <= 256 KiB - TCW_CONVERT_GROWTH), flushing first
  * when the frame is full. The caller writes the logical type at p[0] and the body. */
-uint8_t *tc_enc_item(struct tc_encoder *e, size_t n);
+uint8_t *tcw_enc_item(struct tcw_encoder *e, size_t n);
 
 /* Item writers. Times are raw clock ticks; the encoder applies the delta chains. */
-void tc_enc_thread(struct tc_encoder *e, uint32_t tid);
-void tc_enc_zone_begin(struct tc_encoder *e, int64_t time, uint64_t srcloc);
-/* The same zone with the callstack sent just before it (tc_enc_callstack, TCW_Callstack). */
-void tc_enc_zone_begin_callstack(struct tc_encoder *e, int64_t time, uint64_t srcloc);
+void tcw_enc_thread(struct tcw_encoder *e, uint32_t tid);
+void tcw_enc_zone_begin(struct tcw_encoder *e, int64_t time, uint64_t srcloc);
+/* The same zone with the callstack sent just before it (tcw_enc_callstack, TCW_Callstack). */
+void tcw_enc_zone_begin_callstack(struct tcw_encoder *e, int64_t time, uint64_t srcloc);
 /* An allocated source location in upstream's layout ([u16 size][color][line][strings],
  * size counting itself), sent as a SourceLocationPayload for the next zone begin. */
-void tc_enc_srcloc_payload(struct tc_encoder *e, const uint8_t *blob);
-void tc_enc_zone_begin_alloc(struct tc_encoder *e, int64_t time, const uint8_t *blob);
-void tc_enc_zone_begin_alloc_callstack(struct tc_encoder *e, int64_t time, const uint8_t *blob);
-void tc_enc_zone_end(struct tc_encoder *e, int64_t time);
-void tc_enc_zone_text(struct tc_encoder *e, uint8_t type, const char *text, size_t len);
-void tc_enc_zone_color(struct tc_encoder *e, uint32_t color);
-void tc_enc_zone_value(struct tc_encoder *e, uint64_t value);
-void tc_enc_single_string(struct tc_encoder *e, const char *text, size_t len);
-void tc_enc_message(struct tc_encoder *e, int64_t time, const char *text, size_t len, uint32_t color, uint8_t meta);
-void tc_enc_message_literal(struct tc_encoder *e, int64_t time, uint64_t text_id, uint32_t color, uint8_t meta);
-/* Messages whose callstack was sent just before them (tc_enc_callstack, TCW_Callstack). */
-void tc_enc_message_callstack(struct tc_encoder *e, int64_t time, const char *text, size_t len, uint32_t color,
-                              uint8_t meta);
-void tc_enc_message_literal_callstack(struct tc_encoder *e, int64_t time, uint64_t text_id, uint32_t color,
-                                      uint8_t meta);
-void tc_enc_app_info(struct tc_encoder *e, int64_t time, const char *text, size_t len);
-void tc_enc_plot(struct tc_encoder *e, uint8_t type, uint64_t name, int64_t time, uint64_t value_bits);
-void tc_enc_plot_config(struct tc_encoder *e, uint64_t name, uint8_t format, uint8_t step, uint8_t fill,
-                        uint32_t color);
-void tc_enc_frame_mark(struct tc_encoder *e, uint8_t type, int64_t time, uint64_t name);
-void tc_enc_frame_image(struct tc_encoder *e, uint64_t id, const uint8_t *dxt, uint32_t size, uint32_t frame,
-                        uint16_t w, uint16_t h, uint8_t flip);
-void tc_enc_fiber_enter(struct tc_encoder *e, int64_t time, uint64_t fiber, uint32_t tid);
-void tc_enc_fiber_leave(struct tc_encoder *e, int64_t time, uint32_t tid);
-void tc_enc_gpu_zone_begin(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query, uint8_t ctx,
-                           uint64_t srcloc, int serial);
-void tc_enc_gpu_zone_end(struct tc_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query, uint8_t ctx,
-                         int serial);
-void tc_enc_gpu_time(struct tc_encoder *e, int64_t gpu_time, uint16_t query, uint8_t ctx);
-void tc_enc_gpu_new_context(struct tc_encoder *e, int64_t cpu, int64_t gpu, uint32_t tid, float period, uint8_t ctx,
-                            uint8_t flags, uint8_t type);
-void tc_enc_gpu_context_name(struct tc_encoder *e, uint8_t ctx, const char *name, size_t len);
-void tc_enc_gpu_calibration(struct tc_encoder *e, int64_t gpu, int64_t cpu, int64_t cpu_delta, uint8_t ctx);
-void tc_enc_gpu_time_sync(struct tc_encoder *e, int64_t gpu, int64_t cpu, uint8_t ctx);
+void tcw_enc_srcloc_payload(struct tcw_encoder *e, const uint8_t *blob);
+void tcw_enc_zone_begin_alloc(struct tcw_encoder *e, int64_t time, const uint8_t *blob);
+void tcw_enc_zone_begin_alloc_callstack(struct tcw_encoder *e, int64_t time, const uint8_t *blob);
+void tcw_enc_zone_end(struct tcw_encoder *e, int64_t time);
+void tcw_enc_zone_text(struct tcw_encoder *e, uint8_t type, const char *text, size_t len);
+void tcw_enc_zone_color(struct tcw_encoder *e, uint32_t color);
+void tcw_enc_zone_value(struct tcw_encoder *e, uint64_t value);
+void tcw_enc_single_string(struct tcw_encoder *e, const char *text, size_t len);
+void tcw_enc_message(struct tcw_encoder *e, int64_t time, const char *text, size_t len, uint32_t color, uint8_t meta);
+void tcw_enc_message_literal(struct tcw_encoder *e, int64_t time, uint64_t text_id, uint32_t color, uint8_t meta);
+/* Messages whose callstack was sent just before them (tcw_enc_callstack, TCW_Callstack). */
+void tcw_enc_message_callstack(struct tcw_encoder *e, int64_t time, const char *text, size_t len, uint32_t color,
+                               uint8_t meta);
+void tcw_enc_message_literal_callstack(struct tcw_encoder *e, int64_t time, uint64_t text_id, uint32_t color,
+                                       uint8_t meta);
+void tcw_enc_app_info(struct tcw_encoder *e, int64_t time, const char *text, size_t len);
+void tcw_enc_plot(struct tcw_encoder *e, uint8_t type, uint64_t name, int64_t time, uint64_t value_bits);
+void tcw_enc_plot_config(struct tcw_encoder *e, uint64_t name, uint8_t format, uint8_t step, uint8_t fill,
+                         uint32_t color);
+void tcw_enc_frame_mark(struct tcw_encoder *e, uint8_t type, int64_t time, uint64_t name);
+void tcw_enc_frame_image(struct tcw_encoder *e, uint64_t id, const uint8_t *dxt, uint32_t size, uint32_t frame,
+                         uint16_t w, uint16_t h, uint8_t flip);
+void tcw_enc_fiber_enter(struct tcw_encoder *e, int64_t time, uint64_t fiber, uint32_t tid);
+void tcw_enc_fiber_leave(struct tcw_encoder *e, int64_t time, uint32_t tid);
+void tcw_enc_gpu_zone_begin(struct tcw_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query,
+                            uint8_t ctx, uint64_t srcloc, int serial);
+void tcw_enc_gpu_zone_end(struct tcw_encoder *e, uint8_t type, int64_t time, uint32_t tid, uint16_t query, uint8_t ctx,
+                          int serial);
+void tcw_enc_gpu_time(struct tcw_encoder *e, int64_t gpu_time, uint16_t query, uint8_t ctx);
+void tcw_enc_gpu_new_context(struct tcw_encoder *e, int64_t cpu, int64_t gpu, uint32_t tid, float period, uint8_t ctx,
+                             uint8_t flags, uint8_t type);
+void tcw_enc_gpu_context_name(struct tcw_encoder *e, uint8_t ctx, const char *name, size_t len);
+void tcw_enc_gpu_calibration(struct tcw_encoder *e, int64_t gpu, int64_t cpu, int64_t cpu_delta, uint8_t ctx);
+void tcw_enc_gpu_time_sync(struct tcw_encoder *e, int64_t gpu, int64_t cpu, uint8_t ctx);
 /* callstack: the Callstack form, whose callstack was sent just before (TCW_CallstackSerial). */
-void tc_enc_mem_alloc(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t size, uint64_t pool,
-                      int callstack);
-void tc_enc_mem_free(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t pool, int callstack);
-void tc_enc_mem_discard(struct tc_encoder *e, int64_t time, uint32_t tid, uint64_t pool, int callstack);
-void tc_enc_lock_announce(struct tc_encoder *e, uint32_t id, int64_t time, uint64_t srcloc, uint8_t shared);
-void tc_enc_lock_terminate(struct tc_encoder *e, uint32_t id, int64_t time);
-void tc_enc_lock_event(struct tc_encoder *e, uint8_t type, uint32_t id, int64_t time, uint32_t tid);
-void tc_enc_lock_mark(struct tc_encoder *e, uint32_t id, uint32_t tid, uint64_t srcloc);
-void tc_enc_lock_name(struct tc_encoder *e, uint32_t id, const char *name, size_t len);
-void tc_enc_section_enter(struct tc_encoder *e, int64_t time, uint32_t id, uint16_t category, const char *text,
-                          size_t len);
-void tc_enc_section_leave(struct tc_encoder *e, int64_t time, uint32_t id);
-void tc_enc_section_setup(struct tc_encoder *e, uint16_t category, const char *text, size_t len);
-/* Callstacks and sampling (docs/protocol.md §26). tc_enc_callstack sends n addresses as
+void tcw_enc_mem_alloc(struct tcw_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t size, uint64_t pool,
+                       int callstack);
+void tcw_enc_mem_free(struct tcw_encoder *e, int64_t time, uint32_t tid, uint64_t addr, uint64_t pool, int callstack);
+void tcw_enc_mem_discard(struct tcw_encoder *e, int64_t time, uint32_t tid, uint64_t pool, int callstack);
+void tcw_enc_lock_announce(struct tcw_encoder *e, uint32_t id, int64_t time, uint64_t srcloc, uint8_t shared);
+void tcw_enc_lock_terminate(struct tcw_encoder *e, uint32_t id, int64_t time);
+void tcw_enc_lock_event(struct tcw_encoder *e, uint8_t type, uint32_t id, int64_t time, uint32_t tid);
+void tcw_enc_lock_mark(struct tcw_encoder *e, uint32_t id, uint32_t tid, uint64_t srcloc);
+void tcw_enc_lock_name(struct tcw_encoder *e, uint32_t id, const char *name, size_t len);
+void tcw_enc_section_enter(struct tcw_encoder *e, int64_t time, uint32_t id, uint16_t category, const char *text,
+                           size_t len);
+void tcw_enc_section_leave(struct tcw_encoder *e, int64_t time, uint32_t id);
+void tcw_enc_section_setup(struct tcw_encoder *e, uint16_t category, const char *text, size_t len);
+/* Callstacks and sampling (docs/protocol.md §26). tcw_enc_callstack sends n addresses as
  * a CallstackPayload and then `type`: TCW_Callstack (for the current thread's next event)
  * or TCW_CallstackSerial (for the next serial event). */
-void tc_enc_callstack(struct tc_encoder *e, uint8_t type, const uint64_t *frames, size_t n);
+void tcw_enc_callstack(struct tcw_encoder *e, uint8_t type, const uint64_t *frames, size_t n);
 /* A CPU sample of thread tid: its payload, then CallstackSample(16/32). Context-switch
  * time chain. */
-void tc_enc_callstack_sample(struct tc_encoder *e, uint32_t tid, int64_t time, const uint64_t *frames, size_t n);
+void tcw_enc_callstack_sample(struct tcw_encoder *e, uint32_t tid, int64_t time, const uint64_t *frames, size_t n);
 /* old_tid stopped and/or new_tid started running on cpu (0: none). */
-void tc_enc_context_switch(struct tc_encoder *e, int64_t time, uint32_t old_tid, uint32_t new_tid, uint8_t cpu,
-                           uint8_t reason, uint8_t state);
+void tcw_enc_context_switch(struct tcw_encoder *e, int64_t time, uint32_t old_tid, uint32_t new_tid, uint8_t cpu,
+                            uint8_t reason, uint8_t state);
 /* Thread tid belongs to process pid (for threads known from context switches). */
-void tc_enc_tid_to_pid(struct tc_encoder *e, uint64_t tid, uint64_t pid);
+void tcw_enc_tid_to_pid(struct tcw_encoder *e, uint64_t tid, uint64_t pid);
 /* Replies to server queries. */
-void tc_enc_second_string(struct tc_encoder *e, const char *text, size_t len);
+void tcw_enc_second_string(struct tcw_encoder *e, const char *text, size_t len);
 /* A CallstackFrame reply: image name and frame count, then each frame (innermost first). */
-void tc_enc_callstack_frame_size(struct tc_encoder *e, uint64_t address, uint8_t frames, const char *image,
-                                 size_t image_len);
-void tc_enc_callstack_frame(struct tc_encoder *e, const char *name, size_t name_len, const char *file, size_t file_len,
-                            uint32_t line, uint64_t sym_addr, uint32_t sym_len);
+void tcw_enc_callstack_frame_size(struct tcw_encoder *e, uint64_t address, uint8_t frames, const char *image,
+                                  size_t image_len);
+void tcw_enc_callstack_frame(struct tcw_encoder *e, const char *name, size_t name_len, const char *file,
+                             size_t file_len, uint32_t line, uint64_t sym_addr, uint32_t sym_len);
 /* A Symbol reply. */
-void tc_enc_symbol_information(struct tc_encoder *e, uint64_t sym_addr, const char *file, size_t file_len,
-                               uint32_t line);
-void tc_enc_string_reply(struct tc_encoder *e, uint8_t type, uint64_t id, const char *text, size_t len);
-void tc_enc_srcloc_reply(struct tc_encoder *e, uint64_t name, uint64_t function, uint64_t file, uint32_t line,
-                         uint32_t color);
-void tc_enc_byte(struct tc_encoder *e, uint8_t type);
-void tc_enc_source_unavailable(struct tc_encoder *e, uint32_t id);
+void tcw_enc_symbol_information(struct tcw_encoder *e, uint64_t sym_addr, const char *file, size_t file_len,
+                                uint32_t line);
+void tcw_enc_string_reply(struct tcw_encoder *e, uint8_t type, uint64_t id, const char *text, size_t len);
+void tcw_enc_srcloc_reply(struct tcw_encoder *e, uint64_t name, uint64_t function, uint64_t file, uint32_t line,
+                          uint32_t color);
+void tcw_enc_byte(struct tcw_encoder *e, uint8_t type);
+void tcw_enc_source_unavailable(struct tcw_encoder *e, uint32_t id);
 
 #endif

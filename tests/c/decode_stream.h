@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/protocol.h"
 
 #define INIT_BEGIN 1000000000ll

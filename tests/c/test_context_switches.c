@@ -28,7 +28,7 @@ struct outcome {
 };
 
 /* Checks the ContextSwitch items pending in the encoder against the server's rules. */
-static struct outcome replay(struct tc_encoder *e)
+static struct outcome replay(struct tcw_encoder *e)
 {
     struct outcome o = {0, 0, NULL};
     struct ts_rules *rules = ts_rules_new();
@@ -61,19 +61,19 @@ static struct outcome send_all(const struct rec *recs, int n, int raw)
 {
     struct tc_conn c;
     memset(&c, 0, sizeof c);
-    tc_enc_init(&c.enc, discard, NULL);
+    tcw_enc_init(&c.enc, discard, NULL);
     for (int i = 0; i < n; i++) {
         struct tc_rec_context_switch r = {
             .type = TC_REC_CONTEXT_SWITCH, .cpu = recs[i].cpu, .thread = recs[i].tid, .time = recs[i].time};
         r.in = recs[i].in;
         if (raw)
-            tc_enc_context_switch(&c.enc, r.time, r.in ? 0 : r.thread, r.in ? r.thread : 0, r.cpu, 100, 104);
+            tcw_enc_context_switch(&c.enc, r.time, r.in ? 0 : r.thread, r.in ? r.thread : 0, r.cpu, 100, 104);
         else
             tc_conn_context_switch(&c, &r);
     }
     struct outcome o = replay(&c.enc);
     tcu_map_free(&c.running);
-    tc_enc_free(&c.enc);
+    tcw_enc_free(&c.enc);
     return o;
 }
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/protocol.h"
 
 #include "test_util.h"

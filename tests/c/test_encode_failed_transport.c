@@ -27,22 +27,22 @@ static int counting_write(void *user, const void *data, size_t len)
 
 int main(void)
 {
-    struct tc_encoder e;
-    CHECK(tc_enc_init(&e, failing_write, NULL) == 0);
+    struct tcw_encoder e;
+    CHECK(tcw_enc_init(&e, failing_write, NULL) == 0);
     static char text[60000];
     memset(text, 'x', sizeof text);
     /* 64 MiB of items: 256 frames' worth, far past the 768 KiB ring. */
     for (int i = 0; i < 1100; i++)
-        tc_enc_message(&e, i, text, sizeof text, 0, 0);
-    CHECK(tc_enc_flush(&e) == -1);
+        tcw_enc_message(&e, i, text, sizeof text, 0, 0);
+    CHECK(tcw_enc_flush(&e) == -1);
     tt_check(writes == 1, "the failed transport was written once, then never again (%d writes)", writes);
-    tc_enc_free(&e);
+    tcw_enc_free(&e);
 
-    CHECK(tc_enc_init(&e, counting_write, NULL) == 0);
+    CHECK(tcw_enc_init(&e, counting_write, NULL) == 0);
     for (int i = 0; i < 100; i++)
-        tc_enc_message(&e, i, text, sizeof text, 0, 0);
-    CHECK(tc_enc_flush(&e) == 0);
+        tcw_enc_message(&e, i, text, sizeof text, 0, 0);
+    CHECK(tcw_enc_flush(&e) == 0);
     tt_check(bytes_written > 0 && e.failed == 0, "a working transport gets frames (%zu bytes)", bytes_written);
-    tc_enc_free(&e);
+    tcw_enc_free(&e);
     return tt_finish("test_encode_failed_transport");
 }

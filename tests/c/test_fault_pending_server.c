@@ -18,7 +18,7 @@
  *           listening socket was closed on it, "connection closed during the handshake"). */
 #include "test_util.h"
 #include "tracyc.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/protocol.h"
 
 #include <arpa/inet.h>

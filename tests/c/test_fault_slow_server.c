@@ -9,7 +9,7 @@
 #include "client/stream.h"
 #include "test_util.h"
 #include "tracyc.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/protocol.h"
 
 #include <arpa/inet.h>

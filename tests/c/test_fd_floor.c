@@ -4,7 +4,7 @@
  * in-process capture starts the sampler (perf events), while a server connects (its
  * socket), while the unwinder opens a library loaded since (its file). And every
  * descriptor the profiler keeps is at TCU_FD_FLOOR or above. */
-#include "client/libdw.h"
+#include "native/libdw.h"
 #include "client/sampling.h"
 #include "test_util.h"
 #include "tracyc.h"
@@ -121,7 +121,7 @@ int main(void)
     work();
     while (sampling && is_free(0) && tracyc_own_threads(NULL, 0) < 2 && !tc_sampling_unavailable())
         work();
-    int unwinding = sampling && !tc_sampling_unavailable() && tc_libdw();
+    int unwinding = sampling && !tc_sampling_unavailable() && tcn_libdw();
     while (unwinding && is_free(0) && count_fds("/") == 0)
         work();
     int start_free = restore_std(0);

@@ -10,7 +10,7 @@
  * With --wrong-library the loader finds a library that is not libdw (libc): the message
  * names the first function missing, and frames resolve as above.
  */
-#include "client/libdw.h"
+#include "native/libdw.h"
 #include "raw_server.h"
 #include "test_util.h"
 #include "tracyc.h"
@@ -294,7 +294,7 @@ static void check_samples(void)
 static int run(int wrong_library)
 {
     const char *soname = wrong_library ? "libc.so.6" : "libtracyc-test-absent.so.1";
-    tc_libdw_use_for_tests(soname);
+    tcn_libdw_use_for_tests(soname);
     char expected[300];
     if (wrong_library)
         snprintf(expected, sizeof expected,

@@ -4,7 +4,8 @@
  * symbol table's names, C++ and Rust ones demangled), one unloaded before its frames are
  * resolved ("[unknown]", no crash), an address in anonymous executable memory as a JIT
  * would use ("[unknown]"); and the demangler on its own. */
-#include "client/symbols.h"
+#include "native/demangle.h"
+#include "native/symbols.h"
 #include "raw_server.h"
 #include "test_util.h"
 #include "tracyc.h"
@@ -77,14 +78,14 @@ static void check_demangler(void)
         {"_RNvNtC6tracyc4demo2v0", "tracyc::demo::v0"},
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char *out = tc_demangle(names[i].mangled);
+        char *out = tcn_demangle(names[i].mangled);
         CHECK_STR(out, names[i].readable);
         free(out);
     }
-    CHECK(tc_demangle("main") == NULL);
-    CHECK(tc_demangle("_Znot a name") == NULL);
-    CHECK(tc_demangle("_R") == NULL);
-    CHECK(tc_demangle(NULL) == NULL);
+    CHECK(tcn_demangle("main") == NULL);
+    CHECK(tcn_demangle("_Znot a name") == NULL);
+    CHECK(tcn_demangle("_R") == NULL);
+    CHECK(tcn_demangle(NULL) == NULL);
 }
 
 int main(void)

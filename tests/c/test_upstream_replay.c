@@ -15,7 +15,7 @@
  *
  * usage: test_upstream_replay FIXTURE_DIR */
 #include "test_util.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 
 #include <stdio.h>
 #include <stdlib.h>

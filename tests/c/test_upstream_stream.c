@@ -1,5 +1,5 @@
 /* test_upstream_stream.c - a stream that upstream Tracy 0.14.0's own client sent, replayed
- * through the decoder and every exporter: tests/c/fixtures/upstream_callstacks.stream, the
+ * through the decoder and every exporter: tests/c/fixtures/streams/upstream_callstacks.stream, the
  * whole byte stream (status byte, welcome, LZ4 frames, the answers to every query) of
  * tests/e2e/upstream_callstacks.c running 60 ms with sampling at 1 kHz and context
  * switches, built with upstream's client (its perf timestamps on CLOCK_MONOTONIC_RAW) and
@@ -17,7 +17,7 @@
 #include "test_util.h"
 #include "trace/export.h"
 #include "trace/model.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 
 static uint8_t *read_file(const char *path, size_t *len)
 {
@@ -76,7 +76,7 @@ static void zone_stack(const struct tct_trace *tr, const struct tcd_decoder *dec
 
 int main(int argc, char **argv)
 {
-    const char *path = argc > 1 ? argv[1] : "upstream_callstacks.stream";
+    const char *path = argc > 1 ? argv[1] : "streams/upstream_callstacks.stream";
     size_t len;
     uint8_t *stream = read_file(path, &len);
     if (!stream) {

@@ -10,7 +10,7 @@
  *    tracyc sends round-trips with exact counts, the replies to the decoder's queries too;
  *  - the welcome message and the query codes. */
 #include "test_util.h"
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/encode.h"
 #include "wire/protocol.h"
 #include "wire/versions.h"
@@ -294,7 +294,7 @@ static int sink_write(void *user, const void *data, size_t len)
 }
 
 struct counts {
-    struct tc_encoder *e; /* answers the decoder's queries */
+    struct tcw_encoder *e; /* answers the decoder's queries */
     int answered;
     unsigned kind[TCD_EVENT_KIND_COUNT];
     unsigned severity_info;
@@ -320,70 +320,70 @@ static void on_event(void *user, const struct tcd_event *ev)
 #define STRING 0x2000
 
 /* Every item kind tracyc sends that the version has, written through the encoder. */
-static void encode_all(struct tc_encoder *e, int vi)
+static void encode_all(struct tcw_encoder *e, int vi)
 {
     static const uint8_t srcloc_blob[] = {26,  0,   0,   0, 0,   0,   7,   0,   0,   0,   'f', 'n', 0,
                                           'a', '.', 'c', 0, 'n', 'a', 'm', 'e', 'x', 'y', 'z', 'w', 'v'};
     char long_text[300];
     memset(long_text, 'L', sizeof long_text);
-    tc_enc_thread(e, 9);
-    tc_enc_zone_begin(e, 10, SRCLOC);                       /* 16-bit delta */
-    tc_enc_zone_begin(e, 10 + 70000, SRCLOC);               /* 32-bit */
-    tc_enc_zone_begin(e, 10 + 70000 + (1ll << 33), SRCLOC); /* 64-bit */
-    tc_enc_zone_text(e, TCW_ZoneText, "short", 5);
-    tc_enc_zone_text(e, TCW_ZoneName, long_text, sizeof long_text);
-    tc_enc_zone_color(e, 0x123456);
-    tc_enc_zone_value(e, 99);
-    tc_enc_zone_end(e, 10 + 70000 + (1ll << 33) + 5);
-    tc_enc_zone_begin_alloc(e, 10 + 70000 + (1ll << 33) + 6, srcloc_blob);
-    tc_enc_zone_end(e, 10 + 70000 + (1ll << 33) + 7);
-    tc_enc_zone_end(e, 10 + 70000 + (1ll << 33) + 8);
-    tc_enc_zone_end(e, 10 + 70000 + (1ll << 33) + 9);
-    tc_enc_message(e, 100, "message", 7, 0, 0x31);
-    tc_enc_message(e, 101, "coloured", 8, 0xff0000, 0x41);
-    tc_enc_message_literal(e, 102, STRING, 0, 0x31);
-    tc_enc_message_literal(e, 103, STRING, 0x00ff00, 0x31);
-    tc_enc_app_info(e, 104, "app", 3);
-    tc_enc_plot(e, TCW_PlotDataDouble, STRING + 8, 105, 0x4004000000000000ull);
-    tc_enc_plot(e, TCW_PlotDataInt, STRING + 8, 106, 7);
-    tc_enc_plot_config(e, STRING + 8, 1, 1, 0, 0xff);
-    tc_enc_frame_mark(e, TCW_FrameMarkMsg, 107, 0);
-    tc_enc_frame_mark(e, TCW_FrameMarkMsgStart, 108, STRING + 16);
-    tc_enc_frame_mark(e, TCW_FrameMarkMsgEnd, 109, STRING + 16);
+    tcw_enc_thread(e, 9);
+    tcw_enc_zone_begin(e, 10, SRCLOC);                       /* 16-bit delta */
+    tcw_enc_zone_begin(e, 10 + 70000, SRCLOC);               /* 32-bit */
+    tcw_enc_zone_begin(e, 10 + 70000 + (1ll << 33), SRCLOC); /* 64-bit */
+    tcw_enc_zone_text(e, TCW_ZoneText, "short", 5);
+    tcw_enc_zone_text(e, TCW_ZoneName, long_text, sizeof long_text);
+    tcw_enc_zone_color(e, 0x123456);
+    tcw_enc_zone_value(e, 99);
+    tcw_enc_zone_end(e, 10 + 70000 + (1ll << 33) + 5);
+    tcw_enc_zone_begin_alloc(e, 10 + 70000 + (1ll << 33) + 6, srcloc_blob);
+    tcw_enc_zone_end(e, 10 + 70000 + (1ll << 33) + 7);
+    tcw_enc_zone_end(e, 10 + 70000 + (1ll << 33) + 8);
+    tcw_enc_zone_end(e, 10 + 70000 + (1ll << 33) + 9);
+    tcw_enc_message(e, 100, "message", 7, 0, 0x31);
+    tcw_enc_message(e, 101, "coloured", 8, 0xff0000, 0x41);
+    tcw_enc_message_literal(e, 102, STRING, 0, 0x31);
+    tcw_enc_message_literal(e, 103, STRING, 0x00ff00, 0x31);
+    tcw_enc_app_info(e, 104, "app", 3);
+    tcw_enc_plot(e, TCW_PlotDataDouble, STRING + 8, 105, 0x4004000000000000ull);
+    tcw_enc_plot(e, TCW_PlotDataInt, STRING + 8, 106, 7);
+    tcw_enc_plot_config(e, STRING + 8, 1, 1, 0, 0xff);
+    tcw_enc_frame_mark(e, TCW_FrameMarkMsg, 107, 0);
+    tcw_enc_frame_mark(e, TCW_FrameMarkMsgStart, 108, STRING + 16);
+    tcw_enc_frame_mark(e, TCW_FrameMarkMsgEnd, 109, STRING + 16);
     static const uint8_t dxt[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-    tc_enc_frame_image(e, STRING + 24, dxt, sizeof dxt, 0, 4, 4, 0);
-    tc_enc_fiber_enter(e, 110, STRING + 32, 9);
-    tc_enc_fiber_leave(e, 111, 9);
-    tc_enc_mem_alloc(e, 200, 9, 0x5000, 64, 0, 0);
-    tc_enc_mem_free(e, 201, 9, 0x5000, 0, 0);
-    tc_enc_mem_alloc(e, 202, 9, 0x6000, 32, STRING + 40, 0);
-    tc_enc_mem_free(e, 203, 9, 0x6000, STRING + 40, 0);
-    if (tc_enc_has(e, TCW_MemDiscard))
-        tc_enc_mem_discard(e, 204, 9, STRING + 40, 0);
-    tc_enc_lock_announce(e, 1, 205, SRCLOC, 1);
-    tc_enc_lock_name(e, 1, "lock", 4);
-    tc_enc_lock_event(e, TCW_LockSharedWait, 1, 206, 9);
-    tc_enc_lock_event(e, TCW_LockSharedObtain, 1, 207, 9);
-    tc_enc_lock_event(e, TCW_LockSharedRelease, 1, 208, 9);
-    tc_enc_lock_mark(e, 1, 9, SRCLOC);
-    tc_enc_lock_terminate(e, 1, 209);
-    tc_enc_gpu_new_context(e, 300, 0, 9, 1.0f, 2, 0, 1);
-    tc_enc_gpu_context_name(e, 2, "gpu", 3);
-    tc_enc_gpu_zone_begin(e, TCW_GpuZoneBeginSerial, 301, 9, 1, 2, SRCLOC, 1);
-    tc_enc_gpu_zone_end(e, TCW_GpuZoneEndSerial, 302, 9, 2, 2, 1);
-    tc_enc_gpu_time(e, 10, 1, 2);
-    tc_enc_gpu_time(e, 20, 2, 2);
-    tc_enc_gpu_calibration(e, 30, 303, 1, 2);
-    if (tc_enc_has(e, TCW_GpuTimeSync))
-        tc_enc_gpu_time_sync(e, 40, 304, 2);
-    if (tc_enc_has(e, TCW_SectionEnter)) {
-        tc_enc_section_setup(e, 1, "phases", 6);
-        tc_enc_section_enter(e, 305, 7, 1, "load", 4);
-        tc_enc_section_leave(e, 306, 7);
+    tcw_enc_frame_image(e, STRING + 24, dxt, sizeof dxt, 0, 4, 4, 0);
+    tcw_enc_fiber_enter(e, 110, STRING + 32, 9);
+    tcw_enc_fiber_leave(e, 111, 9);
+    tcw_enc_mem_alloc(e, 200, 9, 0x5000, 64, 0, 0);
+    tcw_enc_mem_free(e, 201, 9, 0x5000, 0, 0);
+    tcw_enc_mem_alloc(e, 202, 9, 0x6000, 32, STRING + 40, 0);
+    tcw_enc_mem_free(e, 203, 9, 0x6000, STRING + 40, 0);
+    if (tcw_enc_has(e, TCW_MemDiscard))
+        tcw_enc_mem_discard(e, 204, 9, STRING + 40, 0);
+    tcw_enc_lock_announce(e, 1, 205, SRCLOC, 1);
+    tcw_enc_lock_name(e, 1, "lock", 4);
+    tcw_enc_lock_event(e, TCW_LockSharedWait, 1, 206, 9);
+    tcw_enc_lock_event(e, TCW_LockSharedObtain, 1, 207, 9);
+    tcw_enc_lock_event(e, TCW_LockSharedRelease, 1, 208, 9);
+    tcw_enc_lock_mark(e, 1, 9, SRCLOC);
+    tcw_enc_lock_terminate(e, 1, 209);
+    tcw_enc_gpu_new_context(e, 300, 0, 9, 1.0f, 2, 0, 1);
+    tcw_enc_gpu_context_name(e, 2, "gpu", 3);
+    tcw_enc_gpu_zone_begin(e, TCW_GpuZoneBeginSerial, 301, 9, 1, 2, SRCLOC, 1);
+    tcw_enc_gpu_zone_end(e, TCW_GpuZoneEndSerial, 302, 9, 2, 2, 1);
+    tcw_enc_gpu_time(e, 10, 1, 2);
+    tcw_enc_gpu_time(e, 20, 2, 2);
+    tcw_enc_gpu_calibration(e, 30, 303, 1, 2);
+    if (tcw_enc_has(e, TCW_GpuTimeSync))
+        tcw_enc_gpu_time_sync(e, 40, 304, 2);
+    if (tcw_enc_has(e, TCW_SectionEnter)) {
+        tcw_enc_section_setup(e, 1, "phases", 6);
+        tcw_enc_section_enter(e, 305, 7, 1, "load", 4);
+        tcw_enc_section_leave(e, 306, 7);
     }
     (void)vi;
-    tc_enc_byte(e, TCW_Terminate);
-    tc_enc_flush(e);
+    tcw_enc_byte(e, TCW_Terminate);
+    tcw_enc_flush(e);
 }
 
 /* Answers the decoder's queries the way a client would, in the version's opcodes. */
@@ -394,22 +394,22 @@ static void on_query(void *user, const uint8_t q[13])
     memcpy(&id, q + 1, 8);
     switch (q[0]) {
     case TCW_QUERY_SOURCE_LOCATION:
-        tc_enc_srcloc_reply(r->e, STRING, STRING, STRING, 3, 0);
+        tcw_enc_srcloc_reply(r->e, STRING, STRING, STRING, 3, 0);
         break;
     case TCW_QUERY_THREAD_STRING:
-        tc_enc_string_reply(r->e, TCW_ThreadName, id, "thread", 6);
+        tcw_enc_string_reply(r->e, TCW_ThreadName, id, "thread", 6);
         break;
     case TCW_QUERY_PLOT_NAME:
-        tc_enc_string_reply(r->e, TCW_PlotName, id, "plot", 4);
+        tcw_enc_string_reply(r->e, TCW_PlotName, id, "plot", 4);
         break;
     case TCW_QUERY_FRAME_NAME:
-        tc_enc_string_reply(r->e, TCW_FrameName, id, "frames", 6);
+        tcw_enc_string_reply(r->e, TCW_FrameName, id, "frames", 6);
         break;
     case TCW_QUERY_FIBER_NAME:
-        tc_enc_string_reply(r->e, TCW_FiberName, id, "fiber", 5);
+        tcw_enc_string_reply(r->e, TCW_FiberName, id, "fiber", 5);
         break;
     default:
-        tc_enc_string_reply(r->e, TCW_StringData, id, "text", 4);
+        tcw_enc_string_reply(r->e, TCW_StringData, id, "text", 4);
         break;
     }
     r->answered++;
@@ -419,9 +419,9 @@ static void check_round_trip(int vi)
 {
     const struct tcw_version *v = &tcw_versions[vi];
     struct sink wire = {0};
-    struct tc_encoder e;
-    tc_enc_init(&e, sink_write, &wire);
-    tc_enc_set_version(&e, vi);
+    struct tcw_encoder e;
+    tcw_enc_init(&e, sink_write, &wire);
+    tcw_enc_set_version(&e, vi);
     encode_all(&e, vi);
 
     struct counts c = {.e = &e};
@@ -438,7 +438,7 @@ static void check_round_trip(int vi)
     for (int round = 0; round < 10 && tcd_decoder_state(dec) == TCD_STATE_RUNNING; round++) {
         tcd_decoder_feed(dec, wire.p + fed, wire.len - fed);
         fed = wire.len;
-        tc_enc_flush(&e);
+        tcw_enc_flush(&e);
     }
     tt_check(tcd_decoder_state(dec) == TCD_STATE_DONE, "protocol %u: decoded to the end (%s)", v->protocol,
              tcd_decoder_error(dec));
@@ -473,7 +473,7 @@ static void check_round_trip(int vi)
              "protocol %u: %d queries answered in the version's reply codes", v->protocol, c.answered);
 
     tcd_decoder_free(dec);
-    tc_enc_free(&e);
+    tcw_enc_free(&e);
     free(wire.p);
 }
 

@@ -259,14 +259,14 @@ def test_in_process_output_name_decides_the_format_or_is_refused(tmp_path):
 
 # ---- callstacks, samples and context switches: a recorded upstream client, replayed ----
 
-FIXTURE = os.path.join(os.path.dirname(__file__), "..", "c", "fixtures", "upstream_callstacks.stream")
+FIXTURE = os.path.join(os.path.dirname(__file__), "..", "c", "fixtures", "streams", "upstream_callstacks.stream")
 # Perfetto's pattern for a line of ftrace text (src/trace_processor/importers/systrace/systrace_line_tokenizer.cc).
 FTRACE_LINE = re.compile(r"-(\d+)\s+\(?\s*(\d+|-+)?\)?\s?\[(\d+)\]\s*([a-zA-Z.]{3}[0-9a-f.]{1,2}\s*)?(\d+\.\d+):\s+(\S+):")
 
 
 def replay_upstream(tmp_path, output):
     """tracyc-capture recording a fake client that sends what upstream Tracy's client sent
-    (tests/c/fixtures/upstream_callstacks.stream, which holds the answers to every query the
+    (tests/c/fixtures/streams/upstream_callstacks.stream, which holds the answers to every query the
     capture asks, in its order)."""
     stream = open(FIXTURE, "rb").read()
     out = tmp_path / output

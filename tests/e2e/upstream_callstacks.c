@@ -2,7 +2,7 @@
  * API (TracyC.h), built against upstream's client library outside this repository by
  * upstream_callstacks.sh: zones, a message and allocations with callstacks, and a hot
  * function for the sampler to find. It also made the recorded stream that
- * test_upstream_stream replays (tests/c/fixtures/upstream_callstacks.stream).
+ * test_upstream_stream replays (tests/c/fixtures/streams/upstream_callstacks.stream).
  *
  *   upstream_callstacks [MILLISECONDS]   (default 1000)
  */

@@ -3,7 +3,7 @@
 (___tracy_* and tracyc_* functions), carries code a profiled program does not need (the
 capture session, tcs_*, which only tools link), or makes the program depend on more than
 libc, libm, liblz4, libpthread, libdl and the dynamic loader (libdw and its chain are
-loaded at run time when present: core/client/libdw.c), or calls libdw or libelf directly.
+loaded at run time when present: core/native/libdw.c), or calls libdw or libelf directly.
 
 usage: check_library.py [--sanitized] LIBRARY
        check_library.py [--sanitized] --needed-only MODULE   (the Lua module, the Python
@@ -49,7 +49,7 @@ def main():
     libs = needed(library)
     errors += ["needs a library a profiled program should not have to carry: %s" % n
                for n in libs if not n.startswith(allowed)]
-    errors += ["calls libdw/libelf directly instead of through core/client/libdw.c: %s" % s
+    errors += ["calls libdw/libelf directly instead of through core/native/libdw.c: %s" % s
                for s in undefined(library) if s.startswith(LOADED_AT_RUN_TIME)]
     for e in errors:
         print("FAIL", e)

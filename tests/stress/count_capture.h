@@ -4,7 +4,7 @@
 #ifndef TRACYC_STRESS_COUNT_CAPTURE_H
 #define TRACYC_STRESS_COUNT_CAPTURE_H
 
-#include "wire/decode.h"
+#include "decode/decode.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -16,7 +16,7 @@
  *   fuzz_queries           the query packets the decoder sent
  * The welcome's host description is replaced by a fixed one: seeds name no machine.
  */
-#include "wire/decode.h"
+#include "decode/decode.h"
 #include "wire/protocol.h"
 #include "wire/versions.h"
 

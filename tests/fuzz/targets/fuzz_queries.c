@@ -9,6 +9,7 @@
  * string that were never registered: answering from either one faults at once.
  */
 #include "client/conn.h"
+#include "client/fiber.h"
 #include "client/state.h"
 #include "client/record.h"
 #include "fuzz_util.h"
@@ -27,6 +28,7 @@
 struct arena {
     struct ___tracy_source_location_data zone_loc, lock_loc, bare_loc;
     char zone_name[16], function[16], file[16], message[16], plot[16], frame[16], fiber[16], pool[16];
+    struct tc_fiber fiber_rec; /* named fiber */
 };
 
 static struct arena *arena;
@@ -50,6 +52,7 @@ static void arena_init(void)
     copy(arena->plot, "plot");
     copy(arena->frame, "frame");
     copy(arena->fiber, "fiber");
+    arena->fiber_rec.name = arena->fiber;
     copy(arena->pool, "pool");
     arena->zone_loc =
         (struct ___tracy_source_location_data){arena->zone_name, arena->function, arena->file, 12, 0xff0000};
@@ -125,7 +128,8 @@ static void register_everything(struct tc_conn *c, struct tc_thread *t, int64_t 
         (union tc_rec){.message_literal = {.type = TC_REC_MESSAGE_LITERAL, .time = time + 1, .text = arena->message}});
     record(c, t, (union tc_rec){.plot = {.type = TC_REC_PLOT_DOUBLE, .time = time + 2, .name = arena->plot}});
     record(c, t, (union tc_rec){.frame = {.type = TC_REC_FRAME_MARK, .time = time + 3, .name = arena->frame}});
-    record(c, t, (union tc_rec){.fiber_enter = {.type = TC_REC_FIBER_ENTER, .time = time + 4, .fiber = arena->fiber}});
+    record(c, t,
+           (union tc_rec){.fiber_enter = {.type = TC_REC_FIBER_ENTER, .time = time + 4, .fiber = &arena->fiber_rec}});
     record(c, t, (union tc_rec){.fiber_leave = {.type = TC_REC_FIBER_LEAVE, .time = time + 5}});
     record(c, t, (union tc_rec){.zone_end = {.type = TC_REC_ZONE_END, .time = time + 6}});
     record(c, NULL,

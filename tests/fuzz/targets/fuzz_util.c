@@ -147,8 +147,8 @@ static int sink_write(void *user, const void *data, size_t len)
 uint8_t *fz_items_to_stream(const uint8_t *data, size_t len, size_t *out_len)
 {
     struct sink out = {0};
-    struct tc_encoder enc;
-    if (tc_enc_init(&enc, sink_write, &out) != 0)
+    struct tcw_encoder enc;
+    if (tcw_enc_init(&enc, sink_write, &out) != 0)
         abort();
     while (len >= 4) {
         uint32_t n;
@@ -161,12 +161,12 @@ uint8_t *fz_items_to_stream(const uint8_t *data, size_t len, size_t *out_len)
             n = TCW_TARGET_FRAME_SIZE;
         if (n == 0)
             continue;
-        memcpy(tc_enc_item(&enc, n), data, n);
-        tc_enc_flush(&enc);
+        memcpy(tcw_enc_item(&enc, n), data, n);
+        tcw_enc_flush(&enc);
         data += n;
         len -= n;
     }
-    tc_enc_free(&enc);
+    tcw_enc_free(&enc);
     *out_len = out.len;
     return out.p;
 }

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire/decode.h"
+#include "decode/decode.h"
 
 /* One decoder run: everything it produced, folded into numbers that must not depend on
  * how the bytes were chunked. Events are also passed on to `forward` when set. */

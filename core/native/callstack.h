@@ -1,0 +1,33 @@
+/* callstack.h - capturing the calling thread's callstack: return addresses only, on the
+ * hot path; names are resolved later, off it (symbols.c).
+ *
+ * The unwinder is chosen once at start-up (tcn_callstack_init): nongnu libunwind's
+ * unw_backtrace when libunwind.so.8 can be loaded (it walks DWARF call frame information,
+ * so code built without frame pointers unwinds correctly, and it caches what it learns per
+ * address: ~7 ns a frame here), else glibc's backtrace() (the same information through
+ * libgcc, ~100 ns a frame, uncached). Frame pointers (~1 ns a frame) find nothing past the
+ * first function built without them. bench/unwind_cost.c measures all four.
+ */
+#ifndef TRACYC_NATIVE_CALLSTACK_H
+#define TRACYC_NATIVE_CALLSTACK_H
+
+#include <stdint.h>
+
+/* Deepest callstack a record carries, as upstream. Deeper requests are cut to it. */
+#define TCN_CALLSTACK_MAX 62
+
+/* Loads the unwinder. Idempotent; the profiler calls it at start-up unless callstacks are
+ * disabled (TRACY_NO_CALLSTACK=1). */
+void tcn_callstack_init(void);
+/* Which unwinder is in use: "libunwind", "backtrace" or "none". */
+const char *tcn_callstack_unwinder(void);
+
+/* Fills frames with up to depth (cut to TCN_CALLSTACK_MAX) call sites, innermost first,
+ * starting with the one at `caller`: the return address of the public function that calls
+ * this (__builtin_return_address(0) there), so tracyc's own frames never appear however the
+ * compiler inlined them. Each entry is a return address minus one, which lies inside the
+ * call instruction, so it resolves to the line of the call. Returns the number of frames;
+ * 0 for depth <= 0 or when callstacks are disabled. */
+int tcn_callstack_capture(uint64_t *frames, int32_t depth, const void *caller);
+
+#endif

@@ -1,0 +1,84 @@
+/* libdw.h - elfutils' libdw and libdwfl, loaded at run time (dlopen, RTLD_LOCAL) instead of
+ * linked, so that programs using tracyc need neither libdw.so.1 nor its chain (libelf,
+ * libz, liblzma, libbz2, libzstd), and libtracyc.a links with -ltracyc alone. Only the
+ * headers (libdw-dev) are needed to build.
+ *
+ * The symbol resolver (symbols.c) and the sample unwinder (sample_unwind.c) call libdw
+ * through the table of function pointers tcn_libdw returns, each with its real prototype.
+ * When libdw cannot be loaded they fall back to what works without it, and
+ * tcn_libdw_unavailable says why, for one message to each server.
+ */
+#ifndef TRACYC_NATIVE_LIBDW_H
+#define TRACYC_NATIVE_LIBDW_H
+
+#include <elfutils/libdwfl.h>
+
+/* Every function used, with the symbol version it has had since it was introduced (the one
+ * a link against libdw binds to, whatever versions later releases add). */
+#define TCN_LIBDW_FUNCTIONS(X)                                                                                         \
+    X(dwfl_begin, "ELFUTILS_0.122")                                                                                    \
+    X(dwfl_end, "ELFUTILS_0.122")                                                                                      \
+    X(dwfl_report_begin, "ELFUTILS_0.122")                                                                             \
+    X(dwfl_report_end, "ELFUTILS_0.122")                                                                               \
+    X(dwfl_linux_proc_report, "ELFUTILS_0.122")                                                                        \
+    X(dwfl_linux_proc_find_elf, "ELFUTILS_0.122")                                                                      \
+    X(dwfl_build_id_find_debuginfo, "ELFUTILS_0.130")                                                                  \
+    X(dwfl_addrmodule, "ELFUTILS_0.122")                                                                               \
+    X(dwfl_module_address_section, "ELFUTILS_0.127")                                                                   \
+    X(dwfl_module_info, "ELFUTILS_0.122")                                                                              \
+    X(dwfl_module_getsymtab, "ELFUTILS_0.122")                                                                         \
+    X(dwfl_module_getsym_info, "ELFUTILS_0.158")                                                                       \
+    X(dwfl_module_addrdie, "ELFUTILS_0.122")                                                                           \
+    X(dwfl_module_getsrc, "ELFUTILS_0.122")                                                                            \
+    X(dwfl_lineinfo, "ELFUTILS_0.122")                                                                                 \
+    X(dwfl_attach_state, "ELFUTILS_0.158")                                                                             \
+    X(dwfl_thread_state_registers, "ELFUTILS_0.158")                                                                   \
+    X(dwfl_thread_state_register_pc, "ELFUTILS_0.158")                                                                 \
+    X(dwfl_getthread_frames, "ELFUTILS_0.158")                                                                         \
+    X(dwfl_frame_pc, "ELFUTILS_0.158")                                                                                 \
+    X(dwarf_attr, "ELFUTILS_0.122")                                                                                    \
+    X(dwarf_attr_integrate, "ELFUTILS_0.122")                                                                          \
+    X(dwarf_formstring, "ELFUTILS_0.122")                                                                              \
+    X(dwarf_formudata, "ELFUTILS_0.122")                                                                               \
+    X(dwarf_diename, "ELFUTILS_0.122")                                                                                 \
+    X(dwarf_tag, "ELFUTILS_0.122")                                                                                     \
+    X(dwarf_child, "ELFUTILS_0.122")                                                                                   \
+    X(dwarf_siblingof, "ELFUTILS_0.122")                                                                               \
+    X(dwarf_haspc, "ELFUTILS_0.122")                                                                                   \
+    X(dwarf_ranges, "ELFUTILS_0.122")                                                                                  \
+    X(dwarf_entrypc, "ELFUTILS_0.122")                                                                                 \
+    X(dwarf_lowpc, "ELFUTILS_0.122")                                                                                   \
+    X(dwarf_highpc, "ELFUTILS_0.122")                                                                                  \
+    X(dwarf_getsrcfiles, "ELFUTILS_0.122")                                                                             \
+    X(dwarf_filesrc, "ELFUTILS_0.122")
+
+/* __typeof__ takes each prototype from the headers without referring to the symbol. */
+struct tcn_libdw {
+#define TCN_LIBDW_FIELD(name, version) __typeof__(name) *name;
+    TCN_LIBDW_FUNCTIONS(TCN_LIBDW_FIELD)
+#undef TCN_LIBDW_FIELD
+};
+
+/* The table, loaded on the first call (thread-safe, once per process), or NULL when libdw
+ * cannot be loaded. Never unloaded. */
+const struct tcn_libdw *tcn_libdw(void);
+
+/* Why tcn_libdw returned NULL ("libdw.so.1 not found (install elfutils' libdw1)"), or NULL
+ * when it has not been asked for yet or was loaded. Does not load it. */
+const char *tcn_libdw_unavailable(void);
+
+/* libdwfl's callbacks finding a module's file (dwfl_linux_proc_find_elf) and its separate
+ * debug file by build ID (dwfl_build_id_find_debuginfo), with the descriptor each opens,
+ * which the Dwfl keeps, moved out of the program's way (util/fd.h). Only once tcn_libdw()
+ * has returned the table. */
+int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
+                       Elf **elfp);
+int tcn_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                             const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                             char **debuginfo_file_name);
+
+/* Tests: load `soname` instead of libdw.so.1 (a name that does not exist, or a library
+ * without libdw's functions). Call before anything asks for the table. */
+void tcn_libdw_use_for_tests(const char *soname);
+
+#endif

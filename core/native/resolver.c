@@ -1,0 +1,199 @@
+/* resolver.c - the resolver thread (see resolver.h). Queries and answers pass through two
+ * lists under one mutex; neither is on the hot path. */
+#include "native/resolver.h"
+
+#include "util/threads.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_t thread;
+    int started, stopping;
+    struct tcn_resolved *todo, **todo_tail; /* in query order */
+    struct tcn_resolved *current;           /* being resolved */
+    struct tcn_resolved *done;              /* answered, in order */
+    struct tcn_resolved **done_tail;
+    size_t waiting;              /* in todo */
+    struct tcn_symbols *symbols; /* the thread's own */
+} r = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+
+static const struct tcn_symbol_location unknown_location = {"[unknown]", 1, {{"[unknown]", "[unknown]", 0, 0, 0}}};
+
+/* What a server can make the client hold: answers kept for addresses (a program has far
+ * fewer distinct frames), and queries waiting. Past the first, new addresses are answered
+ * "[unknown]"; past the second, queries are refused (the caller answers "[unknown]"). */
+#define MAX_CACHE_BYTES ((size_t)64 << 20)
+#define MAX_WAITING 100000
+
+static void append(struct tcn_resolved ***tail, struct tcn_resolved *job)
+{
+    job->next = NULL;
+    **tail = job;
+    *tail = &job->next;
+}
+
+static void resolve(struct tcn_resolved *job)
+{
+    if (!r.symbols)
+        r.symbols = tcn_symbols_new();
+    int full = r.symbols && tcn_symbols_memory(r.symbols) > MAX_CACHE_BYTES;
+    if (job->kind == TCN_RESOLVE_FRAMES) {
+        job->location = r.symbols && !full ? tcn_symbols_location(r.symbols, job->ptr) : &unknown_location;
+    } else if (r.symbols && !full) {
+        tcn_symbols_symbol(r.symbols, job->ptr, &job->file, &job->line);
+    } else {
+        job->file = "[unknown]";
+        job->line = 0;
+    }
+}
+
+static void *resolver_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&r.lock);
+    for (;;) {
+        while (!r.todo && !r.stopping)
+            pthread_cond_wait(&r.wake, &r.lock);
+        if (r.stopping)
+            break;
+        struct tcn_resolved *job = r.todo;
+        r.todo = job->next;
+        if (!r.todo)
+            r.todo_tail = &r.todo;
+        r.waiting--;
+        r.current = job;
+        pthread_mutex_unlock(&r.lock);
+        resolve(job);
+        pthread_mutex_lock(&r.lock);
+        r.current = NULL;
+        append(&r.done_tail, job);
+    }
+    pthread_mutex_unlock(&r.lock);
+    return NULL;
+}
+
+int tcn_resolver_submit(uint64_t conn, enum tcn_resolve_kind kind, uint64_t ptr)
+{
+    struct tcn_resolved *job = calloc(1, sizeof *job);
+    if (!job)
+        return -1;
+    job->conn = conn;
+    job->kind = kind;
+    job->ptr = ptr;
+    pthread_mutex_lock(&r.lock);
+    if (!r.started) {
+        r.todo = r.done = r.current = NULL;
+        r.todo_tail = &r.todo;
+        r.done_tail = &r.done;
+        r.waiting = 0;
+        r.stopping = 0;
+        if (tcu_thread_start(&r.thread, "tracyc symbols", resolver_main, NULL) != 0) {
+            pthread_mutex_unlock(&r.lock);
+            free(job);
+            return -1;
+        }
+        r.started = 1;
+    }
+    if (r.waiting >= MAX_WAITING) {
+        pthread_mutex_unlock(&r.lock);
+        free(job);
+        return -1;
+    }
+    append(&r.todo_tail, job);
+    r.waiting++;
+    pthread_cond_signal(&r.wake);
+    pthread_mutex_unlock(&r.lock);
+    return 0;
+}
+
+/* Moves the jobs of conn from *list to *out (kept in order); the list's tail is returned. */
+static struct tcn_resolved **take_from(struct tcn_resolved **list, uint64_t conn, struct tcn_resolved ***out,
+                                       size_t *count)
+{
+    struct tcn_resolved **p = list;
+    while (*p) {
+        struct tcn_resolved *job = *p;
+        if (job->conn == conn) {
+            *p = job->next;
+            if (count)
+                --*count;
+            if (out)
+                append(out, job);
+            else
+                free(job);
+        } else {
+            p = &job->next;
+        }
+    }
+    return p;
+}
+
+struct tcn_resolved *tcn_resolver_take(uint64_t conn, int *pending)
+{
+    struct tcn_resolved *mine = NULL, **mine_tail = &mine;
+    int waiting = 0;
+    pthread_mutex_lock(&r.lock);
+    if (r.started) {
+        r.done_tail = take_from(&r.done, conn, &mine_tail, NULL);
+        for (struct tcn_resolved *job = r.todo; job; job = job->next)
+            waiting += job->conn == conn;
+        waiting += r.current && r.current->conn == conn;
+    }
+    pthread_mutex_unlock(&r.lock);
+    if (pending)
+        *pending = waiting;
+    return mine;
+}
+
+void tcn_resolver_release(struct tcn_resolved *answers)
+{
+    while (answers) {
+        struct tcn_resolved *next = answers->next;
+        free(answers);
+        answers = next;
+    }
+}
+
+void tcn_resolver_forget(uint64_t conn)
+{
+    pthread_mutex_lock(&r.lock);
+    if (r.started) {
+        r.todo_tail = take_from(&r.todo, conn, NULL, &r.waiting);
+        r.done_tail = take_from(&r.done, conn, NULL, NULL);
+        /* The one being resolved lands in `done` and is freed with the rest at stop. */
+    }
+    pthread_mutex_unlock(&r.lock);
+}
+
+void tcn_resolver_stop(void)
+{
+    pthread_mutex_lock(&r.lock);
+    if (!r.started) {
+        pthread_mutex_unlock(&r.lock);
+        return;
+    }
+    r.stopping = 1;
+    pthread_cond_signal(&r.wake);
+    pthread_mutex_unlock(&r.lock);
+    tcu_thread_join(r.thread);
+    tcn_resolver_release(r.todo);
+    tcn_resolver_release(r.done);
+    r.todo = r.done = NULL;
+    tcn_symbols_free(r.symbols);
+    r.symbols = NULL;
+    r.started = 0;
+}
+
+void tcn_resolver_forget_after_fork(void)
+{
+    /* The thread did not survive fork; its lists and caches are left as they are (the
+     * child is inert) rather than freed with a lock it may have held. */
+    pthread_mutex_init(&r.lock, NULL);
+    pthread_cond_init(&r.wake, NULL);
+    r.started = 0;
+    r.todo = r.done = r.current = NULL;
+    r.symbols = NULL;
+}

@@ -1,0 +1,44 @@
+/* resolver.h - a thread that answers the server's CallstackFrame and Symbol queries.
+ *
+ * Resolving an address can take long (libdw reads a library's DWARF the first time it is
+ * needed), so the worker never does it: it hands the query over and, on later passes,
+ * encodes the answers that are ready, while events keep flowing. The server takes these
+ * answers in any order, since each names its address. Answers are kept (symbols.c), so a
+ * second server's questions cost a lookup.
+ */
+#ifndef TRACYC_NATIVE_RESOLVER_H
+#define TRACYC_NATIVE_RESOLVER_H
+
+#include "native/symbols.h"
+
+#include <stdint.h>
+
+/* What a query asks: the frames at an address (the server's CallstackFrame query) or the
+ * source of a symbol (its Symbol query). */
+enum tcn_resolve_kind { TCN_RESOLVE_FRAMES, TCN_RESOLVE_SYMBOL };
+
+struct tcn_resolved {
+    uint64_t conn; /* the connection that asked (its serial number) */
+    enum tcn_resolve_kind kind;
+    uint64_t ptr;                               /* the address asked about */
+    const struct tcn_symbol_location *location; /* CallstackFrame */
+    const char *file;                           /* Symbol */
+    uint32_t line;
+    struct tcn_resolved *next;
+};
+
+/* Queues a query of connection `conn` (starting the thread on first use). -1 when out of
+ * memory: the caller answers "unknown" itself. */
+int tcn_resolver_submit(uint64_t conn, enum tcn_resolve_kind kind, uint64_t ptr);
+/* Takes the answers ready for connection conn, oldest first (NULL: none); free each with
+ * tcn_resolver_release once encoded. *pending receives how many are still being resolved. */
+struct tcn_resolved *tcn_resolver_take(uint64_t conn, int *pending);
+void tcn_resolver_release(struct tcn_resolved *answers);
+/* Forgets everything asked by a connection that has closed. */
+void tcn_resolver_forget(uint64_t conn);
+/* Stops the thread and frees the caches (at shutdown). */
+void tcn_resolver_stop(void);
+/* In a forked child: the thread is gone; start afresh if ever needed. */
+void tcn_resolver_forget_after_fork(void);
+
+#endif
