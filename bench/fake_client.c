@@ -11,10 +11,13 @@
  * would block), then the Terminate item goes out and the client answers until the server's
  * Terminate query or its close.
  *
- *   fake_client [-p PORT] [-n ZONES] [-t THREADS] [--dry-run]
+ *   fake_client [-p PORT] [-n ZONES] [-t THREADS] [--dry-run] [--record FILE]
  *
  * -p 0 (the default) listens on a free port and prints it on stdout. --dry-run writes the
- * frames nowhere and prints how fast the client generates them alone. At the end a line
+ * frames nowhere and prints how fast the client generates them alone. --record also writes
+ * FILE: the welcome and every byte sent after it, answers to the server's queries included
+ * where they went, which a decoder reads back as the same capture (bench/capture_formats.c:
+ * a replay asks the same queries at the same places, so each answer finds its query). At the end a line
  * of key=value pairs on stderr says what was sent: zones, events (zone begins and ends,
  * texts, values, colours, messages, plot points, frame marks, samples), bytes, seconds,
  * queries answered. Exit status 0 when the server took everything and said goodbye.
@@ -135,6 +138,7 @@ struct client {
     int terminated; /* the server sent its Terminate query */
     int closed;     /* or closed the connection */
     uint64_t answered, bytes;
+    FILE *record; /* --record: every byte sent, or NULL */
 };
 
 /* Takes what the server sent into the query queue: 0, or -1 when it closed or the queue
@@ -171,6 +175,8 @@ static int send_frame(void *user, const void *data, size_t len)
 {
     struct client *c = user;
     const uint8_t *p = data;
+    if (c->record && fwrite(data, 1, len, c->record) != len)
+        return -1;
     while (len) {
         ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
@@ -436,7 +442,7 @@ static int read_all(int fd, void *buf, size_t len)
 }
 
 /* Listens, accepts servers until one asks for protocol 82, and answers its hello. */
-static int serve_handshake(int port, int *fd_out)
+static int serve_handshake(int port, int *fd_out, FILE *record)
 {
     int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;
@@ -476,6 +482,10 @@ static int serve_handshake(int port, int *fd_out)
             close(fd);
             continue;
         }
+        if (record && fwrite(w, 1, sizeof w, record) != sizeof w) {
+            perror("fake_client: --record");
+            return -1;
+        }
         close(ls);
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         *fd_out = fd;
@@ -486,6 +496,7 @@ static int serve_handshake(int port, int *fd_out)
 int main(int argc, char **argv)
 {
     int port = 0, dry_run = 0;
+    const char *record = NULL;
     unsigned threads = 4;
     uint64_t zones = 10000000;
     for (int i = 1; i < argc; i++) {
@@ -497,19 +508,25 @@ int main(int argc, char **argv)
             threads = (unsigned)atoi(argv[++i]);
         else if (strcmp(argv[i], "--dry-run") == 0)
             dry_run = 1;
+        else if (strcmp(argv[i], "--record") == 0 && i + 1 < argc)
+            record = argv[++i];
         else {
-            fprintf(stderr, "usage: fake_client [-p PORT] [-n ZONES] [-t THREADS] [--dry-run]\n");
+            fprintf(stderr, "usage: fake_client [-p PORT] [-n ZONES] [-t THREADS] [--dry-run] [--record FILE]\n");
             return 2;
         }
     }
-    if (threads < 1 || threads > 64 || port < 0 || port > 65535) {
-        fprintf(stderr, "fake_client: 1 to 64 threads, a port 0 to 65535\n");
+    if (threads < 1 || threads > 64 || port < 0 || port > 65535 || (record && dry_run)) {
+        fprintf(stderr, "fake_client: 1 to 64 threads, a port 0 to 65535, --record without --dry-run\n");
         return 2;
     }
     stacks_build();
     static struct client c;
     c.fd = -1;
-    if (!dry_run && serve_handshake(port, &c.fd) != 0)
+    if (record && !(c.record = fopen(record, "wb"))) {
+        perror(record);
+        return 1;
+    }
+    if (!dry_run && serve_handshake(port, &c.fd, c.record) != 0)
         return 1;
     if (tcw_enc_init(&c.enc, dry_run ? count_frame : send_frame, &c) != 0)
         return 1;
@@ -565,6 +582,10 @@ int main(int argc, char **argv)
         printf("fake_client alone: %.1f M events/s, %.1f M zones/s, %.1f MB/s of frames\n", events / sent_s / 1e6,
                n.zones / sent_s / 1e6, c.bytes / sent_s / 1e6);
     int ok = dry_run || (c.terminated && !c.enc.failed);
+    if (c.record && fclose(c.record) != 0) {
+        perror(record);
+        ok = 0;
+    }
     tcw_enc_free(&c.enc);
     if (c.fd >= 0)
         close(c.fd);
