@@ -79,24 +79,35 @@ static void zone_begin(struct tct_trace *tr, struct tct_source_state *src, struc
     t->begin_pending = tr->want_count[TCT_REC_ZONE_BEGIN] != 0;
 }
 
-/* A zone's record as it stands: its end, flags and self time are the caller's. */
-static struct tct_zone_record zone_record(const struct tct_open_zone *z, uint32_t depth)
+/* Hands out the zone's record: a begin (end TCT_TIME_NONE) or an end. Every field is set
+ * one by one, in place: a record built as a compound literal and copied was the trace's
+ * costliest step (zeroing, then reading back stores not yet done). */
+static void zone_deliver(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t,
+                         enum tct_record_kind kind, const struct tct_open_zone *z, uint32_t depth, int64_t end,
+                         int64_t self, uint8_t flags)
 {
-    return (struct tct_zone_record){
-        .begin = z->begin,
-        .seq = z->seq,
-        .srcloc = z->srcloc,
-        .depth = depth,
-        .callstack = z->callstack,
-        .text = z->text,
-        .text_len = z->text_len,
-        .name = z->name,
-        .name_len = z->name_len,
-        .value = z->value,
-        .color = z->color,
-        .has_value = z->has_value,
-        .has_color = z->has_color,
-    };
+    struct tct_record rec;
+    rec.kind = kind;
+    rec.source = &src->pub;
+    rec.thread = &t->pub;
+    struct tct_zone_record *r = &rec.u.zone;
+    r->begin = z->begin;
+    r->end = end;
+    r->self = self;
+    r->seq = z->seq;
+    r->srcloc = z->srcloc;
+    r->depth = depth;
+    r->callstack = z->callstack;
+    r->flags = flags;
+    r->text = z->text;
+    r->name = z->name;
+    r->text_len = z->text_len;
+    r->name_len = z->name_len;
+    r->value = z->value;
+    r->color = z->color;
+    r->has_value = z->has_value;
+    r->has_color = z->has_color;
+    tct_trace_deliver(tr, &rec);
 }
 
 void tct_trace_zone_settle(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t)
@@ -104,10 +115,8 @@ void tct_trace_zone_settle(struct tct_trace *tr, struct tct_source_state *src, s
     if (!t->begin_pending)
         return;
     t->begin_pending = 0;
-    struct tct_record rec = {.kind = TCT_REC_ZONE_BEGIN, .source = &src->pub, .thread = &t->pub};
-    rec.u.zone = zone_record(&t->open[t->open_count - 1], (uint32_t)t->open_count - 1);
-    rec.u.zone.end = TCT_TIME_NONE;
-    tct_trace_deliver(tr, &rec);
+    zone_deliver(tr, src, t, TCT_REC_ZONE_BEGIN, &t->open[t->open_count - 1], (uint32_t)t->open_count - 1,
+                 TCT_TIME_NONE, 0, 0);
 }
 
 /* Ends the innermost open zone at `end` and hands it to the sinks. */
@@ -123,12 +132,8 @@ static void zone_close(struct tct_trace *tr, struct tct_source_state *src, struc
         t->open[t->open_count - 1].children = tct_time_add(t->open[t->open_count - 1].children, span);
     else
         t->pub.busy = tct_time_add(t->pub.busy, span);
-    struct tct_record rec = {.kind = TCT_REC_ZONE, .source = &src->pub, .thread = &t->pub};
-    rec.u.zone = zone_record(z, (uint32_t)t->open_count);
-    rec.u.zone.end = end;
-    rec.u.zone.self = tct_time_sub(span, z->children);
-    rec.u.zone.flags = flags | (z->renamed ? TCT_ZONE_RENAMED : 0);
-    tct_trace_deliver(tr, &rec);
+    zone_deliver(tr, src, t, TCT_REC_ZONE, z, (uint32_t)t->open_count, end, tct_time_sub(span, z->children),
+                 flags | (z->renamed ? TCT_ZONE_RENAMED : 0));
     free(z->text);
     free(z->name);
 }
