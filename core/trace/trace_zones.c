@@ -60,14 +60,16 @@ static void zone_begin(struct tct_trace *tr, struct tct_source_state *src, struc
         src->pub.ignored_events++;
         return;
     }
-    struct tct_open_zone *open = tcu_grow(NULL, t->open, &t->open_cap, t->open_count + 1, sizeof *open);
-    if (!open) {
-        /* Keep begin/end pairing right: the matching end closes nothing. */
-        t->skipped_open++;
-        src->pub.lost_events++;
-        return;
+    if (t->open_count == t->open_cap) {
+        struct tct_open_zone *open = tcu_grow(NULL, t->open, &t->open_cap, t->open_count + 1, sizeof *open);
+        if (!open) {
+            /* Keep begin/end pairing right: the matching end closes nothing. */
+            t->skipped_open++;
+            src->pub.lost_events++;
+            return;
+        }
+        t->open = open;
     }
-    t->open = open;
     tct_trace_zone_settle(tr, src, t);
     t->open[t->open_count++] = (struct tct_open_zone){
         .begin = ev->time, .seq = t->next_zone++, .srcloc = ev->srcloc, .callstack = ev->callstack};
@@ -134,8 +136,10 @@ static void zone_close(struct tct_trace *tr, struct tct_source_state *src, struc
         t->pub.busy = tct_time_add(t->pub.busy, span);
     zone_deliver(tr, src, t, TCT_REC_ZONE, z, (uint32_t)t->open_count, end, tct_time_sub(span, z->children),
                  flags | (z->renamed ? TCT_ZONE_RENAMED : 0));
-    free(z->text);
-    free(z->name);
+    if (z->text) /* most zones have neither: no call */
+        free(z->text);
+    if (z->name)
+        free(z->name);
 }
 
 static void zone_end(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t,
