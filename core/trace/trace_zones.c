@@ -1,10 +1,9 @@
 /* trace_zones.c - threads and their zones: each thread's stack of open zones, with the
  * text, name, colour and value they collect, turned into a zone record when they end. */
 #include "trace/trace_internal.h"
+#include "trace/writer.h"
 #include "util/array.h"
 
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +174,22 @@ static int append_text(char **text, size_t *len, const char *s, size_t n)
     return 0;
 }
 
+/* A ZoneValue as the Tracy server adds it to the zone's text, "%llu [0x%llx]": its length.
+ * By hand, not snprintf: a program may give every zone a value. */
+static size_t value_text(char out[64], uint64_t v)
+{
+    size_t n = tct_format_u64(out, v);
+    memcpy(out + n, " [0x", 4);
+    n += 4;
+    int digits = 1;
+    while (digits < 16 && v >> 4 * digits)
+        digits++;
+    for (int i = digits - 1; i >= 0; i--)
+        out[n++] = "0123456789abcdef"[v >> 4 * i & 15];
+    out[n++] = ']';
+    return n;
+}
+
 static void zone_data(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t,
                       const struct tcd_event *ev)
 {
@@ -210,8 +225,7 @@ static void zone_data(struct tct_trace *tr, struct tct_source_state *src, struct
         break;
     default: { /* TCD_ZONE_VALUE */
         char tmp[64];
-        int n = snprintf(tmp, sizeof tmp, "%" PRIu64 " [0x%" PRIx64 "]", ev->value, ev->value);
-        rc = append_text(&z->text, &z->text_len, tmp, (size_t)n);
+        rc = append_text(&z->text, &z->text_len, tmp, value_text(tmp, ev->value));
         z->value = ev->value;
         z->has_value = 1;
         break;
