@@ -11,6 +11,9 @@
 # enough for the Lua comparison, which compiles upstream's TracyClient.cpp in. Nothing
 # of upstream is part of this repository.
 #
+# bench/capture_live.sh: whether the capture keeps up with a client, per output format (a real
+# client's zones into a live tracyc-capture, and a recorded stream decoded into each output).
+#
 # With CAPTURE_SCALE=1, also bench/capture_scale.sh: tracyc-capture's peak memory, time and
 # events/s recording a synthetic client at 10 M and 200 M zones for each output format (and
 # upstream's tracy-capture on the same streams, given UPSTREAM_TRACY_CAPTURE). It takes tens
@@ -106,6 +109,9 @@ echo "== memory with no server connected"
 
 echo "== capture decode speed"
 "$build/bench/bench_capture"
+
+echo "== does the capture keep up with a client, per output"
+bench/capture_live.sh "$build"
 
 if [ "${CAPTURE_SCALE:-}" = 1 ]; then
   echo "== capture at scale (CAPTURE_SCALE=1)"

@@ -149,7 +149,9 @@ void tct_trace_log_event(struct tct_trace *tr, uint32_t source, const struct tcd
 struct tct_trace_log_reader {
     struct tcu_tape *tape;
     struct tcu_tape_reader tape_reader;
-    int64_t time; /* the previous event's */
+    int64_t time;                   /* the previous event's */
+    const uint8_t *start, *p, *end; /* the tape's bytes in view (tcu_tape_peek); p: the next event */
+    int last;                       /* they run to the end of the tape */
 };
 int tct_trace_log_next(struct tct_trace_log_reader *r, struct tcd_event *ev, uint32_t *source);
 

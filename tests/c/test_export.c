@@ -1186,9 +1186,41 @@ static void test_export_file(void)
     tcd_decoder_free(dec);
 }
 
+/* A ZoneValue goes into the zone's text as Tracy's server writes it, "%llu [0x%llx]", each
+ * on a line of its own: across the whole range of a uint64_t. */
+static void test_zone_values(void)
+{
+    static const uint64_t values[] = {0, 1, 9, 10, 15, 16, 99, 100, 255, 4096, 0xdeadbeef, UINT64_MAX / 3, UINT64_MAX};
+    enum { COUNT = sizeof values / sizeof *values };
+    struct tct_trace *tr = new_trace();
+    struct zone_keeper *k = calloc(1, sizeof *k);
+    CHECK(k != NULL);
+    k->sink.ops = &keeper_ops;
+    CHECK_EQ_INT(tct_trace_add_sink(tr, &k->sink), 0);
+    for (int i = 0; i < COUNT; i++) {
+        begin(tr, MAIN_TID, 10 * i, SL_WORK);
+        ev(tr, (struct tcd_event){.kind = TCD_ZONE_VALUE, .thread = MAIN_TID, .value = values[i]});
+        if (i == COUNT - 1) /* a second value: after a '\n' */
+            ev(tr, (struct tcd_event){.kind = TCD_ZONE_VALUE, .thread = MAIN_TID, .value = values[0]});
+        end(tr, MAIN_TID, 10 * i + 5);
+    }
+    tct_trace_finish(tr);
+    for (int i = 0; i < COUNT; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "%" PRIu64 " [0x%" PRIx64 "]%s", values[i], values[i],
+                 i == COUNT - 1 ? "\n0 [0x0]" : "");
+        const struct kept_zone *z = kept(k, MAIN_TID, (uint64_t)i);
+        tt_check(z && strcmp(z->text, want) == 0 && z->z.value == (i == COUNT - 1 ? 0 : values[i]),
+                 "the text of a zone of value %" PRIu64 " is \"%s\" (\"%s\" expected)", values[i], z ? z->text : "-",
+                 want);
+    }
+    tct_trace_free(tr);
+}
+
 int main(void)
 {
     test_records();
+    test_zone_values();
     test_csv();
     test_csv_std();
     test_chrome();
