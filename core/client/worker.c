@@ -19,8 +19,10 @@
 #include "client/state.h"
 #include "client/record.h"
 #include "client/replay.h"
+#include "client/wake.h"
 #include "wire/protocol.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -61,6 +63,7 @@ static struct {
     struct pending_server pending[MAX_PENDING];
     int npending;
     uint64_t accepted; /* connections accepted so far */
+    int stalled;       /* the last pass left a thread waiting at a fiber for others */
 } w = {.listen_fd = -1, .request_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void sleep_us(long us)
@@ -79,9 +82,16 @@ static void sleep_ms(int ms)
  * short passes in a tight loop would slow the program down; a pause lets records pile up
  * and be drained in bulk. */
 #define SMALL_PASS (64 * 1024)
-/* Below this a pass is a trickle (CPU samples arrive at ~150 bytes a millisecond): waking
- * up more often than when idle would cost the program more than the data is worth. */
+/* Below this a pass is a trickle (CPU samples arrive at ~150 bytes a millisecond): the
+ * worker waits for more, or for TRICKLE_WAIT_MS, rather than cost the program a pass for
+ * little data. */
 #define TRICKLE_PASS (4 * 1024)
+/* How long the worker waits for work: a stream taking a new chunk (128 KiB recorded), a
+ * server's query or connection, an answer of the resolver, a request or the stop wake it
+ * sooner. While connected, events that trickle reach the server after this at most; with
+ * no server, the wait ends only for the broadcast, a handshake's deadline or a new server. */
+#define TRICKLE_WAIT_MS 50
+#define IDLE_WAIT_MS 250
 
 static int conn_live(int slot)
 {
@@ -180,6 +190,7 @@ static size_t drain_all(void)
         }
         n += progress;
     } while (progress && waiting);
+    w.stalled = waiting;
     for (struct tc_thread *t = head; t; t = t->next)
         tc_fiber_pass_end(t);
     struct tc_stream *samples = tc_sampling_stream(); /* their own time chain: any order */
@@ -370,17 +381,39 @@ static void service_connections(int timeout_ms)
     }
 }
 
+/* Sleeps until there is work, or for timeout_ms: on the wake descriptor (wake.h), the
+ * listening socket while no server is live, the servers whose hello is under way and the
+ * live servers' sockets (their queries). */
+static void wait_for_work(int timeout_ms)
+{
+    struct pollfd fds[2 + MAX_PENDING + TC_MAX_CONNS];
+    nfds_t n = 0;
+    fds[n++] = (struct pollfd){tc_wake_fd(), POLLIN, 0};
+    if (w.listen_fd >= 0 && !conn_live(SLOT_TCP))
+        fds[n++] = (struct pollfd){w.listen_fd, POLLIN, 0};
+    for (int i = 0; i < w.npending; i++) /* a whole hello waits for the slot, not for bytes */
+        if (w.pending[i].got < sizeof w.pending[i].hello)
+            fds[n++] = (struct pollfd){w.pending[i].t->fd, POLLIN, 0};
+    for (int i = 0; i < TC_MAX_CONNS; i++)
+        if (conn_live(i) && w.conns[i].transport->fd >= 0)
+            fds[n++] = (struct pollfd){w.conns[i].transport->fd, POLLIN, 0};
+    if (tc_wake_wait_begin() && !atomic_load(&w.stop))
+        poll(fds, n, timeout_ms);
+    tc_wake_wait_end();
+}
+
 static void *worker_main(void *arg)
 {
     (void)arg;
+    tcn_resolver_set_notify(tc_wake_worker);
     while (!atomic_load(&w.stop)) {
         start_requested_capture();
         accept_server();
         tc_sampling_update(any_live());
         size_t n = any_live() ? drain_all() : 0;
         service_connections(0);
-        if (n < TRICKLE_PASS)
-            sleep_ms(1);
+        if (n < TRICKLE_PASS) /* a thread waiting at a fiber is counted in passes (fiber.c) */
+            wait_for_work(!any_live() ? IDLE_WAIT_MS : w.stalled ? 1 : TRICKLE_WAIT_MS);
         else if (n < SMALL_PASS)
             sleep_us(200);
     }
@@ -405,6 +438,8 @@ int tc_worker_capture_start(const char *path)
     if (!busy)
         w.requested_output = strdup(path);
     pthread_mutex_unlock(&w.request_lock);
+    if (!busy)
+        tc_wake_worker_now();
     return busy ? -1 : 0;
 }
 
@@ -498,6 +533,7 @@ void tc_worker_stop(void)
     if (!w.started)
         return;
     atomic_store(&w.stop, 1);
+    tc_wake_worker_now();
     tcu_thread_join(w.thread);
     w.started = 0;
     /* The program is ending: its last samples go out with the rest, then no more. */
@@ -543,6 +579,7 @@ void tc_worker_forget_after_fork(void)
 {
     /* The worker thread does not exist in the child; its sockets belong to the parent. */
     w.started = 0;
+    tc_wake_forget_after_fork();
     tc_sampling_forget_after_fork();
     if (w.listen_fd >= 0)
         close(w.listen_fd);
