@@ -8,6 +8,9 @@
 #
 #   bench/process_cost.sh [BUILD_DIR]      (ROUNDS=N, default 5)
 #
+# BEFORE_BUILD=DIR (another build directory of tracyc, with its bench/ built) runs each
+# traced mode with that build's library too, in the same rounds: before and after a change.
+#
 # The programs: zstd's CLI (compressing 64 MB at level 10) and bzip2 (24 MB), built here
 # from Debian's source packages with -O2 -g (no frame pointers: samples are unwound by
 # DWARF), and bench/process_cost/cpu2.c (two CPU-bound threads); idle: coreutils' sleep 3.
@@ -67,4 +70,5 @@ programs+=(--program "cpu2 (two CPU-bound threads, bench/process_cost/cpu2.c)=$b
 
 /usr/bin/python3 bench/process_cost/measure.py --runner "$bin/bench_process_cost_run" \
   --start "$bin/libbench_process_cost_start.so" --capture "$build/tools/tracyc-capture" --rounds "$rounds" \
+  ${BEFORE_BUILD:+--before "$BEFORE_BUILD/bench/libbench_process_cost_start.so"} \
   "${programs[@]}" --idle "sleep 3 s (coreutils)=3=sleep 3"

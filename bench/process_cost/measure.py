@@ -6,6 +6,8 @@ preloaded (start.c), in three modes, interleaved round by round:
   untraced  TRACYC_DISABLE=1
   inproc    TRACYC_OUTPUT=<tmp>.txt: the in-process capture, sampling at the default rate
   live      a tracyc-capture connected over loopback (the program waits for it at start)
+With --before LIB (another build's start library, whose rpath names its libtracyc), each
+traced mode runs with that build too, as MODE@before, in the same rounds.
 Prints, per program, the median process CPU of each mode with its range and its ratio to
 the untraced median of the same run, then the median per-thread split of tracyc's CPU:
 its worker, sampler and symbol resolver threads, and its shutdown on the program's main
@@ -35,6 +37,9 @@ def free_port():
 def run_once(args, cmd, mode, tmp):
     env = dict(os.environ)
     env["BENCH_PRELOAD"] = args.start
+    if mode.endswith("@before"):
+        env["BENCH_PRELOAD"] = args.before
+        mode = mode[:-len("@before")]
     note = os.path.join(tmp, "exit_note")
     report = os.path.join(tmp, "threads")
     env["BENCH_EXIT_NOTE"] = note
@@ -111,32 +116,32 @@ def report(name, modes, runs, idle_s):
     base = med([r["total"] for r in runs["untraced"]])
     print(f"-- {name}")
     if idle_s:
-        print(f"  {'mode':<10} {'process CPU ms':>15} {'range':>17} {'CPU ms/s':>9} {'tracyc ms/s':>12}")
+        print(f"  {'mode':<14} {'process CPU ms':>15} {'range':>17} {'CPU ms/s':>9} {'tracyc ms/s':>12}")
     else:
-        print(f"  {'mode':<10} {'process CPU s':>14} {'range':>15} {'ratio':>7} {'wall s':>7} "
+        print(f"  {'mode':<14} {'process CPU s':>14} {'range':>15} {'ratio':>7} {'wall s':>7} "
               f"{'samples/CPU s':>14}")
     for mode in modes:
         totals = [r["total"] for r in runs[mode]]
         m = med(totals)
         lo, hi = min(totals), max(totals)
         if idle_s:
-            print(f"  {mode:<10} {m / 1e6:15.1f} {lo / 1e6:8.1f}-{hi / 1e6:<8.1f} {m / 1e6 / idle_s:9.2f} "
+            print(f"  {mode:<14} {m / 1e6:15.1f} {lo / 1e6:8.1f}-{hi / 1e6:<8.1f} {m / 1e6 / idle_s:9.2f} "
                   f"{(m - base) / 1e6 / idle_s:12.2f}")
         else:
             rates = [r["samples"] / (r["total"] / 1e9) for r in runs[mode] if r["samples"]]
             rate = f"{med(rates):14.0f}" if rates else f"{'-':>14}"
-            print(f"  {mode:<10} {m / 1e9:14.3f} {lo / 1e9:7.3f}-{hi / 1e9:<7.3f} {m / base:7.3f} "
+            print(f"  {mode:<14} {m / 1e9:14.3f} {lo / 1e9:7.3f}-{hi / 1e9:<7.3f} {m / base:7.3f} "
                   f"{med([r['wall'] for r in runs[mode]]) / 1e9:7.2f} {rate}")
     traced = [m for m in modes if m != "untraced"]
     unit, scale = ("ms/s", 1e6 * idle_s) if idle_s else ("ms (% of untraced CPU)", 1e6)
     print(f"  tracyc's threads, median {unit}:")
-    print(f"  {'mode':<10}" + "".join(f" {p:>14}" for p in PARTS + ["all"]))
+    print(f"  {'mode':<14}" + "".join(f" {p:>14}" for p in PARTS + ["all"]))
     for mode in traced:
         cells = []
         for p in PARTS + ["all"]:
             v = med([sum(r["parts"].values()) if p == "all" else r["parts"][p] for r in runs[mode]])
             cells.append(f"{v / scale:14.2f}" if idle_s else f"{v / 1e6:7.1f} ({100 * v / base:4.1f}%)")
-        print(f"  {mode:<10}" + "".join(f" {c:>14}" for c in cells))
+        print(f"  {mode:<14}" + "".join(f" {c:>14}" for c in cells))
 
 
 def main():
@@ -145,16 +150,21 @@ def main():
     ap.add_argument("--start", required=True)
     ap.add_argument("--capture", required=True)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--before", help="another build's start.c library: its modes run too, marked @before")
     ap.add_argument("--program", action="append", default=[], help="NAME=COMMAND: a CPU-bound program")
     ap.add_argument("--idle", action="append", default=[], help="NAME=SECONDS=COMMAND: an idle program")
     args = ap.parse_args()
     jobs = []
+
+    def with_before(modes):
+        return modes + [m + "@before" for m in modes if m != "untraced"] if args.before else modes
+
     for spec in args.program:
         name, cmd = spec.split("=", 1)
-        jobs.append((name, shlex.split(cmd), ["untraced", "inproc", "live"], 0))
+        jobs.append((name, shlex.split(cmd), with_before(["untraced", "inproc", "live"]), 0))
     for spec in args.idle:
         name, secs, cmd = spec.split("=", 2)
-        jobs.append((name, shlex.split(cmd), ["untraced", "noserver", "live", "inproc"], float(secs)))
+        jobs.append((name, shlex.split(cmd), with_before(["untraced", "noserver", "live", "inproc"]), float(secs)))
     results = {name: {m: [] for m in modes} for name, _, modes, _ in jobs}
     with tempfile.TemporaryDirectory(prefix="process_cost.") as tmp:
         for rnd in range(args.rounds):
