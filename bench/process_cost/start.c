@@ -15,8 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static long long before_shutdown = -1;
-
 static long long thread_cpu_ns(void)
 {
     struct timespec ts;
@@ -24,28 +22,25 @@ static long long thread_cpu_ns(void)
     return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* atexit handlers run last-registered first: this one, registered after tracyc's... */
-static void note_before(void)
+/* Registered after tracyc's own handler, so run before it: shuts tracyc down here, timed
+ * (tracyc's handler then finds nothing left to do). */
+static void shutdown_timed(void)
 {
-    before_shutdown = thread_cpu_ns();
-}
-
-/* ...and this one, registered before tracyc started, after tracyc's. */
-static void note_after(void)
-{
+    long long before = thread_cpu_ns();
+    ___tracy_shutdown_profiler();
+    long long spent = thread_cpu_ns() - before;
     const char *path = getenv("BENCH_EXIT_NOTE");
-    FILE *f = path && before_shutdown >= 0 ? fopen(path, "w") : NULL;
+    FILE *f = path ? fopen(path, "w") : NULL;
     if (f) {
-        fprintf(f, "%lld\n", thread_cpu_ns() - before_shutdown);
+        fprintf(f, "%lld\n", spent);
         fclose(f);
     }
 }
 
 __attribute__((constructor)) static void bench_start(void)
 {
-    atexit(note_after);
     ___tracy_startup_profiler();
-    atexit(note_before);
+    atexit(shutdown_timed);
     const char *wait = getenv("BENCH_WAIT_SERVER");
     if (wait && *wait == '1') {
         for (int i = 0; i < 30000 && !___tracy_connected(); i++)
