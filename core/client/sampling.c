@@ -784,13 +784,15 @@ static void start_locked(void)
     }
     s.pid = getpid();
     s.reason[0] = 0;
-    s.ns_per_tick = tc_clock_calibrate(20 * 1000000);
-    refresh_clock_pair();
     if (open_events(cfg) != 0) {
         atomic_store(&s.refused, 1);
         say_reason();
         return;
     }
+    /* The events run from here; the calibration waits until 20 ms after start-up, which a
+     * short program may not live to see: its samples wait in the rings meanwhile. */
+    s.ns_per_tick = tc_clock_calibrate(20 * 1000000);
+    refresh_clock_pair();
     say_reason(); /* limited: not every thread is sampled */
     atomic_store(&s.refused, 0);
     atomic_store(&s.stop, 0);

@@ -402,6 +402,16 @@ static void wait_for_work(int timeout_ms)
     tc_wake_wait_end();
 }
 
+/* At exit, with the worker stopped: until c's server sends something, the resolver has an
+ * answer, or timeout_ms. */
+static void wait_for_conn(struct tc_conn *c, int timeout_ms)
+{
+    struct pollfd fds[2] = {{tc_wake_fd(), POLLIN, 0}, {c->transport->fd, POLLIN, 0}};
+    if (tc_wake_wait_begin())
+        poll(fds, c->transport->fd >= 0 ? 2 : 1, timeout_ms);
+    tc_wake_wait_end();
+}
+
 static void *worker_main(void *arg)
 {
     (void)arg;
@@ -517,11 +527,20 @@ static int finish_connection(int slot)
     end_open_zones(c);
     tcw_enc_byte(&c->enc, TCW_Terminate);
     tcw_enc_flush(&c->enc);
-    int quiet_ms = 0;
-    while (c->alive && !c->terminated && quiet_ms < FINAL_QUERY_WAIT_MS) {
-        int answered = tc_conn_serve_queries(c, 10);
+    int64_t quiet_since = tc_clock_monotonic_ns();
+    while (c->alive && !c->terminated) {
+        int answered = tc_conn_serve_queries(c, 0);
+        int64_t now = tc_clock_monotonic_ns();
         /* Symbols still being resolved will be asked about: not quiet. */
-        quiet_ms = answered > 0 || tc_conn_resolving(c) ? 0 : quiet_ms + 10;
+        if (answered > 0 || tc_conn_resolving(c))
+            quiet_since = now;
+        else if (now - quiet_since >= FINAL_QUERY_WAIT_MS * 1000000LL)
+            break;
+        /* For the server's next query or the resolver's next answer: the in-process
+         * capture's queries all came with the last answers, so waiting on its transport
+         * would spin while the resolver works. */
+        if (answered == 0)
+            wait_for_conn(c, 10);
     }
     int delivered = c->terminated || c->alive;
     close_connection(slot);
