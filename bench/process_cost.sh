@@ -67,6 +67,7 @@ head -c 24000000 "$input" >"$src/input24.bin"
 [ -n "${bzip2_bin:-}" ] && [ -x "$bzip2_bin" ] &&
   programs+=(--program "bzip2 -9 (24 MB; $(basename "$bdir"))=$bzip2_bin -9 -c $src/input24.bin")
 programs+=(--program "cpu2 (two CPU-bound threads, bench/process_cost/cpu2.c)=$bin/bench_process_cost_cpu2 10000")
+programs+=(--program "cpu2 short (~10 ms of work: wall time and whether samples are kept)=$bin/bench_process_cost_cpu2 40")
 
 /usr/bin/python3 bench/process_cost/measure.py --runner "$bin/bench_process_cost_run" \
   --start "$bin/libbench_process_cost_start.so" --capture "$build/tools/tracyc-capture" --rounds "$rounds" \
