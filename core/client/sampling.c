@@ -762,9 +762,6 @@ static void stop_locked(void)
     if (s.wake_fd >= 0)
         eventfd_write(s.wake_fd, 1);
     tcu_thread_join(s.thread);
-    if (s.wake_fd >= 0)
-        close(s.wake_fd);
-    s.wake_fd = -1;
     close_events();
     s.running = 0;
     s.period_ns = 0;
@@ -799,11 +796,14 @@ static void start_locked(void)
     say_reason(); /* limited: not every thread is sampled */
     atomic_store(&s.refused, 0);
     atomic_store(&s.stop, 0);
-    s.wake_fd = tcu_fd_lift(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    /* Made once and kept: a descriptor is low for a moment when made (util/fd.h). A stop's
+     * wake-up, not read by the sampler that stopped, is read here. */
+    eventfd_t stale;
+    if (s.wake_fd < 0)
+        s.wake_fd = tcu_fd_lift(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    else
+        eventfd_read(s.wake_fd, &stale);
     if (tcu_thread_start(&s.thread, "tracyc sampler", sampler_main, NULL) != 0) {
-        if (s.wake_fd >= 0)
-            close(s.wake_fd);
-        s.wake_fd = -1;
         close_events();
         snprintf(s.reason, sizeof s.reason, "sampling unavailable: no thread for the sampler");
         atomic_store_explicit(&s.has_reason, 1, memory_order_release);
