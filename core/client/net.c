@@ -1,4 +1,5 @@
-/* net.c - loopback-by-default TCP listening, non-blocking accept, socket transport. */
+/* net.c - loopback-by-default TCP listening, non-blocking accept, sockets for dialing out,
+ * socket transport. */
 #include "client/net.h"
 
 #include "client/welcome.h"
@@ -91,11 +92,19 @@ int tc_net_listen(uint16_t port, int any, uint16_t *bound_port)
     return -1;
 }
 
+int tc_net_socket(int family)
+{
+    return socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
+
 struct tc_transport *tc_net_accept(int listen_fd)
 {
     int fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0)
-        return NULL;
+    return fd < 0 ? NULL : tc_net_transport(fd);
+}
+
+struct tc_transport *tc_net_transport(int fd)
+{
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     struct tcp_transport *t = malloc(sizeof *t);
