@@ -98,6 +98,17 @@ int tc_config_parse_address(const char *text, char *host, size_t cap, uint16_t *
     return 0;
 }
 
+int tc_config_parse_signed(const char *text, int64_t *out)
+{
+    unsigned long long v;
+    const char *rest;
+    int negative = text && *text == '-';
+    if (parse_unsigned(negative ? text + 1 : text, &v, &rest) != 0 || *rest || v > (unsigned long long)INT64_MAX)
+        return -1;
+    *out = negative ? -(int64_t)v : (int64_t)v;
+    return 0;
+}
+
 int tc_config_sampling_ceiling(int max_sample_rate, int cpu_time_max_percent)
 {
     int ceiling = max_sample_rate > 0 ? max_sample_rate : 1000000;
@@ -250,6 +261,14 @@ void tc_config_read(struct tc_config *c)
     c->no_sampling = env_true("TRACY_NO_SAMPLING") || env_true("TRACY_NO_SYS_TRACE") || c->no_callstack;
     c->no_context_switch = env_true("TRACY_NO_CONTEXT_SWITCH") || env_true("TRACY_NO_SYS_TRACE");
     read_connect(c);
+    c->clock_skewed = 0;
+    c->clock_skew_ns = 0;
+    if ((v = getenv("TRACYC_TEST_CLOCK_SKEW_NS")) && *v) {
+        if (tc_config_parse_signed(v, &c->clock_skew_ns) != 0)
+            bad_value("TRACYC_TEST_CLOCK_SKEW_NS", v, "a whole number of nanoseconds", "the clocks as they are");
+        else
+            c->clock_skewed = 1;
+    }
     c->sampling_hz = TC_DEFAULT_SAMPLING_HZ;
     if ((v = getenv("TRACY_SAMPLING_HZ")) && *v) {
         if (tc_config_parse_rate(v, &c->sampling_hz) != 0)

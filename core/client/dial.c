@@ -18,7 +18,7 @@
 static struct {
     char *host;
     char port[8];
-    struct addrinfo *addrs;   /* resolved at the first attempt */
+    struct addrinfo *addrs;    /* resolved at the first attempt */
     const struct addrinfo *at; /* the address of the attempt under way or next, NULL: none */
     /* The socket of the attempts: reused after a refusal, so that the worker does not open
      * a descriptor every second while the collector is away (util/fd.h). */

@@ -403,6 +403,7 @@ static void service_connections(int timeout_ms)
             tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 0);
             tc_conn_report_libdw(c, tcn_libdw_unavailable());
             tc_conn_send_renames(c);
+            tc_conn_report_clock(c, 0);
             tcw_enc_flush(&c->enc);
             tc_conn_serve_queries(c, timeout_ms);
         }
@@ -526,6 +527,7 @@ static int finish_connection(int slot)
     tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 1);
     tc_conn_report_libdw(c, tcn_libdw_unavailable());
     tc_conn_send_renames(c);
+    tc_conn_report_clock(c, 1);
     end_open_zones(c);
     tcw_enc_byte(&c->enc, TCW_Terminate);
     tcw_enc_flush(&c->enc);
