@@ -22,6 +22,14 @@
 
 struct tct_chrome_profile; /* export_chrome_stacks.c: one thread's CPU samples */
 
+/* What the event of every zone of one source location repeats, escaped once
+ * (export_chrome_event.c): its head, {"ph":"X","name":...,"pid":..., and its
+ * ,"loc":...,"args":{"file":...,"line":... */
+struct tct_chrome_place {
+    char *text; /* head, then tail; NULL: not written yet */
+    size_t head_len, tail_len;
+};
+
 struct tct_chrome {
     struct tct_sink sink; /* the writer, in a replay of the trace */
     struct tct_writer *w;
@@ -33,6 +41,11 @@ struct tct_chrome {
     struct tcu_map frame_of;              /* source << 32 | callstack id -> its innermost node in frames */
     struct tct_chrome_profile **profiles; /* by thread index, NULL until its first sample */
     size_t profile_count;
+    struct tct_chrome_places {
+        struct tct_chrome_place *at; /* by source location index */
+        size_t cap;
+    } * places; /* by source */
+    size_t place_sources;
     int failed; /* memory ran out */
 };
 
@@ -40,6 +53,11 @@ struct tct_chrome {
 uint64_t tct_chrome_pid(const struct tct_chrome *c, uint32_t source);
 /* Starts an event: {"ph":ph,"name":name,"pid":pid (the caller adds the rest and '}'). */
 void tct_chrome_begin_event(struct tct_chrome *c, const char *ph, const char *name, size_t name_len, uint64_t pid);
+/* What every zone of the source location writes (names resolved), escaped on its first zone;
+ * NULL when memory ran out. tct_chrome_separator then goes before its head. */
+const struct tct_chrome_place *tct_chrome_place(struct tct_chrome *c, uint32_t source, uint32_t srcloc);
+void tct_chrome_separator(struct tct_chrome *c);
+void tct_chrome_places_free(struct tct_chrome *c);
 
 /* export_chrome_stacks.c */
 int tct_chrome_stacks_init(struct tct_chrome *c);

@@ -71,30 +71,24 @@ static void stack_field(struct tct_chrome *c, uint32_t source, uint32_t callstac
 static void zone_event(struct tct_chrome *c, uint32_t source, uint32_t tid, const struct tct_zone_record *z)
 {
     struct tct_writer *w = c->w;
-    const struct tct_names *names = names_of(c, source);
-    const struct tcd_srcloc *sl = names->srcloc(names->ctx, z->srcloc);
-    const char *file = sl && sl->file ? sl->file : "";
-    uint32_t line = sl ? sl->line : 0;
-    const char *name = z->name;
-    size_t name_len = z->name_len;
-    if (!name) {
-        name = tct_srcloc_label(names, z->srcloc);
-        name_len = strlen(name);
+    const struct tct_chrome_place *place = tct_chrome_place(c, source, z->srcloc);
+    if (!place) {
+        c->failed = 1;
+        return;
     }
-    tct_chrome_begin_event(c, "X", name, name_len, tct_chrome_pid(c, source));
+    if (z->name) {
+        tct_chrome_begin_event(c, "X", z->name, z->name_len, tct_chrome_pid(c, source));
+    } else {
+        tct_chrome_separator(c);
+        tct_write(w, place->text, place->head_len);
+    }
     field_u64(c, ",\"tid\":", tid);
     tct_write_str(w, ",\"ts\":");
     tct_json_us(w, z->begin);
     tct_write_str(w, ",\"dur\":");
     tct_json_us(w, z->end - z->begin);
     stack_field(c, source, z->callstack);
-    tct_write_str(w, ",\"loc\":\"");
-    tct_json_chars(w, file, strlen(file));
-    tct_write_char(w, ':');
-    tct_write_u64(w, line);
-    tct_write_str(w, "\",\"args\":{\"file\":");
-    tct_json_string(w, file);
-    field_u64(c, ",\"line\":", line);
+    tct_write(w, place->text + place->head_len, place->tail_len);
     if (z->text) {
         tct_write_str(w, ",\"text\":\"");
         tct_json_chars(w, z->text, z->text_len);
@@ -384,6 +378,7 @@ static int write_chrome(FILE *out, struct tct_trace *tr, void *state, const stru
     }
     int failed = c.failed;
     tct_chrome_stacks_free(&c);
+    tct_chrome_places_free(&c);
     int flush_failed = tct_writer_flush(&w);
     if (!replay || saved) {
         errno = saved ? saved : EIO;

@@ -1,10 +1,10 @@
 /* export_pftrace.h - what the parts of the Perfetto output share:
  *
  *   export_pftrace_writer.c   the format, the writer sink (in a replay of the trace) and what goes
- *                             on tracks: zones, messages, frames, plots, memory, locks, GPU zones
+ *                             on tracks: zones, messages, frames, plots, memory, locks, GPU zones, sections
  *   export_pftrace_packet.c   a packet, which every part writes
  *   export_pftrace_tracks.c   the tracks: their uuids and descriptors (processes, threads,
- *                             counters, frame sets, GPU contexts, locks)
+ *                             counters, frame sets, GPU contexts, locks, section ids)
  *   export_pftrace_stacks.c   interned callstacks (frames, functions, files, mappings), and the
  *                             CPU samples as PerfSample packets
  *   export_pftrace_sched.c    context switches and wakeups as ftrace compact-sched bundles
@@ -141,13 +141,23 @@ enum {
 };
 
 /* Debug annotation names, interned on every sequence as it starts (DebugAnnotationName iids). */
-enum { PF_ARG_TEXT = 1, PF_ARG_VALUE, PF_ARG_COLOR, PF_ARG_UNFINISHED, PF_ARG_FRAME, PF_ARG_NAME, PF_ARG_COUNT };
+enum {
+    PF_ARG_TEXT = 1,
+    PF_ARG_VALUE,
+    PF_ARG_COLOR,
+    PF_ARG_UNFINISHED,
+    PF_ARG_FRAME,
+    PF_ARG_NAME,
+    PF_ARG_CATEGORY,
+    PF_ARG_DESCRIPTION,
+    PF_ARG_COUNT
+};
 
 /* The packet sequence of the system's data (the context switches); a source's is its index + 2. */
 #define PF_SYSTEM_SEQUENCE 1u
 
-/* Kinds of track (eight: three bits); a track's uuid is (its index among its kind + 1) << 3 |
- * kind, never 0, where the index is the trace's (sources, threads, plots, frame sets: every
+/* Kinds of track (up to sixteen: four bits); a track's uuid is (its index among its kind + 1)
+ * << 4 | kind, never 0, where the index is the trace's (sources, threads, plots, frame sets: every
  * source's in one numbering) or this output's (the others), so no two tracks of any sources
  * share a uuid, and small uuids take few bytes on every event. */
 enum tct_pf_track_kind {
@@ -159,11 +169,12 @@ enum tct_pf_track_kind {
     PF_TRACK_KIND_GPU,
     PF_TRACK_KIND_POOL,
     PF_TRACK_KIND_LOCK,
+    PF_TRACK_KIND_SECTION, /* the sections of one id, of one source */
 };
 
 static inline uint64_t tct_pf_track_uuid(enum tct_pf_track_kind kind, uint64_t index)
 {
-    return (index + 1) << 3 | (uint64_t)kind;
+    return (index + 1) << 4 | (uint64_t)kind;
 }
 
 /* What one source's packet sequence has interned. Iids are the source's own ids where those
@@ -202,9 +213,10 @@ struct tct_pftrace {
     /* tracks described so far, by index */
     uint8_t *described_thread, *described_plot, *described_frames;
     size_t thread_cap, plot_cap, frames_cap;
-    struct tcu_map other_thread; /* source << 32 | thread -> index (PF_TRACK_KIND_OTHER_THREAD) */
-    struct tcu_map gpu_track;    /* GPU context index << 32 | thread -> index (PF_TRACK_KIND_GPU) */
-    struct tct_pf_pool *pools;   /* index: PF_TRACK_KIND_POOL */
+    struct tcu_map other_thread;  /* source << 32 | thread -> index (PF_TRACK_KIND_OTHER_THREAD) */
+    struct tcu_map gpu_track;     /* GPU context index << 32 | thread -> index (PF_TRACK_KIND_GPU) */
+    struct tcu_map section_track; /* source << 32 | section id -> index (PF_TRACK_KIND_SECTION) */
+    struct tct_pf_pool *pools;    /* index: PF_TRACK_KIND_POOL */
     size_t pool_count, pool_cap, pools_described;
     struct tcu_map pool_of; /* source << 32 | pool -> index in pools */
     struct tct_pf_lock *locks;
@@ -241,6 +253,7 @@ uint64_t tct_pf_frames_track(struct tct_pftrace *p, const struct tct_frame_set *
 uint64_t tct_pf_gpu_track(struct tct_pftrace *p, const struct tct_gpu_context *ctx, uint32_t thread);
 uint64_t tct_pf_pool_track(struct tct_pftrace *p, uint32_t source, uint32_t pool, uint32_t index);
 uint64_t tct_pf_lock_track(struct tct_pftrace *p, uint32_t source, uint32_t thread, uint32_t holder, const char *lock);
+uint64_t tct_pf_section_track(struct tct_pftrace *p, uint32_t source, uint32_t id);
 void tct_pf_tracks_free(struct tct_pftrace *p);
 
 /* export_pftrace_stacks.c */

@@ -258,8 +258,32 @@ uint64_t tct_pf_lock_track(struct tct_pftrace *p, uint32_t source, uint32_t thre
     return uuid;
 }
 
+/* Sections as Tracy's server shows them: a track of each id, under its process; one id is
+ * entered once at a time, so its sections never overlap. */
+uint64_t tct_pf_section_track(struct tct_pftrace *p, uint32_t source, uint32_t id)
+{
+    uint64_t key = (uint64_t)source << 32 | id;
+    const uint64_t *known = tcu_map_get(&p->section_track, key);
+    if (known)
+        return tct_pf_track_uuid(PF_TRACK_KIND_SECTION, *known);
+    size_t index = tcu_map_count(&p->section_track);
+    if (tcu_map_put(&p->section_track, key, index) < 0) {
+        p->failed = 1;
+        return 0;
+    }
+    uint64_t uuid = tct_pf_track_uuid(PF_TRACK_KIND_SECTION, index);
+    char name[64];
+    snprintf(name, sizeof name, "section %" PRIu32, id);
+    size_t packet, m = descriptor_begin(p, source, uuid, &packet);
+    tct_pb_varint(&p->pb, PF_TRACK_PARENT, tct_pf_track_uuid(PF_TRACK_KIND_PROCESS, source));
+    tct_pb_string(&p->pb, PF_TRACK_NAME, name);
+    descriptor_end(p, m, packet);
+    return uuid;
+}
+
 void tct_pf_tracks_free(struct tct_pftrace *p)
 {
+    tcu_map_free(&p->section_track);
     free(p->described_thread);
     free(p->described_plot);
     free(p->described_frames);

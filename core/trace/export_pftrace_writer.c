@@ -65,9 +65,11 @@ enum { NAME_FRAME_SET = 1, NAME_LOCK_WAIT, NAME_LOCK_HOLD, NAME_MESSAGE, BODY_ME
  * names of the debug annotations. */
 static void sequence_start(struct tct_pftrace *p, uint32_t sequence)
 {
-    static const char *const args[PF_ARG_COUNT] = {[PF_ARG_TEXT] = "text",   [PF_ARG_VALUE] = "value",
-                                                   [PF_ARG_COLOR] = "color", [PF_ARG_UNFINISHED] = "unfinished",
-                                                   [PF_ARG_FRAME] = "frame", [PF_ARG_NAME] = "name"};
+    static const char *const args[PF_ARG_COUNT] = {
+        [PF_ARG_TEXT] = "text",         [PF_ARG_VALUE] = "value",
+        [PF_ARG_COLOR] = "color",       [PF_ARG_UNFINISHED] = "unfinished",
+        [PF_ARG_FRAME] = "frame",       [PF_ARG_NAME] = "name",
+        [PF_ARG_CATEGORY] = "category", [PF_ARG_DESCRIPTION] = "description"};
     size_t m = tct_pf_packet_begin(p, sequence, TCT_TIME_NONE, 0);
     tct_pb_varint(&p->pb, PF_PACKET_SEQUENCE_FLAGS, PF_SEQ_INCREMENTAL_STATE_CLEARED);
     tct_pb_varint(&p->pb, PF_PACKET_FIRST_ON_SEQUENCE, 1);
@@ -548,6 +550,28 @@ static void gpu_end(struct tct_pftrace *p, const struct tct_record *rec)
     slice_end(p, rec->source->index, track, known ? g->gpu_end : g->gpu_begin, !known || g->unfinished);
 }
 
+/* ---- sections ----------------------------------------------------------------------------------- */
+
+/* A section, on its id's track, whole at once: it is handed out when it is left, and one id's
+ * sections never overlap. Its category (and the category's description) are its arguments. */
+static void section(struct tct_pftrace *p, const struct tct_record *rec)
+{
+    const struct tct_section_record *s = &rec->u.section;
+    uint32_t source = rec->source->index;
+    uint64_t track = tct_pf_section_track(p, source, s->id);
+    size_t m = tct_pf_packet_begin(p, tct_pf_sequence(source), s->begin, 1);
+    size_t e = event_begin(p, PF_SLICE_BEGIN, track);
+    event_name(p, 0, s->text, s->text_len);
+    arg_uint(p, PF_ARG_CATEGORY, PF_ANNOTATION_UINT, s->category);
+    size_t len;
+    const char *described = tct_trace_section_category(p->trace, source, s->category, &len);
+    if (described)
+        arg_string(p, PF_ARG_DESCRIPTION, described, len);
+    tct_pb_end(&p->pb, e);
+    tct_pf_packet_end(p, m);
+    slice_end(p, source, track, s->end > s->begin ? s->end : s->begin, s->unfinished);
+}
+
 /* ---- the writer sink --------------------------------------------------------------------------- */
 
 static void on_record(struct tct_sink *sink, const struct tct_record *rec)
@@ -584,6 +608,9 @@ static void on_record(struct tct_sink *sink, const struct tct_record *rec)
     case TCT_REC_GPU_ZONE:
         gpu_end(p, rec);
         break;
+    case TCT_REC_SECTION:
+        section(p, rec);
+        break;
     default: /* TCT_REC_SAMPLE */
         tct_pf_sample(p, rec);
         break;
@@ -600,7 +627,7 @@ static const struct tct_sink_ops writer_ops = {
     TCT_REC_BIT(TCT_REC_ZONE_BEGIN) | TCT_REC_BIT(TCT_REC_ZONE) | TCT_REC_BIT(TCT_REC_MESSAGE) |
         TCT_REC_BIT(TCT_REC_FRAME) | TCT_REC_BIT(TCT_REC_PLOT) | TCT_REC_BIT(TCT_REC_MEMORY) |
         TCT_REC_BIT(TCT_REC_LOCK) | TCT_REC_BIT(TCT_REC_GPU_BEGIN) | TCT_REC_BIT(TCT_REC_GPU_ZONE) |
-        TCT_REC_BIT(TCT_REC_SAMPLE),
+        TCT_REC_BIT(TCT_REC_SAMPLE) | TCT_REC_BIT(TCT_REC_SECTION),
     on_record,
     writer_free,
     NULL,
@@ -651,6 +678,7 @@ static int writer_init(struct tct_pftrace *p)
 {
     tcu_map_init(&p->other_thread, 0, NULL);
     tcu_map_init(&p->gpu_track, 0, NULL);
+    tcu_map_init(&p->section_track, 0, NULL);
     tcu_map_init(&p->pool_of, 0, NULL);
     tcu_map_init(&p->lock_of, 0, NULL);
     p->source_count = tct_trace_source_count(p->trace);

@@ -100,11 +100,17 @@ void tct_json_text(struct tct_writer *w, const char *s, size_t len)
  * nanosecond: without it, about 1% of values parse a hair below and truncate to ns - 1. */
 void tct_json_us(struct tct_writer *w, int64_t ns)
 {
+    char *p = tct_write_room(w, 1 + TCT_U64_DIGITS + 6), *start = p;
     uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
     if (ns < 0)
-        tct_write_char(w, '-');
-    tct_write_u64(w, mag / 1000);
+        *p++ = '-';
+    p += tct_format_u64(p, mag / 1000);
     unsigned frac = (unsigned)(mag % 1000);
-    char tail[6] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10), (char)('0' + frac % 10), '0', '1'};
-    tct_write(w, tail, sizeof tail);
+    p[0] = '.';
+    p[1] = (char)('0' + frac / 100);
+    p[2] = (char)('0' + frac / 10 % 10);
+    p[3] = (char)('0' + frac % 10);
+    p[4] = '0';
+    p[5] = '1';
+    w->len += (size_t)(p + 6 - start);
 }

@@ -39,24 +39,9 @@ void tct_pb_bytes(struct tct_pb *pb, uint32_t field, const void *data, size_t le
     pb->len += len;
 }
 
-size_t tct_pb_begin(struct tct_pb *pb, uint32_t field)
+void tct_pb_end_long(struct tct_pb *pb, size_t mark)
 {
-    if (tct_pb_room(pb, 6) != 0)
-        return 0;
-    pb->len += tct_pb_put_varint(pb->buf + pb->len, (uint64_t)field << 3 | TCT_PB_LEN);
-    pb->buf[pb->len++] = 0; /* the length's first byte, for now */
-    return pb->len;
-}
-
-void tct_pb_end(struct tct_pb *pb, size_t mark)
-{
-    if (pb->failed)
-        return;
     size_t body = pb->len - mark;
-    if (body < 0x80) {
-        pb->buf[mark - 1] = (uint8_t)body;
-        return;
-    }
     uint8_t len[10];
     size_t n = tct_pb_put_varint(len, body);
     if (tct_pb_room(pb, n - 1) != 0)

@@ -94,9 +94,29 @@ static inline void tct_pb_string(struct tct_pb *pb, uint32_t field, const char *
 }
 
 /* A length-delimited field whose contents follow (a message, a packed repeated field):
- * returns what tct_pb_end needs. */
-size_t tct_pb_begin(struct tct_pb *pb, uint32_t field);
-void tct_pb_end(struct tct_pb *pb, size_t mark);
+ * returns what tct_pb_end needs. Inline, as a trace has several per zone. */
+static inline size_t tct_pb_begin(struct tct_pb *pb, uint32_t field)
+{
+    if (tct_pb_room(pb, 6) != 0)
+        return 0;
+    pb->len += tct_pb_put_varint(pb->buf + pb->len, (uint64_t)field << 3 | TCT_PB_LEN);
+    pb->buf[pb->len++] = 0; /* the length's first byte, for now */
+    return pb->len;
+}
+
+/* tct_pb_end of a body of 128 bytes or more: its length takes more than the byte reserved. */
+void tct_pb_end_long(struct tct_pb *pb, size_t mark);
+
+static inline void tct_pb_end(struct tct_pb *pb, size_t mark)
+{
+    if (pb->failed)
+        return;
+    size_t body = pb->len - mark;
+    if (body < 0x80)
+        pb->buf[mark - 1] = (uint8_t)body;
+    else
+        tct_pb_end_long(pb, mark);
+}
 
 /* Writes what the buffer holds to the FILE when it holds TCT_PB_FLUSH_AT bytes or more;
  * call it only between top-level messages. */

@@ -1,10 +1,9 @@
 /* trace_zones.c - threads and their zones: each thread's stack of open zones, with the
  * text, name, colour and value they collect, turned into a zone record when they end. */
 #include "trace/trace_internal.h"
+#include "trace/writer.h"
 #include "util/array.h"
 
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,14 +59,16 @@ static void zone_begin(struct tct_trace *tr, struct tct_source_state *src, struc
         src->pub.ignored_events++;
         return;
     }
-    struct tct_open_zone *open = tcu_grow(NULL, t->open, &t->open_cap, t->open_count + 1, sizeof *open);
-    if (!open) {
-        /* Keep begin/end pairing right: the matching end closes nothing. */
-        t->skipped_open++;
-        src->pub.lost_events++;
-        return;
+    if (t->open_count == t->open_cap) {
+        struct tct_open_zone *open = tcu_grow(NULL, t->open, &t->open_cap, t->open_count + 1, sizeof *open);
+        if (!open) {
+            /* Keep begin/end pairing right: the matching end closes nothing. */
+            t->skipped_open++;
+            src->pub.lost_events++;
+            return;
+        }
+        t->open = open;
     }
-    t->open = open;
     tct_trace_zone_settle(tr, src, t);
     t->open[t->open_count++] = (struct tct_open_zone){
         .begin = ev->time, .seq = t->next_zone++, .srcloc = ev->srcloc, .callstack = ev->callstack};
@@ -79,24 +80,35 @@ static void zone_begin(struct tct_trace *tr, struct tct_source_state *src, struc
     t->begin_pending = tr->want_count[TCT_REC_ZONE_BEGIN] != 0;
 }
 
-/* A zone's record as it stands: its end, flags and self time are the caller's. */
-static struct tct_zone_record zone_record(const struct tct_open_zone *z, uint32_t depth)
+/* Hands out the zone's record: a begin (end TCT_TIME_NONE) or an end. Every field is set
+ * one by one, in place: a record built as a compound literal and copied was the trace's
+ * costliest step (zeroing, then reading back stores not yet done). */
+static void zone_deliver(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t,
+                         enum tct_record_kind kind, const struct tct_open_zone *z, uint32_t depth, int64_t end,
+                         int64_t self, uint8_t flags)
 {
-    return (struct tct_zone_record){
-        .begin = z->begin,
-        .seq = z->seq,
-        .srcloc = z->srcloc,
-        .depth = depth,
-        .callstack = z->callstack,
-        .text = z->text,
-        .text_len = z->text_len,
-        .name = z->name,
-        .name_len = z->name_len,
-        .value = z->value,
-        .color = z->color,
-        .has_value = z->has_value,
-        .has_color = z->has_color,
-    };
+    struct tct_record rec;
+    rec.kind = kind;
+    rec.source = &src->pub;
+    rec.thread = &t->pub;
+    struct tct_zone_record *r = &rec.u.zone;
+    r->begin = z->begin;
+    r->end = end;
+    r->self = self;
+    r->seq = z->seq;
+    r->srcloc = z->srcloc;
+    r->depth = depth;
+    r->callstack = z->callstack;
+    r->flags = flags;
+    r->text = z->text;
+    r->name = z->name;
+    r->text_len = z->text_len;
+    r->name_len = z->name_len;
+    r->value = z->value;
+    r->color = z->color;
+    r->has_value = z->has_value;
+    r->has_color = z->has_color;
+    tct_trace_deliver(tr, &rec);
 }
 
 void tct_trace_zone_settle(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t)
@@ -104,10 +116,8 @@ void tct_trace_zone_settle(struct tct_trace *tr, struct tct_source_state *src, s
     if (!t->begin_pending)
         return;
     t->begin_pending = 0;
-    struct tct_record rec = {.kind = TCT_REC_ZONE_BEGIN, .source = &src->pub, .thread = &t->pub};
-    rec.u.zone = zone_record(&t->open[t->open_count - 1], (uint32_t)t->open_count - 1);
-    rec.u.zone.end = TCT_TIME_NONE;
-    tct_trace_deliver(tr, &rec);
+    zone_deliver(tr, src, t, TCT_REC_ZONE_BEGIN, &t->open[t->open_count - 1], (uint32_t)t->open_count - 1,
+                 TCT_TIME_NONE, 0, 0);
 }
 
 /* Ends the innermost open zone at `end` and hands it to the sinks. */
@@ -123,14 +133,12 @@ static void zone_close(struct tct_trace *tr, struct tct_source_state *src, struc
         t->open[t->open_count - 1].children = tct_time_add(t->open[t->open_count - 1].children, span);
     else
         t->pub.busy = tct_time_add(t->pub.busy, span);
-    struct tct_record rec = {.kind = TCT_REC_ZONE, .source = &src->pub, .thread = &t->pub};
-    rec.u.zone = zone_record(z, (uint32_t)t->open_count);
-    rec.u.zone.end = end;
-    rec.u.zone.self = tct_time_sub(span, z->children);
-    rec.u.zone.flags = flags | (z->renamed ? TCT_ZONE_RENAMED : 0);
-    tct_trace_deliver(tr, &rec);
-    free(z->text);
-    free(z->name);
+    zone_deliver(tr, src, t, TCT_REC_ZONE, z, (uint32_t)t->open_count, end, tct_time_sub(span, z->children),
+                 flags | (z->renamed ? TCT_ZONE_RENAMED : 0));
+    if (z->text) /* most zones have neither: no call */
+        free(z->text);
+    if (z->name)
+        free(z->name);
 }
 
 static void zone_end(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t,
@@ -164,6 +172,22 @@ static int append_text(char **text, size_t *len, const char *s, size_t n)
     grown[*len] = '\0';
     *text = grown;
     return 0;
+}
+
+/* A ZoneValue as the Tracy server adds it to the zone's text, "%llu [0x%llx]": its length.
+ * By hand, not snprintf: a program may give every zone a value. */
+static size_t value_text(char out[64], uint64_t v)
+{
+    size_t n = tct_format_u64(out, v);
+    memcpy(out + n, " [0x", 4);
+    n += 4;
+    int digits = 1;
+    while (digits < 16 && v >> 4 * digits)
+        digits++;
+    for (int i = digits - 1; i >= 0; i--)
+        out[n++] = "0123456789abcdef"[v >> 4 * i & 15];
+    out[n++] = ']';
+    return n;
 }
 
 static void zone_data(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t,
@@ -201,8 +225,7 @@ static void zone_data(struct tct_trace *tr, struct tct_source_state *src, struct
         break;
     default: { /* TCD_ZONE_VALUE */
         char tmp[64];
-        int n = snprintf(tmp, sizeof tmp, "%" PRIu64 " [0x%" PRIx64 "]", ev->value, ev->value);
-        rc = append_text(&z->text, &z->text_len, tmp, (size_t)n);
+        rc = append_text(&z->text, &z->text_len, tmp, value_text(tmp, ev->value));
         z->value = ev->value;
         z->has_value = 1;
         break;
@@ -248,5 +271,14 @@ void tct_trace_finish_zones(struct tct_trace *tr)
             src->pub.unfinished_zones++;
         }
         t->skipped_open = 0;
+    }
+}
+
+void tct_trace_remap_zones(struct tct_trace *tr, uint32_t source, const struct tct_remap *m)
+{
+    for (size_t i = 0; i < tr->thread_count; i++) {
+        struct tct_thread_state *t = tr->threads[i];
+        for (size_t k = 0; t->pub.source == source && k < t->open_count; k++)
+            t->open[k].begin = tct_remap_time(m, t->open[k].begin);
     }
 }

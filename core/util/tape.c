@@ -7,7 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define WRITE_BUFFER ((size_t)64 << 10)
+#define WRITE_BUFFER TCU_TAPE_READ      /* holds the largest reserve */
+#define READ_BUFFER (2 * TCU_TAPE_READ) /* a peek's TCU_TAPE_READ bytes and the next read */
 
 struct tcu_tape {
     size_t budget;
@@ -89,41 +90,39 @@ static int to_file(struct tcu_tape *t)
     return 0;
 }
 
-int tcu_tape_write(struct tcu_tape *t, const void *data, size_t len)
+void *tcu_tape_reserve(struct tcu_tape *t, size_t n)
 {
-    if (t->error)
-        return -1;
-    if (!len)
-        return 0;
-    if (t->fd < 0 && t->size + len <= t->budget) {
-        if (t->size + len > t->cap) {
+    if (t->error || n > TCU_TAPE_READ)
+        return NULL;
+    if (t->fd < 0 && t->size + n <= t->budget) {
+        if (t->size + n > t->cap) {
             size_t cap = t->cap ? t->cap : 4096;
-            while (cap < t->size + len)
+            while (cap < t->size + n)
                 cap *= 2;
-            char *grown = realloc(t->mem, cap < t->budget ? cap : t->budget);
-            if (!grown)
-                return fail(t, ENOMEM);
+            if (cap > t->budget)
+                cap = t->budget;
+            char *grown = realloc(t->mem, cap);
+            if (!grown) {
+                fail(t, ENOMEM);
+                return NULL;
+            }
             t->mem = grown;
-            t->cap = cap < t->budget ? cap : t->budget;
+            t->cap = cap;
         }
-        memcpy(t->mem + t->size, data, len);
-        t->size += len;
-        return 0;
+        return t->mem + t->size;
     }
     if (t->fd < 0 && to_file(t) != 0)
-        return -1;
-    const char *p = data;
-    t->size += len;
-    while (len) {
-        if (t->wlen == WRITE_BUFFER && flush(t) != 0)
-            return -1;
-        size_t n = WRITE_BUFFER - t->wlen < len ? WRITE_BUFFER - t->wlen : len;
-        memcpy(t->wbuf + t->wlen, p, n);
-        t->wlen += n;
-        p += n;
-        len -= n;
-    }
-    return 0;
+        return NULL;
+    if (n > WRITE_BUFFER - t->wlen && flush(t) != 0)
+        return NULL;
+    return t->wbuf + t->wlen;
+}
+
+void tcu_tape_commit(struct tcu_tape *t, size_t k)
+{
+    t->size += k;
+    if (t->fd >= 0)
+        t->wlen += k;
 }
 
 int tcu_tape_rewind(struct tcu_tape *t, struct tcu_tape_reader *r)
@@ -131,29 +130,26 @@ int tcu_tape_rewind(struct tcu_tape *t, struct tcu_tape_reader *r)
     tcu_tape_reader_free(r);
     if (t->error || flush(t) != 0)
         return -1;
-    if (t->fd >= 0 && !(r->buf = malloc(TCU_TAPE_READ)))
+    if (t->fd >= 0 && !(r->buf = malloc(READ_BUFFER)))
         return fail(t, ENOMEM);
     return 0;
 }
 
-const void *tcu_tape_read(struct tcu_tape *t, struct tcu_tape_reader *r, size_t n)
+const void *tcu_tape_peek(struct tcu_tape *t, struct tcu_tape_reader *r, size_t *avail)
 {
-    if (t->error || n > TCU_TAPE_READ)
+    *avail = 0;
+    if (t->error)
         return NULL;
     if (t->fd < 0) { /* in memory: no copy */
-        if (t->size - r->at < n)
-            return NULL;
-        const char *p = t->mem + r->at;
-        r->at += n;
-        return p;
+        *avail = (size_t)(t->size - r->at);
+        return *avail ? t->mem + r->at : "";
     }
-    if (r->len - r->pos < n) { /* refill: keep the unread tail, read after it */
-        size_t tail = r->len - r->pos;
-        memmove(r->buf, r->buf + r->pos, tail);
+    uint64_t file_at = r->at + (r->len - r->pos);               /* the first byte not yet in the buffer */
+    if (r->len - r->pos < TCU_TAPE_READ && file_at < t->size) { /* refill: keep the unread tail, read after it */
+        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+        r->len -= r->pos;
         r->pos = 0;
-        r->len = tail;
-        uint64_t file_at = r->at + tail; /* the first byte not yet in the buffer */
-        size_t want = TCU_TAPE_READ - tail;
+        size_t want = READ_BUFFER - r->len;
         if (t->size - file_at < want)
             want = (size_t)(t->size - file_at);
         while (want) {
@@ -168,13 +164,16 @@ const void *tcu_tape_read(struct tcu_tape *t, struct tcu_tape_reader *r, size_t 
             file_at += (uint64_t)got;
             want -= (size_t)got;
         }
-        if (r->len < n)
-            return NULL;
     }
-    const char *p = r->buf + r->pos;
-    r->pos += n;
+    *avail = r->len - r->pos;
+    return r->buf + r->pos;
+}
+
+void tcu_tape_skip(struct tcu_tape_reader *r, size_t n)
+{
     r->at += n;
-    return p;
+    if (r->buf)
+        r->pos += n;
 }
 
 void tcu_tape_reader_free(struct tcu_tape_reader *r)

@@ -3,13 +3,14 @@
  * What a capture keeps of its events to go over them again at the end (trace/trace.h,
  * tct_trace_replay): appended as they come, in memory until the budget is full, then in a
  * temporary file (`TMPDIR`, else /tmp; unlinked at once, so nothing is left behind), and
- * read back in order, as often as needed, with a buffer the size of one read.
+ * read back in order, as often as needed. Both ways the caller works in the tape's own
+ * buffer, which spares a copy and a call per item (a capture keeps tens of millions):
  *
  *   struct tcu_tape *t = tcu_tape_new(0);
- *   tcu_tape_write(t, data, len); ...
+ *   p = tcu_tape_reserve(t, n); ...put k <= n bytes at p...; tcu_tape_commit(t, k); ...
  *   struct tcu_tape_reader r = {0};
  *   tcu_tape_rewind(t, &r);
- *   while ((p = tcu_tape_read(t, &r, n))) ...   // n bytes at p, or NULL at the end
+ *   while ((p = tcu_tape_peek(t, &r, &avail)) && avail) { ...read k bytes...; tcu_tape_skip(&r, k); }
  *
  * Errors (the disk full, out of memory) are sticky: later writes fail and tcu_tape_error()
  * says what happened (an errno value).
@@ -21,7 +22,7 @@
 #include <stdint.h>
 
 #define TCU_TAPE_MEMORY ((size_t)16 << 20) /* the default budget */
-#define TCU_TAPE_READ ((size_t)256 << 10)  /* bytes read from the file at a time; the most one read may ask */
+#define TCU_TAPE_READ ((size_t)256 << 10)  /* the most one reserve may ask, and a peek shows at least */
 
 struct tcu_tape;
 
@@ -30,8 +31,10 @@ struct tcu_tape;
 struct tcu_tape *tcu_tape_new(size_t memory);
 void tcu_tape_free(struct tcu_tape *t);
 
-/* Appends len bytes. 0, or -1 (tcu_tape_error() says why). */
-int tcu_tape_write(struct tcu_tape *t, const void *data, size_t len);
+/* Room for n more bytes (n at most TCU_TAPE_READ): where to put them, valid until the next
+ * call; NULL on an error. tcu_tape_commit then appends the first k <= n of them. */
+void *tcu_tape_reserve(struct tcu_tape *t, size_t n);
+void tcu_tape_commit(struct tcu_tape *t, size_t k);
 
 /* Where a reading is; zeroed before its first tcu_tape_rewind. */
 struct tcu_tape_reader {
@@ -42,9 +45,12 @@ struct tcu_tape_reader {
 
 /* Starts reading from the first byte (after the writes so far). 0, or -1. */
 int tcu_tape_rewind(struct tcu_tape *t, struct tcu_tape_reader *r);
-/* The next n bytes (n at most TCU_TAPE_READ), valid until the next read; NULL at the end of
- * the tape, when fewer than n bytes are left, or on an error. */
-const void *tcu_tape_read(struct tcu_tape *t, struct tcu_tape_reader *r, size_t n);
+/* The bytes from where the reading is, without taking them: at least TCU_TAPE_READ of them,
+ * or all that are left (then *avail is what is left: 0 at the end). Valid until the next
+ * peek; NULL on an error. */
+const void *tcu_tape_peek(struct tcu_tape *t, struct tcu_tape_reader *r, size_t *avail);
+/* Takes the first n of the bytes the last peek showed. */
+void tcu_tape_skip(struct tcu_tape_reader *r, size_t n);
 /* Ends a reading (frees its buffer). */
 void tcu_tape_reader_free(struct tcu_tape_reader *r);
 

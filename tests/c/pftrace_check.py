@@ -13,7 +13,7 @@ For each recorded stream, replay_outputs writes every output from one pass; the 
     begin and end events: by time, then by position in the file; counters; samples with their
     frames; scheduling events) and compared with the other outputs of the same pass: the
     Chrome JSON's zones (name, thread, begin, duration, file, line, text, value), messages,
-    frames, plots, GPU zones, thread and process names, zone callstacks ("stackFrames") and
+    frames, plots, GPU zones, sections, thread and process names, zone callstacks ("stackFrames") and
     context switches and wakeups (its ftrace text); the folded stacks' CPU samples;
   - for examples/c/all_events (all_events.stream), checked for what that program recorded:
     source locations, severities, plot units, memory pools, locks, the fiber, the GPU zone.
@@ -387,6 +387,7 @@ def check_stream(pb2, replay, stream, work):
             if event.HasField("callstack_iid"):
                 stacks[key] = model.stack(seq, event.callstack_iid)
     gpu = {uuid: t for uuid, t in model.tracks.items() if t.name.startswith("GPU context")}
+    section_tracks = {uuid: t for uuid, t in model.tracks.items() if re.fullmatch(r"section \d+", t.name)}
     for uuid in gpu:
         for s in model.slices(uuid):
             loc = model.lookup(s["seq"], "locations", s["event"].source_location_iid, "a GPU zone")
@@ -423,7 +424,7 @@ def check_stream(pb2, replay, stream, work):
     frames = collections.Counter()
     for uuid, t in model.tracks.items():
         if t.parent and model.tracks[t.parent].HasField("process") and not t.HasField("counter") \
-                and uuid not in gpu:
+                and uuid not in gpu and uuid not in section_tracks:
             for s in model.slices(uuid):
                 check(s["name"] == t.name, f"frame {s['name']} on track {t.name}")
                 label = t.name if "frame" in t.name.lower() else t.name + " frame"
@@ -432,6 +433,27 @@ def check_stream(pb2, replay, stream, work):
                                    if e["ph"] == "i" and e["s"] == "g")
     check(frames == expected, f"frames differ from the JSON's: {frames} {expected}")
     facts["frames"] = sum(frames.values())
+
+    # sections: a track of each id under its process, as the JSON's "b"/"e" pairs of category "section"
+    sections = collections.Counter()
+    for uuid, t in section_tracks.items():
+        for s in model.slices(uuid):
+            a = s["args"]
+            sections[(pid_of_track[t.parent], int(t.name.split()[1]), s["name"], s["begin"], s["end"],
+                      a.get("category"), a.get("description"), bool(a.get("unfinished")))] += 1
+    expected, begun = collections.Counter(), {}
+    for e in doc["traceEvents"]:
+        if e.get("cat") != "section":
+            continue
+        if e["ph"] == "b":
+            begun[(e["pid"], e["id"])] = e
+            continue
+        b = begun.pop((e["pid"], e["id"]))
+        a = b["args"]
+        expected[(e["pid"], e["id"], b["name"], ns(b["ts"]), ns(e["ts"]), a["category"], a.get("description"),
+                  bool(e.get("args", {}).get("unfinished")))] += 1
+    check(sections == expected, f"sections differ from the JSON's: {sections} {expected}")
+    facts["sections"] = sum(sections.values())
 
     # plots
     counters = {t.name: model.counters(uuid) for uuid, t in model.tracks.items() if t.HasField("counter")}

@@ -15,6 +15,7 @@
  *
  * Each case runs in a child process: a profiler's shutdown is final.
  */
+#include "capture/clock.h"
 #include "raw_server.h"
 #include "test_collector.h"
 #include "test_fault_util.h"
@@ -99,7 +100,7 @@ static int through_the_decoder(void *arg)
     size_t first = tcol_wait_id(col, i, TCD_CLOCK_SYNC, 0); /* sent right after the extension was taken */
     struct tcol_client *cl = tcol_client(col, i);
     uint64_t host = tcu_host_id();
-    tt_check(host != 0, "this host has an id");
+    tt_check(host != 0 && host == tcs_host_id(), "this host has an id, the collector's too");
 
     int64_t sent, real_before = clock_ns(CLOCK_REALTIME);
     tt_check(tcol_probe_clock(col, i, 7, &sent) == 0, "%s: a probe goes to a client that took the extension", label);
@@ -120,7 +121,8 @@ static int through_the_decoder(void *arg)
              "%s: its CLOCK_REALTIME too (%lld <= %lld <= %lld)", label, (long long)(real_before + skew),
              (long long)probe->time2, (long long)(real_after + skew));
     tt_check(r0->time < probe->time && r0->value < probe->value, "%s: the readings follow each other", label);
-    int64_t before_end = zone_time(cl, TCD_ZONE_END, "before", 1), after_begin = zone_time(cl, TCD_ZONE_BEGIN, "after", 0);
+    int64_t before_end = zone_time(cl, TCD_ZONE_END, "before", 1),
+            after_begin = zone_time(cl, TCD_ZONE_BEGIN, "after", 0);
     tt_check(before_end >= 0 && before_end <= probe->time && probe->time <= after_begin,
              "%s: on the event clock, between the zones before and after it (%lld <= %lld <= %lld)", label,
              (long long)before_end, (long long)probe->time, (long long)after_begin);

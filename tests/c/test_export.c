@@ -1094,6 +1094,36 @@ static void test_processes(void)
     free(text);
 }
 
+/* A source's clock set again while its zones are open (a collector's estimate improving):
+ * each zone is measured on the clock that ends it, its begin moved with the clock. */
+static void test_clock_change(void)
+{
+    struct tct_trace *tr = three_processes();
+    struct tct_export_options o = {.unwrap = 1};
+    struct tct_output *out = tct_output_new(tr, TCT_FORMAT_CSV, &o);
+    tct_trace_set_source_clock(tr, 1, 0, 1.0, -1);
+    tct_trace_on_event(
+        tr, 1, &(struct tcd_event){.kind = TCD_ZONE_BEGIN, .thread = MAIN_TID, .time = 1000, .srcloc = SL_WORK});
+    tct_trace_on_event(
+        tr, 1, &(struct tcd_event){.kind = TCD_ZONE_BEGIN, .thread = MAIN_TID, .time = 1500, .srcloc = SL_WORK});
+    tct_trace_on_event(tr, 1, &(struct tcd_event){.kind = TCD_ZONE_END, .thread = MAIN_TID, .time = 1700});
+    tct_trace_set_source_clock(tr, 1, 5000, 2.0, 10);
+    tct_trace_on_event(tr, 1, &(struct tcd_event){.kind = TCD_ZONE_END, .thread = MAIN_TID, .time = 3000});
+    tct_trace_finish(tr);
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&csv, &len);
+    CHECK_EQ_INT(tct_output_write_to(out, f), 0);
+    fclose(f);
+    /* the inner zone ended on the first clock: 1500..1700; the outer one began at 1000 of its
+     * own time, 7000 on the new clock, and ended at 3000, 11000: 4000 ns */
+    CHECK(strstr(csv, "\nwork,/src/work.c,20,1500,200,") != NULL);
+    CHECK(strstr(csv, "\nwork,/src/work.c,20,7000,4000,") != NULL);
+    free(csv);
+    tct_output_free(out);
+    tct_trace_free(tr);
+}
+
 static void test_export_file(void)
 {
     CHECK_EQ_INT(tct_export_format_for("a/b.json"), TCT_FORMAT_CHROME);
@@ -1156,9 +1186,41 @@ static void test_export_file(void)
     tcd_decoder_free(dec);
 }
 
+/* A ZoneValue goes into the zone's text as Tracy's server writes it, "%llu [0x%llx]", each
+ * on a line of its own: across the whole range of a uint64_t. */
+static void test_zone_values(void)
+{
+    static const uint64_t values[] = {0, 1, 9, 10, 15, 16, 99, 100, 255, 4096, 0xdeadbeef, UINT64_MAX / 3, UINT64_MAX};
+    enum { COUNT = sizeof values / sizeof *values };
+    struct tct_trace *tr = new_trace();
+    struct zone_keeper *k = calloc(1, sizeof *k);
+    CHECK(k != NULL);
+    k->sink.ops = &keeper_ops;
+    CHECK_EQ_INT(tct_trace_add_sink(tr, &k->sink), 0);
+    for (int i = 0; i < COUNT; i++) {
+        begin(tr, MAIN_TID, 10 * i, SL_WORK);
+        ev(tr, (struct tcd_event){.kind = TCD_ZONE_VALUE, .thread = MAIN_TID, .value = values[i]});
+        if (i == COUNT - 1) /* a second value: after a '\n' */
+            ev(tr, (struct tcd_event){.kind = TCD_ZONE_VALUE, .thread = MAIN_TID, .value = values[0]});
+        end(tr, MAIN_TID, 10 * i + 5);
+    }
+    tct_trace_finish(tr);
+    for (int i = 0; i < COUNT; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "%" PRIu64 " [0x%" PRIx64 "]%s", values[i], values[i],
+                 i == COUNT - 1 ? "\n0 [0x0]" : "");
+        const struct kept_zone *z = kept(k, MAIN_TID, (uint64_t)i);
+        tt_check(z && strcmp(z->text, want) == 0 && z->z.value == (i == COUNT - 1 ? 0 : values[i]),
+                 "the text of a zone of value %" PRIu64 " is \"%s\" (\"%s\" expected)", values[i], z ? z->text : "-",
+                 want);
+    }
+    tct_trace_free(tr);
+}
+
 int main(void)
 {
     test_records();
+    test_zone_values();
     test_csv();
     test_csv_std();
     test_chrome();
@@ -1169,6 +1231,7 @@ int main(void)
     test_hostile_times_replayed();
     test_zone_begins();
     test_processes();
+    test_clock_change();
     test_export_file();
     return tt_finish("test_export");
 }
