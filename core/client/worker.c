@@ -395,6 +395,7 @@ static void start_requested_capture(void)
         pthread_mutex_lock(&w.request_lock);
         w.capturing = 0;
         pthread_mutex_unlock(&w.request_lock);
+        tc_worker_collect_children(0); /* children would dial a socket nobody reads */
     } else {
         /* The in-process decoder's hello is there at once. */
         struct tc_transport *t = tc_inproc_transport(w.inproc);
