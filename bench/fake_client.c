@@ -11,9 +11,11 @@
  * would block), then the Terminate item goes out and the client answers until the server's
  * Terminate query or its close.
  *
- *   fake_client [-p PORT] [-n ZONES] [-t THREADS] [--dry-run] [--record FILE]
+ *   fake_client [-p PORT | --connect HOST:PORT] [-n ZONES] [-t THREADS] [--dry-run] [--record FILE]
  *
- * -p 0 (the default) listens on a free port and prints it on stdout. --dry-run writes the
+ * -p 0 (the default) listens on a free port and prints it on stdout. --connect dials out to
+ * a collector instead (tracyc-capture --listen), as a tracyc client with TRACYC_CONNECT
+ * does, retrying for 10 s until it listens; the collector speaks first. --dry-run writes the
  * frames nowhere and prints how fast the client generates them alone. --record also writes
  * FILE: the welcome and every byte sent after it, answers to the server's queries included
  * where they went, which a decoder reads back as the same capture (bench/capture_formats.c:
@@ -493,9 +495,53 @@ static int serve_handshake(int port, int *fd_out, FILE *record)
     }
 }
 
+/* Dials out to a collector at host:port (numeric IPv4), retrying for 10 s, and answers its hello. */
+static int dial_handshake(const char *where, int *fd_out)
+{
+    char host[64];
+    int port;
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    if (sscanf(where, "%63[^:]:%d", host, &port) != 2 || port < 1 || port > 65535 ||
+        inet_pton(AF_INET, host, &a.sin_addr) != 1) {
+        fprintf(stderr, "fake_client: --connect %s: not IPV4:PORT\n", where);
+        return -1;
+    }
+    a.sin_port = htons((uint16_t)port);
+    for (int attempt = 0; attempt < 1000; attempt++) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+            if (fd >= 0)
+                close(fd);
+            nanosleep(&(struct timespec){0, 10 * 1000000L}, NULL);
+            continue;
+        }
+        uint8_t hello[12];
+        static uint8_t w[1 + TCW_WELCOME_SIZE];
+        if (read_all(fd, hello, sizeof hello) != 0 || memcmp(hello, TCW_SHIBBOLETH, 8) != 0 ||
+            tcu_rd32(hello + 8) != TCW_PROTOCOL_VERSION) {
+            fprintf(stderr, "fake_client: the collector at %s did not offer protocol %d\n", where,
+                    TCW_PROTOCOL_VERSION);
+            close(fd);
+            return -1;
+        }
+        welcome(w);
+        if (send(fd, w, sizeof w, MSG_NOSIGNAL) != (ssize_t)sizeof w) {
+            close(fd);
+            return -1;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        *fd_out = fd;
+        return 0;
+    }
+    fprintf(stderr, "fake_client: no collector listened at %s within 10 s\n", where);
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     int port = 0, dry_run = 0;
+    const char *dial = NULL;
     const char *record = NULL;
     unsigned threads = 4;
     uint64_t zones = 10000000;
@@ -506,17 +552,20 @@ int main(int argc, char **argv)
             zones = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc)
             threads = (unsigned)atoi(argv[++i]);
+        else if (strcmp(argv[i], "--connect") == 0 && i + 1 < argc)
+            dial = argv[++i];
         else if (strcmp(argv[i], "--dry-run") == 0)
             dry_run = 1;
         else if (strcmp(argv[i], "--record") == 0 && i + 1 < argc)
             record = argv[++i];
         else {
-            fprintf(stderr, "usage: fake_client [-p PORT] [-n ZONES] [-t THREADS] [--dry-run] [--record FILE]\n");
+            fprintf(stderr, "usage: fake_client [-p PORT | --connect HOST:PORT] [-n ZONES] [-t THREADS] [--dry-run] "
+                            "[--record FILE]\n");
             return 2;
         }
     }
-    if (threads < 1 || threads > 64 || port < 0 || port > 65535 || (record && dry_run)) {
-        fprintf(stderr, "fake_client: 1 to 64 threads, a port 0 to 65535, --record without --dry-run\n");
+    if (threads < 1 || threads > 64 || port < 0 || port > 65535 || (record && (dry_run || dial))) {
+        fprintf(stderr, "fake_client: 1 to 64 threads, a port 0 to 65535, --record without --dry-run or --connect\n");
         return 2;
     }
     stacks_build();
@@ -526,7 +575,7 @@ int main(int argc, char **argv)
         perror(record);
         return 1;
     }
-    if (!dry_run && serve_handshake(port, &c.fd, c.record) != 0)
+    if (!dry_run && (dial ? dial_handshake(dial, &c.fd) : serve_handshake(port, &c.fd, c.record)) != 0)
         return 1;
     if (tcw_enc_init(&c.enc, dry_run ? count_frame : send_frame, &c) != 0)
         return 1;

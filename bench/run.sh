@@ -18,7 +18,9 @@
 # events/s recording a synthetic client at 10 M and 200 M zones for each output format (and
 # upstream's tracy-capture on the same streams, given UPSTREAM_TRACY_CAPTURE). It takes tens
 # of minutes and, for the 200 M zones' JSON, some 35 GB of disk for a while: its header says
-# how to choose the counts, formats and directory.
+# how to choose the counts, formats and directory. With COLLECT_SCALE=1, bench/collect_scale.sh:
+# 64 processes x 200,000 zones into one tracyc-capture --listen, its CPU time and peak memory
+# (and upstream's way, one tracy-capture per process, given UPSTREAM_TRACY_CAPTURE).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/bench}
@@ -114,6 +116,10 @@ bench/capture_live.sh "$build"
 if [ "${CAPTURE_SCALE:-}" = 1 ]; then
   echo "== capture at scale (CAPTURE_SCALE=1)"
   bench/capture_scale.sh "$build"
+fi
+if [ "${COLLECT_SCALE:-}" = 1 ]; then
+  echo "== many processes into one capture (COLLECT_SCALE=1)"
+  bench/collect_scale.sh "$build"
 fi
 
 # Lua: a zone pair (tracy.ZoneBeginN + ZoneEnd) on each Lua the module was built for,

@@ -693,6 +693,13 @@ TRACYC_API int tracyc_sample_record(uint32_t thread, int64_t time, const uint64_
  * ___tracy_set_thread_name does for the calling thread. */
 TRACYC_API void tracyc_thread_name_set(uint32_t thread, const char *name, size_t len);
 
+/* The OS thread ids of the profiler's own threads running now (its worker, its CPU sampler,
+ * its symbol resolver), for code that counts a process's threads and must leave the
+ * profiler's out (CPython 3.12+ warns at fork() when a process has several threads). Up
+ * to cap ids go to tids (which may be NULL); returns how many threads there are. A thread
+ * is listed from the moment it exists until it has ended. Starts nothing. */
+TRACYC_API size_t tracyc_own_threads(uint32_t *tids, size_t cap);
+
 /* Number of events dropped because the buffer limit (TRACYC_BUFFER_LIMIT, plus the reserve
  * for zone ends) was reached. */
 TRACYC_API uint64_t tracyc_dropped_events(void);

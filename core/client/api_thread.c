@@ -1,11 +1,12 @@
-/* api_thread.c - thread names, fibers, the clock, connection state, sampling, and the
- * in-process capture entry point. */
+/* api_thread.c - thread names, the profiler's own threads, fibers, the clock, connection
+ * state, sampling, and the in-process capture entry point. */
 #include "client/api.h"
 #include "client/sampling.h"
 
 #include "client/fiber.h"
 #include "client/inproc.h"
 #include "client/worker.h"
+#include "util/threads.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -20,6 +21,11 @@ void ___tracy_set_thread_name(const char *name)
     char os_name[16]; /* the kernel keeps 15 bytes */
     snprintf(os_name, sizeof os_name, "%s", name);
     pthread_setname_np(pthread_self(), os_name);
+}
+
+size_t tracyc_own_threads(uint32_t *tids, size_t cap)
+{
+    return tcu_threads_own(tids, cap);
 }
 
 void ___tracy_init_thread(void)

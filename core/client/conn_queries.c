@@ -6,6 +6,7 @@
 #include "native/resolver.h"
 #include "client/state.h"
 #include "tracyc.h"
+#include "util/fd.h"
 #include "wire/protocol.h"
 #include "wire/versions.h"
 
@@ -88,7 +89,7 @@ static void reply_external_name(struct tc_conn *c, uint64_t tid)
     char name[256], path[64];
     size_t n = tc_names_get((uint32_t)tid, name, sizeof name, NULL);
     snprintf(path, sizeof path, "/proc/self/task/%u/comm", (unsigned)tid);
-    FILE *f = tid == (uint32_t)tid ? fopen(path, "r") : NULL;
+    FILE *f = tid == (uint32_t)tid ? tcu_fd_fopen_read(path) : NULL;
     if (f) {
         /* Only a thread without a name of ours is worth the kernel's (15 bytes) one. */
         char comm[64];

@@ -7,6 +7,7 @@
 #include "client/config.h"
 #include "client/inproc.h"
 #include "native/resolver.h"
+#include "util/threads.h"
 #include "client/sampling.h"
 #include "client/worker.h"
 #include "tracyc.h"
@@ -41,6 +42,7 @@ static void after_fork_child(void)
     tc_self = NULL;
     tc_worker_forget_after_fork();
     tcn_resolver_forget_after_fork();
+    tcu_threads_forget_after_fork();
 }
 
 static int start_locked(void)

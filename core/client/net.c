@@ -2,6 +2,7 @@
 #include "client/net.h"
 
 #include "client/welcome.h"
+#include "util/fd.h"
 #include "wire/protocol.h"
 
 #include <arpa/inet.h>
@@ -73,7 +74,7 @@ int tc_net_listen(uint16_t port, int any, uint16_t *bound_port)
     int tries = port ? 1 : 20;
     uint16_t first = port ? port : TCW_DEFAULT_PORT;
     for (int i = 0; i < tries; i++) {
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        int fd = tcu_fd_lift(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
         if (fd < 0)
             return -1;
         int one = 1;
@@ -93,7 +94,13 @@ int tc_net_listen(uint16_t port, int any, uint16_t *bound_port)
 
 struct tc_transport *tc_net_accept(int listen_fd)
 {
-    int fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    /* accept4 takes the lowest free descriptor number for as long as it runs, even when it
+     * finds nobody waiting: a program's dup2 onto that number would fail (EBUSY). So it is
+     * called only when a server is there. */
+    struct pollfd waiting = {listen_fd, POLLIN, 0};
+    if (poll(&waiting, 1, 0) != 1 || !(waiting.revents & POLLIN))
+        return NULL;
+    int fd = tcu_fd_lift(accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));
     if (fd < 0)
         return NULL;
     int one = 1;
@@ -110,13 +117,18 @@ struct tc_transport *tc_net_accept(int listen_fd)
     return &t->base;
 }
 
+/* One socket for every announcement: opened at the first, closed by tc_net_broadcast_close. */
+static int broadcast_fd = -1;
+
 void tc_net_broadcast(uint16_t port, int32_t active_time)
 {
-    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return;
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one, sizeof one);
+    if (broadcast_fd < 0) {
+        broadcast_fd = tcu_fd_lift(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+        if (broadcast_fd < 0)
+            return;
+        int one = 1;
+        setsockopt(broadcast_fd, SOL_SOCKET, SO_BROADCAST, &one, sizeof one);
+    }
     uint8_t msg[20 + 64];
     uint8_t welcome[TCW_WELCOME_SIZE];
     tc_welcome_build(welcome);
@@ -136,6 +148,12 @@ void tc_net_broadcast(uint16_t port, int32_t active_time)
     addr.sin_family = AF_INET;
     addr.sin_port = htons(TCW_DEFAULT_PORT);
     addr.sin_addr.s_addr = htonl(INADDR_BROADCAST);
-    sendto(fd, msg, 21 + len, 0, (struct sockaddr *)&addr, sizeof addr);
-    close(fd);
+    sendto(broadcast_fd, msg, 21 + len, 0, (struct sockaddr *)&addr, sizeof addr);
+}
+
+void tc_net_broadcast_close(void)
+{
+    if (broadcast_fd >= 0)
+        close(broadcast_fd);
+    broadcast_fd = -1;
 }

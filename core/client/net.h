@@ -15,5 +15,7 @@ struct tc_transport *tc_net_accept(int listen_fd);
 
 /* One UDP broadcast announcement (only with TRACYC_BROADCAST=1). */
 void tc_net_broadcast(uint16_t port, int32_t active_time);
+/* Closes the announcements' socket (at shutdown; in a forked child, its copy). */
+void tc_net_broadcast_close(void);
 
 #endif

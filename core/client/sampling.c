@@ -17,9 +17,12 @@
 #include "native/sample_unwind.h"
 #include "client/state.h"
 #include "util/bytes.h"
+#include "util/fd.h"
+#include "util/threads.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <pthread.h>
@@ -100,7 +103,7 @@ static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, in
 
 static int read_int_file(const char *path, int fallback)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = tcu_fd_fopen_read(path);
     int v = fallback;
     if (f) {
         if (fscanf(f, "%d", &v) != 1)
@@ -142,9 +145,13 @@ static int tids_add(struct tids *t, pid_t tid)
 /* Threads of this process not in `have`; appended to `out`. */
 static void new_threads(const struct tids *have, struct tids *out)
 {
-    DIR *d = opendir("/proc/self/task");
-    if (!d)
+    int fd = tcu_fd_open("/proc/self/task", O_RDONLY | O_DIRECTORY, 0);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
         return;
+    }
     struct dirent *e;
     while ((e = readdir(d))) {
         char *end;
@@ -213,7 +220,7 @@ static int open_thread(struct opener *o, pid_t tid)
             continue;
         if (s.nfds >= o->max_fds)
             return 1;
-        int fd = (int)perf_event_open(&o->attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+        int fd = tcu_fd_lift((int)perf_event_open(&o->attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
         if (fd < 0) {
             if (errno == ESRCH) /* the thread has exited meanwhile */
                 return 0;
@@ -409,17 +416,18 @@ static int open_events(const struct tc_config *cfg)
         return -1;
     s.nrings = o.ncpu;
 
-    /* The profiler does not sample itself: not the worker, nor the threads it starts (the
-     * sampler, the symbol resolver), which would inherit the worker's events. */
+    /* The profiler does not sample itself: not its own threads, nor those they start,
+     * which inherit their (absent) events. */
     struct tids done = {0}, todo = {0};
-    uint32_t worker = atomic_load(&tc_prof.worker_tid);
+    uint32_t own[8];
+    size_t nown = tcu_threads_own(own, sizeof own / sizeof *own);
     int result = 0;
     for (int attempt = 0;; attempt++) {
         for (int i = 0; i < o.ncpu; i++)
             s.rings[i] = (struct ring){.fd = -1, .cpu = i};
         done.n = todo.n = 0;
-        if (worker)
-            tids_add(&done, (pid_t)worker);
+        for (size_t i = 0; i < nown && i < sizeof own / sizeof *own; i++)
+            tids_add(&done, (pid_t)own[i]);
         o.err = 0;
         /* Until a pass finds no thread without events: a thread created meanwhile by one
          * that had none yet would otherwise be missed. */
@@ -696,7 +704,6 @@ static void *sampler_main(void *arg)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* the program's signals are for its threads */
-    pthread_setname_np(pthread_self(), "tracyc sampler");
     /* Kept across pauses: building them reads every module. */
     if (s.sampling && !s.use_callchain && !s.unwinder)
         s.unwinder = tcn_sample_unwinder_new();
@@ -737,7 +744,7 @@ static void stop_locked(void)
     for (size_t i = 0; i < s.nfds; i++)
         ioctl(s.fds[i], PERF_EVENT_IOC_DISABLE, 0);
     atomic_store(&s.stop, 1);
-    pthread_join(s.thread, NULL);
+    tcu_thread_join(s.thread);
     close_events();
     s.running = 0;
     s.period_ns = 0;
@@ -769,7 +776,7 @@ static void start_locked(void)
     say_reason(); /* limited: not every thread is sampled */
     atomic_store(&s.refused, 0);
     atomic_store(&s.stop, 0);
-    if (pthread_create(&s.thread, NULL, sampler_main, NULL) != 0) {
+    if (tcu_thread_start(&s.thread, "tracyc sampler", sampler_main, NULL) != 0) {
         close_events();
         snprintf(s.reason, sizeof s.reason, "sampling unavailable: no thread for the sampler");
         return;

@@ -81,7 +81,7 @@ struct tc_profiler {
     _Atomic uint64_t plot_skipped; /* NaN and infinite plot values, not sent */
     _Atomic int connected;         /* a TCP server is connected */
     _Atomic uint32_t next_lock_id;
-    _Atomic uint32_t worker_tid; /* tracyc's own thread: not sampled */
+    _Atomic int capture_failed; /* the in-process capture failed or could not be written */
 };
 
 extern struct tc_profiler tc_prof;

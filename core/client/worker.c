@@ -14,6 +14,7 @@
 #include "native/libdw.h"
 #include "client/net.h"
 #include "native/resolver.h"
+#include "util/threads.h"
 #include "client/sampling.h"
 #include "client/state.h"
 #include "client/record.h"
@@ -372,8 +373,6 @@ static void service_connections(int timeout_ms)
 static void *worker_main(void *arg)
 {
     (void)arg;
-    pthread_setname_np(pthread_self(), "tracyc worker");
-    atomic_store(&tc_prof.worker_tid, tc_current_tid());
     while (!atomic_load(&w.stop)) {
         start_requested_capture();
         accept_server();
@@ -393,7 +392,7 @@ int tc_worker_start(void)
     w.listen_fd = tc_net_listen(tc_prof.config.port, tc_prof.config.listen_any, &w.port);
     if (tc_prof.config.output)
         w.requested_output = strdup(tc_prof.config.output);
-    if (pthread_create(&w.thread, NULL, worker_main, NULL) != 0)
+    if (tcu_thread_start(&w.thread, "tracyc worker", worker_main, NULL) != 0)
         return -1;
     w.started = 1;
     return 0;
@@ -499,7 +498,7 @@ void tc_worker_stop(void)
     if (!w.started)
         return;
     atomic_store(&w.stop, 1);
-    pthread_join(w.thread, NULL);
+    tcu_thread_join(w.thread);
     w.started = 0;
     /* The program is ending: its last samples go out with the rest, then no more. */
     tc_sampling_shutdown();
@@ -537,6 +536,7 @@ void tc_worker_stop(void)
         close(w.listen_fd);
         w.listen_fd = -1;
     }
+    tc_net_broadcast_close();
 }
 
 void tc_worker_forget_after_fork(void)
@@ -547,6 +547,7 @@ void tc_worker_forget_after_fork(void)
     if (w.listen_fd >= 0)
         close(w.listen_fd);
     w.listen_fd = -1;
+    tc_net_broadcast_close();
     for (int i = 0; i < TC_MAX_CONNS; i++)
         if (w.conns[i].transport)
             tc_conn_close(&w.conns[i]);

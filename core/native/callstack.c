@@ -1,6 +1,8 @@
 /* callstack.c - the unwinder behind every _callstack/S function (see callstack.h). */
 #include "native/callstack.h"
 
+#include "util/fd.h"
+
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <stddef.h>
@@ -42,6 +44,16 @@ static int glibc_backtrace(void **buffer, int size)
 #define USE_LIBUNWIND 1
 #endif
 
+struct warm_up {
+    unwind_fn fn;
+};
+
+static void warm_up(void *arg)
+{
+    void *warm[4];
+    ((struct warm_up *)arg)->fn(warm, 4);
+}
+
 void tcn_callstack_init(void)
 {
     if (unwinder)
@@ -54,9 +66,10 @@ void tcn_callstack_init(void)
         unwinder_name = "backtrace";
     }
     /* The first call loads and initialises the unwinder's own state (glibc's backtrace
-     * loads libgcc_s): done here, not on the first event. */
-    void *warm[4];
-    fn(warm, 4);
+     * loads libgcc_s): done here, not on the first event. libunwind opens a pipe then, which
+     * it keeps by number (and reopens, closing those numbers, when a read of it fails): it
+     * must not land on a number the program uses. */
+    tcu_fd_run_above_floor(warm_up, &(struct warm_up){fn});
     unwinder = fn;
 }
 

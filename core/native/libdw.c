@@ -1,6 +1,8 @@
 /* libdw.c - loading libdw at run time (see libdw.h). */
 #include "native/libdw.h"
 
+#include "util/fd.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -59,16 +61,26 @@ const char *tcn_libdw_unavailable(void)
     return atomic_load_explicit(&failed, memory_order_acquire) ? reason : NULL;
 }
 
+int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
+                       Elf **elfp)
+{
+    int fd = table.dwfl_linux_proc_find_elf(mod, userdata, modname, base, file_name, elfp);
+    if (fd >= 0 && !*elfp) { /* (an Elf made already has the descriptor) */
+        fd = tcu_fd_lift(fd);
+        *elfp = table.elf_begin(fd, ELF_C_READ, NULL);
+    }
+    return fd;
+}
+
+int tcn_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                             const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                             char **debuginfo_file_name)
+{
+    return tcu_fd_lift(table.dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                                          debuglink_crc, debuginfo_file_name));
+}
+
 void tcn_libdw_use_for_tests(const char *name)
 {
     soname = name;
-}
-
-int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
-                       Elf **elfp)
-{
-    int fd = loaded->dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
-    if (fd >= 0 && !*elfp)
-        *elfp = loaded->elf_begin(fd, ELF_C_READ, NULL);
-    return fd;
 }

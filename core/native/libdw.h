@@ -68,12 +68,18 @@ const struct tcn_libdw *tcn_libdw(void);
  * when it has not been asked for yet or was loaded. Does not load it. */
 const char *tcn_libdw_unavailable(void);
 
-/* libdwfl's find_elf callback: dwfl_linux_proc_find_elf's file, read with pread as it is
- * needed, never mapped. libdwfl would map the whole file (rw-p, private), and perf's DWARF
- * unwinder takes the lowest mapping of a file for its load address: every callstack perf
- * takes of the program would stop at the first frame in that file. */
-int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
+/* libdwfl's callbacks finding a module's file (dwfl_linux_proc_find_elf) and its separate
+ * debug file by build ID (dwfl_build_id_find_debuginfo), with the descriptor each opens,
+ * which the Dwfl keeps, moved out of the program's way (util/fd.h). Only once tcn_libdw()
+ * has returned the table. The module's file is read with pread as it is needed, never
+ * mapped: libdwfl would map the whole file (rw-p, private), and perf's DWARF unwinder takes
+ * the lowest mapping of a file for its load address, so every callstack perf takes of the
+ * program would stop at the first frame in that file. */
+int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
                        Elf **elfp);
+int tcn_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                             const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                             char **debuginfo_file_name);
 
 /* Tests: load `soname` instead of libdw.so.1 (a name that does not exist, or a library
  * without libdw's functions). Call before anything asks for the table. */

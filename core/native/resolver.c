@@ -2,6 +2,8 @@
  * lists under one mutex; neither is on the hot path. */
 #include "native/resolver.h"
 
+#include "util/threads.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -51,7 +53,6 @@ static void resolve(struct tcn_resolved *job)
 static void *resolver_main(void *arg)
 {
     (void)arg;
-    pthread_setname_np(pthread_self(), "tracyc symbols");
     pthread_mutex_lock(&r.lock);
     for (;;) {
         while (!r.todo && !r.stopping)
@@ -89,7 +90,7 @@ int tcn_resolver_submit(uint64_t conn, enum tcn_resolve_kind kind, uint64_t ptr)
         r.done_tail = &r.done;
         r.waiting = 0;
         r.stopping = 0;
-        if (pthread_create(&r.thread, NULL, resolver_main, NULL) != 0) {
+        if (tcu_thread_start(&r.thread, "tracyc symbols", resolver_main, NULL) != 0) {
             pthread_mutex_unlock(&r.lock);
             free(job);
             return -1;
@@ -177,7 +178,7 @@ void tcn_resolver_stop(void)
     r.stopping = 1;
     pthread_cond_signal(&r.wake);
     pthread_mutex_unlock(&r.lock);
-    pthread_join(r.thread, NULL);
+    tcu_thread_join(r.thread);
     tcn_resolver_release(r.todo);
     tcn_resolver_release(r.done);
     r.todo = r.done = NULL;

@@ -108,7 +108,7 @@ struct tcn_symbols *tcn_symbols_new(void)
          * crashes when the program is exiting meanwhile (and could reach the network). */
         s->callbacks = (Dwfl_Callbacks){
             .find_elf = tcn_libdw_find_elf,
-            .find_debuginfo = s->dw->dwfl_build_id_find_debuginfo,
+            .find_debuginfo = tcn_libdw_find_debuginfo,
         };
         tcn_loader_changed(&s->loader);
         report_modules(s);

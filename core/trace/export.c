@@ -1,6 +1,8 @@
 /* export.c - outputs: choosing a format, and writing its file whole or not at all. */
 #include "trace/export.h"
 
+#include "util/fd.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -108,12 +110,17 @@ static FILE *open_output(const char *path, char *tmp, size_t tmplen)
     struct stat st;
     int exists = stat(path, &st) == 0;
     tmp[0] = '\0';
-    if (exists && !S_ISREG(st.st_mode))
-        return fopen(path, "w");
+    if (exists && !S_ISREG(st.st_mode)) {
+        int fd = tcu_fd_open(path, O_WRONLY | O_TRUNC, 0);
+        FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (!out && fd >= 0)
+            close(fd);
+        return out;
+    }
     mode_t mode = exists ? st.st_mode & 07777 : 0666; /* a new file: 0666 less the umask, as fopen */
     for (unsigned serial = 0; serial < 100; serial++) {
         snprintf(tmp, tmplen, "%s.%ld-%u.tmp", path, (long)getpid(), serial);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        int fd = tcu_fd_open(tmp, O_WRONLY | O_CREAT | O_EXCL, (int)mode);
         if (fd >= 0) {
             if (exists)
                 fchmod(fd, mode); /* keep the replaced file's permissions, umask or not */

@@ -36,7 +36,9 @@ void tct_trace_free(struct tct_trace *tr);
 int tct_trace_add_source(struct tct_trace *tr, const struct tct_names *names, int64_t offset);
 /* Puts a source on the trace's clock: its times t become offset + t * scale (within
  * error ns, -1 when not known, 0 exactly). Events taken from then on use it, and a replay
- * uses the last one set: set it as soon as it is known, and again when it is known better. */
+ * uses the last one set: set it as soon as it is known, and again when it is known better.
+ * What is still open (zones, frames, sections, GPU zones) moves to the new clock with it,
+ * so that every span is measured on one clock. */
 void tct_trace_set_source_clock(struct tct_trace *tr, uint32_t source, int64_t offset, double scale, int64_t error);
 /* Replaces a source's names (once the decoder's handshake has given its welcome). */
 void tct_trace_set_source_names(struct tct_trace *tr, uint32_t source, const struct tct_names *names);

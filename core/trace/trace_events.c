@@ -74,9 +74,17 @@ void tct_trace_set_source_clock(struct tct_trace *tr, uint32_t source, int64_t o
 {
     if (source >= tr->source_count || !(scale > 0))
         return;
-    tr->sources[source]->pub.offset = offset;
-    tr->sources[source]->pub.scale = scale;
-    tr->sources[source]->pub.clock_error = error;
+    struct tct_source_state *s = tr->sources[source];
+    struct tct_remap m = {s->pub.offset, offset, s->pub.scale, scale};
+    if (s->pub.events && !tr->finished && (offset != m.old_offset || scale != m.old_scale)) {
+        tct_trace_remap_zones(tr, source, &m);
+        tct_trace_remap_records(tr, source, &m);
+        tct_trace_remap_sections(s, &m);
+        s->pub.last_time = tct_remap_time(&m, s->pub.last_time);
+    }
+    s->pub.offset = offset;
+    s->pub.scale = scale;
+    s->pub.clock_error = error;
 }
 
 void tct_trace_set_source_names(struct tct_trace *tr, uint32_t source, const struct tct_names *names)
@@ -336,7 +344,11 @@ int64_t tct_source_end(const struct tct_source *src)
     int64_t last = src->last_time;
     const struct tcd_welcome *w = src->names.welcome;
     if (w) {
-        int64_t init_end = on_clock(src, (int64_t)((double)(w->init_end - w->init_begin) * w->timer_mul));
+        /* the welcome is the client's word: its difference taken in double, kept in range */
+        double init = ((double)w->init_end - (double)w->init_begin) * w->timer_mul;
+        int64_t init_end = on_clock(src, init > (double)TIME_LIMIT    ? TIME_LIMIT
+                                         : init < -(double)TIME_LIMIT ? -TIME_LIMIT
+                                                                      : (int64_t)init);
         if (init_end > last)
             last = init_end;
     }

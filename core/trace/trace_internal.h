@@ -127,6 +127,22 @@ struct tct_trace {
     int finished;
 };
 
+/* A source's clock changed (tct_trace_set_source_clock): what is still open keeps the
+ * times it was given on the old clock, moved here onto the new one, so that a span is
+ * measured on one clock. */
+struct tct_remap {
+    int64_t old_offset, new_offset;
+    double old_scale, new_scale;
+};
+
+static inline int64_t tct_remap_time(const struct tct_remap *m, int64_t t)
+{
+    if (t == TCT_TIME_NONE)
+        return t;
+    double own = (double)(t - m->old_offset) / m->old_scale; /* the source's own time */
+    return m->new_offset + (int64_t)(own * m->new_scale);
+}
+
 /* trace_log.c: keeps one event for replays, and reads them back in order (tct_trace_log_next:
  * 0 with the event, 1 at the end, -1 when the tape is damaged). */
 void tct_trace_log_event(struct tct_trace *tr, uint32_t source, const struct tcd_event *ev);
@@ -154,11 +170,13 @@ void tct_trace_fiber_enter(struct tct_trace *tr, struct tct_source_state *src, c
  * that is still pending (TCT_REC_ZONE_BEGIN). */
 void tct_trace_zone_settle(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t);
 void tct_trace_finish_zones(struct tct_trace *tr);
+void tct_trace_remap_zones(struct tct_trace *tr, uint32_t source, const struct tct_remap *m);
 void tct_trace_free_thread(struct tct_thread_state *t);
 
 /* trace_sections.c */
 void tct_trace_section(struct tct_trace *tr, struct tct_source_state *src, const struct tcd_event *ev);
 void tct_trace_finish_sections(struct tct_trace *tr);
+void tct_trace_remap_sections(struct tct_source_state *src, const struct tct_remap *m);
 void tct_trace_free_sections(struct tct_source_state *src);
 
 /* trace_records.c */
@@ -173,6 +191,8 @@ void tct_trace_gpu(struct tct_trace *tr, struct tct_source_state *src, const str
 void tct_trace_sample(struct tct_trace *tr, struct tct_source_state *src, const struct tcd_event *ev);
 void tct_trace_system(struct tct_trace *tr, struct tct_source_state *src, const struct tcd_event *ev);
 void tct_trace_finish_records(struct tct_trace *tr);
+/* Open frames and GPU zones waiting for their end. */
+void tct_trace_remap_records(struct tct_trace *tr, uint32_t source, const struct tct_remap *m);
 void tct_trace_free_records(struct tct_trace *tr);
 
 #endif

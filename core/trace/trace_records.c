@@ -444,6 +444,27 @@ void tct_trace_finish_records(struct tct_trace *tr)
     }
 }
 
+void tct_trace_remap_records(struct tct_trace *tr, uint32_t source, const struct tct_remap *m)
+{
+    for (size_t i = 0; i < tr->frame_set_count; i++) {
+        struct tct_frame_set_state *fs = tr->frame_sets[i];
+        if (fs->pub.source == source && fs->open)
+            fs->open_start = tct_remap_time(m, fs->open_start);
+    }
+    for (size_t i = 0; i < tr->gpu_context_count; i++) {
+        struct tct_gpu_context_state *c = tr->gpu_contexts[i];
+        for (size_t slot = 0; c->pub.source == source && slot < c->pending_cap; slot++) {
+            struct tct_gpu_record *r = &c->pending[slot].rec;
+            if (!c->pending[slot].in_use)
+                continue;
+            r->cpu_begin = tct_remap_time(m, r->cpu_begin);
+            r->cpu_end = c->pending[slot].ended ? tct_remap_time(m, r->cpu_end) : r->cpu_end;
+            r->gpu_begin = tct_remap_time(m, r->gpu_begin);
+            r->gpu_end = tct_remap_time(m, r->gpu_end);
+        }
+    }
+}
+
 void tct_trace_free_records(struct tct_trace *tr)
 {
     for (size_t i = 0; i < tr->plot_count; i++)

@@ -151,3 +151,9 @@ const char *tct_trace_section_category(const struct tct_trace *tr, uint32_t sour
     *len = 0;
     return NULL;
 }
+
+void tct_trace_remap_sections(struct tct_source_state *src, const struct tct_remap *m)
+{
+    for (size_t i = 0; i < src->open_section_count; i++)
+        src->open_sections[i].begin = tct_remap_time(m, src->open_sections[i].begin);
+}

@@ -273,3 +273,12 @@ void tct_trace_finish_zones(struct tct_trace *tr)
         t->skipped_open = 0;
     }
 }
+
+void tct_trace_remap_zones(struct tct_trace *tr, uint32_t source, const struct tct_remap *m)
+{
+    for (size_t i = 0; i < tr->thread_count; i++) {
+        struct tct_thread_state *t = tr->threads[i];
+        for (size_t k = 0; t->pub.source == source && k < t->open_count; k++)
+            t->open[k].begin = tct_remap_time(m, t->open[k].begin);
+    }
+}

@@ -1095,6 +1095,36 @@ static void test_processes(void)
     free(text);
 }
 
+/* A source's clock set again while its zones are open (a collector's estimate improving):
+ * each zone is measured on the clock that ends it, its begin moved with the clock. */
+static void test_clock_change(void)
+{
+    struct tct_trace *tr = three_processes();
+    struct tct_export_options o = {.unwrap = 1};
+    struct tct_output *out = tct_output_new(tr, TCT_FORMAT_CSV, &o);
+    tct_trace_set_source_clock(tr, 1, 0, 1.0, -1);
+    tct_trace_on_event(
+        tr, 1, &(struct tcd_event){.kind = TCD_ZONE_BEGIN, .thread = MAIN_TID, .time = 1000, .srcloc = SL_WORK});
+    tct_trace_on_event(
+        tr, 1, &(struct tcd_event){.kind = TCD_ZONE_BEGIN, .thread = MAIN_TID, .time = 1500, .srcloc = SL_WORK});
+    tct_trace_on_event(tr, 1, &(struct tcd_event){.kind = TCD_ZONE_END, .thread = MAIN_TID, .time = 1700});
+    tct_trace_set_source_clock(tr, 1, 5000, 2.0, 10);
+    tct_trace_on_event(tr, 1, &(struct tcd_event){.kind = TCD_ZONE_END, .thread = MAIN_TID, .time = 3000});
+    tct_trace_finish(tr);
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&csv, &len);
+    CHECK_EQ_INT(tct_output_write_to(out, f), 0);
+    fclose(f);
+    /* the inner zone ended on the first clock: 1500..1700; the outer one began at 1000 of its
+     * own time, 7000 on the new clock, and ended at 3000, 11000: 4000 ns */
+    CHECK(strstr(csv, "\nwork,/src/work.c,20,1500,200,") != NULL);
+    CHECK(strstr(csv, "\nwork,/src/work.c,20,7000,4000,") != NULL);
+    free(csv);
+    tct_output_free(out);
+    tct_trace_free(tr);
+}
+
 static void test_export_file(void)
 {
     CHECK_EQ_INT(tct_export_format_for("a/b.json"), TCT_FORMAT_CHROME);
@@ -1222,6 +1252,7 @@ int main(void)
     test_hostile_times_replayed();
     test_zone_begins();
     test_processes();
+    test_clock_change();
     test_export_file();
     return tt_finish("test_export");
 }

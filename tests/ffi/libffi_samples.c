@@ -1,6 +1,6 @@
 /* libffi_samples.c - the libffi test's part for samples of program-named frames:
  * tracyc_frames_register (with a resolver called back by the client), tracyc_sample_record
- * and tracyc_thread_name_set, called through the manifest. */
+ * tracyc_thread_name_set and tracyc_own_threads, called through the manifest. */
 #include "libffi_sections.h"
 #include "test_util.h"
 
@@ -30,6 +30,10 @@ void emit_samples(void)
     static const uint64_t frames[] = {BASE | 7, BASE | 9};
     int64_t t = CALL0("___tracy_get_time").i64;
     CHECK_EQ_INT(CALL("tracyc_sample_record", A_U32(777), A_I64(t), A_PTR(frames), A_U32(2)).sword, 0);
+    /* the profiler runs: its worker thread at least */
+    uint32_t own[8] = {0};
+    uint64_t n = CALL("tracyc_own_threads", A_PTR(own), A_SIZE(8)).u64;
+    CHECK(n >= 1 && n <= 8 && own[0] != 0);
 }
 
 void check_samples(const struct tt_capture *c)

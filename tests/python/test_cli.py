@@ -69,15 +69,17 @@ def test_uncaught_exception_traceback_as_plain_python(tracer_run, write, tmp_pat
     assert trace.named("fail")
 
 
-def test_missing_script_and_module(tracer_run, tmp_path):
-    run = tracer_run("nope.py", output=None)
-    plain = plain_python(["nope.py"], tmp_path)
-    assert run.returncode == plain.returncode == 2
-    assert run.stderr == plain.stderr
-    run = tracer_run("-m", "no_such_module", output=None)
-    plain = plain_python(["-m", "no_such_module"], tmp_path)
-    assert run.returncode == plain.returncode == 1
-    assert run.stderr == plain.stderr
+@pytest.mark.parametrize("program", [["nope.py"], ["empty_dir"], ["-m", "no_such_module"],
+                                     ["-m", "no_such_package.module"], ["-m", ".relative"]])
+def test_missing_program_fails_as_plain_python_with_no_profile(program, tracer_run, tmp_path):
+    """Nothing of the program ran: python's message and status, no -o file, no summary."""
+    (tmp_path / "empty_dir").mkdir()
+    plain = plain_python(program, tmp_path)
+    assert plain.returncode in (1, 2) and plain.stderr
+    for output in ("out.json", None):
+        run = tracer_run(*program, output=output)
+        assert (run.returncode, run.stderr, run.stdout) == (plain.returncode, plain.stderr, "")
+    assert not (tmp_path / "out.json").exists()
 
 
 def test_usage_errors(tracer_run):

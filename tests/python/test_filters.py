@@ -119,3 +119,53 @@ def test_code_compiled_at_run_time_is_filtered_as_the_module_that_compiled_it(py
                      ("generated_here", "<mine>")}
     run = py.tracer("--no-c-calls", "--include", "*", "gen.py", cwd=tmp_path)
     assert ("<lambda>", "<string>") in {(z["name"], z["args"]["file"]) for z in run.trace.zones}  # when asked for
+
+
+# attrs compiles its generated classes with no file name at all ("").
+NAMELESS_LIB = """\
+def make_class(name):
+    namespace = {}
+    eval(compile(f"class {name}(tuple):\\n    __slots__ = ()\\n", "", "exec"), namespace)
+    return namespace[name]
+"""
+NAMELESS = """\
+import lib
+
+Made = lib.make_class("Made")
+exec(compile("def mine():\\n    return Made()\\n", "", "exec"))
+mine()
+"""
+
+
+@pytest.mark.parametrize("py", pythons(), indirect=True)
+def test_code_compiled_without_a_file_name_is_filtered_as_the_module_that_compiled_it(py, tmp_path):
+    (tmp_path / "lib.py").write_text(NAMELESS_LIB)
+    (tmp_path / "nameless.py").write_text(NAMELESS)
+    run = py.tracer("--no-c-calls", "--exclude", "*/lib.py", "nameless.py", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    zones = {(z["name"], os.path.basename(z["args"]["file"])) for z in run.trace.zones}
+    assert zones == {("<module>", "nameless.py"), ("<module>", ""), ("mine", "")}
+
+
+ATTRS_TESTS = """\
+import attr
+
+@attr.s
+class Point:
+    x = attr.ib()
+    y = attr.ib(default=2)
+
+def test_point():
+    assert Point(1).y == 2
+"""
+
+
+def test_generated_code_of_libraries_is_left_out_under_pytest(tracer_run, tmp_path):
+    """pytest's own classes and the test's are made by attrs, from code with no file name."""
+    pytest.importorskip("attr")
+    (tmp_path / "test_attrs.py").write_text(ATTRS_TESTS)
+    run = tracer_run("-m", "pytest", "-q", "-p", "no:cacheprovider", "test_attrs.py")
+    assert run.returncode == 0, run.stdout + run.stderr
+    files = {z["args"]["file"] for z in run.trace.zones}
+    assert not {f for f in files if not f.startswith("/")} - {"<built-in>"}, files  # the test's, the plugin's
+    assert {"Point", "test_point"} <= run.trace.names()

@@ -98,10 +98,11 @@ struct tp_code *tp_code_lookup(PyCodeObject *co)
 /* ---- code compiled at run time --------------------------------------------------- */
 
 /* Code compiled from a string (namedtuple, dataclasses, attrs, numpy's dispatchers, a
- * program's own exec) has a made-up file name such as "<string>". Such code belongs to
- * the module that compiled it and is filtered as that module's file: the standard
- * library's generated code is left out with the standard library. The "exec" audit event
- * (exec and eval) names the code, and the frame running exec is the module's. */
+ * program's own exec) has a made-up file name such as "<string>", or none at all (attrs'
+ * classes: ""). Such code belongs to the module that compiled it and is filtered as that
+ * module's file: the standard library's and site-packages' generated code is left out
+ * with them. The "exec" audit event (exec and eval) names the code, and the frame running
+ * exec is the module's. */
 static int generated(PyCodeObject *co)
 {
     const char *name = PyUnicode_AsUTF8(co->co_filename);
@@ -109,7 +110,7 @@ static int generated(PyCodeObject *co)
         PyErr_Clear();
         return 0;
     }
-    return name[0] == '<' && strncmp(name, "<frozen ", 8) != 0;
+    return name[0] == 0 || (name[0] == '<' && strncmp(name, "<frozen ", 8) != 0);
 }
 
 static void attribute(PyCodeObject *co, const char *owner, int depth)

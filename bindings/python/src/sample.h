@@ -140,8 +140,9 @@ int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame);
 /* Stops: every clock off, every ring sent to the profiler. */
 void tp_sampling_stop(void);
 unsigned tp_sampling_hz(void);
-/* 1 while the sampler's own thread runs. */
-int tp_sampling_thread_running(void);
+/* The id of the sampler's own thread while it runs (from when start_sampling creates it
+ * until stop_sampling has joined it), else 0. */
+pid_t tp_sampling_thread_id(void);
 /* What sampling has done so far, for the Python side. */
 struct tp_sampling_stats {
     uint64_t samples, lost, threads, gil_released, truncated, broken, refused;

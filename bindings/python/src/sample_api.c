@@ -48,10 +48,24 @@ static PyObject *api_sampling_rate(PyObject *self, PyObject *unused)
     return PyLong_FromUnsignedLong(tp_sampling_hz());
 }
 
-/* Threads of tracer's own in the process: the profiler's worker, the sampler's thread. */
+/* The ids of tracer's own threads: the profiler's (worker, CPU sampler, symbol resolver)
+ * and the sampling mode's drain thread. */
 static PyObject *api_own_threads(PyObject *self, PyObject *unused)
 {
-    return PyLong_FromLong((___tracy_profiler_started() ? 1 : 0) + tp_sampling_thread_running());
+    uint32_t tids[16];
+    size_t n = tracyc_own_threads(tids, 15);
+    n = n < 15 ? n : 15;
+    pid_t drain = tp_sampling_thread_id();
+    if (drain)
+        tids[n++] = (uint32_t)drain;
+    PyObject *set = PyFrozenSet_New(NULL);
+    for (size_t i = 0; set && i < n; i++) {
+        PyObject *tid = PyLong_FromUnsignedLong(tids[i]);
+        if (!tid || PySet_Add(set, tid) != 0)
+            Py_CLEAR(set);
+        Py_XDECREF(tid);
+    }
+    return set;
 }
 
 static PyObject *api_sampling_stats(PyObject *self, PyObject *unused)
@@ -181,7 +195,8 @@ PyMethodDef tp_sample_methods[] = {
     {"sampling_stats", api_sampling_stats, METH_NOARGS, "sampling_stats() -> dict\nWhat sampling has done so far."},
     {"name_thread", api_name_thread, METH_VARARGS,
      "name_thread(native_id, name)\nNames a thread of the process in the profile (threading's native_id)."},
-    {"_own_threads", api_own_threads, METH_NOARGS, NULL},
+    {"_own_threads", api_own_threads, METH_NOARGS,
+     "_own_threads() -> frozenset\nThe thread ids (native_id) of tracer's own threads running now."},
     {"_sampling_signal_guard", api_signal_guard, METH_O, NULL},
     {"_sample_stack", api_sample_stack, METH_NOARGS, NULL},
     {"_code_lines", api_code_lines, METH_O, NULL},

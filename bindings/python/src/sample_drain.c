@@ -10,10 +10,12 @@
  * This thread never takes the GIL: everything it needs was copied by the handler.
  */
 #include "sample.h"
+#include "util/fd.h"
 #include "util/map.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -60,6 +62,7 @@ static struct {
     _Atomic int stop;
     unsigned hz;
     pid_t own_tid;
+    int task_dir; /* /proc/self/task, open while the thread runs (not opened at every scan) */
     uint32_t scan;
     struct tcu_map tids;  /* tid -> slot index + 1, or NATIVE | scan it was left at */
     struct tcu_map lines; /* code copy ref << 32 | offset + 2 -> line + 1 */
@@ -74,8 +77,10 @@ static struct {
     struct tcu_map function_ids; /* content hash -> newest function id with it */
     int registered;
     struct file_list hide_below, hide_frame; /* set before the thread starts, fixed while it runs */
-} d = {
-    .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .functions_lock = PTHREAD_MUTEX_INITIALIZER};
+} d = {.lock = PTHREAD_MUTEX_INITIALIZER,
+       .wake = PTHREAD_COND_INITIALIZER,
+       .functions_lock = PTHREAD_MUTEX_INITIALIZER,
+       .task_dir = -1};
 
 #define NATIVE ((uint64_t)1 << 40)
 
@@ -293,32 +298,44 @@ static void close_slot(struct tp_slot *s, uint64_t *addrs, int native)
     tp_slot_free(s);
 }
 
-/* Lists the process's threads: new ones get a clock, gone ones are closed. */
+/* A thread listed by a scan: a new one gets a clock. */
+static void thread_listed(pid_t tid, uint32_t scan)
+{
+    if (tid <= 0 || tid == d.own_tid)
+        return;
+    uint64_t *known = tcu_map_get(&d.tids, (uint64_t)tid);
+    if (known && !(*known & NATIVE)) {
+        tp_slots[*known - 1].seen = scan;
+        return;
+    }
+    if (known && scan - (uint32_t)*known < NATIVE_RETRY_SCANS)
+        return;
+    int index = tp_slot_open(tid, d.hz, scan);
+    if (index >= 0) {
+        tcu_map_put(&d.tids, (uint64_t)tid, (uint64_t)index + 1);
+        d.threads += !known;
+    }
+}
+
+/* Lists the process's threads: new ones get a clock, gone ones are closed. The directory
+ * is read again from its start through the descriptor kept open: a scan opens nothing, so
+ * it never takes a number the program has just closed (util/fd.h). */
 static void scan_threads(uint64_t *addrs)
 {
-    DIR *dir = opendir("/proc/self/task");
-    if (!dir)
+    if (d.task_dir < 0 || lseek(d.task_dir, 0, SEEK_SET) != 0)
         return;
     uint32_t scan = ++d.scan;
-    struct dirent *e;
-    while ((e = readdir(dir)) != NULL) {
-        pid_t tid = (pid_t)atoi(e->d_name);
-        if (tid <= 0 || tid == d.own_tid)
-            continue;
-        uint64_t *known = tcu_map_get(&d.tids, (uint64_t)tid);
-        if (known && !(*known & NATIVE)) {
-            tp_slots[*known - 1].seen = scan;
-            continue;
-        }
-        if (known && scan - (uint32_t)*known < NATIVE_RETRY_SCANS)
-            continue;
-        int index = tp_slot_open(tid, d.hz, scan);
-        if (index >= 0) {
-            tcu_map_put(&d.tids, (uint64_t)tid, (uint64_t)index + 1);
-            d.threads += !known;
+    _Alignas(8) char buf[4096];
+    long n;
+    while ((n = syscall(SYS_getdents64, d.task_dir, buf, sizeof buf)) > 0) {
+        for (long at = 0; at < n;) {
+            const struct dirent64 *e = (const struct dirent64 *)(const void *)(buf + at);
+            thread_listed((pid_t)atoi(e->d_name), scan);
+            at += e->d_reclen;
         }
     }
-    closedir(dir);
+    if (n < 0)
+        return; /* a partial list: closing the threads not seen would be wrong */
     for (uint32_t i = 0; i < TP_MAX_SLOTS; i++) {
         struct tp_slot *s = &tp_slots[i];
         if ((atomic_load(&s->gen) & 1) && s->seen != scan)
@@ -331,9 +348,12 @@ static void *drain_main(void *unused)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are for the program's threads */
-    d.own_tid = (pid_t)syscall(SYS_gettid);
+    pthread_setname_np(pthread_self(), "tracer sampler");
+    d.task_dir = tcu_fd_open("/proc/self/task", O_RDONLY | O_DIRECTORY, 0);
     uint64_t *addrs = malloc((TP_SAMPLE_MAX_DEPTH + 2) * sizeof *addrs);
     pthread_mutex_lock(&d.lock);
+    d.own_tid = (pid_t)syscall(SYS_gettid);
+    pthread_cond_broadcast(&d.scanned); /* tp_sampling_thread_id may be waiting for it */
     while (!atomic_load(&d.stop) && addrs) {
         pthread_mutex_unlock(&d.lock);
         scan_threads(addrs);
@@ -377,6 +397,9 @@ static void *drain_main(void *unused)
         if (atomic_load(&tp_slots[i].gen) & 1)
             close_slot(&tp_slots[i], addrs, 0);
     free(addrs);
+    if (d.task_dir >= 0)
+        close(d.task_dir);
+    d.task_dir = -1;
     return NULL;
 }
 
@@ -487,6 +510,7 @@ int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame)
         return -1;
     }
     d.hz = hz;
+    d.own_tid = 0;
     atomic_store(&d.stop, 0);
     atomic_store(&d.signal_taken, 0);
     atomic_store(&tp_sampling_on, 1);
@@ -517,12 +541,20 @@ void tp_sampling_stop(void)
     Py_BEGIN_ALLOW_THREADS pthread_join(d.thread, NULL);
     Py_END_ALLOW_THREADS pthread_mutex_lock(&d.lock);
     d.running = 0;
+    d.own_tid = 0;
     pthread_mutex_unlock(&d.lock);
 }
 
-int tp_sampling_thread_running(void)
+pid_t tp_sampling_thread_id(void)
 {
-    return d.running && !atomic_load(&d.stop);
+    /* A thread just created says its id first thing, with no GIL needed: wait for it, so
+     * that a thread that exists is never left out. */
+    pthread_mutex_lock(&d.lock);
+    while (d.running && !d.own_tid)
+        pthread_cond_wait(&d.scanned, &d.lock);
+    pid_t tid = d.own_tid;
+    pthread_mutex_unlock(&d.lock);
+    return tid;
 }
 
 unsigned tp_sampling_hz(void)
@@ -558,6 +590,10 @@ void tp_sampling_forget_after_fork(void)
     d.scanned = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
     d.functions_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     d.running = 0;
+    d.own_tid = 0;
+    if (d.task_dir >= 0) /* the parent's directory, which would list the parent's threads */
+        close(d.task_dir);
+    d.task_dir = -1;
     tcu_map_clear(&d.tids);
     d.samples = d.gil_released = d.truncated = d.broken = d.threads = 0;
     atomic_store(&d.lost_total, 0);

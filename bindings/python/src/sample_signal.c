@@ -17,6 +17,7 @@
  * producer) and read by the drain thread (the only consumer).
  */
 #include "sample.h"
+#include "util/fd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -214,7 +215,7 @@ enum tp_clock tp_signal_clock(void)
 
 static int start_perf(struct tp_slot *s, uint32_t index, uint32_t gen, unsigned hz)
 {
-    long fd = perf_open(s->tid, hz);
+    long fd = tcu_fd_lift((int)perf_open(s->tid, hz));
     if (fd < 0)
         return -1;
     struct f_owner_ex owner = {F_OWNER_TID, s->tid};

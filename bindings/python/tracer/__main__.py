@@ -103,6 +103,10 @@ def _write_profile_on_sigterm(options, pid):
 
 def main(argv, prog="python -m tracer"):
     options, module, script, args = _cli.parse(argv, prog)
+    if module:  # a program python cannot run fails as under python, before anything is profiled
+        _run.check_module(module)
+    else:
+        _run.check_script(script)
     _start_profiler(options, prog)
     _session.configure(c_calls=not options.no_c_calls, lines=options.lines, max_depth=options.max_depth,
                        min_duration_ns=options.min_duration, include=options.include, exclude=options.exclude)

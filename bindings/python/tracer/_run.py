@@ -2,6 +2,7 @@
 exit code, and uncaught exceptions reported through sys.excepthook without our frames."""
 import builtins
 import importlib.machinery
+import importlib.util
 import io
 import os
 import runpy
@@ -26,8 +27,43 @@ def _fresh_main(path=None):
     return main
 
 
+def check_script(script):
+    """What python finds out before running anything of a script: when it cannot run it,
+    the same message and exit status (and, nothing of the program having run, no profile)."""
+    path = os.path.abspath(script)
+    if os.path.isdir(path) or not path.endswith(".py") and _is_zip(path):
+        if importlib.machinery.PathFinder.find_spec("__main__", [path]) is None:
+            _cannot_run(f"can't find '__main__' module in {path!r}", 1)
+        return
+    try:
+        with io.open_code(path):
+            pass
+    except OSError as exc:
+        _cannot_run(f"can't open file {path!r}: [Errno {exc.errno}] {exc.strerror}", 2)
+
+
+def check_module(module):
+    """The same for -m module, as far as it goes without running any of the program's code:
+    a module whose top-level package is there may still be missing, which python (and
+    runpy under tracer) finds out once that package's code has run."""
+    top = module.partition(".")[0]
+    try:
+        if top and importlib.util.find_spec(top) is not None:
+            return
+    except (ImportError, ValueError):
+        pass
+    try:
+        runpy._get_module_details(module, runpy._Error)  # fails at once, importing nothing
+    except runpy._Error as exc:
+        _cannot_run(str(exc), 1)
+
+
+def _cannot_run(message, status):
+    sys.stderr.write(f"{sys.executable}: {message}\n")
+    raise SystemExit(status)
+
+
 def run_script(script, args):
-    """Exit status 2 with Python's own message when the script cannot be opened."""
     path = os.path.abspath(script)
     sys.argv = [script, *args]
     if os.path.isdir(path) or not path.endswith(".py") and _is_zip(path):
@@ -38,9 +74,8 @@ def run_script(script, args):
     try:
         with io.open_code(path) as f:
             source = f.read()
-    except OSError as exc:
-        sys.stderr.write(f"{sys.executable}: can't open file {path!r}: [Errno {exc.errno}] {exc.strerror}\n")
-        raise SystemExit(2)
+    except OSError as exc:  # gone since check_script
+        _cannot_run(f"can't open file {path!r}: [Errno {exc.errno}] {exc.strerror}", 2)
     sys.path[0] = os.path.dirname(os.path.realpath(path))
     main = _fresh_main(path)
     code = compile(source, path, "exec", dont_inherit=True)

@@ -4,6 +4,9 @@ While sampling runs: threads started through threading are named in the profile 
 sampler sees threads, not their threading.Thread), signal.signal(SIGURG, ...) keeps the
 sampler's handler in front of the program's, and the samples are all recorded at exit,
 before the interpreter shuts down. A forked child does not sample unless it starts again.
+
+Every thread is named before the sampler can meet it: a thread's name is asked for once,
+when its first sample arrives, so a name given after that would never reach the profile.
 """
 import atexit
 import functools
@@ -23,10 +26,9 @@ _original_signal = signal.signal
 
 @functools.wraps(_original_bootstrap)
 def _bootstrap(self):
-    """The first thing a thread started through threading does: say its name, before the
-    sampler (which looks for new threads every 10 ms) can meet it."""
-    if _tracer.sampling_rate():
-        _tracer.name_thread(threading.get_native_id(), self.name)
+    """The first thing a thread started through threading does, from just before sampling
+    starts until it stops: say its name, before the sampler can meet it."""
+    _tracer.name_thread(threading.get_native_id(), self.name)
     return _original_bootstrap(self)
 
 
@@ -90,14 +92,22 @@ def start(hz=DEFAULT_HZ, native=False):
     False when the profiler is disabled (TRACYC_DISABLE=1)."""
     if not native:
         _start_profiler_without_native_samples()
+    if not is_sampling():  # threads starting from now on name themselves; those running are named now
+        _install()
+        for thread in threading.enumerate():
+            if thread.native_id is not None and thread is not threading.main_thread():
+                _tracer.name_thread(thread.native_id, thread.name)
     own = os.path.abspath(__file__)
-    if not _tracer.start_sampling(hz, hide_below=_launcher_files(), hide_frame=sorted({own, os.path.realpath(own)})):
-        return False
-    for thread in threading.enumerate():
-        if thread.native_id is not None and thread is not threading.main_thread():
-            _tracer.name_thread(thread.native_id, thread.name)
-    _install()
-    return True
+    try:
+        started = _tracer.start_sampling(hz, hide_below=_launcher_files(),
+                                         hide_frame=sorted({own, os.path.realpath(own)}))
+    except BaseException:
+        if not is_sampling():
+            _uninstall()
+        raise
+    if not started:
+        _uninstall()
+    return started
 
 
 def stop():

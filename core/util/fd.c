@@ -1,0 +1,71 @@
+/* fd.c - see fd.h. */
+#include "util/fd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int tcu_fd_lift(int fd)
+{
+    if (fd < 0 || fd >= TCU_FD_FLOOR)
+        return fd;
+    int saved = errno;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, TCU_FD_FLOOR);
+    if (high >= 0)
+        close(fd);
+    else
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+    errno = saved;
+    return high >= 0 ? high : fd;
+}
+
+int tcu_fd_open(const char *path, int flags, int mode)
+{
+    return tcu_fd_lift(open(path, flags | O_CLOEXEC, mode));
+}
+
+FILE *tcu_fd_fopen_read(const char *path)
+{
+    int fd = tcu_fd_open(path, O_RDONLY, 0);
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+    if (!f && fd >= 0)
+        close(fd);
+    return f;
+}
+
+void tcu_fd_run_above_floor(void (*init)(void *), void *arg)
+{
+    /* The stand-in taking the free low numbers: a pipe's read end, whose inode no other
+     * descriptor shares, so that a number the program has taken over meanwhile (dup2 onto
+     * it) is told apart and left alone. F_DUPFD takes only free numbers. */
+    int ends[2];
+    struct stat mine;
+    if (pipe2(ends, O_CLOEXEC) != 0) {
+        init(arg);
+        return;
+    }
+    close(ends[1]);
+    int stand_in = tcu_fd_lift(ends[0]);
+    int *taken = fstat(stand_in, &mine) == 0 ? malloc(TCU_FD_FLOOR * sizeof *taken) : NULL;
+    int n = 0;
+    while (taken) {
+        int fd = fcntl(stand_in, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0)
+            break;
+        if (fd >= TCU_FD_FLOOR) {
+            close(fd);
+            break;
+        }
+        taken[n++] = fd;
+    }
+    init(arg);
+    for (int i = 0; i < n; i++) {
+        struct stat now;
+        if (fstat(taken[i], &now) == 0 && now.st_ino == mine.st_ino && now.st_dev == mine.st_dev)
+            close(taken[i]);
+    }
+    free(taken);
+    close(stand_in);
+}

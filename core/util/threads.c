@@ -1,0 +1,85 @@
+/* threads.c - see threads.h. A thread's id is known only inside it (gettid), so
+ * the creator waits for the thread to say it; the list's lock is held meanwhile, and a
+ * caller of tcu_threads_own never sees a thread that exists but is not listed yet. */
+#include "util/threads.h"
+
+#include <semaphore.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MAX_OWN_THREADS 8 /* the worker, the sampler, the resolver, and room */
+
+static struct {
+    pthread_mutex_t lock;
+    size_t n;
+    struct {
+        pthread_t thread;
+        uint32_t tid;
+    } list[MAX_OWN_THREADS];
+} own = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+struct start {
+    void *(*main)(void *);
+    void *arg;
+    const char *name;
+    uint32_t tid;
+    sem_t listed;
+};
+
+static void *run(void *p)
+{
+    struct start *s = p;
+    void *(*main)(void *) = s->main;
+    void *arg = s->arg;
+    pthread_setname_np(pthread_self(), s->name);
+    s->tid = (uint32_t)syscall(SYS_gettid);
+    sem_post(&s->listed); /* s lives on the creator's stack: not touched after this */
+    return main(arg);
+}
+
+int tcu_thread_start(pthread_t *thread, const char *name, void *(*main)(void *), void *arg)
+{
+    struct start s = {main, arg, name, 0, {{0}}};
+    if (sem_init(&s.listed, 0, 0) != 0)
+        return -1;
+    pthread_mutex_lock(&own.lock);
+    int rc = own.n < MAX_OWN_THREADS ? pthread_create(thread, NULL, run, &s) : -1;
+    if (rc == 0) {
+        while (sem_wait(&s.listed) != 0) /* EINTR */
+            ;
+        own.list[own.n].thread = *thread;
+        own.list[own.n].tid = s.tid;
+        own.n++;
+    }
+    pthread_mutex_unlock(&own.lock);
+    sem_destroy(&s.listed);
+    return rc;
+}
+
+void tcu_thread_join(pthread_t thread)
+{
+    pthread_join(thread, NULL);
+    pthread_mutex_lock(&own.lock);
+    for (size_t i = 0; i < own.n; i++)
+        if (pthread_equal(own.list[i].thread, thread)) {
+            own.list[i] = own.list[--own.n];
+            break;
+        }
+    pthread_mutex_unlock(&own.lock);
+}
+
+void tcu_threads_forget_after_fork(void)
+{
+    pthread_mutex_init(&own.lock, NULL);
+    own.n = 0;
+}
+
+size_t tcu_threads_own(uint32_t *tids, size_t cap)
+{
+    pthread_mutex_lock(&own.lock);
+    size_t n = own.n;
+    for (size_t i = 0; tids && i < n && i < cap; i++)
+        tids[i] = own.list[i].tid;
+    pthread_mutex_unlock(&own.lock);
+    return n;
+}
