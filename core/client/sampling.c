@@ -70,7 +70,8 @@ static struct {
     _Atomic int paused;   /* ___tracy_end_sampling_profiling */
     _Atomic int refused;  /* the last start failed */
     int running;
-    char reason[320];
+    char reason[320];       /* written by the worker while starting */
+    _Atomic int has_reason; /* reason is complete: other threads may read it */
     int64_t period_ns;
     _Atomic uint64_t lost;
     int stream_ready;
@@ -358,6 +359,7 @@ static void say_reason(void)
     static int said;
     if (s.reason[0] && !said++)
         fprintf(stderr, "tracyc: %s\n", s.reason);
+    atomic_store_explicit(&s.has_reason, s.reason[0] != 0, memory_order_release);
 }
 
 /* Opens the events for every thread (and, by inheritance, every later one). */
@@ -765,6 +767,7 @@ static void start_locked(void)
         s.stream_ready = 1;
     }
     s.pid = getpid();
+    atomic_store(&s.has_reason, 0);
     s.reason[0] = 0;
     s.ns_per_tick = tc_clock_calibrate(20 * 1000000);
     refresh_clock_pair();
@@ -779,6 +782,7 @@ static void start_locked(void)
     if (tcu_thread_start(&s.thread, "tracyc sampler", sampler_main, NULL) != 0) {
         close_events();
         snprintf(s.reason, sizeof s.reason, "sampling unavailable: no thread for the sampler");
+        atomic_store_explicit(&s.has_reason, 1, memory_order_release);
         return;
     }
     s.running = 1;
@@ -804,7 +808,8 @@ int64_t tc_sampling_period_ns(void)
 
 const char *tc_sampling_unavailable(void)
 {
-    return s.reason[0] ? s.reason : NULL;
+    /* Read by threads other than the worker (which writes it under s.lock): only once whole. */
+    return atomic_load_explicit(&s.has_reason, memory_order_acquire) ? s.reason : NULL;
 }
 
 uint64_t tc_sampling_lost(void)
