@@ -68,6 +68,7 @@ static struct {
      * they dial this socket (TRACYC_CONNECT in the environment). Under request_lock: the
      * socket, and whether it is wanted no more (the worker closes it). */
     int children_fd;
+    uint16_t children_port;
     int children_closing;
     int children_wanted; /* the capture, when it opens, collects */
     int capturing;       /* an in-process capture was asked for, and did not fail to open */
@@ -510,16 +511,15 @@ int tc_worker_collect_children(int on)
     } else {
         w.children_wanted = 1;
         w.children_closing = 0;
-        uint16_t port = 0;
         if (w.children_fd < 0)
-            w.children_fd = tc_net_listen_loopback(&port);
+            w.children_fd = tc_net_listen_loopback(&w.children_port);
         if (w.children_fd < 0) {
             tc_set_error("no socket for the children: %s", strerror(errno));
             w.children_wanted = 0;
             rc = -1;
-        } else if (port) {
+        } else {
             char address[32];
-            snprintf(address, sizeof address, "127.0.0.1:%u", port);
+            snprintf(address, sizeof address, "127.0.0.1:%u", w.children_port);
             setenv("TRACYC_CONNECT", address, 1);
         }
     }

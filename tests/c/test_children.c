@@ -182,8 +182,12 @@ static int capture_collects(void *arg)
     setenv("TRACYC_OUTPUT", path, 1);
     if (fork_only)
         setenv("TRACYC_FOLLOW_FORK", "1", 1);
-    else
+    else {
         tt_check(tracyc_collect_children(1) == 0, "%s: collecting (%s)", label, tracyc_last_error());
+        /* off and on again: TRACYC_CONNECT goes, and comes back */
+        tt_check(tracyc_collect_children(0) == 0 && !getenv("TRACYC_CONNECT"), "%s: off", label);
+        tt_check(tracyc_collect_children(1) == 0 && getenv("TRACYC_CONNECT"), "%s: on again", label);
+    }
     zones(&before_loc, 20);
     const char *connect = getenv("TRACYC_CONNECT");
     tt_check(connect && strncmp(connect, "127.0.0.1:", 10) == 0, "%s: TRACYC_CONNECT=%s for the children", label,
