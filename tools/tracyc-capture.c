@@ -16,8 +16,8 @@
  * wherever its port.
  *
  * Exit status: 0 the capture of every client is complete, 1 one is incomplete (it vanished,
- * Ctrl-C, the time limit; the output is still written, and says which), 2 error (no client
- * at all, too).
+ * Ctrl-C, the time limit; the output is still written, and says which) or an output could not
+ * be written at the end (the others are), 2 error (no client at all, too).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sigaction, isatty */
@@ -438,8 +438,8 @@ static int write_outputs(struct capture *c, struct tct_output **outputs)
         stdout_written |= !a->output_count || strcmp(a->outputs[i], "-") == 0;
     }
     const struct tcs_client *first = tcs_collector_client(c->collector, 0);
-    if (failed)
-        return EXIT_ERROR;
+    if (failed) /* said above; the other outputs are written: the capture is short of one */
+        return status == EXIT_ERROR ? EXIT_ERROR : EXIT_INCOMPLETE;
     if (!stdout_written && c->single)
         short_summary_one(c, first, status == EXIT_COMPLETE);
     else if (!stdout_written)

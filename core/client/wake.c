@@ -10,18 +10,21 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-static pthread_once_t made = PTHREAD_ONCE_INIT;
-static int fd = -1;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int made;
+static _Atomic int fd = -1;
 static _Atomic int waiting, pending;
-
-static void make(void)
-{
-    fd = tcu_fd_lift(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
-}
 
 int tc_wake_fd(void)
 {
-    pthread_once(&made, make);
+    if (!made) { /* made once, under the lock */
+        pthread_mutex_lock(&lock);
+        if (!made) {
+            fd = tcu_fd_lift(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+            made = 1;
+        }
+        pthread_mutex_unlock(&lock);
+    }
     return fd;
 }
 
@@ -57,7 +60,11 @@ void tc_wake_worker_now(void)
 
 void tc_wake_forget_after_fork(void)
 {
+    /* The child's own worker, if it runs one (TRACYC_FOLLOW_FORK), makes its own. */
     if (fd >= 0)
         close(fd);
-    fd = -1; /* the child is inert: its worker never runs */
+    fd = -1;
+    made = 0;
+    waiting = pending = 0;
+    pthread_mutex_init(&lock, NULL);
 }

@@ -17,7 +17,7 @@ void tc_wake_wait_end(void);
 void tc_wake_worker(void);
 /* Wakes the worker whatever it is doing: for stopping, and requests that must not wait. */
 void tc_wake_worker_now(void);
-/* After fork: the child, inert, lets the descriptor go. */
+/* After fork: the parent's descriptor goes; a child that profiles makes its own. */
 void tc_wake_forget_after_fork(void);
 
 #endif

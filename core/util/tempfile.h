@@ -7,5 +7,7 @@
  * one of the standard descriptors 0-2 (a program may close one for a moment and reuse its
  * number). Returns it, or -1 with errno set. */
 int tcu_tempfile(void);
+/* The directory it is made in. */
+const char *tcu_tempfile_dir(void);
 
 #endif
