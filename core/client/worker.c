@@ -3,12 +3,14 @@
  *
  * Nothing is drained while no connection is live, so events recorded before a server
  * connects wait in their buffers (bounded by TRACYC_BUFFER_LIMIT) and are sent on
- * connect. Slot 0 is the in-process capture, slot 1 the TCP server.
+ * connect. Slot 0 is the in-process capture, slot 1 the TCP server: one that connected to
+ * the listening socket, or, with TRACYC_CONNECT, the collector the worker dialed (dial.c).
  */
 #include "client/worker.h"
 
 #include "client/clock.h"
 #include "client/conn.h"
+#include "client/dial.h"
 #include "client/fiber.h"
 #include "client/inproc.h"
 #include "native/libdw.h"
@@ -19,8 +21,11 @@
 #include "client/state.h"
 #include "client/record.h"
 #include "client/replay.h"
+#include "client/wake.h"
 #include "wire/protocol.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -61,7 +66,16 @@ static struct {
     struct pending_server pending[MAX_PENDING];
     int npending;
     uint64_t accepted; /* connections accepted so far */
-} w = {.listen_fd = -1, .request_lock = PTHREAD_MUTEX_INITIALIZER};
+    int stalled;       /* the last pass left a thread waiting at a fiber for others */
+    /* The in-process capture collects the program's children (tc_worker_collect_children):
+     * they dial this socket (TRACYC_CONNECT in the environment). Under request_lock: the
+     * socket, and whether it is wanted no more (the worker closes it). */
+    int children_fd;
+    uint16_t children_port;
+    int children_closing;
+    int children_wanted; /* the capture, when it opens, collects */
+    int capturing;       /* an in-process capture was asked for, and did not fail to open */
+} w = {.listen_fd = -1, .children_fd = -1, .request_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void sleep_us(long us)
 {
@@ -79,9 +93,16 @@ static void sleep_ms(int ms)
  * short passes in a tight loop would slow the program down; a pause lets records pile up
  * and be drained in bulk. */
 #define SMALL_PASS (64 * 1024)
-/* Below this a pass is a trickle (CPU samples arrive at ~150 bytes a millisecond): waking
- * up more often than when idle would cost the program more than the data is worth. */
+/* Below this a pass is a trickle (CPU samples arrive at ~150 bytes a millisecond): the
+ * worker waits for more, or for TRICKLE_WAIT_MS, rather than cost the program a pass for
+ * little data. */
 #define TRICKLE_PASS (4 * 1024)
+/* How long the worker waits for work: a stream taking a new chunk (128 KiB recorded), a
+ * server's query or connection, an answer of the resolver, a request or the stop wake it
+ * sooner. While connected, events that trickle reach the server after this at most; with
+ * no server, the wait ends only for the broadcast, a handshake's deadline or a new server. */
+#define TRICKLE_WAIT_MS 50
+#define IDLE_WAIT_MS 250
 
 static int conn_live(int slot)
 {
@@ -180,6 +201,7 @@ static size_t drain_all(void)
         }
         n += progress;
     } while (progress && waiting);
+    w.stalled = waiting;
     for (struct tc_thread *t = head; t; t = t->next)
         tc_fiber_pass_end(t);
     struct tc_stream *samples = tc_sampling_stream(); /* their own time chain: any order */
@@ -258,6 +280,8 @@ static void advance_handshakes(int64_t silent_deadline)
             struct pending_server ready = *p;
             drop_pending(i);
             open_connection(SLOT_TCP, ready.t, ready.hello);
+            if (conn_live(SLOT_TCP) && tc_dial_active())
+                tc_dial_welcomed();
             continue;
         }
         i++;
@@ -296,18 +320,36 @@ static void accept_servers(void)
     }
 }
 
-static void accept_server(void)
+/* With TRACYC_CONNECT: while no collector is live or saying its hello, the next step of
+ * dialing one; the call it took waits for its hello as a server that connected does. */
+static void dial_collector(void)
 {
-    if (w.listen_fd < 0)
+    if (!tc_dial_active() || conn_live(SLOT_TCP) || w.npending)
         return;
-    if (tc_prof.config.broadcast && !conn_live(SLOT_TCP)) {
-        int64_t now = tc_clock_monotonic_ns();
-        if (now - w.last_broadcast > 3000000000LL) {
-            tc_net_broadcast(w.port, (int32_t)((uint64_t)time(NULL) - tc_prof.epoch));
-            w.last_broadcast = now;
+    int64_t now = tc_clock_monotonic_ns();
+    struct tc_transport *t = tc_dial_step(now);
+    if (t)
+        w.pending[w.npending++] = (struct pending_server){.t = t, .since = now, .order = w.accepted++};
+}
+
+static int can_have_server(void)
+{
+    return w.listen_fd >= 0 || tc_dial_active();
+}
+
+static void look_for_server(void)
+{
+    if (w.listen_fd >= 0) {
+        if (tc_prof.config.broadcast && !conn_live(SLOT_TCP)) {
+            int64_t now = tc_clock_monotonic_ns();
+            if (now - w.last_broadcast > 3000000000LL) {
+                tc_net_broadcast(w.port, (int32_t)((uint64_t)time(NULL) - tc_prof.epoch));
+                w.last_broadcast = now;
+            }
         }
+        accept_servers();
     }
-    accept_servers();
+    dial_collector();
     if (w.npending)
         advance_handshakes(INT64_MAX);
 }
@@ -329,6 +371,27 @@ static void finish_handshakes(void)
     }
 }
 
+/* At exit, with TRACYC_CONNECT and no collector live: one more call, at once, whatever the
+ * back-off. A collector that takes it has HELLO_TIMEOUT_NS for its hello, as any server; a
+ * refusal ends the wait at once (a collector that is not there costs the exit nothing), and
+ * a host that does not answer at all gets EXIT_HELLO_GRACE_NS. */
+static void finish_dialing(void)
+{
+    if (!tc_dial_active() || conn_live(SLOT_TCP))
+        return;
+    tc_dial_hurry();
+    int64_t deadline = tc_clock_monotonic_ns() + EXIT_HELLO_GRACE_NS;
+    for (;;) {
+        dial_collector();
+        advance_handshakes(INT64_MAX);
+        if (conn_live(SLOT_TCP) || (!w.npending && !tc_dial_connecting()))
+            return;
+        if (!w.npending && tc_clock_monotonic_ns() > deadline)
+            return;
+        sleep_ms(1);
+    }
+}
+
 static void start_requested_capture(void)
 {
     pthread_mutex_lock(&w.request_lock);
@@ -341,6 +404,10 @@ static void start_requested_capture(void)
     w.inproc = tc_inproc_open(path, err, sizeof err);
     if (!w.inproc) {
         fprintf(stderr, "tracyc: in-process capture disabled: %s\n", err);
+        pthread_mutex_lock(&w.request_lock);
+        w.capturing = 0;
+        pthread_mutex_unlock(&w.request_lock);
+        tc_worker_collect_children(0); /* children would dial a socket nobody reads */
     } else {
         /* The in-process decoder's hello is there at once. */
         struct tc_transport *t = tc_inproc_transport(w.inproc);
@@ -349,6 +416,30 @@ static void start_requested_capture(void)
             open_connection(SLOT_INPROC, t, hello);
     }
     free(path);
+}
+
+/* The children that dialed the in-process capture's socket, once it can take them; the
+ * socket closed when it is wanted no more. Returns whether children are collected. */
+static int take_children(void)
+{
+    pthread_mutex_lock(&w.request_lock);
+    if (w.children_closing && w.children_fd >= 0) {
+        close(w.children_fd);
+        w.children_fd = -1;
+    }
+    w.children_closing = 0;
+    int fd = w.children_fd, wanted = w.children_wanted;
+    pthread_mutex_unlock(&w.request_lock);
+    if (!w.inproc)
+        return 0;
+    if (wanted)
+        tc_inproc_collect(w.inproc); /* at the first pass that has both (tried again when out of memory) */
+    int collecting = fd >= 0 && tc_inproc_takes_children(w.inproc);
+    if (collecting)
+        for (int child; (child = tc_net_accept_fd(fd)) >= 0;)
+            tc_inproc_adopt(w.inproc, child);
+    tc_inproc_step(w.inproc, 0);
+    return collecting;
 }
 
 static void service_connections(int timeout_ms)
@@ -361,6 +452,7 @@ static void service_connections(int timeout_ms)
             tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 0);
             tc_conn_report_libdw(c, tcn_libdw_unavailable());
             tc_conn_send_renames(c);
+            tc_conn_report_clock(c, 0);
             tcw_enc_flush(&c->enc);
             tc_conn_serve_queries(c, timeout_ms);
         }
@@ -370,17 +462,64 @@ static void service_connections(int timeout_ms)
     }
 }
 
+/* Sleeps until there is work, or for timeout_ms: on the wake descriptor (wake.h), the
+ * listening socket while no server is live, the servers whose hello is under way and the
+ * live servers' sockets (their queries). */
+static void wait_for_work(int timeout_ms)
+{
+    struct pollfd fds[2 + MAX_PENDING + TC_MAX_CONNS];
+    nfds_t n = 0;
+    fds[n++] = (struct pollfd){tc_wake_fd(), POLLIN, 0};
+    if (w.listen_fd >= 0 && !conn_live(SLOT_TCP))
+        fds[n++] = (struct pollfd){w.listen_fd, POLLIN, 0};
+    for (int i = 0; i < w.npending; i++) /* a whole hello waits for the slot, not for bytes */
+        if (w.pending[i].got < sizeof w.pending[i].hello)
+            fds[n++] = (struct pollfd){w.pending[i].t->fd, POLLIN, 0};
+    for (int i = 0; i < TC_MAX_CONNS; i++)
+        if (conn_live(i) && w.conns[i].transport->fd >= 0)
+            fds[n++] = (struct pollfd){w.conns[i].transport->fd, POLLIN, 0};
+    if (tc_wake_wait_begin() && !atomic_load(&w.stop))
+        poll(fds, n, timeout_ms);
+    tc_wake_wait_end();
+}
+
+/* At exit, with the worker stopped: until c's server sends something, the resolver has an
+ * answer, or timeout_ms. */
+static void wait_for_conn(struct tc_conn *c, int timeout_ms)
+{
+    struct pollfd fds[2] = {{tc_wake_fd(), POLLIN, 0}, {c->transport->fd, POLLIN, 0}};
+    if (tc_wake_wait_begin())
+        poll(fds, c->transport->fd >= 0 ? 2 : 1, timeout_ms);
+    tc_wake_wait_end();
+}
+
+/* How long the next wait may be. Children's connections to the in-process capture (its
+ * collector steps them) and a dial under way (dial.c) have no descriptor here to wait on:
+ * they are looked at every DIAL_WAIT_MS and 1 ms as before; a thread waiting at a fiber is
+ * counted in passes (fiber.c). */
+#define DIAL_WAIT_MS 10
+static int wait_ms(int collecting)
+{
+    if (collecting || (any_live() && w.stalled))
+        return 1;
+    if (tc_dial_active() && !conn_live(SLOT_TCP))
+        return DIAL_WAIT_MS;
+    return any_live() ? TRICKLE_WAIT_MS : IDLE_WAIT_MS;
+}
+
 static void *worker_main(void *arg)
 {
     (void)arg;
+    tcn_resolver_set_notify(tc_wake_worker);
     while (!atomic_load(&w.stop)) {
         start_requested_capture();
-        accept_server();
+        look_for_server();
+        int collecting = take_children();
         tc_sampling_update(any_live());
         size_t n = any_live() ? drain_all() : 0;
         service_connections(0);
         if (n < TRICKLE_PASS)
-            sleep_ms(1);
+            wait_for_work(wait_ms(collecting));
         else if (n < SMALL_PASS)
             sleep_us(200);
     }
@@ -389,9 +528,16 @@ static void *worker_main(void *arg)
 
 int tc_worker_start(void)
 {
-    w.listen_fd = tc_net_listen(tc_prof.config.port, tc_prof.config.listen_any, &w.port);
-    if (tc_prof.config.output)
+    if (tc_prof.config.connect_host)
+        tc_dial_start(tc_prof.config.connect_host, tc_prof.config.connect_port);
+    else
+        w.listen_fd = tc_net_listen(tc_prof.config.port, tc_prof.config.listen_any, &w.port);
+    if (tc_prof.config.output) {
         w.requested_output = strdup(tc_prof.config.output);
+        w.capturing = 1;
+        if (tc_prof.config.follow_fork)
+            tc_worker_collect_children(1);
+    }
     if (tcu_thread_start(&w.thread, "tracyc worker", worker_main, NULL) != 0)
         return -1;
     w.started = 1;
@@ -402,10 +548,44 @@ int tc_worker_capture_start(const char *path)
 {
     pthread_mutex_lock(&w.request_lock);
     int busy = w.inproc != NULL || w.requested_output != NULL;
-    if (!busy)
+    if (!busy) {
         w.requested_output = strdup(path);
+        w.capturing = 1;
+    }
     pthread_mutex_unlock(&w.request_lock);
+    if (!busy)
+        tc_wake_worker_now();
     return busy ? -1 : 0;
+}
+
+int tc_worker_collect_children(int on)
+{
+    pthread_mutex_lock(&w.request_lock);
+    int rc = 0;
+    if (!on) {
+        w.children_wanted = 0;
+        w.children_closing = w.children_fd >= 0;
+        unsetenv("TRACYC_CONNECT");
+    } else if (!w.capturing) {
+        tc_set_error("no in-process capture to record the children into (TRACYC_OUTPUT or tracyc_capture_start)");
+        rc = -1;
+    } else {
+        w.children_wanted = 1;
+        w.children_closing = 0;
+        if (w.children_fd < 0)
+            w.children_fd = tc_net_listen_loopback(&w.children_port);
+        if (w.children_fd < 0) {
+            tc_set_error("no socket for the children: %s", strerror(errno));
+            w.children_wanted = 0;
+            rc = -1;
+        } else {
+            char address[32];
+            snprintf(address, sizeof address, "127.0.0.1:%u", w.children_port);
+            setenv("TRACYC_CONNECT", address, 1);
+        }
+    }
+    pthread_mutex_unlock(&w.request_lock);
+    return rc;
 }
 
 static void end_zones(struct tc_conn *c, uint32_t *depth, int64_t end)
@@ -479,18 +659,48 @@ static int finish_connection(int slot)
     tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 1);
     tc_conn_report_libdw(c, tcn_libdw_unavailable());
     tc_conn_send_renames(c);
+    tc_conn_report_clock(c, 1);
     end_open_zones(c);
     tcw_enc_byte(&c->enc, TCW_Terminate);
     tcw_enc_flush(&c->enc);
-    int quiet_ms = 0;
-    while (c->alive && !c->terminated && quiet_ms < FINAL_QUERY_WAIT_MS) {
-        int answered = tc_conn_serve_queries(c, 10);
+    int64_t quiet_since = tc_clock_monotonic_ns();
+    while (c->alive && !c->terminated) {
+        int answered = tc_conn_serve_queries(c, 0);
+        int64_t now = tc_clock_monotonic_ns();
         /* Symbols still being resolved will be asked about: not quiet. */
-        quiet_ms = answered > 0 || tc_conn_resolving(c) ? 0 : quiet_ms + 10;
+        if (answered > 0 || tc_conn_resolving(c))
+            quiet_since = now;
+        else if (now - quiet_since >= FINAL_QUERY_WAIT_MS * 1000000LL)
+            break;
+        /* For the server's next query or the resolver's next answer: the in-process
+         * capture's queries all came with the last answers, so waiting on its transport
+         * would spin while the resolver works. */
+        if (answered == 0)
+            wait_for_conn(c, 10);
     }
     int delivered = c->terminated || c->alive;
     close_connection(slot);
     return delivered;
+}
+
+/* At exit, with the in-process capture collecting children: those still connected are
+ * given CHILDREN_GRACE_NS to finish (a child that has ended has sent everything: its data
+ * and the end of its connection are read at once), then the socket is closed and the
+ * capture stops the rest. */
+#define CHILDREN_GRACE_NS 1000000000LL
+
+static void finish_children(void)
+{
+    int64_t deadline = tc_clock_monotonic_ns() + CHILDREN_GRACE_NS;
+    while (w.inproc && w.children_fd >= 0 && tc_inproc_takes_children(w.inproc)) {
+        for (int child; (child = tc_net_accept_fd(w.children_fd)) >= 0;)
+            tc_inproc_adopt(w.inproc, child);
+        if (tc_inproc_step(w.inproc, 10) == 0 || tc_clock_monotonic_ns() > deadline)
+            break;
+    }
+    if (w.children_fd >= 0)
+        close(w.children_fd);
+    w.children_fd = -1;
 }
 
 void tc_worker_stop(void)
@@ -498,16 +708,18 @@ void tc_worker_stop(void)
     if (!w.started)
         return;
     atomic_store(&w.stop, 1);
+    tc_wake_worker_now();
     tcu_thread_join(w.thread);
     w.started = 0;
     /* The program is ending: its last samples go out with the rest, then no more. */
     tc_sampling_shutdown();
     start_requested_capture();
     finish_handshakes();
+    finish_dialing();
     for (;;) {
         /* TRACY_NO_EXIT: keep the data until a server has come for it... */
-        while (tc_prof.config.no_exit && w.listen_fd >= 0 && !conn_live(SLOT_TCP)) {
-            accept_server();
+        while (tc_prof.config.no_exit && can_have_server() && !conn_live(SLOT_TCP)) {
+            look_for_server();
             if (!conn_live(SLOT_TCP))
                 sleep_ms(10);
         }
@@ -520,10 +732,11 @@ void tc_worker_stop(void)
             finish_connection(SLOT_INPROC);
         }
         /* ...and when that server went away before it had everything, for the next one. */
-        if (delivered || !tc_prof.config.no_exit || w.listen_fd < 0)
+        if (delivered || !tc_prof.config.no_exit || !can_have_server())
             break;
     }
     tcn_resolver_stop();
+    finish_children();
     if (w.inproc) {
         tc_inproc_finish(w.inproc); /* says on stderr when it failed */
         w.inproc = NULL;
@@ -536,6 +749,7 @@ void tc_worker_stop(void)
         close(w.listen_fd);
         w.listen_fd = -1;
     }
+    tc_dial_stop();
     tc_net_broadcast_close();
 }
 
@@ -543,11 +757,23 @@ void tc_worker_forget_after_fork(void)
 {
     /* The worker thread does not exist in the child; its sockets belong to the parent. */
     w.started = 0;
+    tc_wake_forget_after_fork();
     tc_sampling_forget_after_fork();
     if (w.listen_fd >= 0)
         close(w.listen_fd);
     w.listen_fd = -1;
+    tc_dial_forget_after_fork();
     tc_net_broadcast_close();
+    if (w.children_fd >= 0)
+        close(w.children_fd);
+    w.children_fd = -1;
+    w.children_wanted = 0;
+    w.children_closing = 0;
+    w.capturing = 0;
+    /* A profiler of the child's own (TRACYC_FOLLOW_FORK) starts from here. */
+    pthread_mutex_init(&w.request_lock, NULL);
+    w.requested_output = NULL; /* the parent's request, left in its memory */
+    atomic_store(&w.stop, 0);
     for (int i = 0; i < TC_MAX_CONNS; i++)
         if (w.conns[i].transport)
             tc_conn_close(&w.conns[i]);
