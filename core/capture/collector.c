@@ -405,9 +405,14 @@ static int ended(struct tcs_collector *c, struct entry *e)
 
 int tcs_collector_step(struct tcs_collector *c, int timeout_ms)
 {
+    return tcs_collector_step_with(c, timeout_ms, NULL, 0);
+}
+
+int tcs_collector_step_with(struct tcs_collector *c, int timeout_ms, struct pollfd *extra, size_t extra_count)
+{
     double now = tcs_now_s();
     rescan(c, now);
-    size_t need = c->listener_count + c->entry_count;
+    size_t need = c->listener_count + c->entry_count + extra_count;
     if (need > c->fd_cap) {
         struct pollfd *grown = realloc(c->fds, need * sizeof *grown);
         if (!grown)
@@ -432,8 +437,12 @@ int tcs_collector_step(struct tcs_collector *c, int timeout_ms)
         if (wait < 0 || ms < wait)
             wait = ms < 0 ? 0 : ms;
     }
-    if (poll(c->fds, n, wait) < 0 && errno != EINTR)
+    for (size_t i = 0; i < extra_count; i++)
+        c->fds[n + i] = (struct pollfd){.fd = extra[i].fd, .events = extra[i].events};
+    if (poll(c->fds, n + extra_count, wait) < 0 && errno != EINTR)
         return -1;
+    for (size_t i = 0; i < extra_count; i++)
+        extra[i].revents = c->fds[n + i].revents;
     now = tcs_now_s();
     size_t listeners = c->listener_count, live = c->entry_count;
     for (size_t i = 0; i < listeners; i++)

@@ -14,6 +14,8 @@
  *   decode_tables.c  memory budget, symbol tables, kept strings, the query queue
  *   decode_fail.c    failing: the first cause kept, with the item's name and position
  *   decode_names.c   item type names for error messages
+ *   decode_settled.c whether an id's names are final (tcd_name_settled): reads the tables
+ *                    of decode_tables.c and decode_callstacks.c; nothing calls it
  *
  * Nothing here is part of the public interface.
  */
@@ -64,6 +66,7 @@ struct tcd_srcloc_rec {
     uint32_t name_str, function_str, file_str; /* string handles of a static srcloc */
     uint32_t same_hash; /* payload srclocs: index + 1 of the older one with the same content hash, 0 = none */
     uint8_t is_static;
+    uint8_t answered; /* a static one: its SourceLocation reply came */
 };
 
 struct tcd_named { /* a plot or a frame set */

@@ -436,6 +436,7 @@ int tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function, 
     rec->function_str = tcd_check_string(dec, function);
     rec->pub.line = line;
     rec->pub.color = color;
+    rec->answered = 1;
     tcd_reply_received(dec);
     return 0;
 }

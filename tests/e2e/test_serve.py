@@ -1,0 +1,248 @@
+"""End to end: tracyc-capture --serve shows every process it records to one Tracy server as a
+single client (issue 19 item 4). The server is tracyc-capture itself (-a to the proxy's port,
+any protocol version) and, when UPSTREAM_TRACY_CAPTURE and UPSTREAM_TRACY_DUMP are set,
+upstream's tracy-capture, whose .tracy file tracy-dump reads back.
+
+The proxy's own outputs (-o) are the reference: every process's threads, zones, messages,
+plots, memory and samples there must reach the server, under names "program[pid] ...". The
+clients are fakes sending streams recorded from real programs (tests/e2e/test_collect.py's
+DialOut and Listening, one recorded from upstream's client) and a real tracyc program. Each
+process is started only once the one before it is being recorded, so every one but the first
+arrives while the server already shows the others. Everything is on loopback ports the kernel
+picks; every process started is stopped by its pid. Run by ctest with TRACYC_BUILD_DIR set."""
+import collections
+import json
+import os
+import re
+import socket
+import subprocess
+
+import pytest
+
+from test_collect import CAPTURE, DialOut, Listening, csv_rows, wait_recording
+
+BUILD = os.environ.get("TRACYC_BUILD_DIR", "build/test")
+TIMEOUT = 120
+UPSTREAM_CAPTURE = os.environ.get("UPSTREAM_TRACY_CAPTURE")
+UPSTREAM_DUMP = os.environ.get("UPSTREAM_TRACY_DUMP")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_proxy(*args):
+    """tracyc-capture --serve on a free port: (the process, the port a server connects to)."""
+    proxy = subprocess.Popen([CAPTURE, "--serve", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    line = proxy.stderr.readline()
+    assert "waiting for a Tracy server on 127.0.0.1 port" in line, line
+    return proxy, int(line.split(" port ")[1].split()[0])
+
+
+def served(proxy):
+    """Until the proxy says a server connected: the protocol it speaks with it."""
+    line = proxy.stderr.readline()
+    match = re.search(r"serving a Tracy server \(protocol (\d+)\)", line)
+    assert match, line
+    return int(match.group(1))
+
+
+def listening_port(proxy):
+    line = proxy.stderr.readline()
+    assert "listening on 127.0.0.1 port" in line, line
+    return int(line.split(" port ")[1].split()[0])
+
+
+def our_server(port, tmp_path, *args):
+    """tracyc-capture recording the proxy: (the process, its outputs)."""
+    out = {ext: tmp_path / ("server." + ext) for ext in ("json", "txt", "csv")}
+    server = subprocess.Popen([CAPTURE, "-a", "127.0.0.1:%d" % port, *args,
+                               *sum((["-o", str(o)] for o in out.values()), [])],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return server, out
+
+
+def example(name):
+    return os.path.join(BUILD, "examples", "c", "example_" + name)
+
+
+def record_processes(proxy, listen_port, real_port):
+    """Three recorded programs dial out and one real tracyc program is connected to, one after
+    the other, each once the proxy records the one before."""
+    clients = []
+    for stream, program in (("game_loop", "example_game_loop"), ("workers", "example_workers"),
+                            ("all_events", "example_all_events")):
+        clients.append(DialOut(listen_port, stream))
+        clients[-1].start()
+        wait_recording(proxy, program)
+    real = subprocess.Popen([example("game_loop")], env=dict(os.environ, TRACY_PORT=str(real_port),
+                                                                TRACY_NO_EXIT="1"),
+                            stdout=subprocess.DEVNULL)
+    return clients, real
+
+
+def finish(proxy, server, clients, real):
+    """Until everything has ended: (what the proxy said, what the server said)."""
+    proxy_out, proxy_err = proxy.communicate(timeout=TIMEOUT)
+    server_out, server_err = server.communicate(timeout=TIMEOUT)
+    for c in clients:
+        c.join(TIMEOUT)
+    assert real.wait(timeout=TIMEOUT) == 0
+    assert proxy.returncode == 0, proxy_out + proxy_err
+    assert server.returncode == 0, server_out + server_err
+    return proxy_out + proxy_err, server_out + server_err
+
+
+def trace_events(path):
+    return json.load(open(path))["traceEvents"]
+
+
+def threads_and_counts(path, prefix_process):
+    """{thread as the server names it: (zones, messages)} of a JSON output. prefix_process: the
+    proxy's own output, whose threads are named within their process (program[pid])."""
+    events = trace_events(path)
+    processes = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e["name"] == "process_name"}
+    names = {}
+    for e in events:
+        if e.get("ph") == "M" and e["name"] == "thread_name":
+            name = e["args"]["name"]
+            names[(e["pid"], e["tid"])] = processes[e["pid"]] + " " + name if prefix_process else name
+    zones, messages = collections.Counter(), collections.Counter()
+    for e in events:
+        if e.get("ph") == "X" and (e["pid"], e["tid"]) in names:
+            zones[names[(e["pid"], e["tid"])]] += 1
+        elif e.get("ph") == "i" and e.get("s") == "t":
+            messages[names[(e["pid"], e["tid"])]] += 1
+    # GPU contexts are tracks of their own ("GPU context N: name"), checked apart
+    return {n: (zones[n], messages[n]) for n in names.values() if (zones[n] or messages[n]) and "GPU context" not in n}
+
+
+def zone_counts(path):
+    """Zones per name, summed (the server sees each process's source locations apart)."""
+    counts = collections.Counter()
+    for r in csv_rows(path):
+        counts[r["name"]] += int(r["counts"])
+    return dict(counts)
+
+
+def check_proxy_reaches_server(proxy_dir, server_out):
+    """Every process's threads, zones and messages, zone statistics, plots and memory pools."""
+    ours = threads_and_counts(proxy_dir / "proxy.json", True)
+    theirs = threads_and_counts(server_out["json"], False)
+    assert theirs == ours
+    assert {"example_game_loop[695] game main", "example_workers[1045] worker 3",
+            "ucs_fb[19271] Main thread"} <= set(theirs)
+    assert zone_counts(server_out["csv"]) == zone_counts(proxy_dir / "proxy.csv")
+    summary = server_out["txt"].read_text()
+    for line in (r"example_game_loop\[695\] triangles +60 ", r"example_all_events\[1450\] int plot +1 ",
+                 r"example_workers\[1045\]\S* +400 +400 ", r"ucs_fb\[19271\] +4 +4 ",
+                 r"example_workers\[1045\] job queue +400 ",
+                 r"example_all_events\[1450\] compute queue +1 +1 +3.00 us"):
+        assert re.search(line, summary), (line, summary)
+
+
+def test_serve_many_processes_to_tracyc_capture(tmp_path):
+    """Five processes - three recorded tracyc programs, one recorded upstream client, a real
+    tracyc program - arrive one by one and reach tracyc-capture, connected to --serve, as one
+    program: every thread named program[pid] thread, every zone, message, plot, pool, sample."""
+    upstream = Listening("upstream_callstacks")
+    real_port = free_port()
+    proxy_out = [tmp_path / n for n in ("proxy.json", "proxy.csv")]
+    proxy, port = start_proxy("--listen", "0", "-a", "127.0.0.1:%d" % upstream.port, "-a",
+                              "127.0.0.1:%d" % real_port, "--expect", "5",
+                              *sum((["-o", str(o)] for o in proxy_out), []))
+    server, out = our_server(port, tmp_path)
+    assert served(proxy) == 82
+    listen = listening_port(proxy)
+    wait_recording(proxy, "ucs_fb")  # the upstream client, connected to with -a
+    clients, real = record_processes(proxy, listen, real_port)
+    said, server_said = finish(proxy, server, clients + [upstream], real)
+    assert "Capture complete: 5 processes" in said, said
+    check_proxy_reaches_server(tmp_path, out)
+    # the real program, and the upstream client's CPU samples with their callstacks
+    assert threads_and_counts(out["json"], False)["example_game_loop[%d] game main" % real.pid] == (150, 5)
+    assert "ucs_fb[19271]: 48 CPU samples" in said and "  48 CPU samples" in server_said, said + server_said
+
+
+@pytest.mark.parametrize("protocol", [76, 64])
+def test_serve_speaks_an_older_server(tmp_path, protocol):
+    """A server of an older protocol gets the items in its own layout (wire/versions.c)."""
+    proxy_out = [tmp_path / n for n in ("proxy.json", "proxy.csv")]
+    proxy, port = start_proxy("--listen", "0", "--expect", "2", *sum((["-o", str(o)] for o in proxy_out), []))
+    server, out = our_server(port, tmp_path, "--protocol", str(protocol))
+    assert served(proxy) == protocol
+    listen = listening_port(proxy)
+    clients = []
+    for stream, program in (("game_loop", "example_game_loop"), ("workers", "example_workers")):
+        clients.append(DialOut(listen, stream))
+        clients[-1].start()
+        wait_recording(proxy, program)
+    proxy_said = proxy.communicate(timeout=TIMEOUT)
+    server_said = server.communicate(timeout=TIMEOUT)
+    assert proxy.returncode == 0 and server.returncode == 0, proxy_said + server_said
+    assert "client: protocol %d" % protocol in server_said[0]
+    assert threads_and_counts(out["json"], False) == threads_and_counts(tmp_path / "proxy.json", True)
+    assert zone_counts(out["csv"]) == zone_counts(tmp_path / "proxy.csv")
+
+
+def test_serve_answers_a_confused_server(tmp_path):
+    """A server that asks about ids the proxy never gave, and queries of no meaning, gets an
+    answer to each ("?"), and the capture of the processes is not disturbed."""
+    proxy, port = start_proxy("--listen", "0", "--expect", "1", "-o", str(tmp_path / "proxy.csv"))
+    with socket.create_connection(("127.0.0.1", port)) as server:
+        server.sendall(b"TracyPrf" + (82).to_bytes(4, "little"))
+        assert served(proxy) == 82
+        client = DialOut(listening_port(proxy), "game_loop")
+        client.start()
+        wait_recording(proxy, "example_game_loop")
+        welcome = b""
+        while len(welcome) < 1171:
+            welcome += server.recv(1171 - len(welcome))
+        assert welcome[0] == 1  # the handshake's Welcome
+        queries = b""
+        for kind, ptr in ((1, 0), (1, 0x0affffff00000007), (2, 123456), (3, 0x01ffffff00000000), (3, 5),
+                          (4, 77), (5, 0x07000005ffffffff), (7, 1), (8, 9), (10, 0x09ffffff00000001),
+                          (11, 0x0a000000ffffffff), (12, 0), (13, 3), (14, 0), (99, 0)):
+            queries += bytes([kind]) + ptr.to_bytes(8, "little") + bytes(4)
+        server.sendall(queries)
+        client.join(TIMEOUT)
+        out, err = proxy.communicate(timeout=TIMEOUT)
+    assert proxy.returncode in (0, 1), out + err
+    assert zone_counts(tmp_path / "proxy.csv") == {"update": 60, "render": 60, "physics": 30}
+
+
+@pytest.mark.skipif(not (UPSTREAM_CAPTURE and UPSTREAM_DUMP),
+                    reason="needs UPSTREAM_TRACY_CAPTURE and UPSTREAM_TRACY_DUMP (upstream's tracy-capture)")
+def test_serve_to_upstream_tracy_capture(tmp_path):
+    """Upstream's tracy-capture 0.14.0 records --serve: its .tracy file, read by tracy-dump, holds
+    every process's zones, threads (named program[pid] thread), messages, plots and callstacks,
+    with no failure."""
+    upstream = Listening("upstream_callstacks")
+    real_port = free_port()
+    proxy, port = start_proxy("--listen", "0", "-a", "127.0.0.1:%d" % upstream.port, "-a",
+                              "127.0.0.1:%d" % real_port, "--expect", "5", "-o", str(tmp_path / "proxy.json"),
+                              "-o", str(tmp_path / "proxy.txt"))
+    tracy = tmp_path / "served.tracy"
+    server = subprocess.Popen([UPSTREAM_CAPTURE, "-a", "127.0.0.1", "-p", str(port), "-o", str(tracy), "-f"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert served(proxy) == 82
+    listen = listening_port(proxy)
+    wait_recording(proxy, "ucs_fb")
+    clients, real = record_processes(proxy, listen, real_port)
+    finish(proxy, server, clients + [upstream], real)
+    dump = subprocess.run([UPSTREAM_DUMP, str(tracy)], capture_output=True, text=True, timeout=TIMEOUT)
+    assert dump.returncode == 0, dump.stdout + dump.stderr
+    fields = dict(line.split(": ", 1) for line in dump.stdout.splitlines() if ": " in line and " " not in
+                  line.split(": ", 1)[0])
+    ours = threads_and_counts(tmp_path / "proxy.json", True)
+    assert int(fields["zones"]) == sum(z for z, _ in ours.values())
+    assert int(fields["messages"]) == sum(m for _, m in ours.values())
+    assert fields["failure"] == "none"
+    threads = set(re.findall(r'^thread id=\d+ name="(.*)"$', dump.stdout, re.M))
+    assert set(ours) <= threads and "example_game_loop[%d] game main" % real.pid in threads, (set(ours), threads)
+    assert 'plot "example_game_loop[695] triangles" points=60' in dump.stdout
+    assert "samples: 48" in dump.stdout
+    assert "zone-callstack inner_work:" in dump.stdout
