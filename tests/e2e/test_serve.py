@@ -209,8 +209,9 @@ def test_serve_answers_a_confused_server(tmp_path):
             queries += bytes([kind]) + ptr.to_bytes(8, "little") + bytes(4)
         server.sendall(queries)
         client.join(TIMEOUT)
+        server.sendall(bytes(13))  # Terminate: it may come before the proxy has ended (exit status 1)
         out, err = proxy.communicate(timeout=TIMEOUT)
-    assert proxy.returncode in (0, 1), out + err
+    assert proxy.returncode in (0, 1) and "Sanitizer" not in err and "runtime error" not in err, out + err
     assert zone_counts(tmp_path / "proxy.csv") == {"update": 60, "render": 60, "physics": 30}
 
 
