@@ -19,7 +19,7 @@ import subprocess
 
 import pytest
 
-from test_collect import CAPTURE, DialOut, Listening, csv_rows, wait_recording
+from test_collect import CAPTURE, DialOut, Listening, csv_rows, read_hello, recorded, wait_recording
 
 BUILD = os.environ.get("TRACYC_BUILD_DIR", "build/test")
 TIMEOUT = 120
@@ -213,6 +213,27 @@ def test_serve_answers_a_confused_server(tmp_path):
         out, err = proxy.communicate(timeout=TIMEOUT)
     assert proxy.returncode in (0, 1) and "Sanitizer" not in err and "runtime error" not in err, out + err
     assert zone_counts(tmp_path / "proxy.csv") == {"update": 60, "render": 60, "physics": 30}
+
+
+def test_serve_server_going_away_ends_the_capture(tmp_path):
+    """The server goes away while a process runs: the capture stops it, writes what it has, and
+    says that the server may not have everything (exit status 1)."""
+    proxy, port = start_proxy("--listen", "0", "-o", str(tmp_path / "proxy.csv"))
+    server = socket.create_connection(("127.0.0.1", port))
+    server.sendall(b"TracyPrf" + (82).to_bytes(4, "little"))
+    assert served(proxy) == 82
+    # a client still running: the first half of its stream sent, its connection kept open
+    with socket.create_connection(("127.0.0.1", listening_port(proxy))) as client:
+        assert read_hello(client) == 82
+        data = recorded("workers")[1]
+        client.sendall(data[:len(data) // 2])
+        wait_recording(proxy, "example_workers")
+        server.close()
+        out, err = proxy.communicate(timeout=TIMEOUT)
+    assert proxy.returncode == 1, out + err
+    assert re.search(r"the Tracy server: the (server closed the connection|connection to the server failed)", err)
+    assert "the capture of example_workers[1045] is incomplete: the Tracy server went away" in err, err
+    assert "Tracy server may not have everything" in err, err
 
 
 @pytest.mark.skipif(not (UPSTREAM_CAPTURE and UPSTREAM_DUMP),
