@@ -61,6 +61,15 @@ int tcs_serve_listen(struct tcs_serve *s, const char *host, uint16_t port, uint1
     return 0;
 }
 
+void tcs_serve_adopt(struct tcs_serve *s, int fd)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = fd;
+    s->hello_len = 0;
+    s->state = SERVE_HELLO;
+}
+
 size_t tcs_serve_pollfds(const struct tcs_serve *s, struct pollfd *fds, size_t room)
 {
     size_t n = 0;
@@ -77,11 +86,20 @@ static void accept_server(struct tcs_serve *s)
     char peer[64];
     uint16_t peer_port;
     int fd = tcs_accept(s->listen_fd, peer, sizeof peer, &peer_port);
-    if (fd < 0)
+    if (fd >= 0)
+        tcs_serve_adopt(s, fd);
+}
+
+/* This server is not the one: wait for the next (an adopted connection has no next). */
+static void next_server(struct tcs_serve *s, const char *why)
+{
+    if (s->listen_fd < 0) {
+        serve_gone(s, why);
         return;
-    s->fd = fd;
-    s->hello_len = 0;
-    s->state = SERVE_HELLO;
+    }
+    close(s->fd);
+    s->fd = -1;
+    s->state = SERVE_LISTENING;
 }
 
 /* The server's 12 bytes: a version tracyc speaks gets the handshake (its welcome follows
@@ -92,9 +110,7 @@ static void read_hello(struct tcs_serve *s)
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
     if (n <= 0) {
-        close(s->fd);
-        s->fd = -1;
-        s->state = SERVE_LISTENING;
+        next_server(s, "the server closed the connection during the handshake");
         return;
     }
     s->hello_len += (size_t)n;
@@ -108,9 +124,7 @@ static void read_hello(struct tcs_serve *s)
         if (write(s->fd, &status, 1) != 1) {
             /* it is refused either way */
         }
-        close(s->fd);
-        s->fd = -1;
-        s->state = SERVE_LISTENING;
+        next_server(s, "the server speaks a protocol tracyc does not");
         return;
     }
     s->vi = vi;

@@ -56,6 +56,10 @@ void tcs_serve_attach(struct tcs_serve *s, const struct tcs_collector *c);
  * *bound). 0, or -1 with a sentence in err. */
 int tcs_serve_listen(struct tcs_serve *s, const char *host, uint16_t port, uint16_t *bound, char *err, size_t errlen);
 
+/* Serves the server on a connection made elsewhere (accepted there, or one end of a
+ * socketpair): the proxy owns fd from now; the server's hello comes next. */
+void tcs_serve_adopt(struct tcs_serve *s, int fd);
+
 /* The proxy's sockets to poll (at most 2): fds[i].fd and .events set; returns how many. */
 size_t tcs_serve_pollfds(const struct tcs_serve *s, struct pollfd *fds, size_t room);
 /* Does what the poll results allow: a server accepted, its hello read, its queries read
