@@ -64,6 +64,10 @@ struct tc_config {
     int no_sampling;       /* TRACY_NO_SAMPLING */
     int no_context_switch; /* TRACY_NO_CONTEXT_SWITCH */
     int sampling_hz;       /* TRACY_SAMPLING_HZ */
+    char *connect_host;    /* TRACYC_CONNECT: dial out to a collector at this host (NULL: listen) */
+    uint16_t connect_port; /* ...and port */
+    int clock_skewed;      /* TRACYC_TEST_CLOCK_SKEW_NS (tests): the clock extension reports */
+    int64_t clock_skew_ns; /* the clocks this far off, and a host id not this host's */
 };
 
 struct tc_profiler {
