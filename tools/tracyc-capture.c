@@ -253,9 +253,9 @@ static void short_summary_many(const struct capture *c, int complete)
         const struct tcs_client *client = tcs_collector_client(c->collector, i);
         const struct tct_source *src = tct_trace_source(c->trace, (uint32_t)client->source);
         char label[TCT_SOURCE_LABEL], protocol[64], err[TCT_UNITS_BUF + 32], prefix[TCT_SOURCE_LABEL + 2];
-        if (src->clock_error == 0)
+        if (src->clock_error == 0 && i == 0) /* the first gives the trace its clock */
             snprintf(err, sizeof err, "exact");
-        else if (src->clock_error > 0)
+        else if (src->clock_error >= 0)
             snprintf(err, sizeof err, "+-%s (%s)", tct_format_duration(z, src->clock_error), methods[client->clock]);
         else
             snprintf(err, sizeof err, "unknown");

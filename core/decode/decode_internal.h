@@ -156,6 +156,8 @@ struct tcd_decoder {
     uint8_t refused;                        /* the client answered "protocol mismatch" */
     uint8_t renames;                        /* the client may send renames (docs/protocol.md §27) */
     uint8_t clock;                          /* enum tcd_clock_state (docs/protocol.md §28) */
+    uint32_t probe_pending;                 /* the clock probe whose reading has not come (0: none): the capture
+                             * is not done without it (§28) */
 
     /* handshake */
     uint8_t hs_buf[1 + TCD_WELCOME_MAX + TCW_ONDEMAND_SIZE];
