@@ -6,7 +6,7 @@ upstream's tracy-capture, whose .tracy file tracy-dump reads back.
 The proxy's own outputs (-o) are the reference: every process's threads, zones, messages,
 plots, memory and samples there must reach the server, under names "program[pid] ...". The
 clients are fakes sending streams recorded from real programs (tests/e2e/test_collect.py's
-DialOut and Listening, one recorded from upstream's client) and a real tracyc program. Each
+DialOut and Listening, one recorded from upstream's client) and real tracyc programs. Each
 process is started only once the one before it is being recorded, so every one but the first
 arrives while the server already shows the others. Everything is on loopback ports the kernel
 picks; every process started is stopped by its pid. Run by ctest with TRACYC_BUILD_DIR set."""
@@ -70,18 +70,23 @@ def example(name):
 
 
 def record_processes(proxy, listen_port, real_port):
-    """Three recorded programs dial out and one real tracyc program is connected to, one after
-    the other, each once the proxy records the one before."""
+    """Three recorded programs dial out, then a real tracyc program is connected to and another
+    dials out (TRACYC_CONNECT), one after the other, each once the proxy records the one before.
+    The real ones: (game_loop, workers)."""
     clients = []
     for stream, program in (("game_loop", "example_game_loop"), ("workers", "example_workers"),
                             ("all_events", "example_all_events")):
         clients.append(DialOut(listen_port, stream))
         clients[-1].start()
         wait_recording(proxy, program)
-    real = subprocess.Popen([example("game_loop")], env=dict(os.environ, TRACY_PORT=str(real_port),
+    game = subprocess.Popen([example("game_loop")], env=dict(os.environ, TRACY_PORT=str(real_port),
                                                                 TRACY_NO_EXIT="1"),
                             stdout=subprocess.DEVNULL)
-    return clients, real
+    wait_recording(proxy, "example_game_loop (pid %d)" % game.pid)
+    workers = subprocess.Popen([example("workers")],
+                               env=dict(os.environ, TRACYC_CONNECT="127.0.0.1:%d" % listen_port),
+                               stdout=subprocess.DEVNULL)
+    return clients, (game, workers)
 
 
 def finish(proxy, server, clients, real):
@@ -90,7 +95,8 @@ def finish(proxy, server, clients, real):
     server_out, server_err = server.communicate(timeout=TIMEOUT)
     for c in clients:
         c.join(TIMEOUT)
-    assert real.wait(timeout=TIMEOUT) == 0
+    for program in real:
+        assert program.wait(timeout=TIMEOUT) == 0
     assert proxy.returncode == 0, proxy_out + proxy_err
     assert server.returncode == 0, server_out + server_err
     return proxy_out + proxy_err, server_out + server_err
@@ -145,14 +151,15 @@ def check_proxy_reaches_server(proxy_dir, server_out):
 
 
 def test_serve_many_processes_to_tracyc_capture(tmp_path):
-    """Five processes - three recorded tracyc programs, one recorded upstream client, a real
-    tracyc program - arrive one by one and reach tracyc-capture, connected to --serve, as one
-    program: every thread named program[pid] thread, every zone, message, plot, pool, sample."""
+    """Six processes - three recorded tracyc programs, one recorded upstream client, a real
+    tracyc program connected to and one dialing out - arrive one by one and reach
+    tracyc-capture, connected to --serve, as one program: every thread named program[pid]
+    thread, every zone, message, plot, pool, sample."""
     upstream = Listening("upstream_callstacks")
     real_port = free_port()
     proxy_out = [tmp_path / n for n in ("proxy.json", "proxy.csv")]
     proxy, port = start_proxy("--listen", "0", "-a", "127.0.0.1:%d" % upstream.port, "-a",
-                              "127.0.0.1:%d" % real_port, "--expect", "5",
+                              "127.0.0.1:%d" % real_port, "--expect", "6",
                               *sum((["-o", str(o)] for o in proxy_out), []))
     server, out = our_server(port, tmp_path)
     assert served(proxy) == 82
@@ -160,11 +167,16 @@ def test_serve_many_processes_to_tracyc_capture(tmp_path):
     wait_recording(proxy, "ucs_fb")  # the upstream client, connected to with -a
     clients, real = record_processes(proxy, listen, real_port)
     said, server_said = finish(proxy, server, clients + [upstream], real)
-    assert "Capture complete: 5 processes" in said, said
+    assert "Capture complete: 6 processes" in said, said
     check_proxy_reaches_server(tmp_path, out)
     # the real program, and the upstream client's CPU samples with their callstacks
-    assert threads_and_counts(out["json"], False)["example_game_loop[%d] game main" % real.pid] == (150, 5)
-    assert "ucs_fb[19271]: 48 CPU samples" in said and "  48 CPU samples" in server_said, said + server_said
+    game, workers = real
+    theirs = threads_and_counts(out["json"], False)
+    assert theirs["example_game_loop[%d] game main" % game.pid] == (150, 5)
+    assert [theirs["example_workers[%d] worker %d" % (workers.pid, i)][0] for i in range(4)] == [100] * 4
+    samples = [int(n.replace(",", "")) for n in re.findall(r"\]: ([\d,]+) CPU samples", said)]
+    assert "ucs_fb[19271]: 48 CPU samples" in said and "  %d CPU samples" % sum(samples) in server_said, \
+        said + server_said
 
 
 @pytest.mark.parametrize("protocol", [76, 64])
@@ -245,7 +257,7 @@ def test_serve_to_upstream_tracy_capture(tmp_path):
     upstream = Listening("upstream_callstacks")
     real_port = free_port()
     proxy, port = start_proxy("--listen", "0", "-a", "127.0.0.1:%d" % upstream.port, "-a",
-                              "127.0.0.1:%d" % real_port, "--expect", "5", "-o", str(tmp_path / "proxy.json"),
+                              "127.0.0.1:%d" % real_port, "--expect", "6", "-o", str(tmp_path / "proxy.json"),
                               "-o", str(tmp_path / "proxy.txt"))
     tracy = tmp_path / "served.tracy"
     server = subprocess.Popen([UPSTREAM_CAPTURE, "-a", "127.0.0.1", "-p", str(port), "-o", str(tracy), "-f"],
@@ -254,7 +266,7 @@ def test_serve_to_upstream_tracy_capture(tmp_path):
     listen = listening_port(proxy)
     wait_recording(proxy, "ucs_fb")
     clients, real = record_processes(proxy, listen, real_port)
-    finish(proxy, server, clients + [upstream], real)
+    said, _ = finish(proxy, server, clients + [upstream], real)
     dump = subprocess.run([UPSTREAM_DUMP, str(tracy)], capture_output=True, text=True, timeout=TIMEOUT)
     assert dump.returncode == 0, dump.stdout + dump.stderr
     fields = dict(line.split(": ", 1) for line in dump.stdout.splitlines() if ": " in line and " " not in
@@ -264,7 +276,9 @@ def test_serve_to_upstream_tracy_capture(tmp_path):
     assert int(fields["messages"]) == sum(m for _, m in ours.values())
     assert fields["failure"] == "none"
     threads = set(re.findall(r'^thread id=\d+ name="(.*)"$', dump.stdout, re.M))
-    assert set(ours) <= threads and "example_game_loop[%d] game main" % real.pid in threads, (set(ours), threads)
+    assert set(ours) <= threads and "example_game_loop[%d] game main" % real[0].pid in threads and \
+        "example_workers[%d] worker 3" % real[1].pid in threads, (set(ours), threads)
     assert 'plot "example_game_loop[695] triangles" points=60' in dump.stdout
-    assert "samples: 48" in dump.stdout
+    samples = sum(int(n.replace(",", "")) for n in re.findall(r"\]: ([\d,]+) CPU samples", said))
+    assert "samples: %d" % samples in dump.stdout, dump.stdout
     assert "zone-callstack inner_work:" in dump.stdout
