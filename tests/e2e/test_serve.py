@@ -1,7 +1,8 @@
 """End to end: tracyc-capture --serve shows every process it records to one Tracy server as a
 single client (issue 19 item 4). The server is tracyc-capture itself (-a to the proxy's port,
-any protocol version) and, when UPSTREAM_TRACY_CAPTURE and UPSTREAM_TRACY_DUMP are set,
-upstream's tracy-capture, whose .tracy file tracy-dump reads back.
+any protocol version); upstream's tracy-capture 0.14.0 when UPSTREAM_TRACY_CAPTURE and
+UPSTREAM_TRACY_DUMP are set, and every release's (0.10 to 0.14.0) under UPSTREAM_TRACY_ROOT,
+each .tracy file read back by the release's tracy-dump.
 
 The proxy's own outputs (-o) are the reference: every process's threads, zones, messages,
 plots, memory and samples there must reach the server, under names "program[pid] ...". The
@@ -25,6 +26,9 @@ BUILD = os.environ.get("TRACYC_BUILD_DIR", "build/test")
 TIMEOUT = 120
 UPSTREAM_CAPTURE = os.environ.get("UPSTREAM_TRACY_CAPTURE")
 UPSTREAM_DUMP = os.environ.get("UPSTREAM_TRACY_DUMP")
+UPSTREAM_ROOT = os.environ.get("UPSTREAM_TRACY_ROOT")  # every release built (tests/e2e/upstream_compat.sh)
+UPSTREAM_TAGS = sorted(t for t in (os.listdir(UPSTREAM_ROOT) if UPSTREAM_ROOT and os.path.isdir(UPSTREAM_ROOT) else [])
+                       if os.path.exists(os.path.join(UPSTREAM_ROOT, t, "bin", "tracy-dump")))
 
 
 def free_port():
@@ -269,8 +273,7 @@ def test_serve_to_upstream_tracy_capture(tmp_path):
     said, _ = finish(proxy, server, clients + [upstream], real)
     dump = subprocess.run([UPSTREAM_DUMP, str(tracy)], capture_output=True, text=True, timeout=TIMEOUT)
     assert dump.returncode == 0, dump.stdout + dump.stderr
-    fields = dict(line.split(": ", 1) for line in dump.stdout.splitlines() if ": " in line and " " not in
-                  line.split(": ", 1)[0])
+    fields = dump_fields(dump.stdout)
     ours = threads_and_counts(tmp_path / "proxy.json", True)
     assert int(fields["zones"]) == sum(z for z, _ in ours.values())
     assert int(fields["messages"]) == sum(m for _, m in ours.values())
@@ -282,3 +285,40 @@ def test_serve_to_upstream_tracy_capture(tmp_path):
     samples = sum(int(n.replace(",", "")) for n in re.findall(r"\]: ([\d,]+) CPU samples", said))
     assert "samples: %d" % samples in dump.stdout, dump.stdout
     assert "zone-callstack inner_work:" in dump.stdout
+
+
+def dump_fields(text):
+    """tracy-dump's "name: value" lines (zones, gpu zones, messages, failure, samples...)."""
+    return dict(m.groups() for m in re.finditer(r"^([a-z][a-z ()-]*): (.*)$", text, re.M))
+
+
+@pytest.mark.skipif(not UPSTREAM_TAGS, reason="needs UPSTREAM_TRACY_ROOT (upstream's releases, bin/tracy-capture and "
+                    "bin/tracy-dump each)")
+@pytest.mark.parametrize("tag", UPSTREAM_TAGS or ["none"])
+def test_serve_to_every_upstream_release(tmp_path, tag):
+    """Each release's own tracy-capture (0.10 to 0.14.0: protocols 64 to 82) records --serve,
+    which speaks the release's protocol: its dump holds every zone, message and thread."""
+    upstream = Listening("upstream_callstacks")
+    proxy, port = start_proxy("--listen", "0", "-a", "127.0.0.1:%d" % upstream.port, "--expect", "3", "-o",
+                              str(tmp_path / "proxy.json"))
+    tracy = tmp_path / "served.tracy"
+    server = subprocess.Popen([os.path.join(UPSTREAM_ROOT, tag, "bin", "tracy-capture"), "-a", "127.0.0.1", "-p",
+                               str(port), "-o", str(tracy), "-f"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    served(proxy)
+    listen = listening_port(proxy)
+    wait_recording(proxy, "ucs_fb")
+    clients = []
+    for stream, program in (("all_events", "example_all_events"), ("callstacks", "example_callstacks")):
+        clients.append(DialOut(listen, stream))
+        clients[-1].start()
+        wait_recording(proxy, program)
+    finish(proxy, server, clients + [upstream], [])
+    dump = subprocess.run([os.path.join(UPSTREAM_ROOT, tag, "bin", "tracy-dump"), str(tracy)], capture_output=True,
+                          text=True, timeout=TIMEOUT)
+    assert dump.returncode == 0, dump.stdout + dump.stderr
+    fields = dump_fields(dump.stdout)
+    ours = threads_and_counts(tmp_path / "proxy.json", True)
+    assert (int(fields["zones"]), int(fields["messages"]), fields["failure"], fields["gpu zones"]) == \
+        (sum(z for z, _ in ours.values()), sum(m for _, m in ours.values()), "none", "1"), dump.stdout
+    assert set(ours) <= set(re.findall(r'^thread id=\d+ name="(.*)"$', dump.stdout, re.M)), dump.stdout
