@@ -1,11 +1,11 @@
 """End to end: one clock for the processes of one program (issue 19 item 3). A program and the
-child it forks and execs (tests/e2e/spawn_child.c) both dial out (TRACYC_CONNECT) to one
-tracyc-capture --listen, which puts both on the trace's clock from their TracycClock readings
-(docs/protocol.md §28, core/capture/clock.h): the child's zone must fall between the parent's
-zone before the fork and its zone after the wait, to within 1 us. A child whose clocks are
-skewed on purpose (TRACYC_TEST_CLOCK_SKEW_NS: it reports them as a client on another host
-would) is placed by probe round trips instead: it lands in the same place, within the error
-the summary reports for it.
+child it forks and execs (tests/e2e/spawn_child.c), or only forks (TRACYC_FOLLOW_FORK=1), both
+dial out (TRACYC_CONNECT) to one tracyc-capture --listen, which puts both on the trace's clock
+from their TracycClock readings (docs/protocol.md §28, core/capture/clock.h): the child's zone
+must fall between the parent's zone before the fork and its zone after the wait, to within
+1 us. A child whose clocks are skewed on purpose (TRACYC_TEST_CLOCK_SKEW_NS: it reports them
+as a client on another host would) is placed by probe round trips instead: it lands in the
+same place, within the error the summary reports for it.
 
 The parent waits until it is recorded before it forks (spawn_child.c), so it is the first
 client and gives the trace its clock. Loopback ports the kernel picks; every process started
@@ -23,12 +23,12 @@ TIMEOUT = 120
 US = 1000  # ns
 
 
-def record(tmp_path, *args):
+def record(tmp_path, *args, **env):
     """spawn_child ARGS recorded: (its pid, {zone name: (pid, begin ns, end ns)}, the capture's
     stdout)."""
     trace = tmp_path / "trace.json"
     capture, port = start_capture(tmp_path, "--expect", "2", "-o", str(trace), "-o", str(tmp_path / "summary.txt"))
-    program = subprocess.Popen([SPAWN, *args], env=dict(os.environ, TRACYC_CONNECT="127.0.0.1:%d" % port))
+    program = subprocess.Popen([SPAWN, *args], env=dict(os.environ, TRACYC_CONNECT="127.0.0.1:%d" % port, **env))
     assert program.wait(timeout=TIMEOUT) == 0
     out, err = capture.communicate(timeout=TIMEOUT)
     assert capture.returncode == 0, out + err
@@ -69,6 +69,14 @@ def test_exec_child_between_its_parents_events(tmp_path):
     parent, zones, out = record(tmp_path, "exec")
     child = check_between(zones, parent, 1 * US)
     assert clock_of(out, parent) == "exact", out  # the first client: the trace's clock
+    assert clock_of(out, child).endswith("(clock readings)"), out
+
+
+def test_forked_child_between_its_parents_events(tmp_path):
+    """A forked child (TRACYC_FOLLOW_FORK=1) profiles itself and dials out to the same capture."""
+    parent, zones, out = record(tmp_path, "fork", TRACYC_FOLLOW_FORK="1")
+    child = check_between(zones, parent, 1 * US)
+    assert clock_of(out, parent) == "exact", out
     assert clock_of(out, child).endswith("(clock readings)"), out
 
 
