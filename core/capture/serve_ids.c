@@ -85,17 +85,15 @@ const struct serve_thread *serve_thread_by_tid(const struct tcs_serve *s, uint32
     return index ? &s->threads[*index - 1] : NULL;
 }
 
-uint32_t serve_lock(struct tcs_serve *s, uint32_t source, uint32_t lock, int *is_new)
+int64_t serve_lock(struct tcs_serve *s, uint32_t source, uint32_t lock, int announce)
 {
     struct serve_source *src = serve_source(s, source);
     const uint64_t *known = src ? tcu_map_get(&src->locks, lock) : NULL;
-    *is_new = !known;
     if (known)
-        return (uint32_t)(*known - 1);
-    uint32_t id = s->lock_count++;
-    if (src)
-        tcu_map_put(&src->locks, lock, (uint64_t)id + 1);
-    return id;
+        return (int64_t)(*known - 1);
+    if (!announce || !src || tcu_map_put(&src->locks, lock, (uint64_t)s->lock_count + 1) < 0)
+        return -1;
+    return s->lock_count++;
 }
 
 /* The server numbers GPU contexts with one byte: 255 of them for every process. */

@@ -128,8 +128,9 @@ struct serve_source *serve_source(struct tcs_serve *s, uint32_t source);
 const char *serve_label(struct tcs_serve *s, uint32_t source);
 struct serve_thread *serve_thread_of(struct tcs_serve *s, uint32_t source, uint32_t id);
 const struct serve_thread *serve_thread_by_tid(const struct tcs_serve *s, uint32_t tid);
-/* The server's lock id, GPU context (-1: none left), symbol id for a process's. */
-uint32_t serve_lock(struct tcs_serve *s, uint32_t source, uint32_t lock, int *is_new);
+/* The server's id of a process's lock, a new one when announce (-1: not announced); its
+ * GPU context (-1: none left); its symbol's. */
+int64_t serve_lock(struct tcs_serve *s, uint32_t source, uint32_t lock, int announce);
 int serve_gpu_context(struct tcs_serve *s, uint32_t source, uint32_t ctx, int *is_new);
 uint64_t serve_symbol(struct tcs_serve *s, uint32_t source, uint64_t address);
 /* A time of the source's on the trace's clock now, on the clock the server is given. */

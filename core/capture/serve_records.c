@@ -204,13 +204,13 @@ static void lock(struct tcs_serve *s, const struct tct_record *rec)
 {
     const struct tcd_event *ev = rec->u.event;
     uint32_t source = rec->source->index;
-    int is_new;
-    uint32_t id = serve_lock(s, source, ev->id, &is_new);
+    int64_t known = serve_lock(s, source, ev->id, ev->kind == TCD_LOCK_ANNOUNCE);
+    if (known < 0)
+        return; /* the server knows only announced locks */
+    uint32_t id = (uint32_t)known;
     int64_t time = 0;
     if (ev->kind != TCD_LOCK_MARK && ev->kind != TCD_LOCK_NAME)
         time = serve_monotonic(s, source, KEY_LOCK(ev->id), serve_time(s, rec->source, ev->time));
-    if (is_new && ev->kind != TCD_LOCK_ANNOUNCE)
-        return; /* the server knows only announced locks */
     static const uint8_t items[2][3] = {{TCW_LockWait, TCW_LockObtain, TCW_LockRelease},
                                         {TCW_LockSharedWait, TCW_LockSharedObtain, TCW_LockSharedRelease}};
     switch (ev->kind) {
