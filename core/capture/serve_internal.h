@@ -103,6 +103,7 @@ struct tcs_serve {
     struct tcw_encoder enc;
     int enc_ready;
     double quiet_since; /* finishing: when the server last said something */
+    int terminated;     /* the server's Terminate query came: it has everything, reads no more */
     /* bytes from the server not yet made queries, and the queries not yet answered */
     uint8_t partial[13];
     size_t partial_len;

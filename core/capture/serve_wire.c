@@ -25,7 +25,7 @@ void serve_gone(struct tcs_serve *s, const char *why)
 {
     if (s->state == SERVE_GONE)
         return;
-    if (why && !s->why[0])
+    if (why && !s->why[0] && !s->terminated)
         snprintf(s->why, sizeof s->why, "%s", why);
     if (s->fd >= 0)
         close(s->fd);
@@ -51,9 +51,15 @@ static int take_bytes(struct tcs_serve *s, const uint8_t *p, size_t n)
         if (!grown)
             return -1;
         s->queries = grown;
-        s->queries[s->query_count++] = (struct serve_query){.type = tcw_query_from_wire(s->partial[0], s->vi),
-                                                            .ptr = tcu_rd64(s->partial + 1),
-                                                            .extra = tcu_rd32(s->partial + 9)};
+        struct serve_query q = {.type = tcw_query_from_wire(s->partial[0], s->vi),
+                                .ptr = tcu_rd64(s->partial + 1),
+                                .extra = tcu_rd32(s->partial + 9)};
+        s->queries[s->query_count++] = q;
+        /* After our Terminate, the server's says it has everything: it may close at once,
+         * before it reads the answers still on their way, which then find the connection
+         * reset; nothing is lost. */
+        if (s->state == SERVE_FINISHING && (q.type == TCW_QUERY_TERMINATE || q.type == TCW_QUERY_DISCONNECT))
+            s->terminated = 1;
     }
     return 0;
 }
