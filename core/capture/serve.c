@@ -43,6 +43,7 @@ void tcs_serve_free(struct tcs_serve *s)
     if (s->enc_ready)
         tcw_enc_free(&s->enc);
     serve_ids_free(s);
+    free(s->gpu_held);
     free(s->queries);
     free(s);
 }
@@ -196,6 +197,7 @@ void tcs_serve_finish(struct tcs_serve *s)
         return;
     }
     serve_welcome(s);
+    serve_records_flush(s);
     if (serve_answer(s)) {
         serve_gone(s, "the server ended the capture");
         return;

@@ -73,6 +73,12 @@ struct serve_symbol {
     uint64_t address;
 };
 
+/* A GPU zone whose parent has not ended yet (serve_records.c). */
+struct serve_gpu_held {
+    const struct tct_source *source;
+    struct tct_gpu_record rec;
+};
+
 struct serve_query {
     uint8_t type; /* logical (wire/versions.h: tcw_query_from_wire) */
     uint64_t ptr;
@@ -121,6 +127,9 @@ struct tcs_serve {
     size_t symbol_count, symbol_cap;
     uint32_t lock_count;
     uint32_t gpu_count;
+    uint16_t gpu_queries[256]; /* the next query id of each GPU context */
+    struct serve_gpu_held *gpu_held;
+    size_t gpu_held_count, gpu_held_cap;
     char why[256];
 };
 
@@ -143,6 +152,8 @@ void serve_ids_free(struct tcs_serve *s);
 /* serve_records.c */
 struct serve_sink *serve_sink_new(struct tcs_serve *s);
 void serve_sink_detach(struct serve_sink *sink);
+/* The capture has ended: GPU zones still waiting for a parent go out as they are. */
+void serve_records_flush(struct tcs_serve *s);
 
 /* serve_queries.c: answers what can be answered; 1 when the Terminate query came. */
 int serve_answer(struct tcs_serve *s);

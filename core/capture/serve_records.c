@@ -241,39 +241,114 @@ static void lock(struct tcs_serve *s, const struct tct_record *rec)
     }
 }
 
-/* A GPU zone goes out once the trace has all its times: its begin and end on the CPU and,
- * when the GPU said them, its GPU times, on a context of the proxy's whose GPU clock is
- * the trace's (period 1 ns, the same origin). */
+/* The proxy's context for a process's, created (its GPU clock the trace's: period 1 ns,
+ * the same origin) at its first zone: -1 when none is left. */
+static int gpu_context(struct tcs_serve *s, const struct tct_source *src, const struct tct_gpu_record *g, int64_t at)
+{
+    int is_new;
+    int ctx = serve_gpu_context(s, src->index, g->context->id, &is_new);
+    if (ctx < 0 || !is_new)
+        return ctx;
+    uint8_t type = g->context->type; /* a type the server's version lacks shows as OpenGL's */
+    if (type == 0 || type > tcw_versions[s->vi].max_gpu_type)
+        type = 1;
+    tcw_enc_gpu_new_context(&s->enc, at, at, 0, 1.0f, (uint8_t)ctx, 0, type);
+    char name[TCT_SOURCE_LABEL + 16 + 256];
+    int n =
+        snprintf(name, sizeof name, "%s %s", serve_label(s, src->index), g->context->name ? g->context->name : "GPU");
+    tcw_enc_gpu_context_name(&s->enc, (uint8_t)ctx, name, n < (int)sizeof name ? (size_t)n : sizeof name - 1);
+    return ctx;
+}
+
+/* A zone's begin or end with its GPU time right after it (the server takes a zone's first
+ * time as its start). */
+static void gpu_item(struct tcs_serve *s, const struct tct_source *src, const struct tct_gpu_record *g, int ctx,
+                     int is_end)
+{
+    uint32_t source = src->index;
+    int64_t cpu =
+        serve_monotonic(s, source, KEY_GPU(g->context->id), serve_time(s, src, is_end ? g->cpu_end : g->cpu_begin));
+    int64_t gpu = is_end ? g->gpu_end : g->gpu_begin;
+    gpu = gpu != TCT_TIME_NONE ? serve_time(s, src, gpu) : cpu;
+    uint32_t tid = tid_of(s, source, g->thread);
+    uint16_t query = s->gpu_queries[ctx]++;
+    if (is_end) {
+        tcw_enc_gpu_zone_end(&s->enc, TCW_GpuZoneEndSerial, cpu, tid, query, (uint8_t)ctx, 1);
+    } else {
+        int cs = send_callstack(s, src, g->callstack, TCW_CallstackSerial);
+        tcw_enc_gpu_zone_begin(&s->enc, cs ? TCW_GpuZoneBeginCallstackSerial : TCW_GpuZoneBeginSerial, cpu, tid, query,
+                               (uint8_t)ctx, SERVE_ID(SK_SRCLOC, source, g->srcloc), 1);
+    }
+    tcw_enc_gpu_time(&s->enc, gpu, query, (uint8_t)ctx);
+}
+
+static int by_seq(const void *a, const void *b)
+{
+    const struct serve_gpu_held *x = a, *y = b;
+    return x->rec.seq < y->rec.seq ? -1 : x->rec.seq > y->rec.seq;
+}
+
+/* Zones of one context and thread, sorted by when they began: out nested as they were. */
+static void gpu_tree(struct tcs_serve *s, struct serve_gpu_held *zones, size_t n)
+{
+    qsort(zones, n, sizeof *zones, by_seq);
+    size_t *open = malloc((n ? n : 1) * sizeof *open), depth = 0;
+    if (!open)
+        return;
+    int ctx = gpu_context(s, zones[0].source, &zones[0].rec, serve_time(s, zones[0].source, zones[0].rec.cpu_begin));
+    for (size_t i = 0; ctx >= 0 && i < n; i++) {
+        while (depth && zones[open[depth - 1]].rec.depth >= zones[i].rec.depth) {
+            depth--;
+            gpu_item(s, zones[open[depth]].source, &zones[open[depth]].rec, ctx, 1);
+        }
+        gpu_item(s, zones[i].source, &zones[i].rec, ctx, 0);
+        open[depth++] = i;
+    }
+    while (ctx >= 0 && depth) {
+        depth--;
+        gpu_item(s, zones[open[depth]].source, &zones[open[depth]].rec, ctx, 1);
+    }
+    free(open);
+}
+
+/* A GPU zone comes from the trace once all its times are known, its children (which end
+ * first) before it: a nested zone waits for its parent, and the whole tree goes out with
+ * the outermost one, nested as it ran. */
 static void gpu_zone(struct tcs_serve *s, const struct tct_record *rec)
 {
     const struct tct_gpu_record *g = &rec->u.gpu;
-    uint32_t source = rec->source->index;
-    int is_new;
-    int ctx = serve_gpu_context(s, source, g->context->id, &is_new);
-    if (ctx < 0)
+    struct serve_gpu_held *held = tcu_grow(NULL, s->gpu_held, &s->gpu_held_cap, s->gpu_held_count + 1, sizeof *held);
+    if (!held)
         return;
-    int64_t begin = serve_monotonic(s, source, KEY_GPU(g->context->id), serve_time(s, rec->source, g->cpu_begin));
-    if (is_new) {
-        uint8_t type = g->context->type; /* a type the server's version lacks shows as OpenGL's */
-        if (type == 0 || type > tcw_versions[s->vi].max_gpu_type)
-            type = 1;
-        tcw_enc_gpu_new_context(&s->enc, begin, begin, 0, 1.0f, (uint8_t)ctx, 0, type);
-        char name[TCT_SOURCE_LABEL + 16 + 256];
-        int n =
-            snprintf(name, sizeof name, "%s %s", serve_label(s, source), g->context->name ? g->context->name : "GPU");
-        tcw_enc_gpu_context_name(&s->enc, (uint8_t)ctx, name, n < (int)sizeof name ? (size_t)n : sizeof name - 1);
+    s->gpu_held = held;
+    held[s->gpu_held_count++] = (struct serve_gpu_held){rec->source, *g};
+    if (g->depth > 0)
+        return;
+    /* this zone and the waiting ones of its context and thread to the end of the array */
+    size_t tree = s->gpu_held_count;
+    for (size_t i = s->gpu_held_count; i-- > 0;) {
+        struct serve_gpu_held *h = &held[i];
+        if (h->source == rec->source && h->rec.context == g->context && h->rec.thread == g->thread) {
+            struct serve_gpu_held keep = *h;
+            memmove(h, h + 1, (tree - 1 - i) * sizeof *h);
+            held[--tree] = keep;
+        }
     }
-    int64_t end = serve_monotonic(s, source, KEY_GPU(g->context->id), serve_time(s, rec->source, g->cpu_end));
-    uint32_t tid = tid_of(s, source, g->thread);
-    uint64_t srcloc = SERVE_ID(SK_SRCLOC, source, g->srcloc);
-    int cs = send_callstack(s, rec->source, g->callstack, TCW_CallstackSerial);
-    tcw_enc_gpu_zone_begin(&s->enc, cs ? TCW_GpuZoneBeginCallstackSerial : TCW_GpuZoneBeginSerial, begin, tid, 0,
-                           (uint8_t)ctx, srcloc, 1);
-    tcw_enc_gpu_zone_end(&s->enc, TCW_GpuZoneEndSerial, end, tid, 1, (uint8_t)ctx, 1);
-    int64_t gpu_begin = g->gpu_begin != TCT_TIME_NONE ? serve_time(s, rec->source, g->gpu_begin) : begin;
-    int64_t gpu_end = g->gpu_end != TCT_TIME_NONE ? serve_time(s, rec->source, g->gpu_end) : end;
-    tcw_enc_gpu_time(&s->enc, gpu_begin, 0, (uint8_t)ctx);
-    tcw_enc_gpu_time(&s->enc, gpu_end < gpu_begin ? gpu_begin : gpu_end, 1, (uint8_t)ctx);
+    gpu_tree(s, held + tree, s->gpu_held_count - tree);
+    s->gpu_held_count = tree;
+}
+
+void serve_records_flush(struct tcs_serve *s)
+{
+    while (s->gpu_held_count) { /* zones whose parent never came: each with its own kin */
+        struct serve_gpu_held *h = &s->gpu_held[0];
+        h->rec.depth = 0;
+        struct tct_record rec = {.kind = TCT_REC_GPU_ZONE, .source = h->source};
+        rec.u.gpu = h->rec;
+        memmove(s->gpu_held, s->gpu_held + 1, (s->gpu_held_count - 1) * sizeof *s->gpu_held);
+        s->gpu_held_count--;
+        gpu_zone(s, &rec);
+    }
 }
 
 static void sample(struct tcs_serve *s, const struct tct_record *rec)

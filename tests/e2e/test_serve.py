@@ -252,6 +252,27 @@ def test_serve_server_going_away_ends_the_capture(tmp_path):
     assert "Tracy server may not have everything" in err, err
 
 
+def test_serve_nested_gpu_zones(tmp_path):
+    """GPU zones nested three deep, whose GPU times come innermost first (tests/e2e/gpu_nested.c):
+    the server gets them nested as they ran, with the GPU times the proxy has, so its top-level
+    GPU time is the outer zones' alone."""
+    proxy, port = start_proxy("--listen", "0", "--expect", "1", "-o", str(tmp_path / "proxy.json"))
+    server, out = our_server(port, tmp_path)
+    served(proxy)
+    program = subprocess.Popen([os.path.join(BUILD, "tests", "e2e", "gpu_nested")],
+                               env=dict(os.environ, TRACYC_CONNECT="127.0.0.1:%d" % listening_port(proxy)))
+    finish(proxy, server, [], [program])
+
+    def gpu_zones(path):
+        return sorted((e["name"], round(e["ts"] * 1000), round(e["dur"] * 1000)) for e in trace_events(path)
+                      if e.get("ph") == "X")
+
+    assert gpu_zones(out["json"]) == gpu_zones(tmp_path / "proxy.json")
+    assert len(gpu_zones(out["json"])) == 6
+    assert re.search(r"gpu_nested\[%d\] GPU +6 +6 +1.80 us" % program.pid, out["txt"].read_text()), \
+        out["txt"].read_text()
+
+
 @pytest.mark.skipif(not (UPSTREAM_CAPTURE and UPSTREAM_DUMP),
                     reason="needs UPSTREAM_TRACY_CAPTURE and UPSTREAM_TRACY_DUMP (upstream's tracy-capture)")
 def test_serve_to_upstream_tracy_capture(tmp_path):
