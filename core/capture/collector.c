@@ -105,12 +105,15 @@ static void apply_clock(struct tcs_collector *c, struct entry *e)
         single_reading_error(c, e, &own);
         if (rc)
             single_reading_error(c, rc, &ref);
-        /* in double: a hostile client's readings may be anything */
+        /* in double: a hostile client's readings may be anything. Rounded and bounded by hand:
+         * libtracyc links without libm (the in-process capture runs this; tests/e2e/static_link.sh) */
         double at = (double)ref.t0 + ((double)own.raw0 - (double)ref.raw0 - (double)own.t0 * own.rate) / ref.rate;
-        offset = at < -OFFSET_LIMIT ? (int64_t)-OFFSET_LIMIT : at > OFFSET_LIMIT ? (int64_t)OFFSET_LIMIT : llround(at);
+        offset = !(at >= -OFFSET_LIMIT) ? (int64_t)-OFFSET_LIMIT /* NaN too */
+                 : at > OFFSET_LIMIT    ? (int64_t)OFFSET_LIMIT
+                                        : (int64_t)(at < 0 ? at - 0.5 : at + 0.5);
         scale = own.rate / ref.rate;
-        error =
-            own.error < 0 || ref.error < 0 ? -1 : (int64_t)fmin((double)own.error + (double)ref.error, OFFSET_LIMIT);
+        double sum = (double)own.error + (double)ref.error;
+        error = own.error < 0 || ref.error < 0 ? -1 : (int64_t)(sum < OFFSET_LIMIT ? sum : OFFSET_LIMIT);
         e->pub.clock_error = error;
     } else {
         e->pub.clock_error = -1;
