@@ -83,8 +83,10 @@ static void single_reading_error(const struct tcs_collector *c, const struct ent
     if (line->error >= 0 || e->clock.method != TCS_CLOCK_READINGS || e->pub.source < 0)
         return;
     const struct tct_source *src = tct_trace_source(c->opt.trace, (uint32_t)e->pub.source);
-    double span = fmax(fabs((double)line->t0), fabs((double)src->last_time - (double)line->t0));
-    line->error = (int64_t)fmin(ceil(span * TCS_CLOCK_RATE_KNOWN), OFFSET_LIMIT);
+    /* (no fmin or fmax: libtracyc links without libm) */
+    double before = fabs((double)line->t0), after = fabs((double)src->last_time - (double)line->t0);
+    double error = ceil((before > after ? before : after) * TCS_CLOCK_RATE_KNOWN);
+    line->error = (int64_t)(error < OFFSET_LIMIT ? error : OFFSET_LIMIT);
 }
 
 /* Puts a client on the trace's clock: trace time = ref.t0 + (raw - ref.raw0) / ref.rate,
