@@ -1,5 +1,9 @@
-/* capture.c - decode + model-build speed of the capture on recorded streams, against
- * plain LZ4 decompression of the same bytes, in one run.
+/* capture.c - the capture's speed on recorded streams, against plain LZ4 decompression of
+ * the same bytes, in one run: the decoder alone; the decoder feeding a trace with the
+ * aggregators of the summary and the CSV (what a capture writing those keeps while it
+ * runs); the same keeping the events too, as the Chrome JSON and the Perfetto trace need;
+ * and, once that capture has ended, writing the JSON and the .pftrace (each a replay of the
+ * kept events, into a stream that counts the bytes and keeps none).
  *
  * Zones: what a tracyc client sends for 4 threads x 2.5 M zone pairs with some messages
  * and plots, recorded once with the client's own encoder.
@@ -7,9 +11,11 @@
  * samples, each a CallstackPayload of 12..27 return addresses (2,000 distinct stacks over
  * 6,000 distinct addresses, so most payloads repeat one seen before) and a CallstackSample
  * on the context-switch chain, a ContextSwitch every 8 samples; items written by hand.
- * Each stream is decoded repeatedly into a fresh decoder and trace model; queries are
- * sent nowhere and stay unanswered, which the decoder does not wait for. */
-#include "trace/model.h"
+ * Each stream is decoded repeatedly into a fresh decoder and trace; queries are sent
+ * nowhere and stay unanswered, which the decoder does not wait for. */
+#include "trace/export.h"
+#include "trace/names.h"
+#include "trace/trace.h"
 #include "decode/decode.h"
 #include "wire/encode.h"
 #include "wire/protocol.h"
@@ -21,7 +27,7 @@
 #include <time.h>
 
 #define THREADS 4
-#define PAIRS_PER_THREAD 2500000
+static long pairs_per_thread = 2500000; /* argv[1] may say fewer, e.g. to run under callgrind */
 #define BATCH 1000
 #define TCW_CONTEXT_SWITCH_ITEM 23 /* bytes of a ContextSwitch item */
 
@@ -62,7 +68,7 @@ static void record(struct buffer *out, size_t *frames_start)
     struct tcw_encoder e;
     tcw_enc_init(&e, buffer_write, out);
     int64_t t[THREADS] = {0};
-    for (int batch = 0; batch < PAIRS_PER_THREAD / BATCH; batch++) {
+    for (int batch = 0; batch < pairs_per_thread / BATCH; batch++) {
         for (int th = 0; th < THREADS; th++) {
             tcw_enc_thread(&e, 100 + th);
             for (int i = 0; i < BATCH; i++) {
@@ -172,7 +178,7 @@ static void record_sampling(struct buffer *out, size_t *frames_start, uint64_t *
 
 static void count_event(void *user, const struct tcd_event *ev)
 {
-    tct_trace_on_event(user, ev);
+    tct_trace_on_event(user, 0, ev);
 }
 
 static void ignore_query(void *user, const uint8_t packet[13])
@@ -181,11 +187,68 @@ static void ignore_query(void *user, const uint8_t packet[13])
     (void)packet;
 }
 
+enum { JSON, PFTRACE, WRITERS };
+
 struct figures {
-    double lz4_s, decoder_s, decode_s;
+    double lz4_s, decoder_s, aggregate_s, keep_s, write_s[WRITERS];
     struct tcd_stats stats;
-    size_t model_bytes, decompressed;
+    size_t aggregate_bytes, keep_bytes, decompressed;
+    uint64_t written[WRITERS]; /* bytes of each file */
 };
+
+static ssize_t count_bytes(void *cookie, const char *data, size_t len)
+{
+    (void)data;
+    *(uint64_t *)cookie += len;
+    return (ssize_t)len;
+}
+
+/* Writes the output into a stream that only counts its bytes: the time it took. */
+static double write_counted(struct tct_output *out, uint64_t *bytes)
+{
+    *bytes = 0;
+    FILE *f = fopencookie(bytes, "w", (cookie_io_functions_t){.write = count_bytes});
+    double t0 = now_s();
+    if (!f || tct_output_write_to(out, f) != 0 || fflush(f) != 0)
+        fprintf(stderr, "writing an output failed\n");
+    double took = now_s() - t0;
+    if (f)
+        fclose(f);
+    return took;
+}
+
+/* One capture of the stream: the summary's and the CSV's sinks, and the JSON's and the
+ * .pftrace's when `keep`; the time it took in *capture_s, each file's writing in f. */
+static size_t capture(const struct buffer *stream, int keep, struct figures *f, double *capture_s)
+{
+    double t0 = now_s();
+    struct tct_trace *trace = tct_trace_new();
+    struct tcd_callbacks cb = {count_event, ignore_query};
+    struct tcd_decoder *dec = tcd_decoder_new(&cb, trace, NULL);
+    struct tct_names names;
+    tct_names_from_decoder(&names, dec);
+    tct_trace_add_source(trace, &names, 0);
+    struct tct_output *outputs[] = {keep ? tct_output_new(trace, TCT_FORMAT_CHROME, NULL) : NULL,
+                                    keep ? tct_output_new(trace, TCT_FORMAT_PFTRACE, NULL) : NULL,
+                                    tct_output_new(trace, TCT_FORMAT_SUMMARY, NULL),
+                                    tct_output_new(trace, TCT_FORMAT_CSV, NULL)};
+    tcd_decoder_feed(dec, stream->data, stream->len);
+    tcd_decoder_stats(dec, &f->stats);
+    if (tcd_decoder_state(dec) == TCD_STATE_FAILED)
+        fprintf(stderr, "decode failed: %s\n", tcd_decoder_error(dec));
+    tct_names_from_decoder(&names, dec);
+    tct_trace_set_source_names(trace, 0, &names);
+    tct_trace_finish(trace);
+    *capture_s += now_s() - t0;
+    size_t bytes = tct_trace_memory(trace);
+    for (int w = 0; keep && w < WRITERS; w++)
+        f->write_s[w] += write_counted(outputs[w], &f->written[w]);
+    for (size_t i = 0; i < sizeof outputs / sizeof *outputs; i++)
+        tct_output_free(outputs[i]);
+    tcd_decoder_free(dec);
+    tct_trace_free(trace);
+    return bytes;
+}
 
 static void measure(const struct buffer *stream, size_t frames_start, int reps, struct figures *f)
 {
@@ -224,25 +287,38 @@ static void measure(const struct buffer *stream, size_t frames_start, int reps, 
     }
     f->decoder_s = (now_s() - t0) / reps;
 
-    /* Decoder + trace model. */
-    t0 = now_s();
+    /* The captures, interleaved. */
+    f->aggregate_s = f->keep_s = f->write_s[JSON] = f->write_s[PFTRACE] = 0;
     for (int r = 0; r < reps; r++) {
-        struct tct_trace *trace = tct_trace_new();
-        struct tcd_callbacks cb = {count_event, ignore_query};
-        struct tcd_decoder *dec = tcd_decoder_new(&cb, trace, NULL);
-        tcd_decoder_feed(dec, stream->data, stream->len);
-        tcd_decoder_stats(dec, &f->stats);
-        f->model_bytes = tct_trace_memory(trace);
-        if (tcd_decoder_state(dec) == TCD_STATE_FAILED)
-            fprintf(stderr, "decode failed: %s\n", tcd_decoder_error(dec));
-        tcd_decoder_free(dec);
-        tct_trace_free(trace);
+        f->aggregate_bytes = capture(stream, 0, f, &f->aggregate_s);
+        f->keep_bytes = capture(stream, 1, f, &f->keep_s);
     }
-    f->decode_s = (now_s() - t0) / reps;
+    f->aggregate_s /= reps;
+    f->keep_s /= reps;
+    f->write_s[JSON] /= reps;
+    f->write_s[PFTRACE] /= reps;
 }
 
-int main(void)
+static void report(const struct figures *f, double n, const char *unit)
 {
+    printf("  LZ4 decompression alone: %7.1f ms = %6.1f M %s/s equivalent\n", f->lz4_s * 1e3, n / f->lz4_s / 1e6, unit);
+    printf("  decoder alone:           %7.1f ms = %6.1f M %s/s\n", f->decoder_s * 1e3, n / f->decoder_s / 1e6, unit);
+    printf("  + summary and CSV sinks: %7.1f ms = %6.1f M %s/s (%.2fx the decoder), %.1f MiB kept\n",
+           f->aggregate_s * 1e3, n / f->aggregate_s / 1e6, unit, f->aggregate_s / f->decoder_s,
+           (double)f->aggregate_bytes / 1048576.0);
+    printf("  + events kept (JSON, .pftrace): %7.1f ms = %6.1f M %s/s (%.2fx the decoder), %.1f MiB in memory\n",
+           f->keep_s * 1e3, n / f->keep_s / 1e6, unit, f->keep_s / f->decoder_s, (double)f->keep_bytes / 1048576.0);
+    printf("  writing the JSON after:     %7.1f ms = %6.1f M %s/s, %.1f MB\n", f->write_s[JSON] * 1e3,
+           n / f->write_s[JSON] / 1e6, unit, (double)f->written[JSON] / 1e6);
+    printf("  writing the .pftrace after: %7.1f ms = %6.1f M %s/s, %.1f MB (%.1fx smaller than the JSON)\n",
+           f->write_s[PFTRACE] * 1e3, n / f->write_s[PFTRACE] / 1e6, unit, (double)f->written[PFTRACE] / 1e6,
+           (double)f->written[JSON] / (double)(f->written[PFTRACE] ? f->written[PFTRACE] : 1));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        pairs_per_thread = atol(argv[1]);
     const int reps = 3;
     struct buffer stream = {0};
     size_t frames_start;
@@ -252,13 +328,7 @@ int main(void)
     double events = (double)f.stats.events;
     printf("capture: %.1f MB stream (%.1f MB of items), %.0f events (%llu zones)\n", stream.len / 1e6,
            f.decompressed / 1e6, events, (unsigned long long)f.stats.zones);
-    printf("  LZ4 decompression alone: %7.1f ms = %6.1f M events/s equivalent\n", f.lz4_s * 1e3,
-           events / f.lz4_s / 1e6);
-    printf("  decoder alone:           %7.1f ms = %6.1f M events/s\n", f.decoder_s * 1e3, events / f.decoder_s / 1e6);
-    printf("  decode + model build:    %7.1f ms = %6.1f M events/s (%.2fx the LZ4 time), model %.0f MiB "
-           "(%.1f bytes/zone)\n",
-           f.decode_s * 1e3, events / f.decode_s / 1e6, f.decode_s / f.lz4_s, (double)f.model_bytes / 1048576.0,
-           (double)f.model_bytes / (double)(f.stats.zones ? f.stats.zones : 1));
+    report(&f, events, "events");
     free(stream.data);
 
     struct buffer sampling = {0};
@@ -266,17 +336,10 @@ int main(void)
     record_sampling(&sampling, &frames_start, &samples);
     measure(&sampling, frames_start, reps, &f);
     events = (double)f.stats.events;
-    printf("sampling: %.1f MB stream (%.1f MB of items), %llu samples, %.0f events\n", sampling.len / 1e6,
-           f.decompressed / 1e6, (unsigned long long)f.stats.samples, events);
-    printf("  LZ4 decompression alone: %7.1f ms = %6.1f M samples/s equivalent\n", f.lz4_s * 1e3,
-           (double)samples / f.lz4_s / 1e6);
-    printf("  decoder alone:           %7.1f ms = %6.1f M samples/s\n", f.decoder_s * 1e3,
-           (double)samples / f.decoder_s / 1e6);
-    printf("  decode + model build:    %7.1f ms = %6.1f M samples/s (%.2fx the LZ4 time), model %.0f MiB "
-           "(%.1f bytes/sample), decoder tables %.1f MiB\n",
-           f.decode_s * 1e3, (double)samples / f.decode_s / 1e6, f.decode_s / f.lz4_s,
-           (double)f.model_bytes / 1048576.0, (double)f.model_bytes / (double)samples,
+    printf("sampling: %.1f MB stream (%.1f MB of items), %llu samples, %.0f events, decoder tables %.1f MiB\n",
+           sampling.len / 1e6, f.decompressed / 1e6, (unsigned long long)f.stats.samples, events,
            (double)f.stats.memory / 1048576.0);
+    report(&f, (double)samples, "samples");
     free(sampling.data);
     return 0;
 }

@@ -10,6 +10,17 @@
 # same source against upstream's client and compared. UPSTREAM_TRACY_INCLUDE alone is
 # enough for the Lua comparison, which compiles upstream's TracyClient.cpp in. Nothing
 # of upstream is part of this repository.
+#
+# bench/capture_live.sh: whether the capture keeps up with a client, per output format (a real
+# client's zones into a live tracyc-capture, and a recorded stream decoded into each output).
+#
+# With CAPTURE_SCALE=1, also bench/capture_scale.sh: tracyc-capture's peak memory, time and
+# events/s recording a synthetic client at 10 M and 200 M zones for each output format (and
+# upstream's tracy-capture on the same streams, given UPSTREAM_TRACY_CAPTURE). It takes tens
+# of minutes and, for the 200 M zones' JSON, some 35 GB of disk for a while: its header says
+# how to choose the counts, formats and directory. With COLLECT_SCALE=1, bench/collect_scale.sh:
+# 64 processes x 200,000 zones into one tracyc-capture --listen, its CPU time and peak memory
+# (and upstream's way, one tracy-capture per process, given UPSTREAM_TRACY_CAPTURE).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/bench}
@@ -98,6 +109,18 @@ echo "== memory with no server connected"
 
 echo "== capture decode speed"
 "$build/bench/bench_capture"
+
+echo "== does the capture keep up with a client, per output"
+bench/capture_live.sh "$build"
+
+if [ "${CAPTURE_SCALE:-}" = 1 ]; then
+  echo "== capture at scale (CAPTURE_SCALE=1)"
+  bench/capture_scale.sh "$build"
+fi
+if [ "${COLLECT_SCALE:-}" = 1 ]; then
+  echo "== many processes into one capture (COLLECT_SCALE=1)"
+  bench/collect_scale.sh "$build"
+fi
 
 # Lua: a zone pair (tracy.ZoneBeginN + ZoneEnd) on each Lua the module was built for,
 # against an empty Lua call pair measured in the same process, and -- given

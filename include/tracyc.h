@@ -20,11 +20,15 @@
  *                         already recorded have a fixed 64 KiB reserve beyond it: the
  *                         worst case is the limit + 64 KiB
  *   TRACY_NO_EXIT=1       at exit, wait until a server has connected and received everything
- *   TRACYC_OUTPUT=FILE    profile in-process and write FILE at exit (.json, .csv, .folded,
- *                         .svg, .txt)
+ *   TRACYC_OUTPUT=FILE    profile in-process and write FILE at exit (.pftrace, .json,
+ *                         .csv, .folded, .svg, .txt); a program it starts that inherits the
+ *                         variable writes FILE's name with its pid before the extension instead
+ *                         (TRACYC_OUTPUT_OWNER, set at start, tells them apart)
  *   TRACYC_DISABLE=1      make the whole library inert: no thread, no socket
  *   TRACY_SAMPLING_HZ=N   CPU samples per second of each running thread (default 500),
- *                         capped by /proc/sys/kernel/perf_event_max_sample_rate
+ *                         lowered (and said on stderr) to what the kernel allows:
+ *                         kernel.perf_event_max_sample_rate, and the rate at which
+ *                         samples take kernel.perf_cpu_time_max_percent of a thread's time
  *   TRACY_NO_SAMPLING=1   no CPU samples
  *   TRACY_NO_CONTEXT_SWITCH=1  no context switches
  *   TRACY_NO_SYS_TRACE=1  neither (nothing from the kernel's perf events)
@@ -54,7 +58,8 @@
  * recorded, through the kernel's perf events. This needs
  * /proc/sys/kernel/perf_event_paranoid <= 2 (the default of most distributions), or
  * CAP_PERFMON / root; as root, time spent in system calls is sampled too. When the kernel
- * refuses, the program runs on and each server gets one message saying why. Samples the
+ * refuses, the program runs on and each server gets one message saying why (the error and
+ * what refused it), as does stderr, once. Samples the
  * kernel could not deliver (its ring buffer was full) are counted and reported to the
  * server.
  *
@@ -612,13 +617,14 @@ TRACYC_API void ___tracy_init_thread(void);
 
 /* Start the in-process capture: everything the program records from now on is decoded
  * in-process and written to path when the profiler shuts down (process exit or
- * ___tracy_shutdown_profiler). The format follows the extension: .json (Chrome Trace
- * Event / Perfetto), .csv (Tracy zone statistics), .folded (CPU samples as folded stacks),
- * .svg (their flame graph), .txt or none a text summary; "-" is the summary on stdout. A
- * relative path is taken from the current directory now. The file is written whole at the
- * end (under a temporary name, then renamed); nothing is created before. Same as setting
- * TRACYC_OUTPUT. Returns 0, or -1 with tracyc_last_error() set (an extension of another
- * format such as .tracy, path not writable, capture already running, library disabled). */
+ * ___tracy_shutdown_profiler). The format follows the extension: .pftrace (Perfetto's
+ * own), .json (Chrome Trace Event, which Perfetto opens too), .csv (Tracy zone statistics),
+ * .folded (CPU samples as folded stacks), .svg (their flame graph), .txt or none a text
+ * summary; "-" is the summary on stdout. A relative path is taken from the current
+ * directory now. The file is written whole at the end (under a temporary name, then
+ * renamed); nothing is created before. Same as setting TRACYC_OUTPUT. Returns 0, or -1 with
+ * tracyc_last_error() set (an extension of another format such as .tracy, path not
+ * writable, capture already running, library disabled). */
 TRACYC_API int tracyc_capture_start(const char *path);
 /* Whether tracyc_capture_start(path) could write path: a supported format and a place that
  * can be written. Starts nothing, creates nothing. Returns 0, or -1 with tracyc_last_error()
@@ -633,11 +639,14 @@ TRACYC_API struct ___tracy_c_zone_context tracyc_zone_begin_at(const struct ___t
                                                                int64_t time);
 TRACYC_API void tracyc_zone_end_at(struct ___tracy_c_zone_context ctx, int64_t time);
 
-/* Sections (Tracy 0.14): a named span of a category that may cross zone boundaries.
- * enter returns the id to pass to leave (never 0); setup describes a category. Text is
+/* Sections (Tracy 0.14): a named span of a category that may cross zone boundaries, left
+ * on any thread. enter returns the id to pass to leave, or 0 when nothing was recorded
+ * (profiling off, the buffer limit reached, text NULL); leave returns 0, or -1 with
+ * tracyc_last_error() set when the section is not open (left already, or never entered):
+ * that leave is not sent. Leaving 0 does nothing. setup describes a category. Text is
  * copied. Upstream has these in its C++ and Lua APIs only. */
 TRACYC_API uint32_t tracyc_section_enter(uint16_t category, const char *text, size_t len);
-TRACYC_API void tracyc_section_leave(uint32_t id);
+TRACYC_API int tracyc_section_leave(uint32_t id);
 TRACYC_API void tracyc_section_setup(uint16_t category, const char *text, size_t len);
 
 /* Samples of stacks whose frames the program names itself: an interpreter's or a virtual

@@ -1,6 +1,8 @@
 /* api_events.c - messages, plots, frames, sections, thread name, connection, app info. */
 #include "binding.h"
 
+#include <stdio.h>
+
 /* Thread-bound events go to the calling coroutine's fiber, as its zones do. */
 static void enter_self(lua_State *L)
 {
@@ -84,11 +86,16 @@ static int section_enter(lua_State *L)
     return 1;
 }
 
+/* A section left twice or never entered is refused, as the C API refuses it. */
 static int section_leave(lua_State *L)
 {
     lua_Integer id = luaL_checkinteger(L, 1);
     luaL_argcheck(L, id >= 0 && id <= UINT32_MAX, 1, "not a section id");
-    tracyc_section_leave((uint32_t)id);
+    if (tracyc_section_leave((uint32_t)id) != 0) {
+        char n[16]; /* 5.1's lua_pushfstring has no unsigned format */
+        snprintf(n, sizeof n, "%lu", (unsigned long)id);
+        return luaL_error(L, "tracy.SectionLeave: section %s is not open", n);
+    }
     return 0;
 }
 

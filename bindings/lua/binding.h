@@ -3,14 +3,19 @@
  * The pieces:
  *   compat.h      one C API on Lua 5.1, 5.3, 5.4 and LuaJIT
  *   state.c       one tl_state per Lua state, one tl_co per Lua thread (main or coroutine)
- *   generation.c  keeping values whose addresses are cached alive until the caches are stale
+ *   generation.c  the epochs of the caches of addresses, and keeping the values they trust
+ *                 alive until the epochs move
  *   fibers.c      each coroutine is a Tracy fiber: names, and switching on this OS thread
  *   zones.c       the open zones of a Lua thread, and the core contexts that end them
  *   srclocs.c     source locations interned per call site, kept for the process lifetime
  *   interned.c    permanent copies of plot and frame names
- *   table.c       growing the open-addressing tables of srclocs.c and interned.c
+ *   cnames.c      names for the C functions hook mode sees
  *   api_zones.c, api_events.c, hook.c, coroutines.c, loader.c, remove.c: the functions
+ *   remove_lex.c  the pieces of Lua's lexer remove.c reads scripts with (remove_lex.h)
  *   module.c      the module table
+ * The files call each other in no loop (tests/layout/check_includes.py): module.c calls the
+ * function groups, they call state.c and the pieces below it (zones.c, srclocs.c), and
+ * generation.c, fibers.c, interned.c, cnames.c and remove_lex.c call no other file.
  */
 #ifndef TRACYC_LUA_BINDING_H
 #define TRACYC_LUA_BINDING_H
@@ -71,6 +76,19 @@ struct tl_state {
 #define TL_FAST_TLS
 #endif
 
+/* generation.c: the epoch of the cached thread records, moved by every collection, by a
+ * thread's record being finalized, and by a state closing. */
+extern _Atomic unsigned tl_co_epoch;
+static inline unsigned tl_threads_epoch(void)
+{
+    return atomic_load_explicit(&tl_co_epoch, memory_order_relaxed);
+}
+/* Every cached thread record is stale from now on. */
+void tl_forget_threads(void);
+/* Keeps the value on the top of L's stack (popped) from being freed before S->epoch and
+ * tl_co_epoch have moved. May run finalizers: read an epoch before calling. */
+void tl_gen_keep(struct tl_state *S, lua_State *L);
+
 /* state.c */
 struct tl_state *tl_state_new(lua_State *L); /* pushes it */
 struct tl_state *tl_state_get(lua_State *L); /* from the registry; NULL if none */
@@ -95,13 +113,6 @@ struct tl_co_cache {
     unsigned epoch;
 };
 extern _Thread_local struct tl_co_cache tl_co_last TL_FAST_TLS;
-extern _Atomic unsigned tl_co_epoch;
-static inline unsigned tl_threads_epoch(void)
-{
-    return atomic_load_explicit(&tl_co_epoch, memory_order_relaxed);
-}
-/* Every cached thread record is stale from now on. */
-void tl_forget_threads(void);
 struct tl_co *tl_self_slow(struct tl_state *S, lua_State *L);
 /* The running thread's record, in state S. */
 static inline struct tl_co *tl_self_in(struct tl_state *S, lua_State *L)
@@ -117,10 +128,6 @@ static inline struct tl_co *tl_self(lua_State *L)
         return tl_co_last.co;
     return tl_self_slow(tl_upstate(L), L);
 }
-
-/* generation.c: keeps the value on the top of L's stack (popped) from being freed before
- * S->epoch and tl_co_epoch have moved. May run finalizers: read an epoch before calling. */
-void tl_gen_keep(struct tl_state *S, lua_State *L);
 
 /* fibers.c */
 extern _Thread_local const char *tl_fiber_now TL_FAST_TLS; /* current fiber of this OS thread, NULL none */

@@ -3,8 +3,8 @@
  * The hot path caches addresses Lua hands out: the function calling ZoneBegin*, the
  * lua_State of the running coroutine. A cache entry trusts that the object at that address
  * is still the one it saw, so the object must not be freed (and its memory reused) while
- * the entry is valid. Entries carry an epoch; tl_gen_keep keeps a value alive until the
- * epochs move.
+ * the entry is valid. Entries carry an epoch (a state's for call sites, the process-wide
+ * tl_co_epoch for thread records); tl_gen_keep keeps a value alive until the epochs move.
  *
  * A kept value goes into the table of the current generation. That table's only strong
  * reference is the user value (5.1: environment) of a sentinel userdata which nothing
@@ -18,6 +18,13 @@
 
 static const char gens_key = 0; /* registry[&gens_key] = { sentinel } (weak values) */
 #define SENTINEL_META "tracyc.generation"
+
+_Atomic unsigned tl_co_epoch;
+
+void tl_forget_threads(void)
+{
+    atomic_fetch_add_explicit(&tl_co_epoch, 1, memory_order_relaxed);
+}
 
 struct sentinel {
     struct tl_state *S;

@@ -12,9 +12,10 @@
  *     frame, each ending the innermost hook zone: there the callee shows inside its
  *     caller. During HookDisable's drain new calls get unrecorded placeholders, so a
  *     recursive call's return cannot end its caller's zone.
- *   - LuaJIT: each hook zone remembers the stack slot of its frame (lua_Debug.i_ci). A
- *     return ends the hook zones at its slot or above; a call ends those above its
- *     caller's frame. Both are frames that are gone (returned, unwound, or replaced by a
+ *   - LuaJIT: each hook zone remembers the stack slot of its frame (lua_Debug.i_ci) as
+ *     the call event gives it. A return ends the hook zones at that slot or above (a
+ *     vararg function returns from another slot: call_position finds the first); a
+ *     call ends those above its caller's frame. Both are frames that are gone (returned, unwound, or replaced by a
  *     tail call, which LuaJIT does not report), and since each call ends those, no gone
  *     frame's zone stays below a live one. C functions are not zoned: LuaJIT reports no
  *     return from them, so their zones could not end on time.
@@ -53,14 +54,11 @@ static int is_ours(lua_State *L, struct tl_state *S)
 }
 
 #if POSITION_RULE
-/* Stack positions, as lua_Debug.i_ci gives them (LuaJIT adds the frame size above). */
+/* Stack positions, as LuaJIT's lua_Debug.i_ci gives them (lua_getstack adds the frame's
+ * size in the high bits). */
 static int position(const lua_Debug *ar)
 {
-#if defined(TL_LUAJIT)
     return ar->i_ci & 0xffff;
-#else
-    return ar->i_ci;
-#endif
 }
 
 /* The position of the caller of the function being called, -1 if called from C. */
@@ -68,6 +66,18 @@ static int caller_position(lua_State *L)
 {
     lua_Debug caller;
     return lua_getstack(L, 1, &caller) ? position(&caller) : -1;
+}
+
+/* The position the call event reported for the function returning now. A vararg
+ * function (every chunk is one) moves its frame up past its arguments after the call
+ * event, so its return comes from another slot. LuaJIT's lua_getstack gives the caller's
+ * frame and, in the high bits of i_ci, the size up to the frame above it, which for a
+ * vararg function is the slot of its call event, not the moved frame. 0 when nothing is
+ * below: every zone of the thread belongs to a frame that is returning or gone. */
+static int call_position(lua_State *L)
+{
+    lua_Debug caller;
+    return lua_getstack(L, 1, &caller) ? position(&caller) + (caller.i_ci >> 16) : 0;
 }
 
 /* Ends the hook zones whose frames are at position frame or above. */
@@ -128,8 +138,8 @@ static void on_call(lua_State *L, lua_Debug *ar, struct tl_state *S, struct tl_c
 static void on_return(lua_State *L, lua_Debug *ar, struct tl_co *co)
 {
 #if POSITION_RULE
-    (void)L;
-    end_frames_from(co, position(ar));
+    (void)ar;
+    end_frames_from(co, call_position(L));
 #else
 #if LUA_VERSION_NUM == 501
     if (ar->event == LUA_HOOKTAILRET) { /* a frame a tail call replaced: the innermost hook zone */

@@ -16,12 +16,6 @@ static const char coros_key = 0; /* registry[&coros_key] = { [thread] = record }
 #define CO_META "tracyc.coroutine"
 
 _Thread_local struct tl_co_cache tl_co_last TL_FAST_TLS;
-_Atomic unsigned tl_co_epoch;
-
-void tl_forget_threads(void)
-{
-    atomic_fetch_add_explicit(&tl_co_epoch, 1, memory_order_relaxed);
-}
 
 struct tl_co *tl_self_slow(struct tl_state *S, lua_State *L)
 {

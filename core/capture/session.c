@@ -1,57 +1,60 @@
-/* session.c - connect to a Tracy client and pump bytes between it and a decoder. */
+/* session.c - one connection to a Tracy client, pumped without blocking (session.h). */
 #include "capture/session.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "capture/sockets.h"
 #include "util/array.h"
 #include "wire/protocol.h"
 #include "wire/versions.h"
 
-#define RECV_CHUNK (256 * 1024)
-#define POLL_INTERVAL_MS 100
-#define CONNECT_RETRY_MS 10
-#define FINAL_SEND_TIMEOUT_S 1.0
+#define CONNECT_RETRY_S 0.010
+#define CONNECT_ATTEMPT_S 1.0 /* an attempt in progress waits at least this long */
+#define FINAL_SEND_S 1.0      /* a Terminate query's time to leave */
 
-struct session {
+struct tcs_session {
+    struct tcd_decoder *dec;
+    struct tcs_session_hooks hooks;
+    enum tcs_session_state state;
     int fd;
-    uint8_t *out; /* bytes waiting to be sent: handshake, then queries */
+    char host[256];
+    uint16_t port;
+    /* connect mode */
+    struct addrinfo *addrs;
+    const struct addrinfo *ai; /* the address being tried */
+    double retry_end;          /* keep trying until then */
+    double attempt_end;        /* the attempt in progress gives up then */
+    double retry_at;           /* no attempt in progress: the next one then */
+    int connect_error;
+    uint32_t fixed_protocol; /* only this version is offered; 0: each in turn */
+    /* the conversation */
+    double handshake_s, handshake_end; /* the welcome must have come by then (0: no limit) */
+    bool welcomed;
+    uint8_t *out; /* bytes waiting to be sent: the hello, then queries */
     size_t out_len, out_cap;
     bool out_failed; /* the send buffer could not grow */
-    char *err;
-    size_t errlen;
+    double closing_end;
+    int result;
+    char why[512];
 };
 
-static double now_s(void)
+static void say(struct tcs_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct tcs_session *s, const char *fmt, ...)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void say(struct session *s, const char *fmt, ...)
-{
-    if (!s->err || !s->errlen)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(s->err, s->errlen, fmt, ap);
+    vsnprintf(s->why, sizeof s->why, fmt, ap);
     va_end(ap);
 }
 
-static void out_append(struct session *s, const void *data, size_t len)
+static void out_append(struct tcs_session *s, const void *data, size_t len)
 {
     uint8_t *grown = tcu_grow(NULL, s->out, &s->out_cap, s->out_len + len, 1);
     if (!grown) {
@@ -69,7 +72,7 @@ static void on_query(void *user, const uint8_t packet[13])
 }
 
 /* Sends what it can without blocking. -1 when the connection is broken. */
-static int out_flush(struct session *s)
+static int out_flush(struct tcs_session *s)
 {
     size_t sent = 0;
     while (sent < s->out_len) {
@@ -89,157 +92,165 @@ static int out_flush(struct session *s)
     return 0;
 }
 
-/* Best effort: queue a Terminate query and give the client a moment to take it. */
-static void send_terminate(struct session *s)
+static void close_socket(struct tcs_session *s)
 {
-    static const uint8_t terminate[TCW_QUERY_SIZE] = {TCW_QUERY_TERMINATE};
-    out_append(s, terminate, sizeof terminate);
-    double deadline = now_s() + FINAL_SEND_TIMEOUT_S;
-    while (s->out_len > 0 && out_flush(s) == 0) {
-        double left = deadline - now_s();
-        if (left <= 0)
-            break;
-        struct pollfd pfd = {.fd = s->fd, .events = POLLOUT};
-        poll(&pfd, 1, (int)(left * 1000) + 1);
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+}
+
+/* Ends at once with result; why was said before. */
+static void end(struct tcs_session *s, int result)
+{
+    close_socket(s);
+    s->result = result;
+    s->state = TCS_SESSION_ENDED;
+}
+
+/* Ends with result once a Terminate query has left (or had its second). */
+static void terminate(struct tcs_session *s, int result, double now)
+{
+    static const uint8_t query[TCW_QUERY_SIZE] = {TCW_QUERY_TERMINATE};
+    out_append(s, query, sizeof query);
+    s->result = result;
+    s->state = TCS_SESSION_CLOSING;
+    s->closing_end = now + FINAL_SEND_S;
+    if (out_flush(s) != 0 || s->out_len == 0)
+        end(s, result);
+}
+
+static struct tcs_session *session_new(struct tcd_decoder *dec, double handshake_s,
+                                       const struct tcs_session_hooks *hooks)
+{
+    struct tcs_session *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->dec = dec;
+    s->fd = -1;
+    s->handshake_s = handshake_s;
+    if (hooks)
+        s->hooks = *hooks;
+    tcd_decoder_set_query_handler(dec, on_query, s);
+    return s;
+}
+
+/* The connection is made: the server speaks first. */
+static void begin_conversation(struct tcs_session *s, double now)
+{
+    uint8_t hello[12];
+    tcd_decoder_hello(s->dec, hello);
+    s->out_len = 0;
+    out_append(s, hello, sizeof hello);
+    s->state = TCS_SESSION_RUNNING;
+    s->handshake_end = s->handshake_s > 0 ? now + s->handshake_s : 0;
+    if (out_flush(s) != 0) {
+        say(s, "connection lost while sending the handshake");
+        end(s, TCS_ERROR);
     }
 }
 
-/* One non-blocking connect attempt to one address. It waits until the deadline, but at
- * least 1 s, so that a last attempt to a slow host is not cut short. Sets *error. */
-static int connect_one(const struct addrinfo *ai, double deadline, volatile int *stop_flag, int *error)
+/* Starts connecting to the addresses from s->ai on, moving past those that fail at once. */
+static void attempt(struct tcs_session *s, double now)
 {
-    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
-    if (fd < 0) {
-        *error = errno;
-        return -1;
-    }
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-        return fd;
-    *error = errno;
-    double attempt_end = now_s() + 1.0;
-    if (attempt_end < deadline)
-        attempt_end = deadline;
-    while (*error == EINPROGRESS) {
-        struct pollfd pfd = {.fd = fd, .events = POLLOUT};
-        int r = poll(&pfd, 1, POLL_INTERVAL_MS);
-        if (r > 0) {
-            socklen_t len = sizeof *error;
-            if (getsockopt(fd, SOL_SOCKET, SO_ERROR, error, &len) != 0)
-                *error = errno;
-            if (*error == 0)
-                return fd;
-        } else if (r < 0 && errno != EINTR) {
-            *error = errno;
-        } else if ((stop_flag && __atomic_load_n(stop_flag, __ATOMIC_RELAXED)) || now_s() >= attempt_end) {
-            *error = ETIMEDOUT;
+    for (; s->ai; s->ai = s->ai->ai_next) {
+        s->fd = tcs_connect_start(s->ai, &s->connect_error);
+        if (s->fd >= 0) {
+            s->attempt_end = now + CONNECT_ATTEMPT_S > s->retry_end ? now + CONNECT_ATTEMPT_S : s->retry_end;
+            return;
         }
     }
-    close(fd);
-    return -1;
-}
-
-static int connect_retrying(const struct tcs_options *opt, struct session *s)
-{
-    const char *address = opt->address ? opt->address : "127.0.0.1";
-    char port[8];
-    snprintf(port, sizeof port, "%u", opt->port ? opt->port : TCW_DEFAULT_PORT);
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
-    struct addrinfo *res = NULL;
-    int gai = getaddrinfo(address, port, &hints, &res);
-    if (gai != 0) {
-        say(s, "cannot resolve %s: %s", address, gai_strerror(gai));
-        return -1;
-    }
-    double deadline = now_s() + (opt->connect_timeout_s > 0 ? opt->connect_timeout_s : 0);
-    int fd = -1, error = 0;
-    for (;;) {
-        for (const struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next)
-            fd = connect_one(ai, deadline, opt->stop_flag, &error);
-        if (fd >= 0 || now_s() >= deadline || (opt->stop_flag && __atomic_load_n(opt->stop_flag, __ATOMIC_RELAXED)))
-            break;
-        nanosleep(&(struct timespec){0, CONNECT_RETRY_MS * 1000000L}, NULL);
-    }
-    freeaddrinfo(res);
-    if (fd < 0) {
-        say(s, "cannot connect to %s port %s: %s", address, port, strerror(error));
-        return -1;
-    }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    return fd;
-}
-
-static void progress(const struct tcs_options *opt, const struct tcd_decoder *dec)
-{
-    if (!opt->on_progress)
+    /* Every address failed: wait and start over, or give up. */
+    if (now >= s->retry_end) {
+        say(s, "cannot connect to %s port %u: %s", s->host, s->port, strerror(s->connect_error));
+        end(s, TCS_ERROR);
         return;
-    struct tcd_stats st;
-    tcd_decoder_stats(dec, &st);
-    opt->on_progress(opt->user, &st);
+    }
+    s->ai = s->addrs;
+    s->retry_at = now + CONNECT_RETRY_S;
 }
 
-/* The client went away: the decoder decides whether the capture is complete. */
-static int end_of_stream(struct session *s, struct tcd_decoder *dec, const char *why)
+struct tcs_session *tcs_session_connect(struct tcd_decoder *dec, const char *host, uint16_t port, uint32_t protocol,
+                                        double retry_s, double handshake_s, const struct tcs_session_hooks *hooks,
+                                        char *err, size_t errlen)
 {
-    bool in_handshake = tcd_decoder_state(dec) == TCD_STATE_HANDSHAKE;
-    if (tcd_decoder_close(dec) == TCD_STATE_DONE)
-        return TCS_COMPLETE;
-    say(s, "%s: %s", why, tcd_decoder_error(dec));
-    return in_handshake ? TCS_ERROR : TCS_INCOMPLETE;
+    struct addrinfo *addrs = NULL;
+    if (tcs_resolve(host, port, &addrs, err, errlen) != 0)
+        return NULL;
+    uint32_t offer = protocol ? protocol : TCW_PROTOCOL_VERSION;
+    if (tcd_decoder_set_version(dec, offer) != 0) {
+        snprintf(err, errlen, "protocol %u: not a version tracyc speaks, or the decoder was used before", offer);
+        freeaddrinfo(addrs);
+        return NULL;
+    }
+    struct tcs_session *s = session_new(dec, handshake_s, hooks);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        freeaddrinfo(addrs);
+        return NULL;
+    }
+    snprintf(s->host, sizeof s->host, "%s", host);
+    s->port = port;
+    s->addrs = addrs;
+    s->ai = addrs;
+    s->fixed_protocol = protocol;
+    double now = tcs_now_s();
+    s->retry_end = now + (retry_s > 0 ? retry_s : 0);
+    s->state = TCS_SESSION_CONNECTING;
+    attempt(s, now);
+    return s;
 }
 
-static int pump(const struct tcs_options *opt, struct session *s, struct tcd_decoder *dec, uint8_t *buf)
+struct tcs_session *tcs_session_accept(struct tcd_decoder *dec, int fd, const char *host, uint16_t port,
+                                       double handshake_s, const struct tcs_session_hooks *hooks)
 {
-    double start = now_s(), last_progress = start;
-    for (;;) {
-        if (opt->stop_flag && __atomic_load_n(opt->stop_flag, __ATOMIC_RELAXED)) {
-            send_terminate(s);
-            say(s, "stopped by the user");
-            return TCS_INCOMPLETE;
-        }
-        if (opt->time_limit_s > 0 && now_s() - start >= opt->time_limit_s) {
-            send_terminate(s);
-            say(s, "time limit of %g s reached", opt->time_limit_s);
-            return TCS_INCOMPLETE;
-        }
-        if (s->out_failed) {
-            say(s, "out of memory for the send buffer");
-            return TCS_ERROR;
-        }
-        struct pollfd pfd = {.fd = s->fd, .events = POLLIN | (s->out_len ? POLLOUT : 0)};
-        int r = poll(&pfd, 1, POLL_INTERVAL_MS);
-        if (r < 0 && errno != EINTR) {
-            say(s, "poll: %s", strerror(errno));
-            return TCS_ERROR;
-        }
-        if (r > 0 && (pfd.revents & POLLOUT) && out_flush(s) != 0)
-            return end_of_stream(s, dec, "connection lost while sending");
-        if (r > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR))) {
-            ssize_t n = recv(s->fd, buf, RECV_CHUNK, 0);
-            if (n == 0)
-                return end_of_stream(s, dec, "the client closed the connection");
-            if (n < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
-                return end_of_stream(s, dec, strerror(errno));
-            if (n > 0) {
-                enum tcd_state st = tcd_decoder_feed(dec, buf, (size_t)n);
-                if (st == TCD_STATE_DONE) {
-                    send_terminate(s);
-                    return TCS_COMPLETE;
-                }
-                if (st == TCD_STATE_FAILED) {
-                    if (!tcd_decoder_refused(dec)) /* a refusing client has hung up */
-                        send_terminate(s);
-                    say(s, "%s", tcd_decoder_error(dec));
-                    return TCS_ERROR;
-                }
-                if (s->out_len && out_flush(s) != 0)
-                    return end_of_stream(s, dec, "connection lost while sending");
-            }
-        }
-        if (now_s() - last_progress >= POLL_INTERVAL_MS / 1000.0) {
-            last_progress = now_s();
-            progress(opt, dec);
-        }
+    struct tcs_session *s = session_new(dec, handshake_s, hooks);
+    if (!s) {
+        close(fd);
+        return NULL;
+    }
+    snprintf(s->host, sizeof s->host, "%s", host);
+    s->port = port;
+    s->fd = fd;
+    begin_conversation(s, tcs_now_s());
+    return s;
+}
+
+void tcs_session_free(struct tcs_session *s)
+{
+    if (!s)
+        return;
+    close_socket(s);
+    tcd_decoder_set_query_handler(s->dec, NULL, NULL);
+    if (s->addrs)
+        freeaddrinfo(s->addrs);
+    free(s->out);
+    free(s);
+}
+
+static int ms_until(double when, double now)
+{
+    double ms = (when - now) * 1000.0;
+    return ms <= 0 ? 0 : ms > 1e9 ? 1000000000 : (int)ms + 1;
+}
+
+int tcs_session_poll(const struct tcs_session *s, struct pollfd *p, double now)
+{
+    *p = (struct pollfd){.fd = s->fd};
+    switch (s->state) {
+    case TCS_SESSION_CONNECTING:
+        if (s->fd < 0)
+            return ms_until(s->retry_at, now);
+        p->events = POLLOUT;
+        return ms_until(s->attempt_end, now);
+    case TCS_SESSION_RUNNING:
+        p->events = POLLIN | (s->out_len ? POLLOUT : 0);
+        return s->handshake_end > 0 && !s->welcomed ? ms_until(s->handshake_end, now) : -1;
+    case TCS_SESSION_CLOSING:
+        p->events = POLLOUT;
+        return ms_until(s->closing_end, now);
+    default:
+        p->fd = -1;
+        return -1;
     }
 }
 
@@ -250,47 +261,193 @@ static uint32_t next_version(uint32_t protocol)
     return vi >= 0 && vi + 1 < TCW_VERSION_COUNT ? tcw_versions[vi + 1].protocol : 0;
 }
 
-int tcs_capture(const struct tcs_options *opt, struct tcd_decoder *dec, char *err, size_t errlen)
+static void connecting(struct tcs_session *s, short revents, double now)
 {
-    struct session s = {.fd = -1, .err = err, .errlen = errlen};
-    say(&s, "%s", "");
-    uint8_t *buf = malloc(RECV_CHUNK);
-    if (!buf) {
-        say(&s, "out of memory");
-        return TCS_ERROR;
+    if (s->fd < 0) {
+        if (now >= s->retry_at)
+            attempt(s, now);
+        return;
     }
-    uint32_t protocol = opt->protocol ? opt->protocol : TCW_PROTOCOL_VERSION;
-    if (tcd_decoder_set_version(dec, protocol) != 0) {
-        say(&s, "protocol %u: not a version tracyc speaks, or the decoder was used before", protocol);
-        free(buf);
-        return TCS_ERROR;
+    if (revents & (POLLOUT | POLLERR | POLLHUP)) {
+        s->connect_error = tcs_connect_result(s->fd);
+        if (s->connect_error == 0) {
+            begin_conversation(s, now);
+            return;
+        }
+    } else if (now < s->attempt_end) {
+        return;
+    } else {
+        s->connect_error = ETIMEDOUT;
     }
-    int rc = TCS_ERROR;
-    tcd_decoder_set_query_handler(dec, on_query, &s);
-    /* The server speaks first: offer each version until the client accepts one. A client
-     * that refuses closes and waits for the next connection (docs/protocol.md §24.1). */
-    for (;;) {
-        s.fd = connect_retrying(opt, &s);
-        if (s.fd < 0)
-            break;
-        uint8_t hello[12];
-        tcd_decoder_hello(dec, hello);
-        s.out_len = 0;
-        out_append(&s, hello, sizeof hello);
-        rc = pump(opt, &s, dec, buf);
-        close(s.fd);
-        uint32_t next = next_version(tcd_decoder_version(dec));
-        if (rc != TCS_ERROR || !tcd_decoder_refused(dec) || opt->protocol || !next)
-            break;
-        tcd_decoder_set_version(dec, next);
-        say(&s, "%s", "");
+    close_socket(s);
+    s->ai = s->ai->ai_next;
+    attempt(s, now);
+}
+
+/* The client went away: the decoder decides whether the capture is complete. */
+static void end_of_stream(struct tcs_session *s, const char *why)
+{
+    bool in_handshake = tcd_decoder_state(s->dec) == TCD_STATE_HANDSHAKE;
+    if (tcd_decoder_close(s->dec) == TCD_STATE_DONE) {
+        s->why[0] = '\0';
+        end(s, TCS_COMPLETE);
+        return;
     }
-    tcd_decoder_set_query_handler(dec, NULL, NULL);
-    if (s.fd >= 0)
-        progress(opt, dec);
-    if (rc == TCS_ERROR && tcd_decoder_refused(dec) && !opt->protocol)
-        say(&s, "the client speaks none of the protocol versions tracyc knows (82, 76, 74, 69, 66, 64)");
-    free(buf);
-    free(s.out);
-    return rc;
+    say(s, "%s: %s", why, tcd_decoder_error(s->dec));
+    end(s, in_handshake ? TCS_ERROR : TCS_INCOMPLETE);
+}
+
+/* The client refused the version offered: offer the next one on a new connection. */
+static void refused(struct tcs_session *s, double now)
+{
+    close_socket(s);
+    uint32_t next = next_version(tcd_decoder_version(s->dec));
+    if (s->fixed_protocol || !s->addrs || !next || tcd_decoder_set_version(s->dec, next) != 0) {
+        if (!s->fixed_protocol)
+            say(s, "the client speaks none of the protocol versions tracyc knows (82, 76, 74, 69, 66, 64)");
+        else
+            say(s, "%s", tcd_decoder_error(s->dec));
+        end(s, TCS_ERROR);
+        return;
+    }
+    s->state = TCS_SESSION_CONNECTING;
+    s->ai = s->addrs;
+    attempt(s, now);
+}
+
+/* Feeds received bytes: the handshake a byte at a time, so that on_welcome runs between
+ * the welcome and the first event. */
+static enum tcd_state feed(struct tcs_session *s, const uint8_t *data, size_t len, double now)
+{
+    enum tcd_state st = tcd_decoder_state(s->dec);
+    while (len && st == TCD_STATE_HANDSHAKE) {
+        st = tcd_decoder_feed(s->dec, data++, 1);
+        len--;
+    }
+    if (!s->welcomed && st != TCD_STATE_HANDSHAKE && st != TCD_STATE_FAILED) {
+        s->welcomed = true;
+        if (s->hooks.on_welcome &&
+            s->hooks.on_welcome(s->hooks.user, s, tcd_decoder_welcome(s->dec), s->why, sizeof s->why) != 0) {
+            terminate(s, TCS_ERROR, now);
+            return TCD_STATE_FAILED;
+        }
+    }
+    if (len)
+        st = tcd_decoder_feed(s->dec, data, len);
+    return st;
+}
+
+static void running(struct tcs_session *s, short revents, double now, uint8_t *buf, size_t buflen)
+{
+    if (s->out_failed) {
+        say(s, "out of memory for the send buffer");
+        end(s, TCS_ERROR);
+        return;
+    }
+    if ((revents & POLLOUT) && out_flush(s) != 0) {
+        end_of_stream(s, "connection lost while sending");
+        return;
+    }
+    if (revents & (POLLIN | POLLHUP | POLLERR)) {
+        ssize_t n = recv(s->fd, buf, buflen, 0);
+        if (n == 0) {
+            end_of_stream(s, "the client closed the connection");
+            return;
+        }
+        if (n < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+            end_of_stream(s, strerror(errno));
+            return;
+        }
+        if (n > 0) {
+            enum tcd_state st = feed(s, buf, (size_t)n, now);
+            if (s->state != TCS_SESSION_RUNNING)
+                return; /* refused by on_welcome */
+            if (st == TCD_STATE_DONE) {
+                s->why[0] = '\0';
+                terminate(s, TCS_COMPLETE, now);
+                return;
+            }
+            if (st == TCD_STATE_FAILED) {
+                if (tcd_decoder_refused(s->dec)) { /* a refusing client has hung up */
+                    refused(s, now);
+                    return;
+                }
+                say(s, "%s", tcd_decoder_error(s->dec));
+                terminate(s, TCS_ERROR, now);
+                return;
+            }
+            if (s->out_len && out_flush(s) != 0) {
+                end_of_stream(s, "connection lost while sending");
+                return;
+            }
+        }
+    }
+    if (!s->welcomed && s->handshake_end > 0 && now >= s->handshake_end) {
+        say(s, "no welcome from the client within %g s of the connection", s->handshake_s);
+        end(s, TCS_ERROR);
+    }
+}
+
+void tcs_session_handle(struct tcs_session *s, short revents, double now, uint8_t *buf, size_t buflen)
+{
+    switch (s->state) {
+    case TCS_SESSION_CONNECTING:
+        connecting(s, revents, now);
+        break;
+    case TCS_SESSION_RUNNING:
+        running(s, revents, now, buf, buflen);
+        break;
+    case TCS_SESSION_CLOSING:
+        if (out_flush(s) != 0 || s->out_len == 0 || now >= s->closing_end)
+            end(s, s->result);
+        break;
+    default:
+        break;
+    }
+}
+
+void tcs_session_stop(struct tcs_session *s, const char *why)
+{
+    if (s->state == TCS_SESSION_ENDED || s->state == TCS_SESSION_CLOSING)
+        return;
+    say(s, "%s", why);
+    if (s->state == TCS_SESSION_CONNECTING)
+        end(s, TCS_ERROR);
+    else
+        terminate(s, TCS_INCOMPLETE, tcs_now_s());
+}
+
+enum tcs_session_state tcs_session_state(const struct tcs_session *s)
+{
+    return s->state;
+}
+
+int tcs_session_result(const struct tcs_session *s)
+{
+    return s->result;
+}
+
+const char *tcs_session_why(const struct tcs_session *s)
+{
+    return s->why;
+}
+
+int tcs_session_welcomed(const struct tcs_session *s)
+{
+    return s->welcomed;
+}
+
+struct tcd_decoder *tcs_session_decoder(const struct tcs_session *s)
+{
+    return s->dec;
+}
+
+const char *tcs_session_host(const struct tcs_session *s)
+{
+    return s->host;
+}
+
+uint16_t tcs_session_port(const struct tcs_session *s)
+{
+    return s->port;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int env_true(const char *name)
 {
@@ -69,6 +70,101 @@ int tc_config_parse_rate(const char *text, int *out)
     return 0;
 }
 
+int tc_config_sampling_ceiling(int max_sample_rate, int cpu_time_max_percent)
+{
+    int ceiling = max_sample_rate > 0 ? max_sample_rate : 1000000;
+    if (cpu_time_max_percent > 0 && cpu_time_max_percent < 100) {
+        /* percent / 100 of a second, TC_SAMPLE_COST_NS at a time */
+        long long budget = (long long)cpu_time_max_percent * 10000000 / TC_SAMPLE_COST_NS;
+        if (budget < ceiling)
+            ceiling = budget > 0 ? (int)budget : 1;
+    }
+    return ceiling;
+}
+
+static int read_sysctl(const char *name)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/proc/sys/kernel/%s", name);
+    FILE *f = fopen(path, "re");
+    int v = 0;
+    if (f) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = 0;
+        fclose(f);
+    }
+    return v;
+}
+
+/* A rate above what the kernel lets run is lowered to it, and said. */
+static void limit_sampling_rate(struct tc_config *c, const char *given)
+{
+    int max_rate = read_sysctl("perf_event_max_sample_rate");
+    int percent = read_sysctl("perf_cpu_time_max_percent");
+    int ceiling = tc_config_sampling_ceiling(max_rate, percent);
+    if (c->sampling_hz <= ceiling)
+        return;
+    if (max_rate > 0 && ceiling == max_rate)
+        fprintf(stderr,
+                "tracyc: TRACY_SAMPLING_HZ=%s is more than the kernel allows: sampling at %d Hz "
+                "(kernel.perf_event_max_sample_rate)\n",
+                given, ceiling);
+    else
+        fprintf(stderr,
+                "tracyc: TRACY_SAMPLING_HZ=%s is more than the kernel allows: sampling at %d Hz (a sample costs "
+                "the thread ~%d us, and kernel.perf_cpu_time_max_percent=%d lets perf take %d %% of its time)\n",
+                given, ceiling, TC_SAMPLE_COST_NS / 1000, percent, percent);
+    c->sampling_hz = ceiling;
+}
+
+char *tc_config_output_of_child(const char *path, long pid)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot != base ? (size_t)(dot - path) : strlen(path);
+    const char *ext = dot && dot != base ? dot : ".txt";
+    size_t len = stem + strlen(ext) + 24;
+    char *out = malloc(len);
+    if (out)
+        snprintf(out, len, "%.*s.%ld%s", (int)stem, path, pid, ext);
+    return out;
+}
+
+/* TRACYC_OUTPUT is the file of the process that took it first, which notes "<pid>:<path>"
+ * in TRACYC_OUTPUT_OWNER; the programs it starts inherit both. One that finds another
+ * process's note for the same file writes its own beside it (tc_config_output_of_child) and
+ * says so once: an exec'd child used to overwrite its parent's profile, whichever ended last
+ * winning. (setenv at start-up: the first one copies the environment to a new array, so a
+ * getenv in another thread meanwhile still reads the old one.) */
+static void claim_output(struct tc_config *c)
+{
+    if (strcmp(c->output, "-") == 0)
+        return;
+    long self = (long)getpid();
+    const char *note = getenv("TRACYC_OUTPUT_OWNER");
+    char *rest = NULL;
+    long owner = note ? strtol(note, &rest, 10) : 0;
+    if (owner > 0 && owner != self && *rest == ':' && strcmp(rest + 1, c->output) == 0) {
+        char *own = tc_config_output_of_child(c->output, self);
+        if (own) {
+            fprintf(stderr,
+                    "tracyc: TRACYC_OUTPUT=%s is process %ld's (which started this one): process %ld writes %s\n",
+                    c->output, owner, self, own);
+            free(c->output);
+            c->output = own;
+        }
+        return;
+    }
+    size_t len = strlen(c->output) + 24;
+    char *mine = malloc(len);
+    if (!mine)
+        return;
+    snprintf(mine, len, "%ld:%s", self, c->output);
+    setenv("TRACYC_OUTPUT_OWNER", mine, 1);
+    free(mine);
+}
+
 int tc_config_disabled(void)
 {
     return env_true("TRACYC_DISABLE");
@@ -94,11 +190,24 @@ void tc_config_read(struct tc_config *c)
         bad_value("TRACYC_BUFFER_LIMIT", v, "a size above 0 (N, NK, NM or NG)", "keeping the default, 256M");
     v = getenv("TRACYC_OUTPUT");
     c->output = v && *v ? tc_inproc_absolute_path(v) : NULL; /* where the program started */
+    if (c->output)
+        claim_output(c);
+    char why[512];
+    if (c->output && tc_inproc_check_path(c->output, why, sizeof why) != 0) {
+        /* Said now, not when the file cannot be written at exit. */
+        fprintf(stderr, "tracyc: in-process capture disabled: %s\n", why);
+        free(c->output);
+        c->output = NULL;
+    }
     c->no_callstack = env_true("TRACY_NO_CALLSTACK");
     /* TRACY_NO_SYS_TRACE turns off all of the kernel's data, as upstream's does. */
     c->no_sampling = env_true("TRACY_NO_SAMPLING") || env_true("TRACY_NO_SYS_TRACE") || c->no_callstack;
     c->no_context_switch = env_true("TRACY_NO_CONTEXT_SWITCH") || env_true("TRACY_NO_SYS_TRACE");
     c->sampling_hz = TC_DEFAULT_SAMPLING_HZ;
-    if ((v = getenv("TRACY_SAMPLING_HZ")) && *v && tc_config_parse_rate(v, &c->sampling_hz) != 0)
-        bad_value("TRACY_SAMPLING_HZ", v, "a rate of 1 to 1000000 samples a second", "keeping the default");
+    if ((v = getenv("TRACY_SAMPLING_HZ")) && *v) {
+        if (tc_config_parse_rate(v, &c->sampling_hz) != 0)
+            bad_value("TRACY_SAMPLING_HZ", v, "a rate of 1 to 1000000 samples a second", "keeping the default");
+        else
+            limit_sampling_rate(c, v);
+    }
 }

@@ -18,4 +18,14 @@ int tc_config_parse_port(const char *text, uint16_t *out); /* 0..65535, 0: searc
 int tc_config_parse_size(const char *text, size_t *out);   /* N, NK, NM, NG; > 0 */
 int tc_config_parse_rate(const char *text, int *out);      /* 1..1,000,000 */
 
+/* The file a process writes for TRACYC_OUTPUT=path when path is another process's (its
+ * parent's): "<stem>.<pid><extension>" beside it, "<path>.<pid>.txt" when path has no
+ * extension (a summary, as path would be). malloc'd; NULL when out of memory. */
+char *tc_config_output_of_child(const char *path, long pid);
+
+/* The highest sampling rate this kernel lets run: its perf_event_max_sample_rate (0:
+ * unknown), and the rate at which samples take perf_cpu_time_max_percent of a thread's time
+ * (0 or 100: no such limit). A higher TRACY_SAMPLING_HZ is lowered to it, and said. */
+int tc_config_sampling_ceiling(int max_sample_rate, int cpu_time_max_percent);
+
 #endif

@@ -78,6 +78,7 @@ void tc_conn_close(struct tc_conn *c)
     tcu_map_free(&c->gpu);
     tcu_map_free(&c->frames);
     tcu_map_free(&c->running);
+    tcu_map_free(&c->named);
     if (c->resolving)
         tcn_resolver_forget(c->serial);
     c->resolving = 0;

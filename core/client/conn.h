@@ -53,8 +53,13 @@ struct tc_conn {
     uint64_t absent[TC_CONN_ABSENT_KINDS]; /* events this server's protocol lacks, not sent */
     uint64_t lost_reported;                /* samples the kernel lost, as last reported */
     int64_t lost_report_time;              /* when (CLOCK_MONOTONIC_RAW ns) */
-    int sampling_reported;                 /* why sampling is off was said on this connection */
-    int libdw_reported;                    /* why symbols and sample stacks are limited, too */
+    /* Thread renames (docs/protocol.md §27): the server takes them (it asked), the names it
+     * was given (tid -> the name's version, tc_names_get), the latest version looked at. */
+    int renames;
+    struct tcu_map named;
+    uint64_t names_seen;
+    int sampling_reported; /* why sampling is off was said on this connection */
+    int libdw_reported;    /* why symbols and sample stacks are limited, too */
     /* Context switches as this connection's server has them (conn_switches.c). */
     struct tcu_map running;   /* thread -> cpu + 1, while the server has it running */
     uint32_t cpu_thread[256]; /* the thread the server last saw start on each cpu */
@@ -91,6 +96,9 @@ const struct ___tracy_source_location_data *tc_conn_sent_srcloc(const struct tc_
 int tc_conn_serve_queries(struct tc_conn *c, int timeout_ms);
 /* Queries of this connection the resolver is still working on. */
 int tc_conn_resolving(const struct tc_conn *c);
+/* To a server that takes them (docs/protocol.md §27): a ThreadName item for each thread it
+ * was given the name of and that was renamed since. */
+void tc_conn_send_renames(struct tc_conn *c);
 
 /* Says, once, why sampling is unavailable (unavailable: the reason, or NULL), and how many
  * records the kernel lost when that grew (at most once a second; `final`: now). */

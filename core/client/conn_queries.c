@@ -87,7 +87,7 @@ int tc_conn_resolving(const struct tc_conn *c)
 static void reply_external_name(struct tc_conn *c, uint64_t tid)
 {
     char name[256], path[64];
-    size_t n = tc_names_get((uint32_t)tid, name, sizeof name);
+    size_t n = tc_names_get((uint32_t)tid, name, sizeof name, NULL);
     snprintf(path, sizeof path, "/proc/self/task/%u/comm", (unsigned)tid);
     FILE *f = tid == (uint32_t)tid ? tcu_fd_fopen_read(path) : NULL;
     if (f) {
@@ -119,8 +119,11 @@ static void answer(struct tc_conn *c, uint8_t type, uint64_t ptr, uint32_t extra
         break;
     case TCW_QUERY_THREAD_STRING: {
         char name[256];
-        size_t n = tc_names_get((uint32_t)ptr, name, sizeof name);
+        uint64_t version;
+        size_t n = tc_names_get((uint32_t)ptr, name, sizeof name, &version);
         tcw_enc_string_reply(e, TCW_ThreadName, ptr, name, n);
+        if (ptr <= UINT32_MAX)
+            tcu_map_put(&c->named, ptr, version); /* a later rename goes to a server that takes it */
         break;
     }
     case TCW_QUERY_SOURCE_LOCATION:
@@ -157,6 +160,10 @@ static void answer(struct tc_conn *c, uint8_t type, uint64_t ptr, uint32_t extra
         break;
     case TCW_QUERY_SOURCE_CODE:
         tcw_enc_source_unavailable(e, (uint32_t)ptr);
+        break;
+    case TCW_QUERY_TRACYC_EXTENSIONS:
+        c->renames = (ptr & TCW_EXTENSION_THREAD_RENAMES) != 0;
+        tcw_enc_byte(e, TCW_AckServerQueryNoop);
         break;
     default: /* Parameter, DataTransfer(Part), and codes this protocol does not define */
         (void)extra;
@@ -197,4 +204,23 @@ int tc_conn_serve_queries(struct tc_conn *c, int timeout_ms)
     if (answered && tcw_enc_flush(&c->enc) != 0)
         return -1;
     return answered;
+}
+
+static void send_rename(void *user, uint32_t tid, const char *name, uint64_t version)
+{
+    struct tc_conn *c = user;
+    uint64_t *given = tcu_map_get(&c->named, tid);
+    if (!given || *given >= version)
+        return; /* not asked about yet (the answer will have it), or given already */
+    *given = version;
+    tcw_enc_string_reply(&c->enc, TCW_ThreadName, tid, name, strnlen(name, 255));
+}
+
+void tc_conn_send_renames(struct tc_conn *c)
+{
+    uint64_t latest = tc_names_version();
+    if (!c->renames || latest == c->names_seen)
+        return;
+    tc_names_each_since(c->names_seen, send_rename, c);
+    c->names_seen = latest;
 }

@@ -89,6 +89,42 @@ static void encode_frame_image(struct tc_conn *c, const struct tc_frame_image *i
                         img->w, img->h, img->flip);
 }
 
+/* The time of a thread-bound record; INT64_MIN for those that have none (a zone's text,
+ * name, colour or value, a frame image). */
+static int64_t record_time(const union tc_rec *r)
+{
+    switch (r->any.type) {
+    case TC_REC_ZONE_BEGIN:
+        return r->zone_begin.time;
+    case TC_REC_ZONE_BEGIN_ALLOC:
+        return r->zone_begin_alloc.time;
+    case TC_REC_ZONE_END:
+        return r->zone_end.time;
+    case TC_REC_MESSAGE:
+        return r->message.time;
+    case TC_REC_MESSAGE_LITERAL:
+        return r->message_literal.time;
+    case TC_REC_PLOT_DOUBLE:
+    case TC_REC_PLOT_FLOAT:
+    case TC_REC_PLOT_INT:
+        return r->plot.time;
+    case TC_REC_FRAME_MARK:
+    case TC_REC_FRAME_START:
+    case TC_REC_FRAME_END:
+        return r->frame.time;
+    case TC_REC_FIBER_ENTER:
+        return r->fiber_enter.time;
+    case TC_REC_FIBER_LEAVE:
+        return r->fiber_leave.time;
+    case TC_REC_SECTION_ENTER:
+        return r->section_enter.time;
+    case TC_REC_SECTION_LEAVE:
+        return r->section_leave.time;
+    default:
+        return INT64_MIN;
+    }
+}
+
 /* Thread-bound records: zones, messages, plots, frames, fibers, sections. cs: the
  * record's callstack, or NULL. */
 static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const union tc_rec *r,
@@ -98,6 +134,12 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, const u
     /* Zones nest per context, as on the server: the fiber entered, or the thread. */
     struct tc_fiber *fiber = t->conn_fiber[c->slot];
     uint32_t *depth = fiber ? &fiber->conn_depth[c->slot] : &t->conn_depth[c->slot];
+    /* Zones still open at exit end after everything of their thread and fiber (worker.c). */
+    int64_t time = record_time(r);
+    if (time > t->last_time)
+        t->last_time = time;
+    if (fiber && time > fiber->last_time)
+        fiber->last_time = time;
     tcw_enc_thread(e, t->tid);
     /* Only records that always go out carry callstacks (zone begins, messages, GPU zone
      * begins), so the callstack is never left waiting for an event that is not sent. */

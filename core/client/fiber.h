@@ -26,6 +26,7 @@ struct tc_fiber {
     _Alignas(64) uint32_t drained;     /* the number of the last enter drained */
     struct tc_thread *holder;          /* the thread whose drained records are inside it */
     uint32_t conn_depth[TC_MAX_CONNS]; /* zones open in it, on each connection */
+    int64_t last_time;                 /* the latest time of its records encoded */
 };
 
 /* The fiber called name, created at its first use; NULL when out of memory. Lock-free. */

@@ -1,10 +1,12 @@
 /* inproc.c - the in-process capture. The worker talks to it exactly as to a TCP server:
  * frames go in through send(), queries come back through recv(). Both ends run on the
- * worker thread, so no locking is needed. */
+ * worker thread, so no locking is needed. The decoder's events go into a trace whose
+ * sinks are those of the output (trace/export.h): nothing else of the capture is kept. */
 #include "client/inproc.h"
 
 #include "trace/export.h"
-#include "trace/model.h"
+#include "trace/names.h"
+#include "trace/trace.h"
 #include "util/array.h"
 #include "decode/decode.h"
 #include "wire/protocol.h"
@@ -13,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 struct tc_inproc {
@@ -21,6 +22,8 @@ struct tc_inproc {
     char *path;
     struct tcd_decoder *dec;
     struct tct_trace *trace;
+    struct tct_output *output;
+    char why[320];    /* why the capture is incomplete, "" when it is not */
     uint8_t *pending; /* query bytes not yet read by the client */
     size_t pending_len, pending_cap, pending_read;
     int handshake_sent;
@@ -29,7 +32,7 @@ struct tc_inproc {
 static void on_event(void *user, const struct tcd_event *ev)
 {
     struct tc_inproc *ip = user;
-    tct_trace_on_event(ip->trace, ev);
+    tct_trace_on_event(ip->trace, 0, ev);
 }
 
 static void push_bytes(struct tc_inproc *ip, const uint8_t *data, size_t len)
@@ -89,34 +92,7 @@ static void ip_close(struct tc_transport *t)
 
 int tc_inproc_check_path(const char *path, char *err, size_t errlen)
 {
-    if (tct_export_check_format(path, err, errlen) != 0)
-        return -1;
-    if (strcmp(path, "-") == 0)
-        return 0;
-    /* Nothing is created now: the file is written at the end, beside its place (export.h). */
-    struct stat st;
-    if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            snprintf(err, errlen, "cannot write %s: it is a directory", path);
-            return -1;
-        }
-        if (access(path, W_OK) == 0)
-            return 0;
-    } else if (errno == ENOENT) {
-        char *dir = strdup(path);
-        if (!dir) {
-            snprintf(err, errlen, "out of memory");
-            return -1;
-        }
-        char *slash = strrchr(dir, '/');
-        const char *where = !slash ? "." : slash == dir ? "/" : (*slash = '\0', dir);
-        int ok = access(where, W_OK | X_OK) == 0;
-        free(dir);
-        if (ok)
-            return 0;
-    }
-    snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-    return -1;
+    return tct_export_check_path(path, err, errlen);
 }
 
 char *tc_inproc_absolute_path(const char *path)
@@ -133,13 +109,12 @@ char *tc_inproc_absolute_path(const char *path)
 
 struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen)
 {
-    if (tc_inproc_check_path(path, err, errlen) != 0)
-        return NULL;
     struct tc_inproc *ip = calloc(1, sizeof *ip);
     if (!ip) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    err[0] = '\0';
     static const struct tcd_callbacks callbacks = {on_event, on_query};
     ip->base.send = ip_send;
     ip->base.recv = ip_recv;
@@ -147,9 +122,14 @@ struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen)
     ip->path = strdup(path);
     ip->dec = tcd_decoder_new(&callbacks, ip, NULL);
     ip->trace = tct_trace_new();
-    if (!ip->path || !ip->dec || !ip->trace) {
+    struct tct_names names;
+    if (ip->dec)
+        tct_names_from_decoder(&names, ip->dec);
+    if (!ip->path || !ip->dec || !ip->trace || tct_trace_add_source(ip->trace, &names, 0) != 0 ||
+        !(ip->output = tct_output_open(ip->trace, path, NULL, err, errlen))) {
+        if (ip->trace && !ip->output && !err[0])
+            snprintf(err, errlen, "out of memory");
         tc_inproc_finish(ip);
-        snprintf(err, errlen, "out of memory");
         return NULL;
     }
     return ip;
@@ -163,24 +143,30 @@ struct tc_transport *tc_inproc_transport(struct tc_inproc *ip)
 int tc_inproc_finish(struct tc_inproc *ip)
 {
     int rc = 0;
-    if (ip->dec && ip->trace && ip->path) {
+    if (ip->output) {
         /* A failed decoder stopped reading: what came after is missing, and the file says so. */
-        char why[320] = "";
         if (tcd_decoder_state(ip->dec) == TCD_STATE_FAILED) {
-            snprintf(why, sizeof why, "the capture failed, later events are missing: %s", tcd_decoder_error(ip->dec));
-            fprintf(stderr, "tracyc: in-process capture: %s\n", why);
+            snprintf(ip->why, sizeof ip->why, "the capture failed, later events are missing: %s",
+                     tcd_decoder_error(ip->dec));
+            fprintf(stderr, "tracyc: in-process capture: %s\n", ip->why);
+            tct_trace_source_incomplete(ip->trace, 0, ip->why);
             rc = -1;
         }
+        struct tct_names names;
+        tct_names_from_decoder(&names, ip->dec); /* the welcome has come since */
+        tct_trace_set_source_names(ip->trace, 0, &names);
         tct_trace_finish(ip->trace);
-        struct tct_export_options options = {.incomplete = why[0] ? why : NULL};
         char err[512];
-        if (tct_export_file(ip->trace, ip->dec, ip->path, &options, err, sizeof err) != 0) {
+        struct tct_output *output = ip->output;
+        ip->output = NULL;
+        if (tct_output_close(output, err, sizeof err) != 0) {
             /* A summary for a stdout whose reader has gone (prog | head) is nobody's loss. */
             if (!(errno == EPIPE && strcmp(ip->path, "-") == 0))
                 fprintf(stderr, "tracyc: %s\n", err);
             rc = -1;
         }
     }
+    tct_output_free(ip->output);
     if (ip->trace)
         tct_trace_free(ip->trace);
     if (ip->dec)

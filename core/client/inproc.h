@@ -9,8 +9,9 @@
 
 struct tc_inproc;
 
-/* 0 when path ("-": stdout) names a format the capture writes and can be written there,
- * else -1 with the reason in err. Creates nothing. */
+/* 0 when path ("-": stdout) names a format the capture writes and can be written there
+ * now (tct_export_check_path: a file is created beside it and removed), else -1 with the
+ * reason in err. Leaves nothing behind. */
 int tc_inproc_check_path(const char *path, char *err, size_t errlen);
 
 /* path made absolute against the current directory, so that a program that changes

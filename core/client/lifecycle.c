@@ -28,25 +28,12 @@ static void thread_exit(void *arg)
     atomic_store_explicit(&t->exited, 1, memory_order_release);
 }
 
-/* At exit the in-process capture is written. When it failed, the exit status says so
- * too: a process exiting with 0 exits with 1 instead (on_exit sees the status; the
- * handlers registered before the profiler started are then skipped). */
-#ifdef __GLIBC__
-static void at_exit(int status, void *arg)
-{
-    (void)arg;
-    ___tracy_shutdown_profiler();
-    if (status == 0 && atomic_load(&tc_prof.capture_failed)) {
-        fflush(NULL);
-        _exit(1);
-    }
-}
-#else
+/* At exit the in-process capture is written. Whatever becomes of it (stderr says when it
+ * fails), the program's exit status stays its own. */
 static void at_exit(void)
 {
     ___tracy_shutdown_profiler();
 }
-#endif
 
 /* A forked child must not write into the parent's connection: it becomes inert. */
 static void after_fork_child(void)
@@ -85,11 +72,7 @@ static int start_locked(void)
         return -1;
     }
     pthread_atfork(NULL, NULL, after_fork_child);
-#ifdef __GLIBC__
-    on_exit(at_exit, NULL);
-#else
     atexit(at_exit);
-#endif
     return 0;
 }
 
@@ -145,8 +128,10 @@ int tracyc_disabled(void)
 void ___tracy_shutdown_profiler(void)
 {
     pthread_mutex_lock(&start_lock);
+    int64_t now = tc_clock_now(); /* before STOPPING shows: whatever follows it comes later */
     int expected = TC_STATE_RUNNING;
     if (atomic_compare_exchange_strong(&tc_prof.state, &expected, TC_STATE_STOPPING)) {
+        tc_prof.exit_time = now;
         if (tc_self)
             tc_stream_commit(&tc_self->stream);
         tc_worker_stop();

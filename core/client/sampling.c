@@ -5,7 +5,8 @@
  * kernel-mode samples first (paranoid <= 1 or CAP_PERFMON: time spent in system calls is
  * then counted, on the user-space caller) and fall back to user space only. When the kernel
  * refuses anyway (paranoid 3, seccomp, no perf support), nothing runs and
- * tc_sampling_unavailable says why, once, to each server.
+ * tc_sampling_unavailable says why (the error and its likely cause), once, to each server;
+ * stderr gets it once too.
  */
 #include "client/sampling.h"
 
@@ -262,19 +263,101 @@ static void close_events(void)
     s.nfds = s.fds_cap = 0;
 }
 
+/* The error's name: strerror's text alone does not tell EACCES from EPERM. */
+static const char *errno_name(int err, char *buf, size_t len)
+{
+    static const struct {
+        int err;
+        const char *name;
+    } names[] = {{EACCES, "EACCES"}, {EPERM, "EPERM"},   {ENOENT, "ENOENT"}, {EOPNOTSUPP, "EOPNOTSUPP"},
+                 {ENODEV, "ENODEV"}, {ENOSYS, "ENOSYS"}, {EINVAL, "EINVAL"}, {EMFILE, "EMFILE"},
+                 {ENFILE, "ENFILE"}, {ENOMEM, "ENOMEM"}, {EBUSY, "EBUSY"},   {E2BIG, "E2BIG"}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (names[i].err == err)
+            return names[i].name;
+    snprintf(buf, len, "errno %d", err);
+    return buf;
+}
+
+/* A number from a line of /proc/self/status ("Seccomp:", "CapEff:"), or -1. */
+static long long status_field(const char *field, int base)
+{
+    FILE *f = fopen("/proc/self/status", "re");
+    char line[256];
+    long long v = -1;
+    size_t len = strlen(field);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, field, len) == 0) {
+            v = strtoll(line + len, NULL, base);
+            break;
+        }
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* Why perf_event_open failed, and what to check: the error by name, then its likely cause
+ * here (perf_event_paranoid, a seccomp filter, a security module, the kernel). */
 static void explain_refusal(int err)
 {
     int paranoid = read_int_file("/proc/sys/kernel/perf_event_paranoid", -100);
-    if (err == ENOENT || err == ENOSYS || err == EOPNOTSUPP)
-        snprintf(s.reason, sizeof s.reason,
-                 "sampling unavailable: this kernel has no software perf events (perf_event_open: %s)", strerror(err));
-    else if (paranoid != -100)
-        snprintf(s.reason, sizeof s.reason,
-                 "sampling unavailable: perf_event_paranoid=%d, perf_event_open: %s (sampling this process needs "
-                 "/proc/sys/kernel/perf_event_paranoid <= 2, or CAP_PERFMON)",
-                 paranoid, strerror(err));
-    else
-        snprintf(s.reason, sizeof s.reason, "sampling unavailable: perf_event_open: %s", strerror(err));
+    int filtered = status_field("Seccomp:", 10) == 2; /* a seccomp filter is installed */
+    long long caps = status_field("CapEff:", 16);
+    int privileged = caps > 0 && ((caps >> 38 & 1) || (caps >> 21 & 1)); /* CAP_PERFMON, CAP_SYS_ADMIN */
+    char name_buf[32], paranoid_text[48] = "";
+    if (paranoid != -100)
+        snprintf(paranoid_text, sizeof paranoid_text, "kernel.perf_event_paranoid=%d allows it", paranoid);
+    int n = snprintf(s.reason, sizeof s.reason, "sampling unavailable: perf_event_open: %s (%s)", strerror(err),
+                     errno_name(err, name_buf, sizeof name_buf));
+    char *rest = s.reason + n;
+    size_t room = n > 0 && (size_t)n < sizeof s.reason ? sizeof s.reason - (size_t)n : 0;
+    if (!room)
+        return;
+    switch (err) {
+    case EACCES:
+    case EPERM:
+        if (paranoid > 2 && !privileged)
+            snprintf(rest, room,
+                     ": kernel.perf_event_paranoid=%d refuses it; sampling one's own process needs 2 or less "
+                     "(sudo sysctl kernel.perf_event_paranoid=2) or CAP_PERFMON",
+                     paranoid);
+        else if (filtered)
+            snprintf(rest, room,
+                     ": this process runs under a seccomp filter, which refuses it (a container's: Docker's default "
+                     "profile allows perf_event_open only with CAP_PERFMON or CAP_SYS_ADMIN)%s%s",
+                     paranoid_text[0] ? "; " : "", paranoid_text);
+        else
+            snprintf(rest, room, ": a security module (SELinux, AppArmor) or the kernel's lockdown refuses it%s%s",
+                     paranoid_text[0] ? "; " : "", paranoid_text);
+        break;
+    case ENOENT:
+    case EOPNOTSUPP:
+    case ENODEV:
+        snprintf(rest, room, ": this kernel does not support the software cpu-clock event%s",
+                 filtered ? " (or this process's seccomp filter answers so)" : "");
+        break;
+    case ENOSYS:
+        snprintf(rest, room, ": this kernel has no perf events (CONFIG_PERF_EVENTS), or a sandbox hides them%s",
+                 filtered ? " (this process runs under a seccomp filter)" : "");
+        break;
+    case EMFILE:
+    case ENFILE:
+        snprintf(rest, room, ": too many open files (ulimit -n)");
+        break;
+    default:
+        if (filtered)
+            snprintf(rest, room, ": this process runs under a seccomp filter, which may refuse it");
+        break;
+    }
+}
+
+/* The reason, once a process, on stderr too: a program writing TRACYC_OUTPUT has no other
+ * place where it shows. */
+static void say_reason(void)
+{
+    static int said;
+    if (s.reason[0] && !said++)
+        fprintf(stderr, "tracyc: %s\n", s.reason);
 }
 
 /* Opens the events for every thread (and, by inheritance, every later one). */
@@ -687,8 +770,10 @@ static void start_locked(void)
     refresh_clock_pair();
     if (open_events(cfg) != 0) {
         atomic_store(&s.refused, 1);
+        say_reason();
         return;
     }
+    say_reason(); /* limited: not every thread is sampled */
     atomic_store(&s.refused, 0);
     atomic_store(&s.stop, 0);
     if (tcu_thread_start(&s.thread, "tracyc sampler", sampler_main, NULL) != 0) {

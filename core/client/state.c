@@ -21,11 +21,13 @@ static _Thread_local char last_error[256];
 
 struct name_entry {
     uint32_t tid;
+    uint64_t version;
     char *name;
 };
 static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct name_entry *names;
 static size_t names_len, names_cap;
+static _Atomic uint64_t names_version; /* of the latest name set; written under names_lock */
 
 uint32_t tc_current_tid(void)
 {
@@ -67,23 +69,54 @@ void tc_names_set(uint32_t tid, const char *name)
     if (!copy)
         return;
     pthread_mutex_lock(&names_lock);
-    for (size_t i = 0; i < names_len; i++) {
-        if (names[i].tid == tid) {
-            free(names[i].name);
-            names[i].name = copy;
+    uint64_t version = atomic_load_explicit(&names_version, memory_order_relaxed) + 1;
+    struct name_entry *e = NULL;
+    for (size_t i = 0; i < names_len && !e; i++)
+        if (names[i].tid == tid)
+            e = &names[i];
+    if (!e) {
+        struct name_entry *grown = tcu_grow(NULL, names, &names_cap, names_len + 1, sizeof *names);
+        if (!grown) {
             pthread_mutex_unlock(&names_lock);
+            free(copy);
             return;
         }
+        names = grown;
+        e = &names[names_len++];
+        *e = (struct name_entry){tid, 0, NULL};
     }
-    struct name_entry *grown = tcu_grow(NULL, names, &names_cap, names_len + 1, sizeof *names);
-    if (!grown) {
-        pthread_mutex_unlock(&names_lock);
-        free(copy);
-        return;
-    }
-    names = grown;
-    names[names_len++] = (struct name_entry){tid, copy};
+    free(e->name);
+    e->name = copy;
+    e->version = version;
+    atomic_store_explicit(&names_version, version, memory_order_release);
     pthread_mutex_unlock(&names_lock);
+}
+
+uint64_t tc_names_version(void)
+{
+    return atomic_load_explicit(&names_version, memory_order_acquire);
+}
+
+void tc_names_each_since(uint64_t since, void (*fn)(void *user, uint32_t tid, const char *name, uint64_t version),
+                         void *user)
+{
+    struct name_entry *changed = NULL;
+    size_t n = 0;
+    pthread_mutex_lock(&names_lock);
+    for (size_t i = 0; i < names_len; i++)
+        n += names[i].version > since;
+    changed = n ? malloc(n * sizeof *changed) : NULL;
+    size_t k = 0;
+    for (size_t i = 0; changed && i < names_len; i++)
+        if (names[i].version > since)
+            changed[k++] = (struct name_entry){names[i].tid, names[i].version, strdup(names[i].name)};
+    pthread_mutex_unlock(&names_lock);
+    for (size_t i = 0; i < k; i++) {
+        if (changed[i].name)
+            fn(user, changed[i].tid, changed[i].name, changed[i].version);
+        free(changed[i].name);
+    }
+    free(changed);
 }
 
 int tc_names_has(uint32_t tid)
@@ -96,18 +129,22 @@ int tc_names_has(uint32_t tid)
     return found;
 }
 
-size_t tc_names_get(uint32_t tid, char *buf, size_t cap)
+size_t tc_names_get(uint32_t tid, char *buf, size_t cap, uint64_t *version)
 {
     int n = -1;
+    uint64_t v = 0;
     pthread_mutex_lock(&names_lock);
-    for (size_t i = names_len; i-- > 0;) {
+    for (size_t i = 0; i < names_len; i++) {
         if (names[i].tid == tid) {
             n = snprintf(buf, cap, "%s", names[i].name);
+            v = names[i].version;
             break;
         }
     }
     pthread_mutex_unlock(&names_lock);
     if (n < 0)
         n = tid == tc_prof.main_tid ? snprintf(buf, cap, "Main thread") : snprintf(buf, cap, "%u", tid);
+    if (version)
+        *version = v;
     return (size_t)n < cap ? (size_t)n : cap - 1;
 }

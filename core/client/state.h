@@ -50,6 +50,7 @@ struct tc_thread {
     int stalled;                                    /* its drain waits at a fiber enter for another thread (fiber.h) */
     int stalled_passes;                             /* worker passes that ended with it waiting, in a row */
     struct tc_stream_mark mark;                     /* drain limit of the current worker pass */
+    int64_t last_time;                              /* the latest time of its records encoded */
 };
 
 struct tc_config {
@@ -73,6 +74,7 @@ struct tc_profiler {
     pthread_mutex_t serial_lock;
     struct tc_stream serial;
     int64_t init_begin, init_end;
+    int64_t exit_time; /* when the shutdown began: zones still open end then (worker.c) */
     uint64_t epoch;
     uint32_t main_tid;
     _Atomic uint64_t dropped;
@@ -91,11 +93,20 @@ uint32_t tc_zone_key_next(void);
 void tc_count_drop(void);
 void tc_set_error(const char *fmt, ...);
 
-/* Thread names outlive their threads: the server may ask after a thread exited. */
+/* Thread names outlive their threads: the server may ask after a thread exited. Each name
+ * set gets the next version number (from 1), so a connection can tell which names it
+ * gave have changed since (docs/protocol.md §27). */
 void tc_names_set(uint32_t tid, const char *name);
 /* Copies the name of tid into buf (NUL-terminated); falls back to "Main thread" for the
- * process's main thread and the decimal id otherwise. Returns the length. */
-size_t tc_names_get(uint32_t tid, char *buf, size_t cap);
+ * process's main thread and the decimal id otherwise. Returns the length; *version (may
+ * be NULL) receives the name's version, 0 for a fallback. */
+size_t tc_names_get(uint32_t tid, char *buf, size_t cap, uint64_t *version);
+/* The version of the latest name set, 0 before any. Lock-free. */
+uint64_t tc_names_version(void);
+/* Calls fn for each name set with a version above `since`, with a copy of the name and
+ * outside the names' lock (fn may block). */
+void tc_names_each_since(uint64_t since, void (*fn)(void *user, uint32_t tid, const char *name, uint64_t version),
+                         void *user);
 /* Whether the program named thread tid. */
 int tc_names_has(uint32_t tid);
 

@@ -55,7 +55,9 @@ static void host_info(char *buf, size_t cap, const char *cpu)
     uname(&u);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     const char *user = getenv("USER");
-    snprintf(buf, cap, "OS: %s %s\nCompiler: tracyc (C11)\nUser: %s\nArch: %s\nCPU: %s\nCPU cores: %ld\nRAM: %lld MB\n",
+    /* TCW_HOST_INFO_TRACYC tells our decoder it may ask for tracyc's extensions. */
+    snprintf(buf, cap,
+             "OS: %s %s\n" TCW_HOST_INFO_TRACYC " (C11)\nUser: %s\nArch: %s\nCPU: %s\nCPU cores: %ld\nRAM: %lld MB\n",
              u.sysname, u.release, user ? user : "?", u.machine, cpu, sysconf(_SC_NPROCESSORS_ONLN),
              (long long)pages * page / (1024 * 1024));
 }

@@ -360,6 +360,7 @@ static void service_connections(int timeout_ms)
             tc_conn_report_drops(c, dropped);
             tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 0);
             tc_conn_report_libdw(c, tcn_libdw_unavailable());
+            tc_conn_send_renames(c);
             tcw_enc_flush(&c->enc);
             tc_conn_serve_queries(c, timeout_ms);
         }
@@ -407,44 +408,62 @@ int tc_worker_capture_start(const char *path)
     return busy ? -1 : 0;
 }
 
-static void end_zones(struct tc_conn *c, uint32_t *depth, int64_t now)
+static void end_zones(struct tc_conn *c, uint32_t *depth, int64_t end)
 {
     static const char mark[] = "still open at exit";
     for (; *depth; --*depth) {
         tcw_enc_zone_text(&c->enc, TCW_ZoneText, mark, sizeof mark - 1);
-        tcw_enc_zone_end(&c->enc, now);
+        tcw_enc_zone_end(&c->enc, end);
     }
 }
 
-static void end_fiber_zones(struct tc_fiber *f, void *conn)
+static int64_t later(int64_t a, int64_t b)
 {
-    struct tc_conn *c = conn;
+    return a > b ? a : b;
+}
+
+struct fiber_ends {
+    struct tc_conn *conn;
+    int64_t main_time; /* the latest time on the main thread, where fibers are entered */
+};
+
+static void end_fiber_zones(struct tc_fiber *f, void *arg)
+{
+    struct fiber_ends *fe = arg;
+    struct tc_conn *c = fe->conn;
     if (!f->conn_depth[c->slot])
         return;
-    int64_t now = tc_clock_now();
+    int64_t end = later(later(tc_prof.exit_time, f->last_time), fe->main_time);
     tcw_enc_thread(&c->enc, tc_prof.main_tid);
-    tcw_enc_fiber_enter(&c->enc, now, tc_conn_string_id(c, f->name), tc_prof.main_tid);
-    end_zones(c, &f->conn_depth[c->slot], now);
-    tcw_enc_fiber_leave(&c->enc, now, tc_prof.main_tid);
+    tcw_enc_fiber_enter(&c->enc, end, tc_conn_string_id(c, f->name), tc_prof.main_tid);
+    end_zones(c, &f->conn_depth[c->slot], end);
+    tcw_enc_fiber_leave(&c->enc, end, tc_prof.main_tid);
+    fe->main_time = end;
 }
 
 /* The program is ending: zones still open (a thread blocked forever, exit() called inside
- * a zone) end now, marked so, or the server would wait for them and never finish. A
- * thread's own zones end outside any fiber, a fiber's zones inside it. */
+ * a zone) end, marked so, or the server would wait for them and never finish. They end
+ * when the shutdown began (the program's exit), not now: joining the profiler's threads,
+ * draining and waiting for a server take milliseconds. A thread that recorded after that
+ * has its zones end after its last record, so each timeline stays in order. A thread's
+ * own zones end outside any fiber, a fiber's zones inside it. */
 static void end_open_zones(struct tc_conn *c)
 {
-    int64_t now = tc_clock_now();
+    struct fiber_ends fe = {c, tc_prof.exit_time};
     for (struct tc_thread *t = threads_head(); t; t = t->next) {
+        int64_t end = later(tc_prof.exit_time, t->last_time);
+        if (t->tid == tc_prof.main_tid)
+            fe.main_time = later(fe.main_time, end);
         if (!t->conn_depth[c->slot] && !t->conn_fiber[c->slot])
             continue;
         tcw_enc_thread(&c->enc, t->tid);
         if (t->conn_fiber[c->slot]) {
-            tcw_enc_fiber_leave(&c->enc, now, t->tid);
+            tcw_enc_fiber_leave(&c->enc, end, t->tid);
             t->conn_fiber[c->slot] = NULL;
         }
-        end_zones(c, &t->conn_depth[c->slot], now);
+        end_zones(c, &t->conn_depth[c->slot], end);
     }
-    tc_fiber_each(end_fiber_zones, c);
+    tc_fiber_each(end_fiber_zones, &fe);
 }
 
 /* Sends Terminate and answers queries until the server says it has everything, the
@@ -459,6 +478,7 @@ static int finish_connection(int slot)
     tc_conn_report_absent(c);
     tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 1);
     tc_conn_report_libdw(c, tcn_libdw_unavailable());
+    tc_conn_send_renames(c);
     end_open_zones(c);
     tcw_enc_byte(&c->enc, TCW_Terminate);
     tcw_enc_flush(&c->enc);
@@ -505,8 +525,7 @@ void tc_worker_stop(void)
     }
     tcn_resolver_stop();
     if (w.inproc) {
-        if (tc_inproc_finish(w.inproc) != 0)
-            atomic_store(&tc_prof.capture_failed, 1);
+        tc_inproc_finish(w.inproc); /* says on stderr when it failed */
         w.inproc = NULL;
     }
     for (int i = w.npending - 1; i >= 0; i--) {

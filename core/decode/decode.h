@@ -81,6 +81,8 @@ enum tcd_event_kind {
                          * TCD_MESSAGE "tracyc: lost <count> samples..." (source Tracy) of a tracyc client */
     TCD_PLOT_SKIPPED,    /* thread, time, value = the running total of plot values the client did not send
                           * (NaN, infinity): follows the TCD_MESSAGE "tracyc: skipped <count>..." */
+    TCD_THREAD_NAME,     /* thread, text = its name: the client answered the ThreadString query, or renamed
+                          * the thread later (a tracyc client, docs/protocol.md §27); tcd_thread_name() has it */
     TCD_EVENT_KIND_COUNT
 };
 

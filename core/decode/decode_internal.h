@@ -143,6 +143,7 @@ struct tcd_decoder {
     uint8_t wire_size[256];                 /* wire opcode -> fixed size in this version */
     uint8_t normalized[TCW_NORMALIZED_MAX]; /* an older item in protocol 82's layout */
     uint8_t refused;                        /* the client answered "protocol mismatch" */
+    uint8_t renames;                        /* the client may send renames (docs/protocol.md §27) */
 
     /* handshake */
     uint8_t hs_buf[1 + TCD_WELCOME_MAX + TCW_ONDEMAND_SIZE];

@@ -305,15 +305,24 @@ struct tcd_thread *tcd_notice_thread(struct tcd_decoder *dec, uint32_t tid)
     return td;
 }
 
+/* The answer to a ThreadString query or, from a client that may send them, a rename of a
+ * thread whose name it already gave (docs/protocol.md §27). */
 int tcd_reply_thread_name(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, size_t len)
 {
     struct tcd_thread *td = id <= UINT32_MAX ? tcd_find_thread(dec, (uint32_t)id) : NULL;
-    if (!td || td->is_fiber || !td->name_pending)
+    if (!td || td->is_fiber || (!td->name_pending && !dec->renames))
         return tcd_unsolicited(dec, "ThreadName", id);
     td->name = tcd_arena_strdup(dec, s, len);
-    td->name_pending = 0;
-    dec->pending_threads--;
-    tcd_reply_received(dec);
+    if (td->name_pending) {
+        td->name_pending = 0;
+        dec->pending_threads--;
+        tcd_reply_received(dec);
+    }
+    /* Not counted among the trace's events (stats.events): a name is no event of the trace. */
+    if (dec->cb.on_event)
+        dec->cb.on_event(
+            dec->user,
+            &(struct tcd_event){.kind = TCD_THREAD_NAME, .thread = td->id, .text = (const char *)s, .text_len = len});
     return 0;
 }
 

@@ -65,7 +65,11 @@ int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, D
                        Elf **elfp)
 {
     int fd = table.dwfl_linux_proc_find_elf(mod, userdata, modname, base, file_name, elfp);
-    return *elfp ? fd : tcu_fd_lift(fd); /* (an Elf made already has the descriptor) */
+    if (fd >= 0 && !*elfp) { /* (an Elf made already has the descriptor) */
+        fd = tcu_fd_lift(fd);
+        *elfp = table.elf_begin(fd, ELF_C_READ, NULL);
+    }
+    return fd;
 }
 
 int tcn_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,

@@ -50,7 +50,8 @@
     X(dwarf_lowpc, "ELFUTILS_0.122")                                                                                   \
     X(dwarf_highpc, "ELFUTILS_0.122")                                                                                  \
     X(dwarf_getsrcfiles, "ELFUTILS_0.122")                                                                             \
-    X(dwarf_filesrc, "ELFUTILS_0.122")
+    X(dwarf_filesrc, "ELFUTILS_0.122")                                                                                 \
+    X(elf_begin, "ELFUTILS_1.0")
 
 /* __typeof__ takes each prototype from the headers without referring to the symbol. */
 struct tcn_libdw {
@@ -70,7 +71,10 @@ const char *tcn_libdw_unavailable(void);
 /* libdwfl's callbacks finding a module's file (dwfl_linux_proc_find_elf) and its separate
  * debug file by build ID (dwfl_build_id_find_debuginfo), with the descriptor each opens,
  * which the Dwfl keeps, moved out of the program's way (util/fd.h). Only once tcn_libdw()
- * has returned the table. */
+ * has returned the table. The module's file is read with pread as it is needed, never
+ * mapped: libdwfl would map the whole file (rw-p, private), and perf's DWARF unwinder takes
+ * the lowest mapping of a file for its load address, so every callstack perf takes of the
+ * program would stop at the first frame in that file. */
 int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
                        Elf **elfp);
 int tcn_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,

@@ -22,6 +22,7 @@
 
 #include <dlfcn.h>
 #include <dwarf.h>
+#include <inttypes.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -526,16 +527,22 @@ static int dwarf_frames(struct tcn_symbols *s, Dwfl_Module *mod, uint64_t addres
     return n;
 }
 
-/* A frame named by a symbol table's entry, or by the image when none covers the address. */
-static struct tcn_symbol_frame symbol_frame(struct tcn_symbols *s, const char *image, const char *sym_name,
-                                            uint64_t sym_addr, uint32_t sym_len)
+/* A frame named by a symbol table's entry. */
+static struct tcn_symbol_frame symbol_frame(struct tcn_symbols *s, const char *sym_name, uint64_t sym_addr,
+                                            uint32_t sym_len)
 {
-    char bracketed[256];
-    if (!sym_name) {
-        snprintf(bracketed, sizeof bracketed, "[%s]", basename_of(image));
-        sym_name = bracketed;
-    }
     return (struct tcn_symbol_frame){symbol_name(s, sym_name), unknown, 0, sym_addr, sym_len};
+}
+
+/* An address no symbol covers (a stripped library's own functions, as zlib's in Debian):
+ * named by its file and its address in the file's ELF layout, "libz.so.1.2.13+0x4a26", as
+ * perf shows it and addr2line or objdump take it. Each address is its own entry: one
+ * "[libz.so.1.2.13]" for all of them lumped every function of the file together. */
+static struct tcn_symbol_frame offset_frame(struct tcn_symbols *s, const char *image, uint64_t file_address)
+{
+    char name[300];
+    snprintf(name, sizeof name, "%s+0x%" PRIx64, basename_of(image), file_address);
+    return (struct tcn_symbol_frame){intern_cstr(s, name), unknown, 0, 0, 0};
 }
 
 /* With libdw: the DWARF's functions, else the whole symbol table's. */
@@ -548,19 +555,20 @@ static int libdw_frames(struct tcn_symbols *s, uint64_t address, const char **im
     *image = path ? intern_cstr(s, path) : unknown;
     int n = dwarf_frames(s, mod, address, frames);
     if (n == 0) {
-        /* No debug information: the symbol table's name, else the image's. */
+        /* No debug information: the symbol table's name, else the image and the offset. */
         struct module_symbols *ms = symbols_of(s, mod);
         const struct symbol_entry *e = ms ? symbol_at(ms, address) : NULL;
-        frames[0] =
-            e ? symbol_frame(s, *image, e->name, e->addr, (uint32_t)e->size) : symbol_frame(s, *image, NULL, 0, 0);
+        Dwarf_Addr rel = address, bias = 0;
+        s->dw->dwfl_module_address_section(mod, &rel, &bias);
+        frames[0] = e ? symbol_frame(s, e->name, e->addr, (uint32_t)e->size) : offset_frame(s, *image, address - bias);
         n = 1;
     }
     return n;
 }
 
 /* Without libdw: what the dynamic loader knows, the image and its exported (dynamic)
- * symbols with their sizes; no files, lines or inlined functions, and functions a library
- * keeps to itself are named by the image. */
+ * symbols with their sizes; no files, lines or inlined functions, and an address in a
+ * function the library keeps to itself is named by the image and its offset. */
 static int dladdr_frames(struct tcn_symbols *s, uint64_t address, const char **image, struct tcn_symbol_frame *frames)
 {
     Dl_info info;
@@ -581,10 +589,9 @@ static int dladdr_frames(struct tcn_symbols *s, uint64_t address, const char **i
     }
     *image = intern_cstr(s, path);
     if (info.dli_sname && info.dli_saddr && dladdr1(at, &info, (void **)&sym, RTLD_DL_SYMENT) && sym)
-        frames[0] =
-            symbol_frame(s, *image, info.dli_sname, (uint64_t)(uintptr_t)info.dli_saddr, (uint32_t)sym->st_size);
+        frames[0] = symbol_frame(s, info.dli_sname, (uint64_t)(uintptr_t)info.dli_saddr, (uint32_t)sym->st_size);
     else
-        frames[0] = symbol_frame(s, *image, NULL, 0, 0);
+        frames[0] = offset_frame(s, *image, address - (uint64_t)map->l_addr);
     return 1;
 }
 

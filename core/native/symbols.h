@@ -16,7 +16,8 @@
 #define TCN_SYMBOLS_MAX_FRAMES 64
 
 struct tcn_symbol_frame {
-    const char *name; /* demangled; "[image]" or "[unknown]" when no symbol covers it */
+    const char *name; /* demangled; "image+0x<address in the file>" when no symbol covers it,
+                       * "[unknown]" outside any file */
     const char *file; /* "[unknown]" without line information */
     uint32_t line;
     uint64_t sym_addr; /* the function's (or inlined instance's) first address; 0: none */

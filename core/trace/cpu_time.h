@@ -1,6 +1,5 @@
 /* cpu_time.h - how long each thread of the trace ran, from the context switches of the
- * system (the model keeps them in arrival order, which the client's per-CPU buffers do not
- * keep in time order: they are sorted first).
+ * system (sched_log.h gives them in time order).
  *
  * A thread is on-CPU from a switch that puts it on a CPU until the switch that takes it
  * off that CPU, and off-CPU from then until it runs again. Before its first switch nothing
@@ -14,10 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/model.h"
+#include "trace/sched_log.h"
+#include "trace/trace.h"
 
 struct tct_cpu_time {
-    uint32_t thread;
+    const struct tct_thread *thread;
     int64_t on_cpu, off_cpu;
     uint64_t switched_in; /* times it was put on a CPU */
     uint64_t overlaps;
@@ -25,12 +25,8 @@ struct tct_cpu_time {
 
 /* The CPU time of every thread of the trace that a context switch names, in the trace's
  * thread order: a malloc'd array (the caller frees it) and its length in *n; NULL with
- * *n = 0 when there is none, NULL with *n = 1 when memory ran out. end is the trace's end. */
-struct tct_cpu_time *tct_cpu_times(const struct tct_trace *trace, int64_t end, size_t *n);
-
-/* The order of events that start with their int64_t time (struct tct_switch, struct
- * tct_wakeup) sorted by time, stable: a malloc'd array of indices, NULL when there are
- * none or memory ran out. */
-size_t *tct_sort_by_time(const struct tcu_chunks *events);
+ * *n = 0 when there is none, NULL with *n = 1 when memory ran out or the log could not be
+ * read. end is the trace's end. */
+struct tct_cpu_time *tct_cpu_times(const struct tct_trace *tr, struct tct_sched_log *log, int64_t end, size_t *n);
 
 #endif

@@ -1,6 +1,7 @@
-/* export.h - writing a finished trace model (model.h) as a file.
+/* export.h - outputs: a trace written as a file, in one of seven formats.
  *
- * Five formats, one model:
+ *   Perfetto trace (.pftrace)        Perfetto's own protobuf format, with everything the
+ *                                    capture has: for the Perfetto UI and trace processor;
  *   Chrome Trace Event JSON (.json)  opens in Perfetto and chrome://tracing, and goes back
  *                                    into Tracy through upstream's tracy-import-chrome;
  *   zone statistics CSV (.csv)       the columns and numbers of upstream's tracy-csvexport;
@@ -10,8 +11,17 @@
  * Any other extension is refused: .tracy, for one, is the Tracy GUI's own format, which
  * only upstream's tracy-capture writes.
  *
- * Exporters resolve names through struct tct_names: normally the decoder's tables
- * (tct_names_from_decoder), but any table will do, which is how the tests seed names.
+ * An output is opened on a trace before its first event: it adds to the trace the sinks
+ * (sink.h) it is made of, shared with the other outputs where they need the same. Once
+ * the trace has finished, writing reads those sinks; nothing else of the capture was kept:
+ *
+ *   struct tct_output *o = tct_output_open(tr, "trace.json", NULL, err, sizeof err);
+ *   ... the capture: tct_trace_on_event(), tct_trace_finish() ...
+ *   tct_output_close(o, err, sizeof err);
+ *
+ * The file is written beside its path under a temporary name and renamed to it when
+ * complete (devices and pipes are written directly): a path is never left empty or half
+ * written, and a file already there survives a failed write.
  */
 #ifndef TRACYC_TRACE_EXPORT_H
 #define TRACYC_TRACE_EXPORT_H
@@ -20,40 +30,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "trace/model.h"
-#include "decode/decode.h"
-
-struct tct_names {
-    const void *ctx;
-    const struct tcd_srcloc *(*srcloc)(const void *ctx, uint32_t index);
-    const char *(*thread)(const void *ctx, uint32_t thread);
-    const char *(*plot)(const void *ctx, uint32_t plot);
-    const char *(*frame)(const void *ctx, uint32_t frame_set); /* 0: "Frame" */
-    const char *(*pool)(const void *ctx, uint32_t pool);
-    const char *(*string)(const void *ctx, uint32_t handle); /* literal texts, "" unknown */
-    const struct tcd_welcome *welcome;                       /* NULL when the handshake never completed */
-    /* Callstacks (tcd_callstack(), tcd_frame(), tcd_symbol()); NULL when these names have
-     * none: callstacks then expand to nothing. */
-    const uint32_t *(*callstack)(const void *ctx, uint32_t id, uint32_t *depth);
-    const struct tcd_frame *(*callstack_frame)(const void *ctx, uint32_t index);
-    int (*symbol)(const void *ctx, uint64_t symbol, const char **file, uint32_t *line);
-    /* Threads of the whole system, as context switches name them: name and process id
-     * ("" / 0 unknown); NULL when unknown. */
-    const char *(*system_thread)(const void *ctx, uint32_t thread);
-    uint64_t (*thread_pid)(const void *ctx, uint32_t thread);
-};
-
-/* Names from the decoder that produced the trace (valid as long as the decoder is). */
-void tct_names_from_decoder(struct tct_names *out, const struct tcd_decoder *dec);
-
-/* A zone's name as Tracy's statistics show it: the source location's name, or its
- * function when it has none. Never NULL. */
-const char *tct_srcloc_label(const struct tct_names *names, uint32_t srcloc);
-
-/* A message's text: its own, or the string its handle names (literal messages whose
- * text arrived after them). Never NULL. The same for the crash report. */
-const char *tct_message_text(const struct tct_names *names, const struct tct_message *m);
-const char *tct_crash_text(const struct tct_names *names, const struct tct_crash *crash);
+#include "trace/trace.h"
 
 struct tct_export_options {
     /* CSV, as tracy-csvexport's flags */
@@ -63,11 +40,10 @@ struct tct_export_options {
     int self_time;         /* -e: self times instead of total times */
     int unwrap;            /* -u: one row per zone */
     int messages;          /* -m: the messages instead of zones */
+    int per_process;       /* a capture of several processes: a row per process and source location, and a
+                            * "process" column ("program[pid]"), instead of rows summed over processes */
     /* summary */
     size_t top; /* rows in each top-zones table, 0 = 20 */
-    /* all formats: why the capture is incomplete ("client vanished", "stopped",
-     * "time limit"), NULL when it is complete. Unfinished zones are reported anyway. */
-    const char *incomplete;
 };
 
 enum tct_format {
@@ -76,43 +52,54 @@ enum tct_format {
     TCT_FORMAT_CSV,
     TCT_FORMAT_FOLDED,
     TCT_FORMAT_SVG,
+    TCT_FORMAT_PFTRACE,
     TCT_FORMAT_UNSUPPORTED, /* an extension of a format not written here */
 };
 
-/* The format a path asks for by its extension (case-insensitive): ".json" Chrome, ".csv"
- * CSV, ".folded" folded stacks, ".svg" flame graph, ".txt" or none (so also /dev/stdout)
- * the summary, anything else unsupported. */
+/* The format a path asks for by its extension (case-insensitive): ".pftrace" Perfetto,
+ * ".json" Chrome, ".csv" CSV, ".folded" folded stacks, ".svg" flame graph, ".txt" or none
+ * (so also /dev/stdout) the summary, anything else unsupported. "-" is the summary (on
+ * stdout). */
 enum tct_format tct_export_format_for(const char *path);
 
-/* 0 when path ("-": stdout) names a format written here, else -1 with a message in err
- * that says which formats are, and how to get a .tracy file. */
+/* 0 when path names a format written here, else -1 with a message in err that says which
+ * formats are, and how to get a .tracy file. */
 int tct_export_check_format(const char *path, char *err, size_t errlen);
 
-/* Writes the trace to path in the format its extension asks for ("-" = summary on
- * stdout). options may be NULL. Returns 0, or -1 with a message in err (and errno set).
- * The trace must be finished (tct_trace_finish). The file is written beside path under a
- * temporary name and renamed to path when complete (devices and pipes are written
- * directly): path is never left empty or half written. */
-int tct_export_file(const struct tct_trace *trace, const struct tcd_decoder *dec, const char *path,
-                    const struct tct_export_options *options, char *err, size_t errlen);
+/* 0 when path ("-": stdout) names a format written here and can be written there now,
+ * else -1 with the reason in err: the format (tct_export_check_format), then the file,
+ * by creating (and removing) the temporary file the output would write beside path (an
+ * existing device or pipe: whether it may be written). Leaves nothing behind. */
+int tct_export_check_path(const char *path, char *err, size_t errlen);
 
-/* The same with any names and an open stream; used by tct_export_file. Each returns 0,
- * or -1 when writing failed (errno says why) or memory ran out (errno = ENOMEM). */
-int tct_export_to(FILE *out, enum tct_format format, const struct tct_trace *trace, const struct tct_names *names,
-                  const struct tct_export_options *options);
-int tct_export_chrome(FILE *out, const struct tct_trace *trace, const struct tct_names *names,
-                      const struct tct_export_options *options);
-int tct_export_csv(FILE *out, const struct tct_trace *trace, const struct tct_names *names,
-                   const struct tct_export_options *options);
-int tct_export_summary(FILE *out, const struct tct_trace *trace, const struct tct_names *names,
-                       const struct tct_export_options *options);
-int tct_export_folded(FILE *out, const struct tct_trace *trace, const struct tct_names *names,
-                      const struct tct_export_options *options);
-int tct_export_svg(FILE *out, const struct tct_trace *trace, const struct tct_names *names,
-                   const struct tct_export_options *options);
+struct tct_output;
 
-/* The trace's end as Tracy's server counts it: the latest event time, and at least the
- * end of the client's initialisation (the welcome's initEnd). */
-int64_t tct_export_last_time(const struct tct_trace *trace, const struct tct_names *names);
+/* An output of `format` on the trace (options may be NULL: the defaults); NULL when out
+ * of memory. Write it with tct_output_write_to. */
+struct tct_output *tct_output_new(struct tct_trace *tr, enum tct_format format, const struct tct_export_options *o);
+/* An output to path ("-": the summary on stdout), its format by extension: NULL with a
+ * message in err when tct_export_check_path refuses it, or memory ran out. */
+struct tct_output *tct_output_open(struct tct_trace *tr, const char *path, const struct tct_export_options *o,
+                                   char *err, size_t errlen);
+
+/* Writes the output (the trace finished) to out. 0, or -1 with errno set: writing failed,
+ * or memory ran out (ENOMEM), or a sink's spill could not be kept (its errno). */
+int tct_output_write_to(struct tct_output *output, FILE *out);
+/* Writes an opened output to its path and frees it. 0, or -1 with a message in err
+ * naming the file (and errno set). */
+int tct_output_close(struct tct_output *output, char *err, size_t errlen);
+/* Frees an output without writing it (the sinks stay with the trace). */
+void tct_output_free(struct tct_output *output);
+
+/* What each format is made of (export_<format>.c): the sinks it adds to the trace, and
+ * how it writes the file from them. */
+struct tct_format_ops {
+    /* Adds the sinks; *state receives what write and free need. 0, or -1 (memory). */
+    int (*prepare)(struct tct_trace *tr, const struct tct_export_options *o, void **state);
+    int (*write)(FILE *out, struct tct_trace *tr, void *state, const struct tct_export_options *o);
+    void (*free)(void *state);
+};
+extern const struct tct_format_ops tct_format_summary, tct_format_chrome, tct_format_csv, tct_format_folded,
+    tct_format_svg, tct_format_pftrace;
 
 #endif

@@ -10,7 +10,6 @@
  * running on that CPU then), in time order, on the trace's clock (seconds since its
  * origin). Priorities are not sent by the decoder's events: every line says 120.
  */
-#include "trace/cpu_time.h"
 #include "trace/export_chrome.h"
 #include "trace/json.h"
 
@@ -23,15 +22,15 @@
 
 /* A thread's command name as ftrace prints it: no spaces, '=' or control characters (they
  * would split the line's arguments), at most 31 bytes. */
-static void comm_of(const struct tct_chrome *c, uint32_t tid, uint8_t cpu, char out[32])
+static void comm_of(const struct tct_chrome *c, uint32_t source, uint32_t tid, uint8_t cpu, char out[32])
 {
-    const struct tct_names *n = c->names;
+    const struct tct_names *n = &tct_trace_source(c->trace, source)->names;
     const char *name = NULL;
     if (tid == 0) {
         snprintf(out, 32, "swapper/%u", cpu);
         return;
     }
-    if (tct_trace_thread(c->trace, tid))
+    if (tct_trace_thread(c->trace, source, tid))
         name = n->thread(n->ctx, tid);
     if ((!name || !name[0]) && n->system_thread)
         name = n->system_thread(n->ctx, tid);
@@ -46,15 +45,16 @@ static void comm_of(const struct tct_chrome *c, uint32_t tid, uint8_t cpu, char 
 }
 
 /* "(<tgid>)": the client's pid for its own threads, else what TidToPid said. */
-static void tgid_of(const struct tct_chrome *c, uint32_t tid, char out[24])
+static void tgid_of(const struct tct_chrome *c, uint32_t source, uint32_t tid, char out[24])
 {
+    const struct tct_names *n = &tct_trace_source(c->trace, source)->names;
     uint64_t pid = 0;
     if (tid == 0)
         pid = 0;
-    else if (tct_trace_thread(c->trace, tid))
-        pid = c->pid;
-    else if (c->names->thread_pid)
-        pid = c->names->thread_pid(c->names->ctx, tid);
+    else if (tct_trace_thread(c->trace, source, tid))
+        pid = tct_chrome_pid(c, source);
+    else if (n->thread_pid)
+        pid = n->thread_pid(n->ctx, tid);
     if (pid || tid == 0)
         snprintf(out, 24, "(%" PRIu64 ")", pid);
     else
@@ -88,22 +88,22 @@ static const char *state_letter(uint8_t state)
     }
 }
 
-static void line_head(struct tct_chrome *c, uint32_t tid, uint8_t cpu, int64_t time, const char *event)
+static void line_head(struct tct_chrome *c, uint32_t source, uint32_t tid, uint8_t cpu, int64_t time, const char *event)
 {
     char comm[32], tgid[24], text[160];
-    comm_of(c, tid, cpu, comm);
-    tgid_of(c, tid, tgid);
+    comm_of(c, source, tid, cpu, comm);
+    tgid_of(c, source, tid, tgid);
     snprintf(text, sizeof text, "%s-%" PRIu32 " %s [%03u] .... %" PRId64 ".%09" PRId64 ": %s: ", comm, tid, tgid, cpu,
              time / 1000000000, time % 1000000000, event);
     tct_json_chars(c->w, text, strlen(text));
 }
 
-static void sched_switch(struct tct_chrome *c, const struct tct_switch *sw)
+static void sched_switch(struct tct_chrome *c, const struct tct_sched_event *sw)
 {
     char prev[32], next[32], text[256];
-    comm_of(c, sw->old_thread, sw->cpu, prev);
-    comm_of(c, sw->new_thread, sw->cpu, next);
-    line_head(c, sw->old_thread, sw->cpu, sw->time, "sched_switch");
+    comm_of(c, sw->source, sw->old_thread, sw->cpu, prev);
+    comm_of(c, sw->source, sw->new_thread, sw->cpu, next);
+    line_head(c, sw->source, sw->old_thread, sw->cpu, sw->time, "sched_switch");
     snprintf(text, sizeof text,
              "prev_comm=%s prev_pid=%" PRIu32 " prev_prio=120 prev_state=%s ==> next_comm=%s next_pid=%" PRIu32
              " next_prio=120",
@@ -112,46 +112,35 @@ static void sched_switch(struct tct_chrome *c, const struct tct_switch *sw)
     tct_write_str(c->w, "\\n");
 }
 
-static void sched_waking(struct tct_chrome *c, const struct tct_wakeup *wk, uint32_t waker)
+static void sched_waking(struct tct_chrome *c, const struct tct_sched_event *wk, uint32_t waker)
 {
     char comm[32], text[160];
-    comm_of(c, wk->thread, wk->cpu, comm);
-    line_head(c, waker, wk->cpu, wk->time, "sched_waking");
-    snprintf(text, sizeof text, "comm=%s pid=%" PRIu32 " prio=120 target_cpu=%03u", comm, wk->thread, wk->cpu);
+    comm_of(c, wk->source, wk->new_thread, wk->cpu, comm);
+    line_head(c, wk->source, waker, wk->cpu, wk->time, "sched_waking");
+    snprintf(text, sizeof text, "comm=%s pid=%" PRIu32 " prio=120 target_cpu=%03u", comm, wk->new_thread, wk->cpu);
     tct_json_chars(c->w, text, strlen(text));
     tct_write_str(c->w, "\\n");
 }
 
 void tct_chrome_system_trace(struct tct_chrome *c)
 {
-    const struct tct_trace *tr = c->trace;
-    if (!tr->switches.count)
+    if (!tct_sched_log_switches(c->sched))
         return;
-    size_t *order = tct_sort_by_time(&tr->switches);
-    size_t *wakeups = tr->wakeups.count ? tct_sort_by_time(&tr->wakeups) : NULL;
-    if (!order || (tr->wakeups.count && !wakeups)) {
-        free(order);
-        c->failed = 1;
-        return;
-    }
+    if (tct_sched_log_start(c->sched) != 0)
+        return;                       /* the error stays with the log: the output reports it */
     uint32_t running[MAX_CPUS] = {0}; /* the thread on each CPU, for the wakeups' waker */
     tct_write_str(c->w, ",\n\"systemTraceEvents\":\"# tracer: nop\\n");
-    /* Both in time order, merged; ftrace text has no negative times. */
-    size_t k = 0;
-    for (size_t i = 0; i <= tr->switches.count; i++) {
-        const struct tct_switch *sw = i < tr->switches.count ? tct_trace_switch(tr, order[i]) : NULL;
-        for (; k < tr->wakeups.count && (!sw || tct_trace_wakeup(tr, wakeups[k])->time < sw->time); k++) {
-            const struct tct_wakeup *wk = tct_trace_wakeup(tr, wakeups[k]);
-            if (wk->time > 0)
-                sched_waking(c, wk, running[wk->cpu]);
+    /* In time order, a switch before the wakeups of the same time; ftrace text has no
+     * negative times. */
+    for (const struct tct_sched_event *e; (e = tct_sched_log_next(c->sched));) {
+        if (e->is_wakeup) {
+            if (e->time > 0)
+                sched_waking(c, e, running[e->cpu]);
+            continue;
         }
-        if (!sw)
-            break;
-        if (sw->time > 0)
-            sched_switch(c, sw);
-        running[sw->cpu] = sw->new_thread;
+        if (e->time > 0)
+            sched_switch(c, e);
+        running[e->cpu] = e->new_thread;
     }
     tct_write_char(c->w, '"');
-    free(order);
-    free(wakeups);
 }

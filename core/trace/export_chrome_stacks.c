@@ -15,8 +15,9 @@
  * args.data.timeDeltas (integer microseconds) placing each sample; a chunk's tid is its
  * samples' thread. Each thread is one profile here (id = its thread id), its nodes the call
  * paths of its samples (functions, inlined ones included, url the source file), written
- * in chunks of CHUNK samples that carry the nodes they introduce. Samples without a time
- * and those taken at a context switch are left out.
+ * in chunks of CHUNK samples that carry the nodes they introduce (a thread's chunk goes out
+ * when it is full, so memory holds one chunk per thread). Samples without a time and those
+ * taken at a context switch are left out.
  */
 #include "trace/export_chrome.h"
 #include "trace/json.h"
@@ -26,6 +27,20 @@
 #include <string.h>
 
 #define CHUNK 1000
+
+struct tct_chrome_profile {
+    const struct tct_thread *thread;
+    uint64_t pid;
+    struct tct_stack_tree tree;
+    struct tcu_map leaf_of; /* callstack id -> node */
+    uint32_t written;       /* nodes written so far (node 0, the tree's root, is never written) */
+    int64_t last_us;        /* the time of the previous sample */
+    int started;            /* its "Profile" event is out */
+    /* the samples of the chunk being gathered: their leaf (0: left out) and time */
+    uint32_t leaves[CHUNK];
+    int64_t times[CHUNK];
+    size_t count;
+};
 
 /* ---- "stackFrames" ------------------------------------------------------------------------ */
 
@@ -42,15 +57,26 @@ void tct_chrome_stacks_free(struct tct_chrome *c)
 {
     tct_stack_tree_free(&c->frames);
     tcu_map_free(&c->frame_of);
+    for (size_t i = 0; i < c->profile_count; i++) {
+        if (!c->profiles[i])
+            continue;
+        tct_stack_tree_free(&c->profiles[i]->tree);
+        tcu_map_free(&c->profiles[i]->leaf_of);
+        free(c->profiles[i]);
+    }
+    free(c->profiles);
+    c->profiles = NULL;
+    c->profile_count = 0;
 }
 
-uint32_t tct_chrome_stack_frame(struct tct_chrome *c, uint32_t callstack)
+uint32_t tct_chrome_stack_frame(struct tct_chrome *c, uint32_t source, uint32_t callstack)
 {
-    const uint64_t *known = tcu_map_get(&c->frame_of, callstack);
+    uint64_t key = (uint64_t)source << 32 | callstack;
+    const uint64_t *known = tcu_map_get(&c->frame_of, key);
     if (known)
         return (uint32_t)*known;
-    uint32_t node = tct_stack_tree_path(&c->frames, 0, c->names, callstack);
-    if (node == UINT32_MAX || tcu_map_put(&c->frame_of, callstack, node) < 0) {
+    uint32_t node = tct_stack_tree_path(&c->frames, 0, &tct_trace_source(c->trace, source)->names, callstack);
+    if (node == UINT32_MAX || tcu_map_put(&c->frame_of, key, node) < 0) {
         c->failed = 1;
         return 0;
     }
@@ -97,9 +123,9 @@ static int64_t us_of(int64_t ns)
     return ns >= 0 ? (ns + 500) / 1000 : -((-ns + 500) / 1000);
 }
 
-static void profile_head(struct tct_chrome *c, const char *name, uint32_t tid, int64_t ts)
+static void profile_head(struct tct_chrome *c, const char *name, uint64_t pid, uint32_t tid, int64_t ts)
 {
-    tct_chrome_begin_event(c, "P", name);
+    tct_chrome_begin_event(c, "P", name, strlen(name), pid);
     tct_write_str(c->w, ",\"id\":\"0x");
     tct_write_fmt(c->w, "%" PRIx32, tid);
     tct_write_str(c->w, "\",\"tid\":");
@@ -108,56 +134,56 @@ static void profile_head(struct tct_chrome *c, const char *name, uint32_t tid, i
     tct_json_us(c->w, ts);
 }
 
-struct profile {
-    struct tct_chrome *c;
-    const struct tct_thread *t;
-    struct tct_stack_tree tree;
-    struct tcu_map leaf_of; /* callstack id -> node */
-    uint32_t written;       /* nodes written so far (node 0, the tree's root, is never written) */
-    int64_t last_us;        /* the time of the previous sample */
-};
-
-/* One chunk: the samples [from, to) of the thread that have a time. */
-static void profile_chunk(struct profile *p, size_t from, size_t to, const uint32_t *leaves)
+/* One chunk: the gathered samples whose leaf is not 0. */
+static void profile_chunk(struct tct_chrome *c, struct tct_chrome_profile *p)
 {
-    struct tct_writer *w = p->c->w;
-    size_t first = from;
-    while (first < to && !leaves[first - from])
+    struct tct_writer *w = c->w;
+    size_t first = 0, n = p->count;
+    p->count = 0;
+    while (first < n && !p->leaves[first])
         first++;
-    if (first == to)
+    if (first == n)
         return;
-    profile_head(p->c, "ProfileChunk", p->t->id, tct_thread_sample(p->t, first)->time);
+    if (!p->started) {
+        p->last_us = us_of(p->times[first]);
+        profile_head(c, "Profile", p->pid, p->thread->id, p->times[first]);
+        tct_write_str(w, ",\"args\":{\"data\":{\"startTime\":");
+        tct_write_i64(w, p->last_us);
+        tct_write_str(w, "}}}");
+        p->started = 1;
+    }
+    profile_head(c, "ProfileChunk", p->pid, p->thread->id, p->times[first]);
     tct_write_str(w, ",\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[");
     for (uint32_t i = p->written + 1; i < p->tree.count; i++) {
-        const struct tct_stack_node *n = &p->tree.nodes[i];
+        const struct tct_stack_node *node = &p->tree.nodes[i];
         tct_write_str(w, i > p->written + 1 ? ",{\"id\":" : "{\"id\":");
         tct_write_u64(w, i);
-        if (n->parent) {
+        if (node->parent) {
             tct_write_str(w, ",\"parent\":");
-            tct_write_u64(w, n->parent);
+            tct_write_u64(w, node->parent);
         }
         tct_write_str(w, ",\"callFrame\":{\"functionName\":");
-        tct_json_string(w, n->label);
+        tct_json_string(w, node->label);
         tct_write_str(w, ",\"url\":");
-        tct_json_string(w, tct_known_name(n->file) ? n->file : "");
+        tct_json_string(w, tct_known_name(node->file) ? node->file : "");
         tct_write_str(w, "}}");
     }
     p->written = (uint32_t)p->tree.count - 1;
     tct_write_str(w, "],\"samples\":[");
     int any = 0;
-    for (size_t k = first; k < to; k++) {
-        if (!leaves[k - from])
+    for (size_t k = first; k < n; k++) {
+        if (!p->leaves[k])
             continue;
         if (any++)
             tct_write_char(w, ',');
-        tct_write_u64(w, leaves[k - from]);
+        tct_write_u64(w, p->leaves[k]);
     }
     tct_write_str(w, "]},\"timeDeltas\":[");
     any = 0;
-    for (size_t k = first; k < to; k++) {
-        if (!leaves[k - from])
+    for (size_t k = first; k < n; k++) {
+        if (!p->leaves[k])
             continue;
-        int64_t us = us_of(tct_thread_sample(p->t, k)->time);
+        int64_t us = us_of(p->times[k]);
         if (any++)
             tct_write_char(w, ',');
         tct_write_i64(w, us - p->last_us);
@@ -167,53 +193,65 @@ static void profile_chunk(struct profile *p, size_t from, size_t to, const uint3
 }
 
 /* The node of a sample's callstack, 0 when it is left out. */
-static uint32_t sample_leaf(struct profile *p, const struct tct_sample *s)
+static uint32_t sample_leaf(struct tct_chrome *c, struct tct_chrome_profile *p, const struct tct_sample_record *s)
 {
     if (s->switched_out || s->time == 0)
         return 0;
     const uint64_t *known = tcu_map_get(&p->leaf_of, s->callstack);
     if (known)
         return (uint32_t)*known;
-    uint32_t node = tct_stack_tree_path(&p->tree, 0, p->c->names, s->callstack);
+    const struct tct_names *names = &tct_trace_source(c->trace, p->thread->source)->names;
+    uint32_t node = tct_stack_tree_path(&p->tree, 0, names, s->callstack);
     if (node == UINT32_MAX || tcu_map_put(&p->leaf_of, s->callstack, node) < 0) {
-        p->c->failed = 1;
+        c->failed = 1;
         return 0;
     }
     return node;
 }
 
-static void thread_profile(struct tct_chrome *c, const struct tct_thread *t)
+static struct tct_chrome_profile *profile_of(struct tct_chrome *c, const struct tct_thread *t)
 {
-    struct profile p = {.c = c, .t = t};
-    tcu_map_init(&p.leaf_of, 0, NULL);
-    uint32_t leaves[CHUNK];
-    int started = 0;
-    if (tct_stack_tree_init(&p.tree, "") != 0)
-        c->failed = 1;
-    for (size_t from = 0; from < t->samples.count && !c->failed; from += CHUNK) {
-        size_t to = t->samples.count - from < CHUNK ? t->samples.count : from + CHUNK;
-        for (size_t k = from; k < to; k++)
-            leaves[k - from] = sample_leaf(&p, tct_thread_sample(t, k));
-        for (size_t k = from; k < to && !started; k++) {
-            if (!leaves[k - from])
-                continue;
-            int64_t t0 = tct_thread_sample(t, k)->time;
-            p.last_us = us_of(t0);
-            profile_head(c, "Profile", t->id, t0);
-            tct_write_str(c->w, ",\"args\":{\"data\":{\"startTime\":");
-            tct_write_i64(c->w, p.last_us);
-            tct_write_str(c->w, "}}}");
-            started = 1;
-        }
-        profile_chunk(&p, from, to, leaves);
+    if (t->index >= c->profile_count) {
+        size_t count = t->index + 1 > 2 * c->profile_count ? t->index + 1 : 2 * c->profile_count;
+        struct tct_chrome_profile **grown = realloc(c->profiles, count * sizeof *grown);
+        if (!grown)
+            return NULL;
+        memset(grown + c->profile_count, 0, (count - c->profile_count) * sizeof *grown);
+        c->profiles = grown;
+        c->profile_count = count;
     }
-    tct_stack_tree_free(&p.tree);
-    tcu_map_free(&p.leaf_of);
+    struct tct_chrome_profile *p = c->profiles[t->index];
+    if (p)
+        return p;
+    p = calloc(1, sizeof *p);
+    if (!p || tct_stack_tree_init(&p->tree, "") != 0) {
+        if (p)
+            tct_stack_tree_free(&p->tree);
+        free(p);
+        return NULL;
+    }
+    p->thread = t;
+    p->pid = tct_chrome_pid(c, t->source);
+    tcu_map_init(&p->leaf_of, 0, NULL);
+    return c->profiles[t->index] = p;
 }
 
-void tct_chrome_samples(struct tct_chrome *c)
+void tct_chrome_sample(struct tct_chrome *c, const struct tct_thread *t, const struct tct_sample_record *s)
 {
-    for (size_t i = 0; i < c->trace->thread_count && !c->failed; i++)
-        if (c->trace->threads[i]->cpu_samples)
-            thread_profile(c, c->trace->threads[i]);
+    struct tct_chrome_profile *p = c->failed ? NULL : profile_of(c, t);
+    if (!p) {
+        c->failed = 1;
+        return;
+    }
+    p->leaves[p->count] = sample_leaf(c, p, s);
+    p->times[p->count] = s->time;
+    if (++p->count == CHUNK)
+        profile_chunk(c, p);
+}
+
+void tct_chrome_samples_end(struct tct_chrome *c)
+{
+    for (size_t i = 0; i < c->profile_count; i++)
+        if (c->profiles[i] && c->profiles[i]->count && !c->failed)
+            profile_chunk(c, c->profiles[i]);
 }

@@ -43,8 +43,8 @@ static void xml_text(struct tct_writer *w, const char *s, size_t len)
         else if (c < 0x80)
             tct_write_char(w, (char)c);
         else {
-            size_t n = tct_utf8_sequence(p);
-            if (n && (size_t)(end - p) >= n) {
+            size_t n = tct_utf8_sequence(p, (size_t)(end - p));
+            if (n) {
                 tct_write(w, (const char *)p, n);
                 p += n;
                 continue;
@@ -91,13 +91,18 @@ static void box(struct tct_writer *w, const struct tct_stack_node *n, double x, 
     tct_write_str(w, "</g>\n");
 }
 
-int tct_export_svg(FILE *out, const struct tct_trace *tr, const struct tct_names *names,
-                   const struct tct_export_options *o)
+static int prepare(struct tct_trace *tr, const struct tct_export_options *o, void **state)
+{
+    (void)o;
+    return (*state = tct_sample_stats_of(tr)) ? 0 : -1;
+}
+
+static int write_svg(FILE *out, struct tct_trace *tr, void *state, const struct tct_export_options *o)
 {
     (void)o;
     struct tct_stack_tree tree;
     double *xs = NULL;
-    if (tct_stack_tree_of_samples(&tree, tr, names, 1) != 0 || !(xs = calloc(tree.count, sizeof *xs))) {
+    if (tct_stack_tree_of_samples(&tree, tr, state, 1) != 0 || !(xs = calloc(tree.count, sizeof *xs))) {
         tct_stack_tree_free(&tree);
         errno = ENOMEM;
         return -1;
@@ -122,7 +127,8 @@ int tct_export_svg(FILE *out, const struct tct_trace *tr, const struct tct_names
                   "<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f8\"/>\n"
                   "<text x=\"%d\" y=\"24\" text-anchor=\"middle\" font-size=\"17\">",
                   WIDTH, height, WIDTH, height, WIDTH / 2);
-    const struct tcd_welcome *wel = names->welcome;
+    const struct tct_source *first = tct_trace_source(tr, 0);
+    const struct tcd_welcome *wel = first ? first->names.welcome : NULL;
     if (wel && wel->program_name[0]) {
         xml_text(&w, wel->program_name, strnlen(wel->program_name, sizeof wel->program_name));
         tct_write_str(&w, ": ");
@@ -145,3 +151,5 @@ int tct_export_svg(FILE *out, const struct tct_trace *tr, const struct tct_names
     tct_stack_tree_free(&tree);
     return tct_writer_flush(&w) ? -1 : 0;
 }
+
+const struct tct_format_ops tct_format_svg = {prepare, write_svg, NULL};

@@ -3,8 +3,10 @@
 
 #include <string.h>
 
-size_t tct_utf8_sequence(const unsigned char *p)
+size_t tct_utf8_sequence(const unsigned char *p, size_t avail)
 {
+    if (!avail)
+        return 0;
     unsigned c = p[0];
     size_t n;
     unsigned lo = 0x80, hi = 0xbf;
@@ -24,7 +26,7 @@ size_t tct_utf8_sequence(const unsigned char *p)
             hi = 0x8f; /* beyond U+10FFFF */
     } else
         return 0;
-    if (p[1] < lo || p[1] > hi)
+    if (avail < n || p[1] < lo || p[1] > hi)
         return 0;
     for (size_t i = 2; i < n; i++)
         if (p[i] < 0x80 || p[i] > 0xbf)
@@ -69,8 +71,7 @@ void tct_json_chars(struct tct_writer *w, const char *s, size_t len)
             }
             p++;
         } else {
-            /* A NUL never occurs inside len, so tct_utf8_sequence stops at the string's end. */
-            size_t n = tct_utf8_sequence(p);
+            size_t n = tct_utf8_sequence(p, (size_t)(end - p));
             if (n) {
                 tct_write(w, (const char *)p, n);
                 p += n;
@@ -84,8 +85,13 @@ void tct_json_chars(struct tct_writer *w, const char *s, size_t len)
 
 void tct_json_string(struct tct_writer *w, const char *s)
 {
+    tct_json_text(w, s, strlen(s));
+}
+
+void tct_json_text(struct tct_writer *w, const char *s, size_t len)
+{
     tct_write_char(w, '"');
-    tct_json_chars(w, s, strlen(s));
+    tct_json_chars(w, s, len);
     tct_write_char(w, '"');
 }
 
@@ -94,11 +100,17 @@ void tct_json_string(struct tct_writer *w, const char *s)
  * nanosecond: without it, about 1% of values parse a hair below and truncate to ns - 1. */
 void tct_json_us(struct tct_writer *w, int64_t ns)
 {
+    char *p = tct_write_room(w, 1 + TCT_U64_DIGITS + 6), *start = p;
     uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
     if (ns < 0)
-        tct_write_char(w, '-');
-    tct_write_u64(w, mag / 1000);
+        *p++ = '-';
+    p += tct_format_u64(p, mag / 1000);
     unsigned frac = (unsigned)(mag % 1000);
-    char tail[6] = {'.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10), (char)('0' + frac % 10), '0', '1'};
-    tct_write(w, tail, sizeof tail);
+    p[0] = '.';
+    p[1] = (char)('0' + frac / 100);
+    p[2] = (char)('0' + frac / 10 % 10);
+    p[3] = (char)('0' + frac % 10);
+    p[4] = '0';
+    p[5] = '1';
+    w->len += (size_t)(p + 6 - start);
 }

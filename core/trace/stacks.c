@@ -1,5 +1,7 @@
 /* stacks.c - callstacks as the exporters show them (stacks.h). */
+#include "trace/names.h"
 #include "trace/stacks.h"
+#include "trace/trace.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,6 +26,27 @@ static size_t without_offset(const char *s)
     return len;
 }
 
+size_t tct_stack_expand_frame(const struct tct_names *names, uint32_t frame, struct tct_stack_frame *out, size_t cap)
+{
+    const struct tcd_frame *f = names->callstack_frame ? names->callstack_frame(names->ctx, frame) : NULL;
+    if (!f || !cap)
+        return 0;
+    const char *image = f->image ? f->image : "";
+    if (f->count == 0) {
+        out[0] = (struct tct_stack_frame){NULL, 0, "", 0, 0, f->address, image, 0};
+        return 1;
+    }
+    size_t n = 0;
+    for (uint32_t s = 0; s < f->count && n < cap; s++) {
+        const struct tcd_subframe *sub = &f->sub[s];
+        const char *function = sub->function ? sub->function : "";
+        const char *file = sub->file ? sub->file : "";
+        out[n++] = (struct tct_stack_frame){
+            function, without_offset(function), file, sub->line, sub->symbol, f->address, image, s + 1 < f->count};
+    }
+    return n;
+}
+
 size_t tct_stack_expand(const struct tct_names *names, uint32_t id, struct tct_stack_frame *out, size_t cap)
 {
     if (!names->callstack || !names->callstack_frame || id == 0)
@@ -31,23 +54,8 @@ size_t tct_stack_expand(const struct tct_names *names, uint32_t id, struct tct_s
     uint32_t depth = 0;
     const uint32_t *frames = names->callstack(names->ctx, id, &depth);
     size_t n = 0;
-    for (uint32_t i = 0; frames && i < depth && n < cap; i++) {
-        const struct tcd_frame *f = names->callstack_frame(names->ctx, frames[i]);
-        if (!f)
-            continue;
-        const char *image = f->image ? f->image : "";
-        if (f->count == 0) {
-            out[n++] = (struct tct_stack_frame){NULL, 0, "", 0, 0, f->address, image};
-            continue;
-        }
-        for (uint32_t s = 0; s < f->count && n < cap; s++) {
-            const struct tcd_subframe *sub = &f->sub[s];
-            const char *function = sub->function ? sub->function : "";
-            const char *file = sub->file ? sub->file : "";
-            out[n++] = (struct tct_stack_frame){
-                function, without_offset(function), file, sub->line, sub->symbol, f->address, image};
-        }
-    }
+    for (uint32_t i = 0; frames && i < depth && n < cap; i++)
+        n += tct_stack_expand_frame(names, frames[i], out + n, cap - n);
     return n;
 }
 
@@ -65,51 +73,6 @@ const char *tct_frame_label(const struct tct_stack_frame *f, char buf[TCT_FRAME_
     int n = snprintf(buf, TCT_FRAME_LABEL_BUF, "[0x%" PRIx64 "]", f->address);
     *len = n > 0 ? (size_t)n : 0;
     return buf;
-}
-
-/* ---- samples per callstack ------------------------------------------------------------------------ */
-
-static int count_cmp(const void *pa, const void *pb)
-{
-    const struct tct_stack_count *a = pa, *b = pb;
-    return a->callstack < b->callstack ? -1 : a->callstack > b->callstack;
-}
-
-struct tct_stack_count *tct_sample_counts(const struct tct_trace *tr, size_t *n)
-{
-    struct tct_stack_count *out = NULL;
-    size_t count = 0, cap = 0;
-    struct tcu_map index;
-    tcu_map_init(&index, 0, NULL);
-    for (size_t i = 0; i < tr->thread_count; i++) {
-        const struct tct_thread *t = tr->threads[i];
-        size_t first = count;
-        tcu_map_clear(&index);
-        for (size_t k = 0; k < t->samples.count; k++) {
-            const struct tct_sample *s = tct_thread_sample(t, k);
-            if (s->switched_out)
-                continue;
-            uint64_t *slot = tcu_map_get(&index, s->callstack);
-            if (slot) {
-                out[*slot].count++;
-                continue;
-            }
-            struct tct_stack_count *grown = tcu_grow(NULL, out, &cap, count + 1, sizeof *out);
-            if (!grown || tcu_map_put(&index, s->callstack, count) < 0) {
-                free(grown ? grown : out);
-                tcu_map_free(&index);
-                *n = 1;
-                return NULL;
-            }
-            out = grown;
-            out[count++] = (struct tct_stack_count){t->id, s->callstack, 1};
-        }
-        if (count > first)
-            qsort(out + first, count - first, sizeof *out, count_cmp);
-    }
-    tcu_map_free(&index);
-    *n = count;
-    return out;
 }
 
 /* ---- the tree of call paths ------------------------------------------------------------------------- */
@@ -215,27 +178,35 @@ void tct_stack_tree_count(struct tct_stack_tree *t, uint32_t node, uint64_t coun
     }
 }
 
-int tct_stack_tree_of_samples(struct tct_stack_tree *tree, const struct tct_trace *tr, const struct tct_names *names,
-                              int per_thread)
+int tct_stack_tree_of_samples(struct tct_stack_tree *tree, const struct tct_trace *tr,
+                              const struct tct_sample_stats *samples, int per_thread)
 {
     if (tct_stack_tree_init(tree, "all") != 0)
         return -1;
     size_t n;
-    struct tct_stack_count *counts = tct_sample_counts(tr, &n);
+    struct tct_stack_count *counts = tct_sample_counts(samples, &n);
     if (!counts && n)
         return -1;
     int rc = 0;
-    uint32_t thread = 0, thread_node = 0;
+    const struct tct_thread *thread = NULL;
+    uint32_t thread_node = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        if (per_thread && (i == 0 || counts[i].thread != thread)) {
+        const struct tct_names *names = &tct_trace_source(tr, counts[i].thread->source)->names;
+        if (per_thread && counts[i].thread != thread) {
             thread = counts[i].thread;
-            const char *name = names->thread(names->ctx, thread);
+            const char *name = names->thread(names->ctx, thread->id);
             char digits[16];
             if (!name || !name[0]) {
-                snprintf(digits, sizeof digits, "%" PRIu32, thread);
+                snprintf(digits, sizeof digits, "%" PRIu32, thread->id);
                 name = digits;
             }
-            thread_node = tct_stack_tree_child(tree, 0, name, strlen(name));
+            uint32_t parent = 0;
+            if (tct_trace_source_count(tr) > 1) { /* several processes: each its own tower */
+                char label[TCT_SOURCE_LABEL];
+                tct_source_label(tct_trace_source(tr, thread->source), label);
+                parent = tct_stack_tree_child(tree, 0, label, strlen(label));
+            }
+            thread_node = parent == UINT32_MAX ? UINT32_MAX : tct_stack_tree_child(tree, parent, name, strlen(name));
         }
         uint32_t leaf =
             thread_node == UINT32_MAX ? UINT32_MAX : tct_stack_tree_path(tree, thread_node, names, counts[i].callstack);
@@ -258,7 +229,8 @@ static bool same_function(const struct tct_stack_frame *a, const struct tct_stac
            !strcmp(a->file, b->file);
 }
 
-static struct tct_function_stats *function_entry(struct tct_function_table *t, const struct tct_stack_frame *f)
+static struct tct_function_stats *function_entry(struct tct_function_table *t, const struct tct_stack_frame *f,
+                                                 uint32_t source)
 {
     uint64_t h = f->function ? tcu_hash_bytes(tcu_hash_bytes(TCU_HASH_INIT, f->function, f->function_len), f->file,
                                               strlen(f->file))
@@ -275,24 +247,25 @@ static struct tct_function_stats *function_entry(struct tct_function_table *t, c
     if (tcu_map_put(&t->by_key, h, t->count + 1) < 0)
         return NULL;
     struct tct_function_stats *e = &t->entries[t->count++];
-    *e = (struct tct_function_stats){.frame = *f, .same_hash = older};
+    *e = (struct tct_function_stats){.frame = *f, .source = source, .same_hash = older};
     return e;
 }
 
 int tct_function_table_of_samples(struct tct_function_table *t, const struct tct_trace *tr,
-                                  const struct tct_names *names)
+                                  const struct tct_sample_stats *samples)
 {
     memset(t, 0, sizeof *t);
     tcu_map_init(&t->by_key, 0, NULL);
     size_t n;
-    struct tct_stack_count *counts = tct_sample_counts(tr, &n);
+    struct tct_stack_count *counts = tct_sample_counts(samples, &n);
     struct tct_stack_frame *frames = malloc(TCT_STACK_MAX * sizeof *frames);
     int rc = (counts || !n) && frames ? 0 : -1;
     for (size_t i = 0; i < n && rc == 0; i++) {
         t->samples += counts[i].count;
+        const struct tct_names *names = &tct_trace_source(tr, counts[i].thread->source)->names;
         size_t depth = tct_stack_expand(names, counts[i].callstack, frames, TCT_STACK_MAX);
         for (size_t k = 0; k < depth; k++) {
-            struct tct_function_stats *e = function_entry(t, &frames[k]);
+            struct tct_function_stats *e = function_entry(t, &frames[k], counts[i].thread->source);
             if (!e) {
                 rc = -1;
                 break;

@@ -4,7 +4,7 @@
  * each path collected - what the folded-stacks, flame graph, Chrome profile and summary
  * outputs are made of.
  *
- * Names come through struct tct_names (export.h); names without callstack tables expand
+ * Names come through struct tct_names (record.h); names without callstack tables expand
  * every callstack to nothing.
  */
 #ifndef TRACYC_TRACE_STACKS_H
@@ -13,7 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/export.h"
+#include "trace/record.h"
+#include "trace/sample_stats.h"
 #include "util/arena.h"
 #include "util/map.h"
 
@@ -26,11 +27,16 @@ struct tct_stack_frame {
     uint64_t symbol;   /* 0 unknown */
     uint64_t address;  /* the return address the frame came from (0 for custom frames) */
     const char *image; /* "" unknown */
+    uint8_t inlined;   /* inlined into the next frame: symbol is that function's, not its own */
 };
 
 /* The frames of callstack id, innermost first (inlined frames expanded), at most cap of
  * them into out; returns how many. */
 size_t tct_stack_expand(const struct tct_names *names, uint32_t id, struct tct_stack_frame *out, size_t cap);
+/* The source frames of one frame of a callstack (an index for names.callstack_frame): the
+ * functions inlined at its address, innermost first, then the one containing it; one
+ * unresolved frame (function NULL) while it has no answer. At most cap; returns how many. */
+size_t tct_stack_expand_frame(const struct tct_names *names, uint32_t frame, struct tct_stack_frame *out, size_t cap);
 #define TCT_STACK_MAX 4096 /* frames an exporter expands a callstack to, at most */
 
 /* Whether a client's name says something: clients call what they do not know "",
@@ -41,17 +47,6 @@ int tct_known_name(const char *s);
  * *len receives the name's length (it is not NUL-terminated when it is a function). */
 #define TCT_FRAME_LABEL_BUF 24
 const char *tct_frame_label(const struct tct_stack_frame *f, char buf[TCT_FRAME_LABEL_BUF], size_t *len);
-
-/* The CPU samples of the trace counted per thread and distinct callstack, threads in the
- * trace's order. */
-struct tct_stack_count {
-    uint32_t thread;
-    uint32_t callstack;
-    uint64_t count;
-};
-/* A malloc'd array (the caller frees it) and its length in *n; NULL with *n = 0 when
- * there are no samples, NULL with *n = 1 when memory ran out. */
-struct tct_stack_count *tct_sample_counts(const struct tct_trace *trace, size_t *n);
 
 /* A tree of call paths: node 0 is the root; every other node is one frame (or a thread,
  * for the per-thread roots) below its parent, children in the order they were made. */
@@ -89,10 +84,11 @@ uint32_t tct_stack_tree_child(struct tct_stack_tree *tree, uint32_t parent, cons
 uint32_t tct_stack_tree_path(struct tct_stack_tree *tree, uint32_t from, const struct tct_names *names, uint32_t id);
 /* Adds count samples ending at node (self) and to every node up to the root (total). */
 void tct_stack_tree_count(struct tct_stack_tree *tree, uint32_t node, uint64_t count);
-/* The tree of every CPU sample: root "all", then one node per thread (its name) when
- * per_thread, then the call paths. */
-int tct_stack_tree_of_samples(struct tct_stack_tree *tree, const struct tct_trace *trace, const struct tct_names *names,
-                              int per_thread);
+/* The tree of every CPU sample: root "all", then (per_thread) one node per process when
+ * the trace has several ("program[pid]") and one per thread (its name), then the call
+ * paths. */
+int tct_stack_tree_of_samples(struct tct_stack_tree *tree, const struct tct_trace *trace,
+                              const struct tct_sample_stats *samples, int per_thread);
 
 /* The CPU samples per function, as perf report counts them: a sample counts as self for
  * the function it was taken in (the innermost frame, an inlined function included) and
@@ -100,6 +96,7 @@ int tct_stack_tree_of_samples(struct tct_stack_tree *tree, const struct tct_trac
  * A function is a name and a file; unresolved frames count per address. */
 struct tct_function_stats {
     struct tct_stack_frame frame; /* where the function was first seen */
+    uint32_t source;              /* ... and in which source */
     uint64_t self, total;
     uint32_t stamp, same_hash; /* internal */
 };
@@ -114,7 +111,7 @@ struct tct_function_table {
 };
 
 int tct_function_table_of_samples(struct tct_function_table *table, const struct tct_trace *trace,
-                                  const struct tct_names *names);
+                                  const struct tct_sample_stats *samples);
 void tct_function_table_free(struct tct_function_table *table);
 
 #endif

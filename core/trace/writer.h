@@ -11,7 +11,7 @@
 struct tct_writer {
     FILE *out;
     size_t len;
-    char buf[16384];
+    char buf[65536]; /* a JSON of 10 M zones is 1.6 GB: a write(2) every 64 KiB */
 };
 
 static inline void tct_writer_init(struct tct_writer *w, FILE *out)
@@ -25,6 +25,8 @@ int tct_writer_flush(struct tct_writer *w);
 
 static inline void tct_write(struct tct_writer *w, const char *p, size_t n)
 {
+    if (!n)
+        return;
     if (n > sizeof w->buf - w->len) {
         tct_writer_flush(w);
         if (n > sizeof w->buf) {
@@ -34,6 +36,15 @@ static inline void tct_write(struct tct_writer *w, const char *p, size_t n)
     }
     memcpy(w->buf + w->len, p, n);
     w->len += n;
+}
+
+/* Room for n more bytes (n <= sizeof buf), flushing if need be: where to put them. The
+ * caller adds what it put there to len. */
+static inline char *tct_write_room(struct tct_writer *w, size_t n)
+{
+    if (n > sizeof w->buf - w->len)
+        tct_writer_flush(w);
+    return w->buf + w->len;
 }
 
 static inline void tct_write_str(struct tct_writer *w, const char *s)
@@ -48,6 +59,11 @@ static inline void tct_write_char(struct tct_writer *w, char c)
     w->buf[w->len++] = c;
 }
 
+/* s[0..len) as text: a NUL byte is written as the two characters \0 (CSV, summary). */
+void tct_write_text(struct tct_writer *w, const char *s, size_t len);
+/* v's decimal digits at p, which has room for TCT_U64_DIGITS: how many. */
+#define TCT_U64_DIGITS 20
+size_t tct_format_u64(char *p, uint64_t v);
 void tct_write_u64(struct tct_writer *w, uint64_t v);
 void tct_write_i64(struct tct_writer *w, int64_t v);
 /* printf into the buffer, for the rare fields that need a format (doubles). */

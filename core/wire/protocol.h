@@ -71,7 +71,15 @@ enum tcw_query {
     TCW_QUERY_SOURCE_CODE = 13,
     TCW_QUERY_DATA_TRANSFER = 14,
     TCW_QUERY_DATA_TRANSFER_PART = 15,
+    /* tracyc's own (docs/protocol.md §27), sent only to a client whose welcome's host info
+     * holds TCW_HOST_INFO_TRACYC: ptr = the TCW_EXTENSION_* bits the server takes.
+     * Upstream's servers never send it; tracyc answers AckServerQueryNoop. */
+    TCW_QUERY_TRACYC_EXTENSIONS = 128,
 };
+
+/* The host info line that marks a tracyc client, and the extensions a server may take. */
+#define TCW_HOST_INFO_TRACYC "Compiler: tracyc"
+#define TCW_EXTENSION_THREAD_RENAMES 1u /* ThreadName items unasked, for renamed threads */
 
 /* Message metadata byte: severity << 4 | source. */
 #define TCW_MESSAGE_META(severity) ((uint8_t)(((severity)&0x0f) << 4))

@@ -2,9 +2,9 @@
 -- enemy AI running as a coroutine (its zones appear on their own fiber timeline).
 --
 -- In-process capture, no server:
---   TRACYC_OUTPUT=trace.json LUA_CPATH='build/lua/5.4/?.so' lua5.4 examples/lua/game_loop.lua
+--   TRACYC_OUTPUT=trace.json LUA_CPATH='build/release/lua/5.4/?.so' lua5.4 examples/lua/game_loop.lua
 -- Live with the Tracy GUI (connect to 127.0.0.1; the script waits for it at exit):
---   TRACY_NO_EXIT=1 LUA_CPATH='build/lua/5.4/?.so' lua5.4 examples/lua/game_loop.lua 600
+--   TRACY_NO_EXIT=1 LUA_CPATH='build/release/lua/5.4/?.so' lua5.4 examples/lua/game_loop.lua 600
 local tracy = require "tracy"
 
 local frames = tonumber(arg and arg[1]) or 120

@@ -1,7 +1,8 @@
 /* symlib.c - a library the symbol tests load with dlopen after the profiler started. Built
- * three times: with debug information (symlib_debug), without (symlib_plain: names from
- * the symbol table only, one of them a C++- and one a Rust-mangled name), and a copy that
- * the test unloads before its frames are resolved (symlib_unload). */
+ * four times: with debug information (symlib_debug), without (symlib_plain: names from
+ * the symbol table only, one of them a C++- and one a Rust-mangled name), stripped
+ * (symlib_stripped: two functions of its own that no symbol names, as in Debian's zlib), and
+ * a copy that the test unloads before its frames are resolved (symlib_unload). */
 #include <stdint.h>
 
 typedef void (*symlib_emit)(void);
@@ -32,5 +33,28 @@ NOINLINE int rust_function(symlib_emit emit)
     emit();
     __asm__ volatile("" ::: "memory");
     return 3;
+}
+#endif
+
+#ifdef SYMLIB_STATIC
+/* Functions the library keeps to itself: stripped, nothing names them. */
+static __attribute__((noinline)) int static_first(symlib_emit emit)
+{
+    emit();
+    __asm__ volatile("" ::: "memory");
+    return 4;
+}
+
+static __attribute__((noinline)) int static_second(symlib_emit emit)
+{
+    emit();
+    __asm__ volatile("" ::: "memory");
+    return 5;
+}
+
+/* Calls emit from each of them; `which` picks one (1 or 2). */
+NOINLINE int symlib_stripped_static(symlib_emit emit, int which)
+{
+    return which == 1 ? static_first(emit) : static_second(emit);
 }
 #endif

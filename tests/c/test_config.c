@@ -87,6 +87,67 @@ static void rates(void)
     CHECK(strstr(said, "TRACY_SAMPLING_HZ=fast is not a rate") != NULL);
 }
 
+static int read_sysctl(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    int v = 0;
+    if (f) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = 0;
+        fclose(f);
+    }
+    return v;
+}
+
+/* TRACY_SAMPLING_HZ=100000 was taken as it was: a program's CPU time 16 times longer, half
+ * the samples lost. A rate above what the kernel allows is lowered to it, and said. */
+static void rate_ceiling(void)
+{
+    int max_rate = read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate");
+    int percent = read_sysctl("/proc/sys/kernel/perf_cpu_time_max_percent");
+    int ceiling = tc_config_sampling_ceiling(max_rate, percent);
+    char said[512];
+    struct tc_config c = read_with("TRACY_SAMPLING_HZ", "1000000", said, sizeof said);
+    CHECK_EQ_INT(c.sampling_hz, ceiling);
+    if (ceiling < 1000000) {
+        tt_check(strstr(said, "tracyc: TRACY_SAMPLING_HZ=1000000 is more than") != NULL, "said: %s", said);
+        char rate[32];
+        snprintf(rate, sizeof rate, "sampling at %d Hz", ceiling);
+        tt_check(strstr(said, rate) != NULL, "said: %s", said);
+    }
+    c = read_with("TRACY_SAMPLING_HZ", "400", said, sizeof said);
+    CHECK_EQ_INT(c.sampling_hz, ceiling < 400 ? ceiling : 400);
+    if (ceiling >= 400)
+        CHECK_STR(said, "");
+
+    /* The kernel's rate, and its CPU budget for perf at ~20 us a sample. */
+    CHECK_EQ_INT(tc_config_sampling_ceiling(100000, 25), 12500);
+    CHECK_EQ_INT(tc_config_sampling_ceiling(5000, 25), 5000);
+    CHECK_EQ_INT(tc_config_sampling_ceiling(100000, 50), 25000);
+    CHECK_EQ_INT(tc_config_sampling_ceiling(100000, 0), 100000);   /* the budget off */
+    CHECK_EQ_INT(tc_config_sampling_ceiling(100000, 100), 100000); /* the budget off */
+    CHECK_EQ_INT(tc_config_sampling_ceiling(0, 25), 12500);        /* unreadable rate */
+    CHECK_EQ_INT(tc_config_sampling_ceiling(0, 0), 1000000);
+}
+
+/* Where a child's profile goes when TRACYC_OUTPUT is its parent's (test_output_child runs
+ * the whole story): beside it, the pid before the extension, the format kept. */
+static void child_outputs(void)
+{
+    static const struct {
+        const char *path, *child;
+    } names[] = {{"/t/out.json", "/t/out.42.json"},
+                 {"/t/out.trace.csv", "/t/out.trace.42.csv"},
+                 {"/t.d/summary", "/t.d/summary.42.txt"},
+                 {"/t/.profile", "/t/.profile.42.txt"},
+                 {"rel.folded", "rel.42.folded"}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char *child = tc_config_output_of_child(names[i].path, 42);
+        CHECK_STR(child, names[i].child);
+        free(child);
+    }
+}
+
 int main(void)
 {
     unsetenv("TRACY_PORT");
@@ -95,5 +156,7 @@ int main(void)
     ports();
     sizes();
     rates();
+    rate_ceiling();
+    child_outputs();
     return tt_finish("test_config");
 }

@@ -1,5 +1,6 @@
 /* Misuse has documented behaviour and never corrupts the stream: NULL strings, zero
- * lengths, zones ended twice, out of order or on another thread, calls after shutdown. */
+ * lengths, zones ended twice, out of order or on another thread, sections left twice or
+ * never entered, calls after shutdown. */
 #include "test_capture.h"
 #include "test_util.h"
 #include "tracyc.h"
@@ -45,6 +46,18 @@ int main(void)
     ___tracy_emit_zone_end(b); /* twice: ignored */
     ___tracy_emit_zone_end(a);
 
+    /* A section is left once, on any thread; leaving it again, or an id never entered, is
+     * refused and reported. Leaving 0 (what enter returns when nothing was recorded) is
+     * nothing. */
+    uint32_t section = tracyc_section_enter(1, "section", 7);
+    CHECK(section != 0);
+    CHECK_EQ_INT(tracyc_section_leave(section), 0);
+    CHECK_EQ_INT(tracyc_section_leave(section), -1);
+    CHECK(strstr(tracyc_last_error(), "is not open") != NULL);
+    CHECK_EQ_INT(tracyc_section_leave(section + 1000), -1);
+    CHECK_EQ_INT(tracyc_section_leave(0), 0);
+    CHECK_EQ_INT(tracyc_section_enter(1, NULL, 3), 0);
+
     shared_ctx = ___tracy_emit_zone_begin(&loc, 1);
     pthread_t t;
     pthread_create(&t, NULL, end_elsewhere, NULL);
@@ -64,6 +77,8 @@ int main(void)
     CHECK_EQ_INT(tt_count(cap, TCD_ZONE_BEGIN), 3);
     CHECK_EQ_INT(tt_count(cap, TCD_ZONE_END), 3);
     CHECK(tt_find_text(cap, TCD_ZONE_TEXT, "not innermost") == NULL);
+    CHECK_EQ_INT(tt_count(cap, TCD_SECTION_ENTER), 1);
+    CHECK_EQ_INT(tt_count(cap, TCD_SECTION_LEAVE), 1);
     const struct tcd_event *m = tt_find_text(cap, TCD_MESSAGE, "bad");
     CHECK(m && m->severity == TracyMessageSeverityInfo);
     tt_capture_free(cap);

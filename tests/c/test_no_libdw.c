@@ -1,8 +1,9 @@
 /* Without libdw (the loader is pointed at a library that does not exist, as on a system
  * without elfutils' libdw1), checked with raw servers (docs/protocol.md §26.3, §26.4, §26.6):
  *   - frames still resolve, to what the dynamic loader knows: the image and the exported
- *     symbol (demangled, with its address and size), "[image]" for a function the file
- *     keeps to itself, "[unknown]" outside any file; Symbol queries answer "[unknown]";
+ *     symbol (demangled, with its address and size), "image+0x<offset>" for an address in
+ *     a function the file keeps to itself (each address its own entry, as perf shows them),
+ *     "[unknown]" outside any file; Symbol queries answer "[unknown]";
  *   - CPU samples still arrive, with the kernel's frame-pointer callchain (this file is
  *     built with frame pointers): the busy function and its caller; a frame pointer that
  *     points at no frame (as in code built without them) leaves no garbage frame;
@@ -18,6 +19,7 @@
 #include "util/bytes.h"
 
 #include <dlfcn.h>
+#include <inttypes.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -32,6 +34,7 @@
 
 typedef void (*symlib_emit)(void);
 typedef int (*symlib_fn)(symlib_emit);
+typedef int (*symlib_static_fn)(symlib_emit, int);
 
 static struct tr_server srv;
 static size_t scan;
@@ -175,6 +178,19 @@ static int ends_with(const char *s, const char *tail)
 
 /* ---- the checks ------------------------------------------------------------------------ */
 
+/* What perf calls an address no symbol covers: its file and the offset in it. */
+static void offset_name(uint64_t address, char *out, size_t len)
+{
+    Dl_info info;
+    struct link_map *map = NULL;
+    if (!dladdr1((void *)(uintptr_t)address, &info, (void **)&map, RTLD_DL_LINKMAP) || !map) {
+        snprintf(out, len, "?");
+        return;
+    }
+    const char *slash = strrchr(info.dli_fname, '/');
+    snprintf(out, len, "%s+0x%" PRIx64, slash ? slash + 1 : info.dli_fname, address - (uint64_t)map->l_addr);
+}
+
 static void check_frames(void)
 {
     struct tr_frames r;
@@ -195,9 +211,25 @@ static void check_frames(void)
     CHECK_EQ_INT(line, 0);
 
     hidden_emit();
+    char want[128];
     CHECK(next_frames(frames, 8) >= 1 && tr_ask_frame(&srv, frames[0], &r));
-    CHECK_STR(r.frames[0].name, "[test_no_libdw]");
+    offset_name(frames[0], want, sizeof want);
+    CHECK_STR(r.frames[0].name, want);
     CHECK_EQ_INT(r.frames[0].sym_addr, 0);
+
+    /* A stripped library's two functions of its own: apart, each by its offset. */
+    void *stripped = dlopen(getenv("SYMLIB_STRIPPED"), RTLD_NOW);
+    symlib_static_fn in_stripped = stripped ? (symlib_static_fn)dlsym(stripped, "symlib_stripped_static") : NULL;
+    CHECK(in_stripped != NULL);
+    char seen[2][300] = {"", ""};
+    for (int which = 1; in_stripped && which <= 2; which++) {
+        in_stripped(emit, which);
+        CHECK(next_frames(frames, 8) >= 2 && tr_ask_frame(&srv, frames[1], &r));
+        offset_name(frames[1], want, sizeof want);
+        CHECK_STR(r.frames[0].name, want);
+        snprintf(seen[which - 1], sizeof seen[0], "%s", r.frames[0].name);
+    }
+    tt_check(strcmp(seen[0], seen[1]) != 0, "a stripped library's two functions apart: %s, %s", seen[0], seen[1]);
 
     /* A library loaded now: its exported functions, mangled names demangled. */
     void *plain = dlopen(getenv("SYMLIB_PLAIN"), RTLD_NOW);
@@ -338,8 +370,8 @@ static int run(int wrong_library)
 
 int main(int argc, char **argv)
 {
-    if (!getenv("SYMLIB_PLAIN")) {
-        fprintf(stderr, "test_no_libdw: SYMLIB_PLAIN names the test library\n");
+    if (!getenv("SYMLIB_PLAIN") || !getenv("SYMLIB_STRIPPED")) {
+        fprintf(stderr, "test_no_libdw: SYMLIB_PLAIN and SYMLIB_STRIPPED name the test libraries\n");
         return 2;
     }
     return run(argc > 1 && strcmp(argv[1], "--wrong-library") == 0);

@@ -9,8 +9,11 @@
  *   - ___tracy_end_sampling_profiling stops samples, ___tracy_begin_sampling_profiling
  *     brings them back;
  *   - lost records, when the kernel reports any, reach the server as one count.
- * With --refused, perf_event_open fails (a seccomp filter answers EACCES, as a kernel with
- * perf_event_paranoid=3 would): the program runs on and the server gets one message why.
+ * With --refused ERRNO, perf_event_open fails (a seccomp filter answers EACCES, EPERM as
+ * Docker's default profile does, or ENOENT as a kernel without the event would): the program
+ * runs on, the server gets one message why (the error, and what to check: here, the seccomp
+ * filter, not perf_event_paranoid), stderr gets it once, and a .folded output says it
+ * instead of being an empty file.
  */
 #include "client/sampling.h"
 #include "raw_server.h"
@@ -280,19 +283,94 @@ static void end_program(void)
 
 /* ---- the scenarios --------------------------------------------------------------------- */
 
-static int run_refused(void)
+/* Makes perf_event_open fail with err in this process and its children. */
+static int refuse_perf_events(int err)
 {
-    static struct sock_filter filter[] = {
+    struct sock_filter filter[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EACCES & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     struct sock_fprog prog = {sizeof filter / sizeof *filter, filter};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
         perror("seccomp");
-        return 77;
+        return -1;
     }
+    return 0;
+}
+
+static char *slurp(const char *path)
+{
+    static char text[4096];
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = 0;
+    if (f)
+        fclose(f);
+    return text;
+}
+
+/* The message for err: the error by name, and what to check. The filter is what refuses
+ * here, so perf_event_paranoid (2 or less for root) must not be blamed. */
+static void check_reason(const char *text, const char *errname)
+{
+    char name[32];
+    snprintf(name, sizeof name, "(%s)", errname);
+    tt_check(strstr(text, "sampling unavailable: perf_event_open: ") && strstr(text, name), "names the error: %s",
+             text);
+    if (strcmp(errname, "ENOENT") == 0)
+        tt_check(strstr(text, "not support") != NULL, "says the event is not supported: %s", text);
+    else
+        tt_check(strstr(text, "seccomp") && !strstr(text, "<= 2"), "blames the seccomp filter, not paranoid: %s", text);
+}
+
+/* A program writing TRACYC_OUTPUT=x.folded, refused: the file says why, and so does stderr,
+ * once. (This process is under the filter already; the child inherits it.) */
+static void check_refused_folded(const char *errname)
+{
+    char dir[] = "/tmp/tracyc_refused.XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char out[128], err[128];
+    snprintf(out, sizeof out, "%s/samples.folded", dir);
+    snprintf(err, sizeof err, "%s/stderr.txt", dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *e = freopen(err, "w", stderr);
+        setenv("TRACYC_OUTPUT", out, 1);
+        static const struct ___tracy_source_location_data loc = {"refused", "child", "t.c", 1, 0};
+        TracyCZoneCtx z = ___tracy_emit_zone_begin(&loc, 1);
+        spin_here(20);
+        ___tracy_emit_zone_end(z);
+        exit(e ? 0 : 3); /* the capture is written at exit */
+    }
+    int status = -1;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char *said = slurp(err);
+    int lines = 0;
+    for (const char *p = said; (p = strstr(p, "tracyc: sampling unavailable: ")); p++)
+        lines++;
+    tt_check(lines == 1, "stderr says it once: %s", said);
+    check_reason(said, errname);
+    char *folded = slurp(out);
+    size_t len = strlen(folded);
+    tt_check(strncmp(folded, "# tracyc: no CPU samples (sampling unavailable: ", 48) == 0 && len > 2 &&
+                 strcmp(folded + len - 2, ")\n") == 0 && strchr(folded, '\n') == folded + len - 1,
+             "the folded file is one comment line: %s", folded);
+    check_reason(folded, errname);
+    unlink(out);
+    unlink(err);
+    rmdir(dir);
+}
+
+static int run_refused(const char *errname)
+{
+    int err = strcmp(errname, "EPERM") == 0 ? EPERM : strcmp(errname, "ENOENT") == 0 ? ENOENT : EACCES;
+    if (refuse_perf_events(err) != 0)
+        return 77;
+    check_refused_folded(errname);
+
     uint16_t port = tt_use_free_port();
     ___tracy_startup_profiler();
     CHECK_EQ_INT(tr_connect(&srv, port, 10), 0);
@@ -310,8 +388,7 @@ static int run_refused(void)
     tr_pump(&srv, 200);
     read_log(0);
     CHECK_EQ_INT(unavailable_messages, 1);
-    tt_check(strstr(unavailable_text, "perf_event_paranoid=") && strstr(unavailable_text, "Permission denied"),
-             "message: %s", unavailable_text);
+    check_reason(unavailable_text, errname);
     CHECK_EQ_INT(nsamples, 0);
     CHECK_EQ_INT(switch_in + switch_out, 0);
     size_t pos = 0;
@@ -329,7 +406,7 @@ int main(int argc, char **argv)
 {
     unsetenv("DEBUGINFOD_URLS");
     if (argc > 1 && strcmp(argv[1], "--refused") == 0)
-        return run_refused();
+        return run_refused(argc > 2 ? argv[2] : "EACCES");
     setenv("TRACY_SAMPLING_HZ", "2000", 1);
     signal(SIGUSR1, on_signal);
     uint16_t port = tt_use_free_port();
@@ -421,6 +498,11 @@ int main(int argc, char **argv)
     CHECK_STR(name, "spin_here");
     CHECK(s && s->frames >= 2 && function_at(s->frame1, name, sizeof name));
     CHECK_STR(name, "spinner_main");
+    /* Unwinding samples and resolving their frames mapped no loaded file again (perf would
+     * take the copy for its load address: its own callstacks of this program cut short). */
+    char again[256] = "";
+    int copies = tt_loaded_files_mapped_again(again, sizeof again);
+    tt_check(copies == 0, "%d loaded files mapped again by the sampler and the resolver (%s)", copies, again);
     /* Every thread created while sampling is sampled (inherited events), unless the ring
      * overflowed meanwhile (a slow machine, a sanitizer), which must then be on record. */
     int brief_sampled = 0;

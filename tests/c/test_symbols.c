@@ -1,7 +1,8 @@
 /* Symbols of frames in libraries loaded after start-up (docs/protocol.md §26.3), through
  * the whole client path (capture, CallstackFrame query, resolver thread), checked with a
  * raw server: a library with debug information (function, file, line), one without (the
- * symbol table's names, C++ and Rust ones demangled), one unloaded before its frames are
+ * symbol table's names, C++ and Rust ones demangled), a stripped one (each address of a
+ * function no symbol names is its own entry, image+offset), one unloaded before its frames are
  * resolved ("[unknown]", no crash), an address in anonymous executable memory as a JIT
  * would use ("[unknown]"); and the demangler on its own. */
 #include "native/demangle.h"
@@ -13,12 +14,15 @@
 #include "util/bytes.h"
 
 #include <dlfcn.h>
+#include <inttypes.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 typedef void (*symlib_emit)(void);
 typedef int (*symlib_fn)(symlib_emit);
+typedef int (*symlib_static_fn)(symlib_emit, int);
 
 static struct tr_server srv;
 static size_t scan;
@@ -67,6 +71,49 @@ static int frame_in(symlib_fn fn, struct tr_frames *r, uint64_t *address)
     return tr_ask_frame(&srv, frames[1], r);
 }
 
+/* What perf calls an address no symbol covers: its file and the offset in it
+ * ("libz.so.1.2.13+0x4a26"). */
+static void offset_name(uint64_t address, char *out, size_t len)
+{
+    Dl_info info;
+    struct link_map *map = NULL;
+    if (!dladdr1((void *)(uintptr_t)address, &info, (void **)&map, RTLD_DL_LINKMAP) || !map) {
+        snprintf(out, len, "?");
+        return;
+    }
+    const char *slash = strrchr(info.dli_fname, '/');
+    snprintf(out, len, "%s+0x%" PRIx64, slash ? slash + 1 : info.dli_fname, address - (uint64_t)map->l_addr);
+}
+
+/* Two functions of a stripped library that no symbol names: an entry each, not one
+ * "[libsymlib_stripped.so]" for both (as zlib's were). */
+static void check_stripped(void)
+{
+    void *stripped = dlopen(getenv("SYMLIB_STRIPPED"), RTLD_NOW);
+    CHECK(stripped != NULL);
+    symlib_static_fn fn = stripped ? (symlib_static_fn)dlsym(stripped, "symlib_stripped_static") : NULL;
+    CHECK(fn != NULL);
+    if (!fn)
+        return;
+    char names[2][300];
+    for (int which = 1; which <= 2; which++) {
+        fn(emit, which);
+        uint64_t frames[8];
+        struct tr_frames r;
+        char want[128];
+        CHECK(next_frames(frames, 8) >= 3 && tr_ask_frame(&srv, frames[1], &r));
+        offset_name(frames[1], want, sizeof want);
+        CHECK_STR(r.frames[0].name, want);
+        CHECK_EQ_INT(r.frames[0].sym_addr, 0);
+        tt_check(ends_with(r.image, "libsymlib_stripped.so"), "image %s", r.image);
+        snprintf(names[which - 1], sizeof names[0], "%s", r.frames[0].name);
+        /* The function that called them is exported: named by the dynamic symbol table. */
+        CHECK(tr_ask_frame(&srv, frames[2], &r));
+        CHECK_STR(r.frames[0].name, "symlib_stripped_static");
+    }
+    tt_check(strcmp(names[0], names[1]) != 0, "the two functions are apart: %s, %s", names[0], names[1]);
+}
+
 static void check_demangler(void)
 {
     static const struct {
@@ -90,8 +137,10 @@ static void check_demangler(void)
 
 int main(void)
 {
-    if (!getenv("SYMLIB_DEBUG") || !getenv("SYMLIB_PLAIN") || !getenv("SYMLIB_UNLOAD")) {
-        fprintf(stderr, "test_symbols: SYMLIB_DEBUG, SYMLIB_PLAIN and SYMLIB_UNLOAD name the test libraries\n");
+    if (!getenv("SYMLIB_DEBUG") || !getenv("SYMLIB_PLAIN") || !getenv("SYMLIB_STRIPPED") || !getenv("SYMLIB_UNLOAD")) {
+        fprintf(
+            stderr,
+            "test_symbols: SYMLIB_DEBUG, SYMLIB_PLAIN, SYMLIB_STRIPPED and SYMLIB_UNLOAD name the test libraries\n");
         return 2;
     }
     unsetenv("DEBUGINFOD_URLS");
@@ -139,6 +188,8 @@ int main(void)
         tt_check(ends_with(r.image, "libsymlib_plain.so"), "image %s", r.image);
     }
 
+    check_stripped();
+
     /* Resolving never loads libdebuginfod: its start-up (curl, OpenSSL) in the resolver's
      * thread crashed programs exiting meanwhile. */
     FILE *maps = fopen("/proc/self/maps", "r");
@@ -149,6 +200,12 @@ int main(void)
     if (maps)
         fclose(maps);
     tt_check(!debuginfod, "libdebuginfod was loaded while resolving symbols");
+
+    /* The files read for symbols are not mapped again: perf's unwinder would take such a
+     * copy for the library's load address and cut its callstacks of this program short. */
+    char again[256] = "";
+    int copies = tt_loaded_files_mapped_again(again, sizeof again);
+    tt_check(copies == 0, "%d loaded files mapped again while resolving symbols (%s)", copies, again);
 
     /* Unloaded before its frames are resolved: a defined answer, no crash. The address is
      * what is mapped there when the resolver looks: nothing ("[unknown]"), or another

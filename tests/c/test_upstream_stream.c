@@ -16,7 +16,9 @@
 #include "json_check.h"
 #include "test_util.h"
 #include "trace/export.h"
-#include "trace/model.h"
+#include "trace/memory_stats.h"
+#include "trace/names.h"
+#include "trace/trace.h"
 #include "decode/decode.h"
 
 static uint8_t *read_file(const char *path, size_t *len)
@@ -35,36 +37,55 @@ static uint8_t *read_file(const char *path, size_t *len)
 
 static void on_event(void *user, const struct tcd_event *ev)
 {
-    tct_trace_on_event(user, ev);
+    tct_trace_on_event(user, 0, ev);
 }
 
-static char *export_string(const struct tct_trace *trace, const struct tcd_decoder *dec, enum tct_format format)
+static char *output_string(struct tct_output *out)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    struct tct_names names;
-    tct_names_from_decoder(&names, dec);
-    int rc = tct_export_to(f, format, trace, &names, NULL);
+    int rc = tct_output_write_to(out, f);
     fclose(f);
-    tt_check(rc == 0, "export in format %d", format);
+    tt_check(rc == 0, "output written");
+    tct_output_free(out);
     return text;
 }
 
+/* What the test looks at besides the outputs: the callstacks of the zones (the first of
+ * each source location that has one) and how many messages had one. */
+struct looker {
+    struct tct_sink sink;
+    uint32_t zone_callstack[64]; /* by source location */
+    size_t messages_with_stack;
+};
+
+static void look(struct tct_sink *sink, const struct tct_record *rec)
+{
+    struct looker *l = (struct looker *)sink;
+    if (rec->kind == TCT_REC_MESSAGE) {
+        l->messages_with_stack += rec->u.message.callstack != 0;
+        return;
+    }
+    const struct tct_zone_record *z = &rec->u.zone;
+    if (z->srcloc < 64 && z->callstack && !l->zone_callstack[z->srcloc])
+        l->zone_callstack[z->srcloc] = z->callstack;
+}
+
+static void looker_free(struct tct_sink *sink)
+{
+    (void)sink;
+}
+
 /* The callstack of the first zone named `zone`, as "f < g < h" (innermost first). */
-static void zone_stack(const struct tct_trace *tr, const struct tcd_decoder *dec, const char *zone, char *out,
-                       size_t len)
+static void zone_stack(const struct looker *l, const struct tcd_decoder *dec, const char *zone, char *out, size_t len)
 {
     out[0] = '\0';
-    const struct tct_thread *t = NULL;
-    for (size_t i = 0; i < tr->thread_count && !t; i++)
-        t = tr->threads[i]->zones.count ? tr->threads[i] : NULL;
-    for (size_t z = 0; t && z < t->zones.count; z++) {
-        const struct tct_zone_extra *x = tct_thread_zone_extra(t, z);
-        if (!x || !x->callstack || strcmp(tcd_srcloc(dec, tct_thread_zone(t, z)->srcloc)->name, zone))
+    for (uint32_t sl = 0; sl < 64 && sl < tcd_srcloc_count(dec); sl++) {
+        if (!l->zone_callstack[sl] || strcmp(tcd_srcloc(dec, sl)->name, zone))
             continue;
         uint32_t depth;
-        const uint32_t *frames = tcd_callstack(dec, x->callstack, &depth);
+        const uint32_t *frames = tcd_callstack(dec, l->zone_callstack[sl], &depth);
         for (uint32_t i = 0; i < depth; i++) {
             const struct tcd_frame *f = tcd_frame(dec, frames[i]);
             for (uint32_t s = 0; s < f->count; s++)
@@ -99,47 +120,61 @@ int main(int argc, char **argv)
     struct tct_trace *tr = tct_trace_new();
     struct tcd_callbacks cb = {on_event, NULL};
     struct tcd_decoder *dec = tcd_decoder_new(&cb, tr, NULL);
+    struct tct_names names;
+    tct_names_from_decoder(&names, dec);
+    tct_trace_add_source(tr, &names, 0);
+    static const struct tct_sink_ops looker_ops = {"looker", TCT_REC_BIT(TCT_REC_ZONE) | TCT_REC_BIT(TCT_REC_MESSAGE),
+                                                   look, looker_free, NULL};
+    static struct looker looker = {{&looker_ops}, {0}, 0};
+    tct_trace_add_sink(tr, &looker.sink);
+    struct tct_memory_stats *mem = tct_memory_stats_of(tr);
+    struct tct_output *outputs[4];
+    static const enum tct_format formats[4] = {TCT_FORMAT_SUMMARY, TCT_FORMAT_FOLDED, TCT_FORMAT_CHROME,
+                                               TCT_FORMAT_SVG};
+    for (int i = 0; i < 4; i++)
+        outputs[i] = tct_output_new(tr, formats[i], NULL);
     enum tcd_state st = tcd_decoder_feed(dec, stream, len);
     tt_check(st == TCD_STATE_DONE, "the upstream client's stream decodes to the end: %s", tcd_decoder_error(dec));
+    tct_names_from_decoder(&names, dec);
+    tct_trace_set_source_names(tr, 0, &names);
     tct_trace_finish(tr);
 
-    tt_check(tr->samples == 48 && tr->switches.count == 423 && tcd_callstack_count(dec) == 62,
-             "48 CPU samples, 423 context switches, 62 distinct callstacks (%llu, %zu, %u)",
-             (unsigned long long)tr->samples, tr->switches.count, tcd_callstack_count(dec));
+    const struct tct_source *src = tct_trace_source(tr, 0);
+    tt_check(src->samples == 48 && src->switches == 423 && tcd_callstack_count(dec) == 62,
+             "48 CPU samples, 423 context switches, 62 distinct callstacks (%llu, %llu, %u)",
+             (unsigned long long)src->samples, (unsigned long long)src->switches, tcd_callstack_count(dec));
     uint32_t unresolved = 0;
     for (uint32_t i = 0; i < tcd_frame_count(dec); i++)
         unresolved += tcd_frame(dec, i)->state == TCD_FRAME_UNRESOLVED;
     tt_check(tcd_frame_count(dec) > 0 && unresolved == 0, "all %u frames resolved", tcd_frame_count(dec));
 
     char stack[1024];
-    zone_stack(tr, dec, "outer_work", stack, sizeof stack);
+    zone_stack(&looker, dec, "outer_work", stack, sizeof stack);
     tt_check(strstr(stack, "___tracy_emit_zone_begin_callstack < outer_work < main") != NULL,
              "outer_work's callstack: %s", stack);
-    zone_stack(tr, dec, "inner_work", stack, sizeof stack);
+    zone_stack(&looker, dec, "inner_work", stack, sizeof stack);
     tt_check(strstr(stack, "< inner_work < outer_work < main") != NULL, "inner_work's callstack: %s", stack);
-    size_t with_stack = 0;
-    for (size_t i = 0; i < tr->messages.count; i++)
-        with_stack += tct_trace_message(tr, i)->callstack != 0;
-    tt_check(with_stack == 4, "4 messages with callstacks (%zu)", with_stack);
-    tt_check(tr->pool_count == 1 && tr->pools[0].site_count == 1 && tr->pools[0].sites[0].count == 4 &&
-                 tr->pools[0].frees_with_callstack == 4,
+    tt_check(looker.messages_with_stack == 4, "4 messages with callstacks (%zu)", looker.messages_with_stack);
+    const struct tct_mem_pool *pool = tct_memory_pool_at(mem, 0);
+    tt_check(tct_memory_pool_count(mem) == 1 && pool->site_count == 1 && pool->sites[0].count == 4 &&
+                 pool->frees_with_callstack == 4,
              "4 allocations and frees from one callstack");
 
-    char *summary = export_string(tr, dec, TCT_FORMAT_SUMMARY);
+    char *summary = output_string(outputs[0]);
     tt_check(summary && strstr(summary, "Sampling: 48 CPU samples on 2 threads") &&
                  strstr(summary, "        20   41.7%         20   41.7%  hot_loop "),
              "summary: 48 samples, hot_loop first with 20 self samples");
-    char *folded = export_string(tr, dec, TCT_FORMAT_FOLDED);
+    char *folded = output_string(outputs[1]);
     tt_check(folded && strstr(folded, "Main thread;__libc_start_call_main;main;outer_work;hot_loop 20\n"),
              "folded: the hot path with its 20 samples");
-    char *json = export_string(tr, dec, TCT_FORMAT_CHROME);
+    char *json = output_string(outputs[2]);
     size_t where = 0;
     const char *bad = json ? json_check(json, strlen(json), &where) : "no output";
     tt_check(!bad, "Chrome JSON is valid JSON (%s at %zu)", bad ? bad : "", where);
     tt_check(json && strstr(json, "\"ph\":\"P\",\"name\":\"ProfileChunk\"") && strstr(json, "\"stackFrames\":{") &&
                  strstr(json, "\"systemTraceEvents\":\"# tracer: nop\\n") && strstr(json, ": sched_switch: prev_comm="),
              "Chrome JSON: samples as V8 profile chunks, zone stackFrames, context switches as ftrace text");
-    char *svg = export_string(tr, dec, TCT_FORMAT_SVG);
+    char *svg = output_string(outputs[3]);
     tt_check(svg && strstr(svg, "48 CPU samples</text>") && strstr(svg, "<title>hot_loop (20 samples, 41.67%)</title>"),
              "SVG flame graph: 48 samples, hot_loop 41.67%%");
     free(summary);

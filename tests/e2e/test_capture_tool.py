@@ -134,6 +134,97 @@ def wait_connected(client):
     time.sleep(1.0)
 
 
+def test_capture_says_which_program_it_records(tmp_path):
+    port = free_port()
+    client = start_client(example("game_loop"), port)
+    capture = subprocess.run([CAPTURE, "-p", str(port), "-o", str(tmp_path / "live.csv")], capture_output=True,
+                             text=True, timeout=60)
+    client.wait(timeout=60)
+    assert capture.returncode == 0, capture.stdout + capture.stderr
+    said = "tracyc-capture: recording example_game_loop (pid %d) at 127.0.0.1 port %d" % (client.pid, port)
+    assert said in capture.stderr, capture.stderr
+
+
+def orphan_endless(port):
+    """endless on port, started so that its parent is not ours (a program of another shell,
+    as the one that held the port in issue 22 was): (its pid, its stdout)."""
+    sh = subprocess.Popen(["/bin/sh", "-c", '"$0" & echo $!', os.path.join(BUILD, "tests", "e2e", "endless")],
+                          env=dict(os.environ, TRACY_PORT=str(port)), stdout=subprocess.PIPE, text=True)
+    lines = [sh.stdout.readline().strip(), sh.stdout.readline().strip()]  # its pid and "ready", in either order
+    sh.wait()
+    assert "ready" in lines, lines
+    lines.remove("ready")
+    return int(lines[0]), sh.stdout
+
+
+def free_port_pair():
+    """A port P with P + 1 free too."""
+    while True:
+        port = free_port()
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port + 1))
+                return port
+            except OSError:
+                continue
+
+
+def test_program_that_moved_to_the_next_port(tmp_path):
+    """`./app & tracyc-capture` while another program holds port P: app took P + 1 (here by
+    TRACY_PORT: a client moves by itself only from the default 8086, which a test must not
+    take). tracyc-capture says whom it records and warns that app is elsewhere; --pid records
+    app."""
+    port = free_port_pair()
+    other, other_out = orphan_endless(port)
+    app = None
+    try:
+        app = subprocess.Popen([os.path.join(BUILD, "tests", "e2e", "endless")],
+                               env=dict(os.environ, TRACY_PORT=str(port + 1)), stdout=subprocess.PIPE, text=True)
+        assert app.stdout.readline().strip() == "ready"  # listening
+        capture = subprocess.Popen([CAPTURE, "-p", str(port), "-s", "60", "-o", str(tmp_path / "other.txt")],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        said = [capture.stderr.readline(), capture.stderr.readline()]
+        capture.send_signal(signal.SIGINT)
+        capture.communicate(timeout=60)
+        assert "recording endless (pid %d) at 127.0.0.1 port %d" % (other, port) in said[0], said
+        assert "warning: endless (pid %d), started beside tracyc-capture, listens on port %d" % (app.pid, port + 1) \
+            in said[1], said
+        assert "--pid %d" % app.pid in said[1], said
+
+        out = tmp_path / "app.json"
+        capture = subprocess.Popen([CAPTURE, "-p", str(port), "--pid", str(app.pid), "-o", str(out)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert app.stdout.readline().strip() == "connected"
+        capture.send_signal(signal.SIGINT)
+        _, stderr = capture.communicate(timeout=60)
+        assert capture.returncode == 1, stderr
+        assert "recording endless (pid %d) at 127.0.0.1 port %d" % (app.pid, port + 1) in stderr, stderr
+        with open(out) as f:
+            assert json.load(f)["otherData"]["pid"] == app.pid
+    finally:
+        os.kill(other, signal.SIGKILL)
+        other_out.close()
+        if app:
+            app.kill()
+            app.wait()
+
+
+def test_pid_that_never_listens(tmp_path):
+    sleeper = subprocess.Popen(["sleep", "600"])
+    try:
+        result = subprocess.run([CAPTURE, "--pid", str(sleeper.pid), "-s", "0.5", "-o", str(tmp_path / "x.json")],
+                                capture_output=True, text=True, timeout=120)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert result.returncode == 2
+    assert "process %d did not listen on ports 8086-8105 within the time limit of 0.5 s" % sleeper.pid in \
+        result.stderr, result.stderr
+    result = subprocess.run([CAPTURE, "--pid", str(sleeper.pid), "-o", str(tmp_path / "x.json")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "no process %d" % sleeper.pid in result.stderr, result.stderr
+
+
 def test_ctrl_c_stops_cleanly_and_writes_everything(tmp_path):
     port = free_port()
     client = endless_client(port)
@@ -219,6 +310,16 @@ def test_client_of_an_older_release(tmp_path):
     assert "client: protocol 76 (Tracy 0.13.0-0.13.1)" in output
 
 
+def test_time_limit_bounds_the_wait_for_a_client(tmp_path):
+    # Nothing listens on the port: -s ends the wait, says so, and writes nothing.
+    out = tmp_path / "nothing.json"
+    result = subprocess.run([CAPTURE, "-p", str(free_port()), "-s", "0.5", "-o", str(out)], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "no client connected" in result.stderr and "within the time limit of 0.5 s" in result.stderr, result.stderr
+    assert not out.exists()
+
+
 def test_unwritable_output_fails_before_capturing(tmp_path):
     result = subprocess.run([CAPTURE, "-p", str(free_port()), "-o", str(tmp_path / "missing" / "x.json")],
                             capture_output=True, text=True, timeout=10)
@@ -255,6 +356,27 @@ def test_in_process_output_name_decides_the_format_or_is_refused(tmp_path):
     assert result.returncode == 0  # the program itself is not disturbed
     assert "trace.tracy" in result.stderr and "tracy-capture" in result.stderr
     assert not (tmp_path / "trace.tracy").exists()
+
+
+def test_unwritable_in_process_output_is_said_at_start_and_keeps_the_exit_status(tmp_path):
+    # /proc takes no new file, not even from root (whom access() lets through).
+    unwritable = "/proc/tracyc-%d.txt" % os.getpid()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRACY_", "TRACYC_"))}
+    env.update(TRACYC_OUTPUT=unwritable, TRACY_PORT=str(free_port()))
+    # Said before the program's first call returns: by the time endless prints "ready"
+    # (after its first frame). Killed then, it never reaches exit.
+    client = subprocess.Popen([os.path.join(BUILD, "tests", "e2e", "endless")], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert client.stdout.readline().strip() == "ready"
+    finally:
+        client.kill()
+        _, stderr = client.communicate()
+    assert unwritable in stderr and "in-process capture disabled" in stderr, stderr
+    # A program that exits with 0 still does, and hears of it once.
+    result = subprocess.run([example("game_loop")], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count(unwritable) == 1, result.stderr
 
 
 # ---- callstacks, samples and context switches: a recorded upstream client, replayed ----

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """check_library.py - fails when libtracyc.so exports anything but the public ABI
-(___tracy_* and tracyc_* functions), carries code a profiled program does not need (the
-capture session, tcs_*, which only tools link), or makes the program depend on more than
-libc, libm, liblz4, libpthread, libdl and the dynamic loader (libdw and its chain are
-loaded at run time when present: core/native/libdw.c), or calls libdw or libelf directly.
+(___tracy_* and tracyc_* functions: the capture's collector, tcs_*, is inside it for the
+in-process collection of child processes, hidden like every other internal), or makes the
+program depend on more than libc, libm, liblz4, libpthread, libdl and the dynamic loader
+(libdw and its chain are loaded at run time when present: core/native/libdw.c), or calls
+libdw or libelf directly.
 
 usage: check_library.py [--sanitized] LIBRARY
        check_library.py [--sanitized] --needed-only MODULE   (the Lua module, the Python
@@ -14,7 +15,6 @@ import subprocess
 import sys
 
 PUBLIC = ("___tracy_", "tracyc_")
-NOT_IN_CLIENT = ("tcs_",)
 NEEDED_ALLOWED = ("libc.so.", "libm.so.", "liblz4.so.", "libpthread.so.", "libdl.so.", "ld-linux")
 SANITIZER_RUNTIMES = ("libasan.so.", "libubsan.so.", "libtsan.so.")
 LOADED_AT_RUN_TIME = ("dwfl_", "dwarf_", "dwelf_", "elf_", "gelf_", "elf32_", "elf64_")
@@ -44,8 +44,6 @@ def main():
     errors = []
     if not needed_only:
         errors += ["exported but not public: %s" % s for s in symbols(library, True) if not s.startswith(PUBLIC)]
-        errors += ["capture-session code in the client library: %s" % s
-                   for s in symbols(library, False) if s.startswith(NOT_IN_CLIENT)]
     libs = needed(library)
     errors += ["needs a library a profiled program should not have to carry: %s" % n
                for n in libs if not n.startswith(allowed)]

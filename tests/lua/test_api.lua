@@ -66,6 +66,11 @@ fails('tracy.FrameMarkEnd: frame set "f" has no FrameMarkStart open', tracy.Fram
 local id = tracy.SectionEnter("s")
 assert(type(id) == "number" and id == math.floor(id) and id > 0)
 tracy.SectionLeave(id)
+-- a section left twice, or never entered, is refused
+fails("tracy.SectionLeave: section " .. id .. " is not open", tracy.SectionLeave, id)
+fails("tracy.SectionLeave: section 123456 is not open", tracy.SectionLeave, 123456)
+ok, err = pcall(function() tracy.SectionLeave(id) end)
+assert(not ok and err:match("^test_api.lua:%d+: tracy.SectionLeave: section %d+ is not open"), err)
 assert(type(tracy.IsConnected()) == "boolean")
 
 -- the coroutine library behaves as the standard one (test_coroutine_library.lua compares

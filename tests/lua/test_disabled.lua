@@ -7,6 +7,10 @@ tracy.ZoneEnd()
 local ok, err = pcall(tracy.ZoneEnd)
 assert(not ok and err:find("no open zone"), err)
 assert(tracy.IsConnected() == false)
+-- nothing is recorded: the section is 0, and leaving it pairs
+local section = tracy.SectionEnter("inert")
+assert(section == 0)
+tracy.SectionLeave(section)
 
 -- Any access to `tracy` from the stripped chunk would raise.
 local trap = setmetatable({}, { __index = function(_, k) error("tracy." .. k .. " was not removed") end })

@@ -7,9 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct sync {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+};
+
 static void on_event(void *user, const struct tcd_event *ev)
 {
     struct tt_capture *c = user;
+    struct sync *s = c->sync;
+    pthread_mutex_lock(&s->lock);
     if (c->len == c->cap) {
         c->cap = c->cap ? c->cap * 2 : 1024;
         c->events = realloc(c->events, c->cap * sizeof *c->events);
@@ -23,6 +30,8 @@ static void on_event(void *user, const struct tcd_event *ev)
         e->text[ev->text_len] = 0;
     }
     e->ev.text = e->text;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
 }
 
 static void *run(void *arg)
@@ -34,7 +43,13 @@ static void *run(void *arg)
     opt.connect_timeout_s = c->connect_timeout_s;
     opt.stop_flag = &c->stop;
     opt.protocol = c->protocol;
-    c->result = tcs_capture(&opt, c->dec, c->err, sizeof c->err);
+    int result = tcs_capture(&opt, c->dec, c->err, sizeof c->err);
+    struct sync *s = c->sync;
+    pthread_mutex_lock(&s->lock);
+    c->result = result;
+    c->ended = 1;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
     return NULL;
 }
 
@@ -51,10 +66,33 @@ struct tt_capture *tt_capture_start_protocol(uint16_t port, uint32_t protocol)
     c->protocol = protocol;
     c->connect_timeout_s = 30;
     c->dec = tcd_decoder_new(&callbacks, c, NULL);
+    struct sync *s = malloc(sizeof *s);
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->changed, NULL);
+    c->sync = s;
     pthread_t *t = malloc(sizeof *t);
     c->thread = t;
     pthread_create(t, NULL, run, c);
     return c;
+}
+
+int tt_wait_text(struct tt_capture *c, enum tcd_event_kind kind, uint32_t thread, const char *text)
+{
+    struct sync *s = c->sync;
+    pthread_mutex_lock(&s->lock);
+    size_t seen = 0;
+    int found = 0;
+    for (;;) {
+        for (; seen < c->len && !found; seen++) {
+            const struct tcd_event *ev = &c->events[seen].ev;
+            found = ev->kind == kind && ev->thread == thread && ev->text && strcmp(ev->text, text) == 0;
+        }
+        if (found || c->ended)
+            break;
+        pthread_cond_wait(&s->changed, &s->lock);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return found;
 }
 
 int tt_capture_join(struct tt_capture *c)
@@ -69,6 +107,10 @@ void tt_capture_free(struct tt_capture *c)
         free(c->events[i].text);
     free(c->events);
     tcd_decoder_free(c->dec);
+    struct sync *s = c->sync;
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->changed);
+    free(s);
     free(c->thread);
     free(c);
 }

@@ -25,12 +25,17 @@ struct tt_capture {
     void *thread; /* pthread_t */
     double connect_timeout_s;
     uint32_t protocol; /* offered protocol version, 0 = each in turn */
+    void *sync;        /* the lock and condition events are appended under, for tt_wait_text */
+    int ended;         /* the capture has ended */
 };
 
 /* Starts connecting (with retries) to 127.0.0.1:port on a new thread. */
 struct tt_capture *tt_capture_start(uint16_t port);
 /* The same, offering only the given protocol version. */
 struct tt_capture *tt_capture_start_protocol(uint16_t port, uint32_t protocol);
+/* While the capture runs: waits until it has recorded an event of that kind and thread
+ * whose text is text. 1 when it has, 0 when the capture ended without one. */
+int tt_wait_text(struct tt_capture *c, enum tcd_event_kind kind, uint32_t thread, const char *text);
 /* Waits for the capture to end; returns its result. */
 int tt_capture_join(struct tt_capture *c);
 void tt_capture_free(struct tt_capture *c);

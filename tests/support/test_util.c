@@ -1,5 +1,5 @@
 /* test_util.c - tally, free ports, resident memory, what the machine lets a test sample,
- * where a function's code lies. */
+ * where a function's code lies, which files are mapped twice. */
 #include "test_util.h"
 
 #include <arpa/inet.h>
@@ -86,4 +86,42 @@ struct tt_extent tt_function_extent(void *fn)
         return (struct tt_extent){0, 0};
     uint64_t lo = (uint64_t)(uintptr_t)info.dli_saddr;
     return (struct tt_extent){lo, lo + sym->st_size};
+}
+
+struct mapped_file {
+    char path[256];
+    int executable, from_start; /* mappings: executable ones, ones at file offset 0 */
+};
+
+int tt_loaded_files_mapped_again(char *first, size_t len)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return 0;
+    static struct mapped_file files[512];
+    size_t n = 0;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char perms[8], path[256] = "";
+        unsigned long long offset;
+        if (sscanf(line, "%*x-%*x %7s %llx %*s %*s %255s", perms, &offset, path) < 2 || path[0] != '/')
+            continue;
+        size_t i = 0;
+        while (i < n && strcmp(files[i].path, path) != 0)
+            i++;
+        if (i == n) {
+            if (n == sizeof files / sizeof *files)
+                continue;
+            memset(&files[n], 0, sizeof files[n]);
+            strcpy(files[n++].path, path);
+        }
+        files[i].executable += perms[2] == 'x';
+        files[i].from_start += offset == 0;
+    }
+    fclose(f);
+    int again = 0;
+    for (size_t i = 0; i < n; i++)
+        if (files[i].executable && files[i].from_start > 1 && again++ == 0)
+            snprintf(first, len, "%s", files[i].path);
+    return again;
 }

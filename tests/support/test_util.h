@@ -62,4 +62,10 @@ struct tt_extent {
 };
 struct tt_extent tt_function_extent(void *fn);
 
+/* Loaded files (those with an executable mapping) that are mapped more than once from their
+ * start, as a library reading the file with mmap maps it: 0, or how many, the first one's
+ * path in `first`. perf's DWARF unwinder takes the lowest mapping of a file as its load
+ * address, so such a copy cuts perf's callstacks of the profiled program short. */
+int tt_loaded_files_mapped_again(char *first, size_t len);
+
 #endif

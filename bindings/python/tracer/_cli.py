@@ -67,9 +67,9 @@ def _parser(prog):
     p.add_argument("--native-samples", action="store_true",
                    help="with --sample: keep the profiler's native CPU samples (the interpreter's C stacks) too")
     p.add_argument("-o", "--output", metavar="FILE", type=output_path,
-                   help="profile in-process, no server: write FILE at exit (.json Chrome trace, "
-                        ".csv zone statistics, .folded sampled stacks, .svg their flame graph, .txt or no "
-                        "extension a text summary)")
+                   help="profile in-process, no server: write FILE at exit (.pftrace Perfetto trace, "
+                        ".json Chrome trace, .csv zone statistics, .folded sampled stacks, .svg their flame graph, "
+                        ".txt or no extension a text summary)")
     p.add_argument("-t", "--port", type=int, metavar="N",
                    help="listen for the Tracy server on port N (default 8086)")
     p.add_argument("-r", nargs=0, action=_NoReport, help=argparse.SUPPRESS)

@@ -18,8 +18,8 @@ def pytest_addoption(parser):
     group = parser.getgroup("tracer", "Tracy profiling (tracer)")
     group.addoption("--tracer", action="store_true", help="trace every Python call of the run into Tracy")
     group.addoption("--tracer-output", metavar="FILE",
-                    help="with --tracer: profile in-process and write FILE at exit (.json, .csv, .folded, .svg, "
-                         ".txt summary)")
+                    help="with --tracer: profile in-process and write FILE at exit (.pftrace, .json, .csv, .folded, "
+                         ".svg, .txt summary)")
     group.addoption("--tracer-sample", nargs="?", const=_sampling.DEFAULT_HZ, type=_cli.sample_rate, metavar="HZ",
                     help="with --tracer: sample every thread's Python stack HZ times per second of CPU time "
                          f"(default {_sampling.DEFAULT_HZ}) instead of tracing every call")

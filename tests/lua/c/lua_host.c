@@ -1,5 +1,8 @@
 /* lua_host.c - see lua_host.h. */
 #include "lua_host.h"
+#include "trace/export.h"
+#include "trace/names.h"
+#include "trace/trace.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -178,4 +181,47 @@ void lh_check_balanced(const struct lh_trace *t)
 int lh_is_fiber(uint32_t thread)
 {
     return (thread & 0x80000000u) != 0;
+}
+
+/* The capture's events through a trace with one source and one output, written out. */
+static char *output_of(const struct tt_capture *cap, int format, const struct tct_export_options *options,
+                       uint64_t *sections, uint64_t *unfinished_sections)
+{
+    struct tct_trace *tr = tct_trace_new();
+    struct tct_names names;
+    tct_names_from_decoder(&names, cap->dec);
+    CHECK_EQ_INT(tct_trace_add_source(tr, &names, 0), 0);
+    struct tct_output *o = tct_output_new(tr, (enum tct_format)format, options);
+    CHECK(o != NULL);
+    for (size_t i = 0; i < cap->len; i++)
+        tct_trace_on_event(tr, 0, &cap->events[i].ev);
+    tct_trace_finish(tr);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    CHECK_EQ_INT(tct_output_write_to(o, out), 0);
+    fclose(out);
+    CHECK_EQ_INT(strlen(buf), len);
+    if (sections)
+        *sections = tct_trace_source(tr, 0)->sections;
+    if (unfinished_sections)
+        *unfinished_sections = tct_trace_source(tr, 0)->unfinished_sections;
+    tct_output_free(o);
+    tct_trace_free(tr);
+    return buf;
+}
+
+char *lh_output(const struct tt_capture *cap, int format, const struct tct_export_options *options)
+{
+    return output_of(cap, format, options, NULL, NULL);
+}
+
+void lh_sections(const struct tt_capture *cap, uint64_t *entered, uint64_t *unfinished)
+{
+    free(output_of(cap, TCT_FORMAT_SUMMARY, NULL, entered, unfinished));
+}
+
+void lh_expect_in(const char *output, const char *text, const char *want)
+{
+    tt_check(strstr(text, want) != NULL, "%s has %s", output, want);
 }

@@ -59,4 +59,13 @@ size_t lh_count(const struct lh_trace *t, const char *name);
 void lh_check_balanced(const struct lh_trace *t);
 int lh_is_fiber(uint32_t thread);
 
+/* One output (enum tct_format) of the capture's events, as the in-process capture and
+ * tracyc-capture write it (a string: outputs hold no NUL byte). */
+struct tct_export_options;
+char *lh_output(const struct tt_capture *cap, int format, const struct tct_export_options *options);
+/* The sections the capture's trace saw entered, and those still open at its end. */
+void lh_sections(const struct tt_capture *cap, uint64_t *entered, uint64_t *unfinished);
+/* Checks that text holds want, naming the output. */
+void lh_expect_in(const char *output, const char *text, const char *want);
+
 #endif

@@ -138,6 +138,65 @@ static void cases(void)
     expect("x = 1 .. tracy.ZoneBeginN('a')", "x = 1 .. nil ");
 }
 
+/* Only calls on the module: the global `tracy`, or a local holding require "tracy". */
+static void scopes(void)
+{
+    /* locals holding the module */
+    expect("local tracy = require 'tracy'\ntracy.ZoneEnd()", "local tracy = require 'tracy'\ndo end ");
+    expect("local tracy = require(\"tracy\") tracy.ZoneEnd()", "local tracy = require(\"tracy\") do end ");
+    expect("local tracy = require [[tracy]]; tracy.ZoneEnd()", "local tracy = require [[tracy]]; do end ");
+    expect("local tracy <const> = require 'tracy' tracy.ZoneEnd()", "local tracy <const> = require 'tracy' do end ");
+    expect("local tracy = tracy tracy.ZoneEnd()", "local tracy = tracy do end ");
+    expect("tracy = require 'tracy' tracy.ZoneEnd()", "tracy = require 'tracy' do end ");
+    /* locals, parameters and loop variables holding something else, in their scope */
+    unchanged("local tracy = {Message = print}\ntracy.Message('x')");
+    unchanged("local tracy = require 'other' tracy.ZoneEnd()");
+    unchanged("local tracy = require('tracy').x tracy.ZoneEnd()");
+    unchanged("local tracy = require 'tracy' or {} tracy.ZoneEnd()");
+    unchanged("local t, tracy = 1, require 'tracy' tracy.ZoneEnd()");
+    unchanged("local tracy\ntracy.ZoneEnd()");
+    unchanged("local function tracy() end tracy.ZoneEnd()");
+    expect("local function f() tracy.ZoneEnd() end local tracy = {} tracy.ZoneEnd()",
+           "local function f() do end end local tracy = {} tracy.ZoneEnd()");
+    expect("do local tracy = {} tracy.ZoneEnd() end tracy.ZoneEnd()",
+           "do local tracy = {} tracy.ZoneEnd() end do end ");
+    expect("local function f(a, tracy) tracy.ZoneEnd() end tracy.ZoneEnd()",
+           "local function f(a, tracy) tracy.ZoneEnd() end do end ");
+    expect("function m.f(tracy) tracy.ZoneEnd() end tracy.ZoneEnd()",
+           "function m.f(tracy) tracy.ZoneEnd() end do end ");
+    expect("function m:f(tracy) tracy.ZoneEnd() end tracy.ZoneEnd()",
+           "function m:f(tracy) tracy.ZoneEnd() end do end ");
+    expect("f(function(tracy) tracy.ZoneEnd() end, tracy.IsConnected())",
+           "f(function(tracy) tracy.ZoneEnd() end, false )");
+    expect("for tracy = 1, 2 do tracy.ZoneEnd() end tracy.ZoneEnd()",
+           "for tracy = 1, 2 do tracy.ZoneEnd() end do end ");
+    expect("for _, tracy in ipairs(t) do tracy.ZoneEnd() end tracy.ZoneEnd()",
+           "for _, tracy in ipairs(t) do tracy.ZoneEnd() end do end ");
+    expect("for i = 1, 2 do local tracy = t[i] tracy.ZoneEnd() end tracy.ZoneEnd()",
+           "for i = 1, 2 do local tracy = t[i] tracy.ZoneEnd() end do end ");
+    /* a local is in scope after its statement: the value is read before */
+    expect("local tracy = f(tracy.IsConnected()) tracy.ZoneEnd()", "local tracy = f(false ) tracy.ZoneEnd()");
+    /* each branch of an if is a scope; a repeat's scope reaches into its condition */
+    expect("if c then local tracy = {} tracy.ZoneEnd() elseif tracy.IsConnected() then tracy.ZoneEnd() "
+           "else tracy.ZoneEnd() end",
+           "if c then local tracy = {} tracy.ZoneEnd() elseif false then do end else do end end");
+    expect("repeat local tracy = t until tracy.IsConnected() tracy.ZoneEnd()",
+           "repeat local tracy = t until tracy.IsConnected() do end ");
+    expect("repeat until tracy.IsConnected()", "repeat until false ");
+    /* assigning the module something else leaves the script as it is */
+    unchanged("tracy = {Message = print} tracy.Message('x')");
+    unchanged("tracy.ZoneEnd() x, tracy = 1, {}");
+    unchanged("tracy, x = {}, 1 tracy.ZoneEnd()");
+    unchanged("tracy.ZoneEnd() function tracy() end");
+    unchanged("local function f() tracy = nil end tracy.ZoneEnd()");
+    unchanged("local tracy = require 'tracy' tracy = {} tracy.ZoneEnd()");
+    /* ... but not assigning a local, a field or a table key */
+    expect("do local tracy = {} tracy = 1 end tracy.ZoneEnd()", "do local tracy = {} tracy = 1 end do end ");
+    expect("t = {tracy = 1} t.tracy = 2 tracy.x = 3 tracy.ZoneEnd()",
+           "t = {tracy = 1} t.tracy = 2 tracy.x = 3 do end ");
+    expect("function tracy.f() end tracy.ZoneEnd()", "function tracy.f() end do end ");
+}
+
 static const char *program = "local tracy = tracy\n"
                              "local out = {}\n"
                              "local function add(v) out[#out + 1] = tostring(v) end\n"
@@ -156,6 +215,16 @@ static const char *program = "local tracy = tracy\n"
                              "add(type(connected))\n"
                              "add(debug.getinfo(1, 'l').currentline)\n"
                              "return table.concat(out, ',')\n";
+
+/* A program whose own `tracy` tables must keep their calls. */
+static const char *shadowing = "local out = {}\n"
+                               "local function note(s) out[#out + 1] = s end\n"
+                               "local function with_param(tracy) tracy.Message('parameter') end\n"
+                               "with_param({Message = note})\n"
+                               "do local tracy = {Message = note} tracy.Message('local') end\n"
+                               "for _, tracy in ipairs({{Message = note}}) do tracy.Message('loop') end\n"
+                               "tracy.Message('module')\n"
+                               "return table.concat(out, ',')\n";
 
 /* Runs code as a chunk and returns its string result (or the error), malloc'd. */
 static char *run(const char *code)
@@ -176,6 +245,13 @@ static void same_results(void)
     char *a = run(program), *b = run(clean);
     CHECK_STR(b, a);
     CHECK_STR(a, "number,1,4,9,tracy.ZoneEnd() in a string,boolean,18");
+    free(a), free(b), free(clean);
+
+    clean = cleaned(shadowing);
+    CHECK(strstr(clean, "tracy.Message('module')") == NULL);
+    a = run(shadowing), b = run(clean);
+    CHECK_STR(a, "parameter,local,loop");
+    CHECK_STR(b, a);
     free(a), free(b), free(clean);
 
     /* An error reports the same line after cleaning. */
@@ -207,6 +283,7 @@ static void every_prefix(void)
 int main(void)
 {
     cases();
+    scopes();
     same_results();
     every_prefix();
     return tt_finish("test_lua_remove");

@@ -24,7 +24,11 @@ static const char *script = "local function work()\n"                           
                             "tracy.AppInfo('lua host test')\n"                                            /* 19 */
                             "tracy.ZoneBeginN('long') tracy.ZoneText(('x'):rep(70000)) tracy.ZoneEnd()\n" /* 20 */
                             "tracy.Message(('m'):rep(70000))\n"                                           /* 21 */
-                            "tracy.ZoneBeginN('left open')\n"; /* 22: ended by lua_close */
+                            "local limit = 65523 - #'zones.lua' - #'main chunk'\n"                        /* 22 */
+                            "tracy.ZoneBeginN(('a'):rep(limit)) tracy.ZoneEnd()\n"                        /* 23 */
+                            "tracy.ZoneBeginN(('b'):rep(limit + 1)) tracy.ZoneEnd()\n"                    /* 24 */
+                            "tracy.ZoneBeginN(('c'):rep(limit - 1) .. '\\195\\169') tracy.ZoneEnd()\n"    /* 25 */
+                            "tracy.ZoneBeginN('left open')\n"; /* 26: ended by lua_close */
 
 static const char *errors = "local ok, err = pcall(function() tracy.ZoneEnd() end)\n"
                             "assert(not ok and err == 'errors.lua:1: tracy.ZoneEnd: no open zone', err)\n"
@@ -119,6 +123,23 @@ int main(void)
         longest = n > longest ? n : longest;
     }
     CHECK_EQ_INT(longest, 65534);
+    /* A ZoneBeginN name too long to intern shares one record of 65,535 bytes with its
+     * file and function (as upstream's allocated locations do): it keeps 65,523 bytes
+     * less their lengths, and never half a character. */
+    for (char c = 'a'; c <= 'c'; c++) {
+        const struct lh_zone *z = NULL;
+        for (size_t i = 0; i < t.n && !z; i++)
+            if (t.zones[i].name[0] == c && t.zones[i].name[1] == c)
+                z = &t.zones[i];
+        CHECK(z != NULL);
+        if (!z)
+            continue;
+        CHECK_STR(z->loc->file, "zones.lua");
+        CHECK_STR(z->loc->function, "main chunk");
+        size_t limit = 65523 - strlen("zones.lua") - strlen("main chunk"), n = strlen(z->name);
+        tt_check(n == (c == 'c' ? limit - 1 : limit) && strspn(z->name, (char[]){c, 0}) == n,
+                 "ZoneBeginN name %c: %zu bytes of %c (limit %zu)", c, n, c, limit);
+    }
     CHECK(tt_find_text(cap, TCD_MESSAGE, "hello") != NULL);
     const struct tcd_event *red = tt_find_text(cap, TCD_MESSAGE, "red");
     CHECK(red && red->color == 0xff0000);

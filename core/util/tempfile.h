@@ -1,0 +1,11 @@
+/* tempfile.h - a temporary file that leaves nothing behind. */
+#ifndef TRACYC_UTIL_TEMPFILE_H
+#define TRACYC_UTIL_TEMPFILE_H
+
+/* A new file in $TMPDIR (else /tmp), already unlinked, so it goes when its descriptor is
+ * closed or the process ends, however it ends. The descriptor is close-on-exec and never
+ * one of the standard descriptors 0-2 (a program may close one for a moment and reuse its
+ * number). Returns it, or -1 with errno set. */
+int tcu_tempfile(void);
+
+#endif

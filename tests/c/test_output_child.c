@@ -1,0 +1,156 @@
+/* A program writing TRACYC_OUTPUT=out.json forks and execs a child (this program again)
+ * that inherits the variable and records zones too. The child outlives its parent, so
+ * without care it would write out.json last and the parent's profile would be lost. The
+ * parent's file must hold the parent's profile; the child's goes to out.<pid>.json, and
+ * the child says so on stderr, once.
+ *
+ *   test_output_child                  the test: runs --parent, checks the files
+ *   test_output_child --parent DIR     the profiled program
+ *   test_output_child --child FD       its child: waits for FD's end (the parent's exit)
+ */
+#include "test_util.h"
+#include "tracyc.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const struct ___tracy_source_location_data parent_loc = {"parent zone", "parent", "output_child.c", 1, 0};
+static const struct ___tracy_source_location_data child_loc = {"child zone", "child", "output_child.c", 2, 0};
+
+static void zones(const struct ___tracy_source_location_data *loc, int n)
+{
+    for (int i = 0; i < n; i++) {
+        TracyCZoneCtx z = ___tracy_emit_zone_begin(loc, 1);
+        ___tracy_emit_zone_end(z);
+    }
+}
+
+static int run_child(int parent_alive)
+{
+    zones(&child_loc, 10);
+    /* Until the parent has exited (and written its file): then this one writes last. */
+    char c;
+    while (read(parent_alive, &c, 1) > 0)
+        ;
+    zones(&child_loc, 10);
+    return 0;
+}
+
+static int run_parent(void)
+{
+    zones(&parent_loc, 10);
+    int alive[2];
+    if (pipe(alive) != 0)
+        return 2;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(alive[1]);
+        char fd[16];
+        snprintf(fd, sizeof fd, "%d", alive[0]);
+        execl("/proc/self/exe", "test_output_child", "--child", fd, (char *)NULL);
+        _exit(127);
+    }
+    close(alive[0]);
+    zones(&parent_loc, 10);
+    return pid > 0 ? 0 : 2; /* exits without waiting: the child ends after */
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return strdup(buf);
+}
+
+static int count(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; p && (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--child") == 0)
+        return run_child(atoi(argv[2]));
+    if (argc == 2 && strcmp(argv[1], "--parent") == 0)
+        return run_parent();
+
+    char dir[] = "/tmp/tracyc_output_child.XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char out[300], err[300];
+    snprintf(out, sizeof out, "%s/out.json", dir);
+    snprintf(err, sizeof err, "%s/stderr.txt", dir);
+    /* Both processes hold `done` open: it ends when the last of them has exited. */
+    int done[2];
+    CHECK(pipe(done) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(done[0]);
+        int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 2);
+        close(fd);
+        setenv("TRACYC_OUTPUT", out, 1);
+        execl("/proc/self/exe", "test_output_child", "--parent", (char *)NULL);
+        _exit(127);
+    }
+    close(done[1]);
+    char c;
+    while (read(done[0], &c, 1) > 0)
+        ;
+    close(done[0]);
+    int status = -1;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    /* The parent's file: the parent's 20 zones, none of the child's. */
+    char *parent = read_file(out);
+    CHECK(parent != NULL);
+    tt_check(count(parent, "\"parent zone\"") == 20 && count(parent, "child zone") == 0,
+             "out.json: %d parent zones (20), %d child zones (0)", count(parent, "\"parent zone\""),
+             count(parent, "child zone"));
+    /* The child's: out.<its pid>.json, with its own 20. */
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int child_files = 0;
+    char *child = NULL;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "out.", 4) != 0 || strcmp(e->d_name, "out.json") == 0 || len < 10 ||
+            strcmp(e->d_name + len - 5, ".json") != 0 || strspn(e->d_name + 4, "0123456789") != len - 9)
+            continue;
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        free(child);
+        child = read_file(path);
+        child_files++;
+        unlink(path);
+    }
+    if (d)
+        closedir(d);
+    tt_check(child_files == 1 && count(child, "\"child zone\"") == 20 && count(child, "parent zone") == 0,
+             "%d out.<pid>.json files, with %d child zones (20) and %d parent zones (0)", child_files,
+             count(child, "\"child zone\""), count(child, "parent zone"));
+    /* Said once, by the child: whose file it leaves alone and where its own goes. */
+    char *said = read_file(err);
+    tt_check(said && count(said, "tracyc: ") == 1 && strstr(said, "out.json") && strstr(said, ".json"), "stderr: %s",
+             said ? said : "(none)");
+    free(parent);
+    free(child);
+    free(said);
+    unlink(out);
+    unlink(err);
+    rmdir(dir);
+    return tt_finish("test_output_child");
+}
