@@ -15,6 +15,11 @@
  *   TRACY_PORT=N          listen on port N (default 8086, trying the next 19 ports when busy)
  *   TRACYC_LISTEN=any     listen on every interface (default: 127.0.0.1 only)
  *   TRACYC_BROADCAST=1    announce the client by UDP broadcast (default: off)
+ *   TRACYC_CONNECT=HOST:PORT  listen for no server: connect out to a collector at
+ *                         HOST:PORT ([ADDRESS]:PORT for IPv6), which is the server of that
+ *                         connection; again after it goes away, waiting 10 ms doubling to 1 s
+ *                         between attempts. The connect is made on the profiler's thread,
+ *                         never the program's; events wait for a collector as for a server
  *   TRACYC_BUFFER_LIMIT=N bytes kept for events not yet sent (default 256 MiB; suffixes
  *                         K, M, G); past it events are dropped and counted. Ends of zones
  *                         already recorded have a fixed 64 KiB reserve beyond it: the

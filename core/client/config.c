@@ -70,6 +70,34 @@ int tc_config_parse_rate(const char *text, int *out)
     return 0;
 }
 
+int tc_config_parse_address(const char *text, char *host, size_t cap, uint16_t *port)
+{
+    if (!text)
+        return -1;
+    const char *name = text, *colon;
+    size_t len;
+    if (*text == '[') { /* [ADDRESS]:PORT */
+        const char *close = strchr(text, ']');
+        if (!close || close[1] != ':')
+            return -1;
+        name = text + 1;
+        len = (size_t)(close - name);
+        colon = close + 1;
+    } else {
+        colon = strrchr(text, ':');
+        if (!colon)
+            return -1;
+        len = (size_t)(colon - text);
+        if (memchr(text, ':', len)) /* an IPv6 address without brackets: where is the port? */
+            return -1;
+    }
+    if (len == 0 || len >= cap || memchr(name, ' ', len) || tc_config_parse_port(colon + 1, port) != 0 || *port == 0)
+        return -1;
+    memcpy(host, name, len);
+    host[len] = 0;
+    return 0;
+}
+
 int tc_config_sampling_ceiling(int max_sample_rate, int cpu_time_max_percent)
 {
     int ceiling = max_sample_rate > 0 ? max_sample_rate : 1000000;
@@ -175,6 +203,24 @@ static void bad_value(const char *name, const char *value, const char *want, con
     fprintf(stderr, "tracyc: %s=%s is not %s: %s\n", name, value, want, instead);
 }
 
+/* TRACYC_CONNECT=HOST:PORT: the worker dials out to a collector there instead of listening. */
+static void read_connect(struct tc_config *c)
+{
+    const char *v = getenv("TRACYC_CONNECT");
+    char host[256];
+    c->connect_host = NULL;
+    c->connect_port = 0;
+    if (!v || !*v)
+        return;
+    if (tc_config_parse_address(v, host, sizeof host, &c->connect_port) != 0) {
+        bad_value("TRACYC_CONNECT", v, "HOST:PORT (a port of 1-65535; [ADDRESS]:PORT for IPv6)",
+                  "listening for a server instead");
+        c->connect_port = 0;
+        return;
+    }
+    c->connect_host = strdup(host);
+}
+
 void tc_config_read(struct tc_config *c)
 {
     const char *v;
@@ -203,6 +249,7 @@ void tc_config_read(struct tc_config *c)
     /* TRACY_NO_SYS_TRACE turns off all of the kernel's data, as upstream's does. */
     c->no_sampling = env_true("TRACY_NO_SAMPLING") || env_true("TRACY_NO_SYS_TRACE") || c->no_callstack;
     c->no_context_switch = env_true("TRACY_NO_CONTEXT_SWITCH") || env_true("TRACY_NO_SYS_TRACE");
+    read_connect(c);
     c->sampling_hz = TC_DEFAULT_SAMPLING_HZ;
     if ((v = getenv("TRACY_SAMPLING_HZ")) && *v) {
         if (tc_config_parse_rate(v, &c->sampling_hz) != 0)

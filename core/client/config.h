@@ -17,6 +17,9 @@ void tc_config_read(struct tc_config *c);
 int tc_config_parse_port(const char *text, uint16_t *out); /* 0..65535, 0: search */
 int tc_config_parse_size(const char *text, size_t *out);   /* N, NK, NM, NG; > 0 */
 int tc_config_parse_rate(const char *text, int *out);      /* 1..1,000,000 */
+/* HOST:PORT, or [ADDRESS]:PORT for an IPv6 address; a port of 1..65535, a host of fewer
+ * than `cap` bytes (written to host, NUL-terminated). */
+int tc_config_parse_address(const char *text, char *host, size_t cap, uint16_t *port);
 
 /* The file a process writes for TRACYC_OUTPUT=path when path is another process's (its
  * parent's): "<stem>.<pid><extension>" beside it, "<path>.<pid>.txt" when path has no

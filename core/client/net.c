@@ -1,4 +1,5 @@
-/* net.c - loopback-by-default TCP listening, non-blocking accept, socket transport. */
+/* net.c - loopback-by-default TCP listening, non-blocking accept, sockets for dialing out,
+ * socket transport. */
 #include "client/net.h"
 
 #include "client/welcome.h"
@@ -92,6 +93,11 @@ int tc_net_listen(uint16_t port, int any, uint16_t *bound_port)
     return -1;
 }
 
+int tc_net_socket(int family)
+{
+    return tcu_fd_lift(socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+}
+
 struct tc_transport *tc_net_accept(int listen_fd)
 {
     /* accept4 takes the lowest free descriptor number for as long as it runs, even when it
@@ -101,8 +107,11 @@ struct tc_transport *tc_net_accept(int listen_fd)
     if (poll(&waiting, 1, 0) != 1 || !(waiting.revents & POLLIN))
         return NULL;
     int fd = tcu_fd_lift(accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));
-    if (fd < 0)
-        return NULL;
+    return fd < 0 ? NULL : tc_net_transport(fd);
+}
+
+struct tc_transport *tc_net_transport(int fd)
+{
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     struct tcp_transport *t = malloc(sizeof *t);

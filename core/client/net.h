@@ -12,6 +12,11 @@ int tc_net_listen(uint16_t port, int any, uint16_t *bound_port);
 
 /* Accepts a pending connection without blocking. Returns a transport, or NULL. */
 struct tc_transport *tc_net_accept(int listen_fd);
+/* A non-blocking TCP socket of that address family, to connect out (client/dial.c); -1. */
+int tc_net_socket(int family);
+/* The transport of a connected non-blocking socket, which it owns from then on (NULL and
+ * the socket closed when out of memory). */
+struct tc_transport *tc_net_transport(int fd);
 
 /* One UDP broadcast announcement (only with TRACYC_BROADCAST=1). */
 void tc_net_broadcast(uint16_t port, int32_t active_time);

@@ -64,6 +64,8 @@ struct tc_config {
     int no_sampling;       /* TRACY_NO_SAMPLING */
     int no_context_switch; /* TRACY_NO_CONTEXT_SWITCH */
     int sampling_hz;       /* TRACY_SAMPLING_HZ */
+    char *connect_host;    /* TRACYC_CONNECT: dial out to a collector at this host (NULL: listen) */
+    uint16_t connect_port; /* ...and port */
 };
 
 struct tc_profiler {

@@ -3,12 +3,14 @@
  *
  * Nothing is drained while no connection is live, so events recorded before a server
  * connects wait in their buffers (bounded by TRACYC_BUFFER_LIMIT) and are sent on
- * connect. Slot 0 is the in-process capture, slot 1 the TCP server.
+ * connect. Slot 0 is the in-process capture, slot 1 the TCP server: one that connected to
+ * the listening socket, or, with TRACYC_CONNECT, the collector the worker dialed (dial.c).
  */
 #include "client/worker.h"
 
 #include "client/clock.h"
 #include "client/conn.h"
+#include "client/dial.h"
 #include "client/fiber.h"
 #include "client/inproc.h"
 #include "native/libdw.h"
@@ -258,6 +260,8 @@ static void advance_handshakes(int64_t silent_deadline)
             struct pending_server ready = *p;
             drop_pending(i);
             open_connection(SLOT_TCP, ready.t, ready.hello);
+            if (conn_live(SLOT_TCP) && tc_dial_active())
+                tc_dial_welcomed();
             continue;
         }
         i++;
@@ -296,18 +300,36 @@ static void accept_servers(void)
     }
 }
 
-static void accept_server(void)
+/* With TRACYC_CONNECT: while no collector is live or saying its hello, the next step of
+ * dialing one; the call it took waits for its hello as a server that connected does. */
+static void dial_collector(void)
 {
-    if (w.listen_fd < 0)
+    if (!tc_dial_active() || conn_live(SLOT_TCP) || w.npending)
         return;
-    if (tc_prof.config.broadcast && !conn_live(SLOT_TCP)) {
-        int64_t now = tc_clock_monotonic_ns();
-        if (now - w.last_broadcast > 3000000000LL) {
-            tc_net_broadcast(w.port, (int32_t)((uint64_t)time(NULL) - tc_prof.epoch));
-            w.last_broadcast = now;
+    int64_t now = tc_clock_monotonic_ns();
+    struct tc_transport *t = tc_dial_step(now);
+    if (t)
+        w.pending[w.npending++] = (struct pending_server){.t = t, .since = now, .order = w.accepted++};
+}
+
+static int can_have_server(void)
+{
+    return w.listen_fd >= 0 || tc_dial_active();
+}
+
+static void look_for_server(void)
+{
+    if (w.listen_fd >= 0) {
+        if (tc_prof.config.broadcast && !conn_live(SLOT_TCP)) {
+            int64_t now = tc_clock_monotonic_ns();
+            if (now - w.last_broadcast > 3000000000LL) {
+                tc_net_broadcast(w.port, (int32_t)((uint64_t)time(NULL) - tc_prof.epoch));
+                w.last_broadcast = now;
+            }
         }
+        accept_servers();
     }
-    accept_servers();
+    dial_collector();
     if (w.npending)
         advance_handshakes(INT64_MAX);
 }
@@ -324,6 +346,27 @@ static void finish_handshakes(void)
             accept_servers(); /* then no more newcomers: exit is not held up for long */
         advance_handshakes(silent_deadline);
         if (conn_live(SLOT_TCP) || w.npending == 0)
+            return;
+        sleep_ms(1);
+    }
+}
+
+/* At exit, with TRACYC_CONNECT and no collector live: one more call, at once, whatever the
+ * back-off. A collector that takes it has HELLO_TIMEOUT_NS for its hello, as any server; a
+ * refusal ends the wait at once (a collector that is not there costs the exit nothing), and
+ * a host that does not answer at all gets EXIT_HELLO_GRACE_NS. */
+static void finish_dialing(void)
+{
+    if (!tc_dial_active() || conn_live(SLOT_TCP))
+        return;
+    tc_dial_hurry();
+    int64_t deadline = tc_clock_monotonic_ns() + EXIT_HELLO_GRACE_NS;
+    for (;;) {
+        dial_collector();
+        advance_handshakes(INT64_MAX);
+        if (conn_live(SLOT_TCP) || (!w.npending && !tc_dial_connecting()))
+            return;
+        if (!w.npending && tc_clock_monotonic_ns() > deadline)
             return;
         sleep_ms(1);
     }
@@ -375,7 +418,7 @@ static void *worker_main(void *arg)
     (void)arg;
     while (!atomic_load(&w.stop)) {
         start_requested_capture();
-        accept_server();
+        look_for_server();
         tc_sampling_update(any_live());
         size_t n = any_live() ? drain_all() : 0;
         service_connections(0);
@@ -389,7 +432,10 @@ static void *worker_main(void *arg)
 
 int tc_worker_start(void)
 {
-    w.listen_fd = tc_net_listen(tc_prof.config.port, tc_prof.config.listen_any, &w.port);
+    if (tc_prof.config.connect_host)
+        tc_dial_start(tc_prof.config.connect_host, tc_prof.config.connect_port);
+    else
+        w.listen_fd = tc_net_listen(tc_prof.config.port, tc_prof.config.listen_any, &w.port);
     if (tc_prof.config.output)
         w.requested_output = strdup(tc_prof.config.output);
     if (tcu_thread_start(&w.thread, "tracyc worker", worker_main, NULL) != 0)
@@ -504,10 +550,11 @@ void tc_worker_stop(void)
     tc_sampling_shutdown();
     start_requested_capture();
     finish_handshakes();
+    finish_dialing();
     for (;;) {
         /* TRACY_NO_EXIT: keep the data until a server has come for it... */
-        while (tc_prof.config.no_exit && w.listen_fd >= 0 && !conn_live(SLOT_TCP)) {
-            accept_server();
+        while (tc_prof.config.no_exit && can_have_server() && !conn_live(SLOT_TCP)) {
+            look_for_server();
             if (!conn_live(SLOT_TCP))
                 sleep_ms(10);
         }
@@ -520,7 +567,7 @@ void tc_worker_stop(void)
             finish_connection(SLOT_INPROC);
         }
         /* ...and when that server went away before it had everything, for the next one. */
-        if (delivered || !tc_prof.config.no_exit || w.listen_fd < 0)
+        if (delivered || !tc_prof.config.no_exit || !can_have_server())
             break;
     }
     tcn_resolver_stop();
@@ -537,6 +584,7 @@ void tc_worker_stop(void)
         w.listen_fd = -1;
     }
     tc_net_broadcast_close();
+    tc_dial_stop();
 }
 
 void tc_worker_forget_after_fork(void)
@@ -548,6 +596,7 @@ void tc_worker_forget_after_fork(void)
         close(w.listen_fd);
     w.listen_fd = -1;
     tc_net_broadcast_close();
+    tc_dial_forget_after_fork();
     for (int i = 0; i < TC_MAX_CONNS; i++)
         if (w.conns[i].transport)
             tc_conn_close(&w.conns[i]);

@@ -28,6 +28,8 @@ static struct tc_config read_with(const char *name, const char *value, char *sai
     said[n] = 0;
     fclose(capture);
     free(c.output);
+    free(c.connect_host);
+    c.connect_host = NULL;
     return c;
 }
 
@@ -52,6 +54,60 @@ static void ports(void)
     c = read_with("TRACY_PORT", "9123", said, sizeof said);
     CHECK_EQ_INT(c.port, 9123);
     CHECK_STR(said, "");
+}
+
+/* TRACYC_CONNECT=HOST:PORT: a host, and a port that can be dialed (not 0). */
+static void addresses(void)
+{
+    char host[16];
+    uint16_t port = 0;
+    CHECK(tc_config_parse_address("127.0.0.1:9000", host, sizeof host, &port) == 0 && port == 9000);
+    CHECK_STR(host, "127.0.0.1");
+    CHECK(tc_config_parse_address("collector:8086", host, sizeof host, &port) == 0 && port == 8086);
+    CHECK_STR(host, "collector");
+    CHECK(tc_config_parse_address("[::1]:9001", host, sizeof host, &port) == 0 && port == 9001);
+    CHECK_STR(host, "::1");
+    static const char *bad[] = {"8086",
+                                "localhost",
+                                "localhost:",
+                                "localhost:0",
+                                "localhost:70000",
+                                ":9000",
+                                "::1:9000",
+                                "[::1]9000",
+                                "[::1:9000",
+                                "[]:9000",
+                                "a host:9000",
+                                "h:90x",
+                                "h:-1",
+                                "averyveryverylonghostname:1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int rc = tc_config_parse_address(bad[i], host, sizeof host, &port);
+        if (rc == 0)
+            fprintf(stderr, "accepted: %s\n", bad[i]);
+        CHECK(rc != 0);
+    }
+
+    char said[512];
+    struct tc_config c = read_with("TRACYC_CONNECT", "localhost", said, sizeof said);
+    CHECK(c.connect_port == 0);
+    CHECK(strstr(said, "tracyc: TRACYC_CONNECT=localhost is not HOST:PORT") != NULL);
+    CHECK(strstr(said, "listening for a server instead") != NULL);
+    FILE *capture = tmpfile();
+    int saved = dup(2);
+    fflush(stderr);
+    dup2(fileno(capture), 2);
+    setenv("TRACYC_CONNECT", "localhost:9002", 1);
+    tc_config_read(&c);
+    unsetenv("TRACYC_CONNECT");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    CHECK(ftell(capture) == 0);
+    fclose(capture);
+    CHECK(c.connect_host && strcmp(c.connect_host, "localhost") == 0 && c.connect_port == 9002);
+    free(c.connect_host);
+    free(c.output);
 }
 
 static void sizes(void)
@@ -154,6 +210,7 @@ int main(void)
     unsetenv("TRACYC_BUFFER_LIMIT");
     unsetenv("TRACY_SAMPLING_HZ");
     ports();
+    addresses();
     sizes();
     rates();
     rate_ceiling();
