@@ -1,9 +1,11 @@
 /* tcu_fd_lift leaves alone a descriptor the program puts on the number while the profiler
  * moves its own above the floor (core/util/fd.h): the program's dup2 lands between the
  * move's duplication and its close. The test puts it exactly there, from a wrapper of
- * fcntl that the library's calls reach (the test is linked with it statically). */
+ * fcntl that the library's calls reach (the test is linked with it statically). And the
+ * in-process capture's spill files (tcu_tempfile) are lifted too. */
 #include "test_util.h"
 #include "util/fd.h"
+#include "util/tempfile.h"
 
 #include <fcntl.h>
 #include <stdarg.h>
@@ -57,6 +59,15 @@ int main(void)
     tt_check(inode(mine) == inode(ends[1]), "the program's descriptor, put on the number meanwhile, is not closed");
     close(high);
     close(mine);
+
+    /* A spill file, with 0 closed by the program meanwhile: not on 0, nor below the floor. */
+    int saved = dup(0);
+    close(0);
+    int spill = tcu_tempfile();
+    tt_check(spill >= TCU_FD_FLOOR, "a spill file's descriptor is at %d or above (%d)", TCU_FD_FLOOR, spill);
+    close(spill);
+    dup2(saved, 0);
+    close(saved);
     close(ends[0]);
     close(ends[1]);
     return tt_finish("test_fd_lift");
