@@ -115,7 +115,7 @@ static int collector_comes_back(void *arg)
     zones(&first_loc, 100);
     message("before it went away");
     tcol_wait_text(first, TCD_MESSAGE, "before it went away");
-    tcol_stop(first); /* at once: no Terminate */
+    tcol_stop(first);            /* at once: no Terminate */
     while (___tracy_connected()) /* the worker notices */
         usleep(1000);
     zones(&away_loc, 100); /* kept while no collector is there */
@@ -247,8 +247,8 @@ int main(void)
     unsetenv("TRACY_NO_EXIT");
     unsetenv("TRACYC_OUTPUT");
     /* Every child first: a child forked after a check would inherit its count. */
-    static const char *bad[] = {"8086", "localhost", "localhost:0", "localhost:70000", ":9000", "::1:9000",
-                                "[::1]9000"};
+    static const char *bad[] = {"8086",  "localhost", "localhost:0", "localhost:70000",
+                                ":9000", "::1:9000",  "[::1]9000"};
     enum { CASES = 4, BAD = sizeof bad / sizeof *bad };
     int (*cases[CASES])(void *) = {from_the_first_event, collector_comes_back, no_collector, waits_for_collector};
     const char *names[CASES] = {"from the first event", "the collector comes back", "no collector",

@@ -144,7 +144,8 @@ static void *run(void *arg)
             if (c->clients[i]->fd < 0)
                 continue;
             which[nfds] = i;
-            fds[nfds++] = (struct pollfd){c->clients[i]->fd, (short)(POLLIN | (c->clients[i]->out_len ? POLLOUT : 0)), 0};
+            fds[nfds++] =
+                (struct pollfd){c->clients[i]->fd, (short)(POLLIN | (c->clients[i]->out_len ? POLLOUT : 0)), 0};
         }
         pthread_mutex_unlock(&c->lock);
         if (poll(fds, nfds, -1) < 0 && errno != EINTR)
