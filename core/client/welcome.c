@@ -5,7 +5,9 @@
 #include "client/sampling.h"
 #include "client/state.h"
 #include "wire/protocol.h"
+#include "tracyc.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +17,33 @@
 #include <cpuid.h>
 #endif
 
-/* The executable's name (/proc/self/comm would cut it at 15 bytes). */
+/* The name tracyc_program_name_set gave, "" for none; read when a welcome is built. */
+static char given_name[TCW_PROGRAM_NAME_SIZE];
+static pthread_mutex_t given_name_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void tracyc_program_name_set(const char *name, size_t len)
+{
+    if (!name)
+        len = 0;
+    if (len > sizeof given_name - 1)
+        len = sizeof given_name - 1;
+    pthread_mutex_lock(&given_name_lock);
+    if (len)
+        memcpy(given_name, name, len);
+    given_name[len] = 0;
+    pthread_mutex_unlock(&given_name_lock);
+}
+
+/* The given name, else the executable's (/proc/self/comm would cut it at 15 bytes). */
 static void program_name(char *buf, size_t cap)
 {
     extern char *program_invocation_short_name;
+    pthread_mutex_lock(&given_name_lock);
     snprintf(buf, cap, "%s",
-             program_invocation_short_name && *program_invocation_short_name ? program_invocation_short_name
-                                                                             : "program");
+             given_name[0]                                                     ? given_name
+             : program_invocation_short_name && *program_invocation_short_name ? program_invocation_short_name
+                                                                               : "program");
+    pthread_mutex_unlock(&given_name_lock);
 }
 
 static void cpu_identity(uint8_t *manufacturer, uint32_t *id, char *brand, size_t cap)
