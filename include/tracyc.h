@@ -15,6 +15,11 @@
  *   TRACY_PORT=N          listen on port N (default 8086, trying the next 19 ports when busy)
  *   TRACYC_LISTEN=any     listen on every interface (default: 127.0.0.1 only)
  *   TRACYC_BROADCAST=1    announce the client by UDP broadcast (default: off)
+ *   TRACYC_FOLLOW_FORK=1  a forked child starts a profiler of its own (none of the parent's
+ *                         threads, events or counts) at its first event, and dials the
+ *                         collector of the parent's environment (TRACYC_CONNECT); with
+ *                         TRACYC_OUTPUT the in-process capture records the children into its
+ *                         file (tracyc_collect_children). Default: a forked child is inert
  *   TRACYC_CONNECT=HOST:PORT  listen for no server: connect out to a collector at
  *                         HOST:PORT ([ADDRESS]:PORT for IPv6), which is the server of that
  *                         connection; again after it goes away, waiting 10 ms doubling to 1 s
@@ -28,7 +33,8 @@
  *   TRACYC_OUTPUT=FILE    profile in-process and write FILE at exit (.pftrace, .json,
  *                         .csv, .folded, .svg, .txt); a program it starts that inherits the
  *                         variable writes FILE's name with its pid before the extension instead
- *                         (TRACYC_OUTPUT_OWNER, set at start, tells them apart)
+ *                         (TRACYC_OUTPUT_OWNER, set at start, tells them apart), unless it
+ *                         inherits TRACYC_CONNECT too: then it dials that collector
  *   TRACYC_DISABLE=1      make the whole library inert: no thread, no socket
  *   TRACY_SAMPLING_HZ=N   CPU samples per second of each running thread (default 500),
  *                         lowered (and said on stderr) to what the kernel allows:
@@ -635,6 +641,17 @@ TRACYC_API int tracyc_capture_start(const char *path);
  * can be written. Starts nothing, creates nothing. Returns 0, or -1 with tracyc_last_error()
  * saying why. For tools that check their options before running a program. */
 TRACYC_API int tracyc_output_check(const char *path);
+/* on != 0: the in-process capture (TRACYC_OUTPUT, or tracyc_capture_start called before)
+ * also records the program's child processes into its file, each as a process of its own,
+ * on the program's clock. tracyc listens on a free port of 127.0.0.1 and sets
+ * TRACYC_CONNECT=127.0.0.1:<port> in the environment, so children that profile themselves
+ * (programs started with this environment, and forked children with TRACYC_FOLLOW_FORK=1)
+ * dial it instead of writing files of their own. Children still connected when the program
+ * exits get a second to finish, then are cut (their file section says so). on == 0: children
+ * started from now on are not recorded (TRACYC_CONNECT is removed). The same as
+ * TRACYC_FOLLOW_FORK=1 with TRACYC_OUTPUT. Returns 0, or -1 with tracyc_last_error() set (no
+ * in-process capture, library disabled, no socket). */
+TRACYC_API int tracyc_collect_children(int on);
 
 /* Zones with timestamps the caller took earlier with ___tracy_get_time(), for tools that
  * decide after the fact whether to record a zone (e.g. only zones longer than a minimum).

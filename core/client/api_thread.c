@@ -117,6 +117,15 @@ int tracyc_output_check(const char *path)
     return 0;
 }
 
+int tracyc_collect_children(int on)
+{
+    if (tc_profiler_ensure() != 0) {
+        tc_set_error("tracyc_collect_children: the profiler is disabled or shut down");
+        return -1;
+    }
+    return tc_worker_collect_children(on);
+}
+
 int tracyc_capture_start(const char *path)
 {
     if (!path || !*path) {

@@ -98,6 +98,17 @@ int tc_config_parse_address(const char *text, char *host, size_t cap, uint16_t *
     return 0;
 }
 
+int tc_config_parse_signed(const char *text, int64_t *out)
+{
+    unsigned long long v;
+    const char *rest;
+    int negative = text && *text == '-';
+    if (parse_unsigned(negative ? text + 1 : text, &v, &rest) != 0 || *rest || v > (unsigned long long)INT64_MAX)
+        return -1;
+    *out = negative ? -(int64_t)v : (int64_t)v;
+    return 0;
+}
+
 int tc_config_sampling_ceiling(int max_sample_rate, int cpu_time_max_percent)
 {
     int ceiling = max_sample_rate > 0 ? max_sample_rate : 1000000;
@@ -173,6 +184,13 @@ static void claim_output(struct tc_config *c)
     const char *note = getenv("TRACYC_OUTPUT_OWNER");
     char *rest = NULL;
     long owner = note ? strtol(note, &rest, 10) : 0;
+    if (owner > 0 && owner != self && *rest == ':' && strcmp(rest + 1, c->output) == 0 && c->connect_host) {
+        /* ...unless it dials a collector (its parent's, tracyc_collect_children): then it
+         * is recorded there, into the parent's file. */
+        free(c->output);
+        c->output = NULL;
+        return;
+    }
     if (owner > 0 && owner != self && *rest == ':' && strcmp(rest + 1, c->output) == 0) {
         char *own = tc_config_output_of_child(c->output, self);
         if (own) {
@@ -234,6 +252,8 @@ void tc_config_read(struct tc_config *c)
     c->buffer_limit = (size_t)256 << 20;
     if ((v = getenv("TRACYC_BUFFER_LIMIT")) && *v && tc_config_parse_size(v, &c->buffer_limit) != 0)
         bad_value("TRACYC_BUFFER_LIMIT", v, "a size above 0 (N, NK, NM or NG)", "keeping the default, 256M");
+    read_connect(c);
+    c->follow_fork = env_true("TRACYC_FOLLOW_FORK");
     v = getenv("TRACYC_OUTPUT");
     c->output = v && *v ? tc_inproc_absolute_path(v) : NULL; /* where the program started */
     if (c->output)
@@ -249,7 +269,14 @@ void tc_config_read(struct tc_config *c)
     /* TRACY_NO_SYS_TRACE turns off all of the kernel's data, as upstream's does. */
     c->no_sampling = env_true("TRACY_NO_SAMPLING") || env_true("TRACY_NO_SYS_TRACE") || c->no_callstack;
     c->no_context_switch = env_true("TRACY_NO_CONTEXT_SWITCH") || env_true("TRACY_NO_SYS_TRACE");
-    read_connect(c);
+    c->clock_skewed = 0;
+    c->clock_skew_ns = 0;
+    if ((v = getenv("TRACYC_TEST_CLOCK_SKEW_NS")) && *v) {
+        if (tc_config_parse_signed(v, &c->clock_skew_ns) != 0)
+            bad_value("TRACYC_TEST_CLOCK_SKEW_NS", v, "a whole number of nanoseconds", "the clocks as they are");
+        else
+            c->clock_skewed = 1;
+    }
     c->sampling_hz = TC_DEFAULT_SAMPLING_HZ;
     if ((v = getenv("TRACY_SAMPLING_HZ")) && *v) {
         if (tc_config_parse_rate(v, &c->sampling_hz) != 0)

@@ -20,6 +20,7 @@ int tc_config_parse_rate(const char *text, int *out);      /* 1..1,000,000 */
 /* HOST:PORT, or [ADDRESS]:PORT for an IPv6 address; a port of 1..65535, a host of fewer
  * than `cap` bytes (written to host, NUL-terminated). */
 int tc_config_parse_address(const char *text, char *host, size_t cap, uint16_t *port);
+int tc_config_parse_signed(const char *text, int64_t *out); /* [-]N */
 
 /* The file a process writes for TRACYC_OUTPUT=path when path is another process's (its
  * parent's): "<stem>.<pid><extension>" beside it, "<path>.<pid>.txt" when path has no

@@ -58,6 +58,10 @@ struct tc_conn {
     int renames;
     struct tcu_map named;
     uint64_t names_seen;
+    /* The clock extension (docs/protocol.md §28): the server took it, and when the last
+     * reading went (CLOCK_MONOTONIC_RAW ns). */
+    int clock;
+    int64_t clock_sent;
     int sampling_reported; /* why sampling is off was said on this connection */
     int libdw_reported;    /* why symbols and sample stacks are limited, too */
     /* Context switches as this connection's server has them (conn_switches.c). */
@@ -99,6 +103,12 @@ int tc_conn_resolving(const struct tc_conn *c);
 /* To a server that takes them (docs/protocol.md §27): a ThreadName item for each thread it
  * was given the name of and that was renamed since. */
 void tc_conn_send_renames(struct tc_conn *c);
+
+/* To a server that took the clock extension (docs/protocol.md §28): a TracycClock item,
+ * the client's clocks read now, answering probe `probe` (0: unasked). */
+void tc_conn_send_clock(struct tc_conn *c, uint32_t probe);
+/* The same, unasked, when a second has passed since the last one (`final`: now). */
+void tc_conn_report_clock(struct tc_conn *c, int final);
 
 /* Says, once, why sampling is unavailable (unavailable: the reason, or NULL), and how many
  * records the kernel lost when that grew (at most once a second; `final`: now). */

@@ -163,6 +163,14 @@ static void answer(struct tc_conn *c, uint8_t type, uint64_t ptr, uint32_t extra
         break;
     case TCW_QUERY_TRACYC_EXTENSIONS:
         c->renames = (ptr & TCW_EXTENSION_THREAD_RENAMES) != 0;
+        c->clock = (ptr & TCW_EXTENSION_CLOCK) != 0;
+        tcw_enc_byte(e, TCW_AckServerQueryNoop);
+        if (c->clock) /* the first reading, right after the answer (§28) */
+            tc_conn_send_clock(c, 0);
+        break;
+    case TCW_QUERY_TRACYC_CLOCK_PROBE:
+        if (c->clock)
+            tc_conn_send_clock(c, (uint32_t)ptr);
         tcw_enc_byte(e, TCW_AckServerQueryNoop);
         break;
     default: /* Parameter, DataTransfer(Part), and codes this protocol does not define */

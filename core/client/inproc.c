@@ -4,6 +4,7 @@
  * sinks are those of the output (trace/export.h): nothing else of the capture is kept. */
 #include "client/inproc.h"
 
+#include "capture/collector.h"
 #include "trace/export.h"
 #include "trace/names.h"
 #include "trace/trace.h"
@@ -27,12 +28,36 @@ struct tc_inproc {
     uint8_t *pending; /* query bytes not yet read by the client */
     size_t pending_len, pending_cap, pending_read;
     int handshake_sent;
+    /* The program's children, recorded into the same trace (tc_inproc_collect), on the
+     * program's clock: its first and latest readings of the clock extension (§28). */
+    struct tcs_collector *children;
+    int64_t ref_t0, ref_raw0;
+    int has_reference;
 };
+
+/* The trace's clock is the program's: a reading pairs its time on it with
+ * CLOCK_MONOTONIC_RAW; the line through the first and the latest is the reference the
+ * children are put on. */
+static void program_clock(struct tc_inproc *ip, const struct tcd_event *ev)
+{
+    double rate = 1.0;
+    if (!ip->has_reference) {
+        ip->ref_t0 = ev->time;
+        ip->ref_raw0 = (int64_t)ev->value;
+        ip->has_reference = 1;
+    } else if (ev->time > ip->ref_t0) {
+        rate = (double)((int64_t)ev->value - ip->ref_raw0) / (double)(ev->time - ip->ref_t0);
+    }
+    tcs_collector_set_reference(
+        ip->children, &(struct tcs_clock_line){.t0 = ip->ref_t0, .raw0 = ip->ref_raw0, .rate = rate, .error = 0});
+}
 
 static void on_event(void *user, const struct tcd_event *ev)
 {
     struct tc_inproc *ip = user;
     tct_trace_on_event(ip->trace, 0, ev);
+    if (ev->kind == TCD_CLOCK_SYNC && ip->children)
+        program_clock(ip, ev);
 }
 
 static void push_bytes(struct tc_inproc *ip, const uint8_t *data, size_t len)
@@ -140,9 +165,48 @@ struct tc_transport *tc_inproc_transport(struct tc_inproc *ip)
     return &ip->base;
 }
 
+int tc_inproc_collect(struct tc_inproc *ip)
+{
+    if (!ip->children)
+        ip->children = tcs_collector_new(&(struct tcs_collector_options){.trace = ip->trace});
+    return ip->children ? 0 : -1;
+}
+
+int tc_inproc_takes_children(const struct tc_inproc *ip)
+{
+    return ip->children && ip->has_reference;
+}
+
+void tc_inproc_adopt(struct tc_inproc *ip, int fd)
+{
+    tcs_collector_adopt(ip->children, fd, "127.0.0.1", 0); /* closes fd when it cannot */
+}
+
+int tc_inproc_step(struct tc_inproc *ip, int timeout_ms)
+{
+    if (!ip->children)
+        return 0;
+    tcs_collector_step(ip->children, timeout_ms);
+    return (int)tcs_collector_live(ip->children);
+}
+
+/* At the end: children still connected are told to stop (their later events are theirs
+ * alone), and those that do not finish within CHILDREN_STOP_MS are cut. */
+#define CHILDREN_STOP_MS 2000
+
+static void finish_children(struct tc_inproc *ip)
+{
+    tcs_collector_stop(ip->children, "the program that collected it ended first");
+    for (int waited = 0; tcs_collector_live(ip->children) && waited < CHILDREN_STOP_MS; waited += 10)
+        tcs_collector_step(ip->children, 10);
+    tcs_collector_finish(ip->children);
+}
+
 int tc_inproc_finish(struct tc_inproc *ip)
 {
     int rc = 0;
+    if (ip->children && ip->output)
+        finish_children(ip);
     if (ip->output) {
         /* A failed decoder stopped reading: what came after is missing, and the file says so. */
         if (tcd_decoder_state(ip->dec) == TCD_STATE_FAILED) {
@@ -167,6 +231,8 @@ int tc_inproc_finish(struct tc_inproc *ip)
         }
     }
     tct_output_free(ip->output);
+    if (ip->children) /* after the outputs: the children's names live in its decoders */
+        tcs_collector_free(ip->children);
     if (ip->trace)
         tct_trace_free(ip->trace);
     if (ip->dec)

@@ -23,6 +23,18 @@ char *tc_inproc_absolute_path(const char *path);
  * (message in err). */
 struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen);
 struct tc_transport *tc_inproc_transport(struct tc_inproc *ip);
+/* The program's children go into this capture too: a collector of their connections
+ * (capture/collector.h), whose clients become sources of the trace, on the program's
+ * clock. 0, or -1 when out of memory. */
+int tc_inproc_collect(struct tc_inproc *ip);
+/* Whether children can be taken: collecting, and the program's clock known (its first
+ * reading of the clock extension has come), so that no child's clock becomes the trace's. */
+int tc_inproc_takes_children(const struct tc_inproc *ip);
+/* A child's connection, accepted by the worker: the capture owns fd from now. */
+void tc_inproc_adopt(struct tc_inproc *ip, int fd);
+/* Does what the children's connections allow, waiting at most timeout_ms; returns how many
+ * are still live. */
+int tc_inproc_step(struct tc_inproc *ip, int timeout_ms);
 /* Writes the output file and frees everything. 0, or -1 (message on stderr) when the
  * file could not be written or the capture failed (the file then says why). */
 int tc_inproc_finish(struct tc_inproc *ip);

@@ -35,18 +35,38 @@ static void at_exit(void)
     ___tracy_shutdown_profiler();
 }
 
-/* A forked child must not write into the parent's connection: it becomes inert. */
+/* A forked child must not write into the parent's connection. By default it becomes
+ * inert; with TRACYC_FOLLOW_FORK=1 it starts a profiler of its own at its first call, with
+ * nothing of the parent's but the clock's calibration (the same TSC), and dials the
+ * collector the parent's environment names (the parent's TRACYC_CONNECT, or its in-process
+ * capture's socket: tracyc_collect_children). */
 static void after_fork_child(void)
 {
-    atomic_store(&tc_prof.state, TC_STATE_DISABLED);
+    int follow = tc_prof.config.follow_fork && atomic_load(&tc_prof.state) == TC_STATE_RUNNING;
+    atomic_store(&tc_prof.state, follow ? TC_STATE_OFF : TC_STATE_DISABLED);
     tc_self = NULL;
     tc_worker_forget_after_fork();
     tcn_resolver_forget_after_fork();
     tcu_threads_forget_after_fork();
+    if (follow) {
+        pthread_mutex_init(&start_lock, NULL);
+        pthread_setspecific(thread_key, NULL);
+        tc_state_reset_after_fork();
+    }
+}
+
+/* What a process does once, whichever profiler it starts (its own, or a forked child's). */
+static void start_once(void)
+{
+    tc_clock_init();
+    pthread_key_create(&thread_key, thread_exit);
+    pthread_atfork(NULL, NULL, after_fork_child);
+    atexit(at_exit);
 }
 
 static int start_locked(void)
 {
+    static int started_once;
     int state = atomic_load(&tc_prof.state);
     if (state != TC_STATE_OFF)
         return state == TC_STATE_RUNNING ? 0 : -1;
@@ -56,13 +76,14 @@ static int start_locked(void)
     }
     tc_config_read(&tc_prof.config);
     tc_buffer_limit = tc_prof.config.buffer_limit;
-    tc_clock_init();
+    if (!started_once)
+        start_once();
+    started_once = 1;
     tc_prof.init_begin = tc_clock_now();
     tc_prof.epoch = (uint64_t)time(NULL);
     tc_prof.main_tid = (uint32_t)getpid();
     if (!tc_prof.config.no_callstack)
         tcn_callstack_init();
-    pthread_key_create(&thread_key, thread_exit);
     if (tc_stream_init(&tc_prof.serial) != 0)
         return -1;
     tc_prof.init_end = tc_clock_now();
@@ -71,8 +92,6 @@ static int start_locked(void)
         atomic_store(&tc_prof.state, TC_STATE_DISABLED);
         return -1;
     }
-    pthread_atfork(NULL, NULL, after_fork_child);
-    atexit(at_exit);
     return 0;
 }
 

@@ -93,6 +93,34 @@ int tc_net_listen(uint16_t port, int any, uint16_t *bound_port)
     return -1;
 }
 
+int tc_net_listen_loopback(uint16_t *bound_port)
+{
+    int fd = tcu_fd_lift(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in addr = {.sin_family = AF_INET};
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 64) != 0 ||
+        getsockname(fd, (struct sockaddr *)&addr, &len) != 0) {
+        close(fd);
+        return -1;
+    }
+    *bound_port = ntohs(addr.sin_port);
+    return fd;
+}
+
+int tc_net_accept_fd(int listen_fd)
+{
+    /* accept4 takes the lowest free descriptor number for as long as it runs, even when it
+     * finds nobody waiting: a program's dup2 onto that number would fail (EBUSY). So it is
+     * called only when a server is there. */
+    struct pollfd waiting = {listen_fd, POLLIN, 0};
+    if (poll(&waiting, 1, 0) != 1 || !(waiting.revents & POLLIN))
+        return -1;
+    return tcu_fd_lift(accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));
+}
+
 int tc_net_socket(int family)
 {
     return tcu_fd_lift(socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
@@ -100,13 +128,7 @@ int tc_net_socket(int family)
 
 struct tc_transport *tc_net_accept(int listen_fd)
 {
-    /* accept4 takes the lowest free descriptor number for as long as it runs, even when it
-     * finds nobody waiting: a program's dup2 onto that number would fail (EBUSY). So it is
-     * called only when a server is there. */
-    struct pollfd waiting = {listen_fd, POLLIN, 0};
-    if (poll(&waiting, 1, 0) != 1 || !(waiting.revents & POLLIN))
-        return NULL;
-    int fd = tcu_fd_lift(accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    int fd = tc_net_accept_fd(listen_fd);
     return fd < 0 ? NULL : tc_net_transport(fd);
 }
 

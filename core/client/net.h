@@ -12,6 +12,11 @@ int tc_net_listen(uint16_t port, int any, uint16_t *bound_port);
 
 /* Accepts a pending connection without blocking. Returns a transport, or NULL. */
 struct tc_transport *tc_net_accept(int listen_fd);
+/* A listening socket on 127.0.0.1, on a port the kernel picks (*bound_port), for the
+ * in-process capture's children; -1. */
+int tc_net_listen_loopback(uint16_t *bound_port);
+/* Accepts a pending connection without blocking: its socket (non-blocking), or -1. */
+int tc_net_accept_fd(int listen_fd);
 /* A non-blocking TCP socket of that address family, to connect out (client/dial.c); -1. */
 int tc_net_socket(int family);
 /* The transport of a connected non-blocking socket, which it owns from then on (NULL and

@@ -1,6 +1,7 @@
 /* state.c - the profiler state, thread names, the last error and the drop count. */
 #include "client/state.h"
 
+#include "client/stream.h"
 #include "tracyc.h"
 #include "util/array.h"
 
@@ -38,6 +39,24 @@ uint32_t tc_zone_key_next(void)
 {
     static _Atomic uint32_t next_key = 1;
     return (atomic_fetch_add(&next_key, 1) & 0xfff) << 20;
+}
+
+void tc_state_reset_after_fork(void)
+{
+    /* The parent's threads and their buffers stay where they are in this copy of its
+     * memory, unread: this process records from scratch. A lock another thread of the
+     * parent held at the fork would never be released here, so every lock starts anew. */
+    pthread_mutex_init(&tc_prof.threads_lock, NULL);
+    pthread_mutex_init(&tc_prof.serial_lock, NULL);
+    pthread_mutex_init(&names_lock, NULL);
+    tc_prof.threads = NULL;
+    atomic_store(&tc_prof.dropped, 0);
+    atomic_store(&tc_prof.plot_skipped, 0);
+    atomic_store(&tc_prof.connected, 0);
+    atomic_store(&tc_prof.capture_failed, 0);
+    tc_prof.exit_time = 0;
+    atomic_store(&tc_buffer_bytes, 0);
+    atomic_store(&tc_buffer_peak, 0);
 }
 
 void tc_set_error(const char *fmt, ...)

@@ -66,6 +66,9 @@ struct tc_config {
     int sampling_hz;       /* TRACY_SAMPLING_HZ */
     char *connect_host;    /* TRACYC_CONNECT: dial out to a collector at this host (NULL: listen) */
     uint16_t connect_port; /* ...and port */
+    int follow_fork;       /* TRACYC_FOLLOW_FORK: a forked child starts a profiler of its own */
+    int clock_skewed;      /* TRACYC_TEST_CLOCK_SKEW_NS (tests): the clock extension reports */
+    int64_t clock_skew_ns; /* the clocks this far off, and a host id not this host's */
 };
 
 struct tc_profiler {
@@ -93,6 +96,9 @@ uint32_t tc_current_tid(void);
 /* The high bits of the ids of the zones of a new context (thread or fiber). */
 uint32_t tc_zone_key_next(void);
 void tc_count_drop(void);
+/* In a forked child that starts a profiler of its own (TRACYC_FOLLOW_FORK): no threads, no
+ * buffered bytes, no counts, fresh locks. */
+void tc_state_reset_after_fork(void);
 void tc_set_error(const char *fmt, ...);
 
 /* Thread names outlive their threads: the server may ask after a thread exited. Each name

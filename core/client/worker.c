@@ -23,6 +23,7 @@
 #include "client/replay.h"
 #include "wire/protocol.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -63,7 +64,14 @@ static struct {
     struct pending_server pending[MAX_PENDING];
     int npending;
     uint64_t accepted; /* connections accepted so far */
-} w = {.listen_fd = -1, .request_lock = PTHREAD_MUTEX_INITIALIZER};
+    /* The in-process capture collects the program's children (tc_worker_collect_children):
+     * they dial this socket (TRACYC_CONNECT in the environment). Under request_lock: the
+     * socket, and whether it is wanted no more (the worker closes it). */
+    int children_fd;
+    int children_closing;
+    int children_wanted; /* the capture, when it opens, collects */
+    int capturing;       /* an in-process capture was asked for, and did not fail to open */
+} w = {.listen_fd = -1, .children_fd = -1, .request_lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void sleep_us(long us)
 {
@@ -384,6 +392,10 @@ static void start_requested_capture(void)
     w.inproc = tc_inproc_open(path, err, sizeof err);
     if (!w.inproc) {
         fprintf(stderr, "tracyc: in-process capture disabled: %s\n", err);
+        pthread_mutex_lock(&w.request_lock);
+        w.capturing = 0;
+        pthread_mutex_unlock(&w.request_lock);
+        tc_worker_collect_children(0); /* children would dial a socket nobody reads */
     } else {
         /* The in-process decoder's hello is there at once. */
         struct tc_transport *t = tc_inproc_transport(w.inproc);
@@ -392,6 +404,28 @@ static void start_requested_capture(void)
             open_connection(SLOT_INPROC, t, hello);
     }
     free(path);
+}
+
+/* The children that dialed the in-process capture's socket, once it can take them; the
+ * socket closed when it is wanted no more. */
+static void take_children(void)
+{
+    pthread_mutex_lock(&w.request_lock);
+    if (w.children_closing && w.children_fd >= 0) {
+        close(w.children_fd);
+        w.children_fd = -1;
+    }
+    w.children_closing = 0;
+    int fd = w.children_fd, wanted = w.children_wanted;
+    pthread_mutex_unlock(&w.request_lock);
+    if (!w.inproc)
+        return;
+    if (wanted)
+        tc_inproc_collect(w.inproc); /* at the first pass that has both (tried again when out of memory) */
+    if (fd >= 0 && tc_inproc_takes_children(w.inproc))
+        for (int child; (child = tc_net_accept_fd(fd)) >= 0;)
+            tc_inproc_adopt(w.inproc, child);
+    tc_inproc_step(w.inproc, 0);
 }
 
 static void service_connections(int timeout_ms)
@@ -404,6 +438,7 @@ static void service_connections(int timeout_ms)
             tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 0);
             tc_conn_report_libdw(c, tcn_libdw_unavailable());
             tc_conn_send_renames(c);
+            tc_conn_report_clock(c, 0);
             tcw_enc_flush(&c->enc);
             tc_conn_serve_queries(c, timeout_ms);
         }
@@ -419,6 +454,7 @@ static void *worker_main(void *arg)
     while (!atomic_load(&w.stop)) {
         start_requested_capture();
         look_for_server();
+        take_children();
         tc_sampling_update(any_live());
         size_t n = any_live() ? drain_all() : 0;
         service_connections(0);
@@ -436,8 +472,12 @@ int tc_worker_start(void)
         tc_dial_start(tc_prof.config.connect_host, tc_prof.config.connect_port);
     else
         w.listen_fd = tc_net_listen(tc_prof.config.port, tc_prof.config.listen_any, &w.port);
-    if (tc_prof.config.output)
+    if (tc_prof.config.output) {
         w.requested_output = strdup(tc_prof.config.output);
+        w.capturing = 1;
+        if (tc_prof.config.follow_fork)
+            tc_worker_collect_children(1);
+    }
     if (tcu_thread_start(&w.thread, "tracyc worker", worker_main, NULL) != 0)
         return -1;
     w.started = 1;
@@ -448,10 +488,43 @@ int tc_worker_capture_start(const char *path)
 {
     pthread_mutex_lock(&w.request_lock);
     int busy = w.inproc != NULL || w.requested_output != NULL;
-    if (!busy)
+    if (!busy) {
         w.requested_output = strdup(path);
+        w.capturing = 1;
+    }
     pthread_mutex_unlock(&w.request_lock);
     return busy ? -1 : 0;
+}
+
+int tc_worker_collect_children(int on)
+{
+    pthread_mutex_lock(&w.request_lock);
+    int rc = 0;
+    if (!on) {
+        w.children_wanted = 0;
+        w.children_closing = w.children_fd >= 0;
+        unsetenv("TRACYC_CONNECT");
+    } else if (!w.capturing) {
+        tc_set_error("no in-process capture to record the children into (TRACYC_OUTPUT or tracyc_capture_start)");
+        rc = -1;
+    } else {
+        w.children_wanted = 1;
+        w.children_closing = 0;
+        uint16_t port = 0;
+        if (w.children_fd < 0)
+            w.children_fd = tc_net_listen_loopback(&port);
+        if (w.children_fd < 0) {
+            tc_set_error("no socket for the children: %s", strerror(errno));
+            w.children_wanted = 0;
+            rc = -1;
+        } else if (port) {
+            char address[32];
+            snprintf(address, sizeof address, "127.0.0.1:%u", port);
+            setenv("TRACYC_CONNECT", address, 1);
+        }
+    }
+    pthread_mutex_unlock(&w.request_lock);
+    return rc;
 }
 
 static void end_zones(struct tc_conn *c, uint32_t *depth, int64_t end)
@@ -525,6 +598,7 @@ static int finish_connection(int slot)
     tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 1);
     tc_conn_report_libdw(c, tcn_libdw_unavailable());
     tc_conn_send_renames(c);
+    tc_conn_report_clock(c, 1);
     end_open_zones(c);
     tcw_enc_byte(&c->enc, TCW_Terminate);
     tcw_enc_flush(&c->enc);
@@ -537,6 +611,26 @@ static int finish_connection(int slot)
     int delivered = c->terminated || c->alive;
     close_connection(slot);
     return delivered;
+}
+
+/* At exit, with the in-process capture collecting children: those still connected are
+ * given CHILDREN_GRACE_NS to finish (a child that has ended has sent everything: its data
+ * and the end of its connection are read at once), then the socket is closed and the
+ * capture stops the rest. */
+#define CHILDREN_GRACE_NS 1000000000LL
+
+static void finish_children(void)
+{
+    int64_t deadline = tc_clock_monotonic_ns() + CHILDREN_GRACE_NS;
+    while (w.inproc && w.children_fd >= 0 && tc_inproc_takes_children(w.inproc)) {
+        for (int child; (child = tc_net_accept_fd(w.children_fd)) >= 0;)
+            tc_inproc_adopt(w.inproc, child);
+        if (tc_inproc_step(w.inproc, 10) == 0 || tc_clock_monotonic_ns() > deadline)
+            break;
+    }
+    if (w.children_fd >= 0)
+        close(w.children_fd);
+    w.children_fd = -1;
 }
 
 void tc_worker_stop(void)
@@ -571,6 +665,7 @@ void tc_worker_stop(void)
             break;
     }
     tcn_resolver_stop();
+    finish_children();
     if (w.inproc) {
         tc_inproc_finish(w.inproc); /* says on stderr when it failed */
         w.inproc = NULL;
@@ -583,8 +678,8 @@ void tc_worker_stop(void)
         close(w.listen_fd);
         w.listen_fd = -1;
     }
-    tc_net_broadcast_close();
     tc_dial_stop();
+    tc_net_broadcast_close();
 }
 
 void tc_worker_forget_after_fork(void)
@@ -595,8 +690,18 @@ void tc_worker_forget_after_fork(void)
     if (w.listen_fd >= 0)
         close(w.listen_fd);
     w.listen_fd = -1;
-    tc_net_broadcast_close();
     tc_dial_forget_after_fork();
+    tc_net_broadcast_close();
+    if (w.children_fd >= 0)
+        close(w.children_fd);
+    w.children_fd = -1;
+    w.children_wanted = 0;
+    w.children_closing = 0;
+    w.capturing = 0;
+    /* A profiler of the child's own (TRACYC_FOLLOW_FORK) starts from here. */
+    pthread_mutex_init(&w.request_lock, NULL);
+    w.requested_output = NULL; /* the parent's request, left in its memory */
+    atomic_store(&w.stop, 0);
     for (int i = 0; i < TC_MAX_CONNS; i++)
         if (w.conns[i].transport)
             tc_conn_close(&w.conns[i]);

@@ -10,5 +10,9 @@ void tc_worker_stop(void);
 void tc_worker_forget_after_fork(void);
 /* Asks the worker to start the in-process capture. 0, or -1 with the error set. */
 int tc_worker_capture_start(const char *path);
+/* The in-process capture (running or asked for) records the program's children: a socket
+ * on 127.0.0.1 they dial (TRACYC_CONNECT set in the environment). 0 turns it off for
+ * children started later. 0, or -1 with the error set. */
+int tc_worker_collect_children(int on);
 
 #endif

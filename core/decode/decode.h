@@ -83,6 +83,10 @@ enum tcd_event_kind {
                           * (NaN, infinity): follows the TCD_MESSAGE "tracyc: skipped <count>..." */
     TCD_THREAD_NAME,     /* thread, text = its name: the client answered the ThreadString query, or renamed
                           * the thread later (a tracyc client, docs/protocol.md §27); tcd_thread_name() has it */
+    TCD_CLOCK_SYNC,      /* a tracyc client's clocks read together (docs/protocol.md §28): time = its event
+                          * clock (ns since its origin, like every event time), value = its CLOCK_MONOTONIC_RAW
+                          * ns, time2 = its CLOCK_REALTIME ns, address = its host id (util/host_id.h: the same
+                          * id, the same CLOCK_MONOTONIC_RAW), id = the probe it answers (0: unsolicited) */
     TCD_EVENT_KIND_COUNT
 };
 
@@ -262,6 +266,14 @@ int tcd_symbol(const struct tcd_decoder *dec, uint64_t symbol, const char **file
 const char *tcd_external_thread_name(const struct tcd_decoder *dec, uint32_t thread);
 const char *tcd_external_process_name(const struct tcd_decoder *dec, uint32_t thread);
 uint64_t tcd_thread_pid(const struct tcd_decoder *dec, uint32_t thread);
+
+/* tracyc's clock extension (docs/protocol.md §28): asks the client to read its clocks now.
+ * The probe goes out at once (not queued behind name queries, nor held by max_queries),
+ * and the client answers with a TCD_CLOCK_SYNC event whose id is `id` (give it a non-zero
+ * id: 0 marks the readings the client sends unasked). 0 when sent; -1 when the client did
+ * not take the clock extension (upstream's clients, older tracyc clients, and every
+ * client until its first TCD_CLOCK_SYNC event) or the decoder is not running. */
+int tcd_decoder_probe_clock(struct tcd_decoder *dec, uint32_t id);
 
 /* Counters for status lines and benchmarks. */
 struct tcd_stats {

@@ -9,6 +9,7 @@
  *   decode_callstacks.c  callstack payloads and the items that consume them, samples,
  *                    frame and symbol answers, their tables
  *   decode_system.c  context switches, wakeups, TidToPid, external thread names
+ *   decode_clock.c   tracyc's clock extension: TracycClock items, clock probes
  *   decode_item.c    the steps every item parser shares (decode_item.h: reading fields,
  *                    times, emitting events, taking the pending strings)
  *   decode_tables.c  memory budget, symbol tables, kept strings, the query queue
@@ -41,6 +42,13 @@
 #define TCD_CHUNK_SHIFT 8    /* threads and source locations: 256 a chunk */
 #define TCD_WELCOME_MAX 1178 /* the largest welcome of any version (64-74) */
 #define TCD_UNKNOWN_TYPE 0xff
+
+/* The clock extension on this connection (docs/protocol.md §28). */
+enum tcd_clock_state {
+    TCD_CLOCK_NONE,  /* not asked: TracycClock items are unsolicited */
+    TCD_CLOCK_ASKED, /* asked; the client has not sent a reading yet */
+    TCD_CLOCK_TAKEN, /* the client sent a reading: it answers probes */
+};
 
 struct tcd_string_entry {
     const char *text; /* "" while the client has not answered */
@@ -144,6 +152,7 @@ struct tcd_decoder {
     uint8_t normalized[TCW_NORMALIZED_MAX]; /* an older item in protocol 82's layout */
     uint8_t refused;                        /* the client answered "protocol mismatch" */
     uint8_t renames;                        /* the client may send renames (docs/protocol.md §27) */
+    uint8_t clock;                          /* enum tcd_clock_state (docs/protocol.md §28) */
 
     /* handshake */
     uint8_t hs_buf[1 + TCD_WELCOME_MAX + TCW_ONDEMAND_SIZE];

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "decode/decode_callstacks.h"
+#include "decode/decode_clock.h"
 #include "decode/decode_global.h"
 #include "decode/decode_item.h"
 #include "decode/decode_items.h"
@@ -717,6 +718,9 @@ void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)
             break;
         case TCW_TidToPid:
             tcd_tid_to_pid(dec, it);
+            break;
+        case TCW_TracycClock:
+            tcd_clock_item(dec, it);
             break;
         case TCW_CrashReport:
             crash_report(dec, it);

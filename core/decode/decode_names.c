@@ -135,6 +135,7 @@ static const char *const item_names[TCW_NUM_TYPES] = {
     [TCW_SymbolCode] = "SymbolCode",
     [TCW_SourceCode] = "SourceCode",
     [TCW_FiberName] = "FiberName",
+    [TCW_TracycClock] = "TracycClock",
 };
 
 const char *tcd_item_name(uint8_t type)

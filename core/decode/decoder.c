@@ -143,10 +143,12 @@ static void parse_welcome(struct tcd_decoder *dec)
     }
     memcpy(out->program_name, w + TCW_WELCOME_PROGRAM_NAME, TCW_PROGRAM_NAME_SIZE);
     memcpy(out->host_info, w + TCW_WELCOME_HOST_INFO, TCW_HOST_INFO_SIZE);
-    /* A tracyc client tells of threads renamed after their name was asked (§27). */
+    /* A tracyc client tells of threads renamed after their name was asked (§27), and of
+     * its clocks (§28). */
     if (strstr(out->host_info, TCW_HOST_INFO_TRACYC)) {
         dec->renames = 1;
-        tcd_query(dec, TCW_QUERY_TRACYC_EXTENSIONS, TCW_EXTENSION_THREAD_RENAMES);
+        dec->clock = TCD_CLOCK_ASKED;
+        tcd_query(dec, TCW_QUERY_TRACYC_EXTENSIONS, TCW_EXTENSION_THREAD_RENAMES | TCW_EXTENSION_CLOCK);
     }
     if (out->flags & TCW_FLAG_ON_DEMAND) {
         const uint8_t *od = dec->hs_buf + 1 + tcw_versions[dec->vi].welcome_size;

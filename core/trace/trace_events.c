@@ -267,6 +267,7 @@ void tct_trace_on_event(struct tct_trace *tr, uint32_t source, const struct tcd_
         break;
     case TCD_CALLSTACK_FRAME: /* frames stay in the decoder's tables */
     case TCD_THREAD_NAME:     /* names too (left above) */
+    case TCD_CLOCK_SYNC:      /* the collector's, to put the source on the trace's clock */
         break;
     case TCD_EVENT_KIND_COUNT:
         src->pub.ignored_events++;

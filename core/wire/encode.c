@@ -743,3 +743,15 @@ void tcw_enc_tid_to_pid(struct tcw_encoder *e, uint64_t tid, uint64_t pid)
     tcu_wr64(p + 1, tid);
     tcu_wr64(p + 9, pid);
 }
+
+void tcw_enc_tracyc_clock(struct tcw_encoder *e, int64_t ticks, int64_t raw_ns, int64_t real_ns, uint64_t host,
+                          uint32_t probe)
+{
+    uint8_t *p = tcw_enc_item(e, 37);
+    p[0] = TCW_TracycClock;
+    tcu_wr64(p + 1, (uint64_t)ticks);
+    tcu_wr64(p + 9, (uint64_t)raw_ns);
+    tcu_wr64(p + 17, (uint64_t)real_ns);
+    tcu_wr64(p + 25, host);
+    tcu_wr32(p + 33, probe);
+}

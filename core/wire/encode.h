@@ -119,6 +119,11 @@ void tcw_enc_context_switch(struct tcw_encoder *e, int64_t time, uint32_t old_ti
                             uint8_t reason, uint8_t state);
 /* Thread tid belongs to process pid (for threads known from context switches). */
 void tcw_enc_tid_to_pid(struct tcw_encoder *e, uint64_t tid, uint64_t pid);
+/* tracyc's TracycClock item (docs/protocol.md §28): the event clock (ticks, as event times),
+ * CLOCK_MONOTONIC_RAW and CLOCK_REALTIME in ns read with it, the host id, the probe id
+ * answered (0: none). */
+void tcw_enc_tracyc_clock(struct tcw_encoder *e, int64_t ticks, int64_t raw_ns, int64_t real_ns, uint64_t host,
+                          uint32_t probe);
 /* Replies to server queries. */
 void tcw_enc_second_string(struct tcw_encoder *e, const char *text, size_t len);
 /* A CallstackFrame reply: image name and frame count, then each frame (innermost first). */

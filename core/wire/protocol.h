@@ -75,11 +75,16 @@ enum tcw_query {
      * holds TCW_HOST_INFO_TRACYC: ptr = the TCW_EXTENSION_* bits the server takes.
      * Upstream's servers never send it; tracyc answers AckServerQueryNoop. */
     TCW_QUERY_TRACYC_EXTENSIONS = 128,
+    /* tracyc's own (docs/protocol.md §28), sent only to a client that took
+     * TCW_EXTENSION_CLOCK: ptr = a probe id, answered at once with a TracycClock item
+     * echoing it, then AckServerQueryNoop. */
+    TCW_QUERY_TRACYC_CLOCK_PROBE = 129,
 };
 
 /* The host info line that marks a tracyc client, and the extensions a server may take. */
 #define TCW_HOST_INFO_TRACYC "Compiler: tracyc"
 #define TCW_EXTENSION_THREAD_RENAMES 1u /* ThreadName items unasked, for renamed threads */
+#define TCW_EXTENSION_CLOCK 2u          /* TracycClock items: the client's clocks (§28) */
 
 /* Message metadata byte: severity << 4 | source. */
 #define TCW_MESSAGE_META(severity) ((uint8_t)(((severity)&0x0f) << 4))
@@ -223,7 +228,10 @@ enum tcw_type {
     TCW_SymbolCode = 129,
     TCW_SourceCode = 130,
     TCW_FiberName = 131,
-    TCW_NUM_TYPES = 132
+    /* tracyc's own items, numbered after upstream's last in every version and sent only
+     * to a server that asked for them (docs/protocol.md §27, §28). */
+    TCW_TracycClock = 132,
+    TCW_NUM_TYPES = 133
 };
 
 /* Wire size of each item including the type byte (fixed part only for strings). */
@@ -360,6 +368,7 @@ static const uint8_t tcw_item_size[TCW_NUM_TYPES] = {
     [TCW_SymbolCode] = 9,
     [TCW_SourceCode] = 9,
     [TCW_FiberName] = 9,
+    [TCW_TracycClock] = 37,
 };
 
 #endif

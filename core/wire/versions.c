@@ -19,7 +19,8 @@ const struct tcw_version tcw_versions[TCW_VERSION_COUNT] = {
 #define NA TCW_ABSENT
 
 /* Columns: protocol 82, 76, 74, 69, 66, 64. Every older version's numbering is 82's with
- * the items it lacks left out (tests/c/test_versions.c checks this). */
+ * the items it lacks left out, tracyc's own items after upstream's (tests/c/test_versions.c
+ * checks this). */
 const uint8_t tcw_opcodes[TCW_NUM_TYPES][TCW_VERSION_COUNT] = {
     [TCW_ZoneText] = {0, 0, 0, 0, 0, 0},
     [TCW_ZoneName] = {1, 1, 1, 1, 1, 1},
@@ -153,6 +154,8 @@ const uint8_t tcw_opcodes[TCW_NUM_TYPES][TCW_VERSION_COUNT] = {
     [TCW_SymbolCode] = {129, 114, 112, 110, 109, 108},
     [TCW_SourceCode] = {130, 115, 113, 111, 110, 109},
     [TCW_FiberName] = {131, 116, 114, 112, 111, 110},
+    /* tracyc's own: the code after upstream's last (num_types) */
+    [TCW_TracycClock] = {132, 117, 115, 113, 112, 111},
 };
 
 int tcw_version_index(uint32_t protocol)

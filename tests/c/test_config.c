@@ -110,6 +110,27 @@ static void addresses(void)
     free(c.output);
 }
 
+/* TRACYC_TEST_CLOCK_SKEW_NS=[-]N (docs/protocol.md §28). */
+static void skews(void)
+{
+    int64_t v = 0;
+    CHECK(tc_config_parse_signed("7000000000", &v) == 0 && v == 7000000000LL);
+    CHECK(tc_config_parse_signed("-3", &v) == 0 && v == -3);
+    CHECK(tc_config_parse_signed("9223372036854775807", &v) == 0 && v == INT64_MAX);
+    CHECK(tc_config_parse_signed("9223372036854775808", &v) != 0);
+    CHECK(tc_config_parse_signed("--3", &v) != 0);
+    CHECK(tc_config_parse_signed("3s", &v) != 0);
+    CHECK(tc_config_parse_signed("", &v) != 0);
+
+    char said[512];
+    struct tc_config c = read_with("TRACYC_TEST_CLOCK_SKEW_NS", "5ms", said, sizeof said);
+    CHECK(!c.clock_skewed && c.clock_skew_ns == 0);
+    CHECK(strstr(said, "tracyc: TRACYC_TEST_CLOCK_SKEW_NS=5ms is not a whole number of nanoseconds") != NULL);
+    c = read_with("TRACYC_TEST_CLOCK_SKEW_NS", "-5000", said, sizeof said);
+    CHECK(c.clock_skewed && c.clock_skew_ns == -5000);
+    CHECK_STR(said, "");
+}
+
 static void sizes(void)
 {
     size_t size = 0;
@@ -211,6 +232,7 @@ int main(void)
     unsetenv("TRACY_SAMPLING_HZ");
     ports();
     addresses();
+    skews();
     sizes();
     rates();
     rate_ceiling();

@@ -658,6 +658,15 @@ static void framing_errors(void)
     it_string(&items, TCW_ThreadName, 1, "x");
     expect_items_failure("unsolicited ThreadName", &items, "unsolicited ThreadName");
 
+    /* A clock reading from a client that was not asked for it (§28: this one's welcome does
+     * not say tracyc). */
+    clear(&items);
+    u8(&items, TCW_TracycClock);
+    for (int i = 0; i < 4; i++)
+        u64(&items, 1000 + (uint64_t)i);
+    u32(&items, 0);
+    expect_items_failure("unsolicited TracycClock", &items, "a clock reading from a client that was not asked");
+
     clear(&items);
     u8(&items, TCW_SingleStringData);
     u16(&items, 0xffff);
@@ -984,9 +993,26 @@ static void drop_reports_are_totals(void)
     free(items.p);
 }
 
+/* A clock probe (§28) goes only to a client that took the clock extension: not to one whose
+ * welcome does not say tracyc (upstream's), nor to one that has not connected. */
+static void clock_probe_refused(void)
+{
+    struct recorder r;
+    rec_init(&r, NULL);
+    tt_check(tcd_decoder_probe_clock(r.dec, 1) == -1 && r.nq == 0, "no clock probe before the welcome");
+    struct buf wire = {0};
+    welcome(&wire, 1.0, INIT_BEGIN, 0);
+    feed(&r, &wire);
+    size_t queries = r.nq;
+    tt_check(tcd_decoder_probe_clock(r.dec, 1) == -1 && r.nq == queries, "no clock probe to upstream's client");
+    rec_free(&r);
+    free(wire.p);
+}
+
 int main(void)
 {
     drop_reports_are_totals();
+    clock_probe_refused();
     worked_example(1 << 20);
     worked_example(1);
     worked_example(7);

@@ -56,8 +56,12 @@ static void check_table(void)
             ok &= op == next;
             next++;
         }
-        tt_check(ok && next == tcw_versions[v].num_types, "protocol %u: %u items numbered in 82's order",
-                 tcw_versions[v].protocol, tcw_versions[v].num_types);
+        /* upstream's items, then tracyc's own from the code after upstream's last */
+        unsigned own = TCW_NUM_TYPES - TCW_TracycClock;
+        ok &= tcw_opcodes[TCW_TracycClock][v] == tcw_versions[v].num_types;
+        tt_check(ok && next == tcw_versions[v].num_types + own,
+                 "protocol %u: %u items numbered in 82's order, then tracyc's %u", tcw_versions[v].protocol,
+                 tcw_versions[v].num_types, own);
         tt_check(tcw_version_index(tcw_versions[v].protocol) == v, "index of protocol %u", tcw_versions[v].protocol);
     }
     for (unsigned t = 0; t < TCW_NUM_TYPES; t++)
@@ -69,8 +73,8 @@ static void check_table(void)
 
 static int has_fixed_size(uint8_t t)
 {
-    return t < TCW_StringData && t != TCW_SingleStringData && t != TCW_SecondStringData && t != TCW_SingleStringData8 &&
-           t != TCW_SecondStringData8;
+    return (t < TCW_StringData || t > TCW_FiberName) && t != TCW_SingleStringData && t != TCW_SecondStringData &&
+           t != TCW_SingleStringData8 && t != TCW_SecondStringData8;
 }
 
 /* An item of version v's layout read back is the protocol-82 item it came from. Random

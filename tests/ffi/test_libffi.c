@@ -50,6 +50,11 @@ static void emit_lifetime(void)
     CHECK_EQ_INT(CALL("tracyc_output_check", A_STR("profile.tracy")).sword, -1);
     CHECK(strstr(CALL0("tracyc_last_error").ptr, "tracy-capture") != NULL);
     CHECK_EQ_INT(CALL("tracyc_capture_start", A_STR(summary_path)).sword, 0);
+    /* children into the capture: on (a socket, TRACYC_CONNECT set), then off again */
+    CHECK_EQ_INT(CALL("tracyc_collect_children", A_I32(1)).sword, 0);
+    CHECK(getenv("TRACYC_CONNECT") != NULL);
+    CHECK_EQ_INT(CALL("tracyc_collect_children", A_I32(0)).sword, 0);
+    CHECK(getenv("TRACYC_CONNECT") == NULL);
     CHECK_EQ_INT(CALL0("tracyc_disabled").sword, 0);
     time_a = CALL0("___tracy_get_time").i64;
     time_b = CALL0("___tracy_get_time").i64;

@@ -156,7 +156,7 @@ size_t tr_item_size(const uint8_t *p, size_t avail)
         size = avail >= 13 ? 13u + tcu_rd32(p + 9) : 0;
         break;
     default:
-        if (p[0] >= TCW_StringData)
+        if (p[0] >= TCW_StringData && p[0] <= TCW_FiberName) /* upstream's last items: strings */
             size = avail >= 11 ? 11u + tcu_rd16(p + 9) : 0;
         else
             size = tcw_item_size[p[0]];

@@ -11,19 +11,32 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 struct tcol {
     int listen_fd;
     uint16_t port;
-    int wake[2]; /* written to wake the thread from poll: stop */
+    int wake[2]; /* written to wake the thread from poll: a probe asked for, or stop */
     pthread_t thread;
     pthread_mutex_t lock; /* everything below, and every client's fields */
     pthread_cond_t changed;
     int stop;
     struct tcol_client **clients;
     size_t n, cap;
+    /* a probe asked for by tcol_probe_clock, handled by the thread */
+    int probe_asked, probe_done, probe_result;
+    size_t probe_client;
+    uint32_t probe_id;
+    int64_t probe_sent;
 };
+
+static int64_t raw_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static void on_event(void *user, const struct tcd_event *ev)
 {
@@ -31,8 +44,10 @@ static void on_event(void *user, const struct tcd_event *ev)
     if (cl->len == cl->cap) {
         cl->cap = cl->cap ? cl->cap * 2 : 1024;
         cl->events = realloc(cl->events, cl->cap * sizeof *cl->events);
+        cl->arrived = realloc(cl->arrived, cl->cap * sizeof *cl->arrived);
     }
-    struct tt_event *e = &cl->events[cl->len++];
+    struct tt_event *e = &cl->events[cl->len];
+    cl->arrived[cl->len++] = cl->read_at;
     e->ev = *ev;
     e->text = NULL;
     if (ev->text) {
@@ -106,6 +121,7 @@ static void read_client(struct tcol_client *cl)
     ssize_t n = recv(cl->fd, buf, sizeof buf, 0);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
+    cl->read_at = raw_now();
     if (n <= 0) {
         int done = tcd_decoder_close(cl->dec) == TCD_STATE_DONE;
         end_client(cl, done ? TCOL_COMPLETE : TCOL_INCOMPLETE, tcd_decoder_error(cl->dec));
@@ -122,6 +138,21 @@ static void read_client(struct tcol_client *cl)
     } else if (st == TCD_STATE_FAILED) {
         end_client(cl, TCOL_INCOMPLETE, tcd_decoder_error(cl->dec));
     }
+}
+
+static void answer_probe(struct tcol *c)
+{
+    if (!c->probe_asked)
+        return;
+    c->probe_asked = 0;
+    struct tcol_client *cl = c->probe_client < c->n ? c->clients[c->probe_client] : NULL;
+    c->probe_result = -1;
+    if (cl && cl->fd >= 0) {
+        c->probe_sent = raw_now();
+        c->probe_result = tcd_decoder_probe_clock(cl->dec, c->probe_id);
+        flush(cl);
+    }
+    c->probe_done = 1;
 }
 
 static void *run(void *arg)
@@ -167,6 +198,7 @@ static void *run(void *arg)
         }
         if (fds[1].revents & POLLIN)
             take_client(c);
+        answer_probe(c);
         pthread_cond_broadcast(&c->changed);
         pthread_mutex_unlock(&c->lock);
     }
@@ -238,6 +270,7 @@ void tcol_free(struct tcol *c)
         for (size_t k = 0; k < cl->len; k++)
             free(cl->events[k].text);
         free(cl->events);
+        free(cl->arrived);
         free(cl->out);
         tcd_decoder_free(cl->dec);
         free(cl);
@@ -325,6 +358,22 @@ struct tcol_client *tcol_client_of_pid(struct tcol *c, uint64_t pid)
             found = c->clients[i];
     pthread_mutex_unlock(&c->lock);
     return found;
+}
+
+int tcol_probe_clock(struct tcol *c, size_t i, uint32_t id, int64_t *sent)
+{
+    pthread_mutex_lock(&c->lock);
+    c->probe_asked = 1;
+    c->probe_done = 0;
+    c->probe_client = i;
+    c->probe_id = id;
+    wake(c);
+    while (!c->probe_done)
+        pthread_cond_wait(&c->changed, &c->lock);
+    int result = c->probe_result;
+    *sent = c->probe_sent;
+    pthread_mutex_unlock(&c->lock);
+    return result;
 }
 
 size_t tcol_count(const struct tcol_client *cl, enum tcd_event_kind kind)

@@ -23,6 +23,7 @@ struct tcol_client {
     struct tcd_decoder *dec;
     uint64_t pid; /* the welcome's, 0 until it came */
     struct tt_event *events;
+    int64_t *arrived; /* CLOCK_MONOTONIC_RAW ns of the read that delivered each event */
     size_t len, cap;
     int end; /* enum tcol_end */
     char err[256];
@@ -30,6 +31,7 @@ struct tcol_client {
     int fd;
     uint8_t *out; /* bytes to send: the hello, queries */
     size_t out_len, out_cap;
+    int64_t read_at;
 };
 
 struct tcol;
@@ -59,6 +61,11 @@ size_t tcol_clients(struct tcol *c);
 struct tcol_client *tcol_client(struct tcol *c, size_t i);
 /* The client whose welcome gave this pid, or NULL. */
 struct tcol_client *tcol_client_of_pid(struct tcol *c, uint64_t pid);
+
+/* Has the collector's thread send a clock probe with this id to client i
+ * (tcd_decoder_probe_clock) and note the time before it went out (CLOCK_MONOTONIC_RAW ns,
+ * in *sent). The decoder's answer: 0 sent, -1 not (the client took no clock extension). */
+int tcol_probe_clock(struct tcol *c, size_t i, uint32_t id, int64_t *sent);
 
 size_t tcol_count(const struct tcol_client *cl, enum tcd_event_kind kind);
 const struct tcd_event *tcol_nth(const struct tcol_client *cl, enum tcd_event_kind kind, size_t n);
