@@ -2,10 +2,10 @@
 (issue 19 item 5, docs/python.md "Child processes"): each child dials out to the profile's
 collector and is profiled as its parent, under its own pid and name.
 
-The collector is tracyc-capture --listen here (the program's TRACYC_CONNECT: the parent and
-every child dial out to it), checked through its JSON, folded stacks and summary; with -o
-the in-process capture is the collector (tests marked needs_in_process_collector) and the
-forked children need the C client's TRACYC_FOLLOW_FORK (needs_follow_fork)."""
+The collector is tracyc-capture --listen (the program's TRACYC_CONNECT: the parent and every
+child dial out to it), checked through its JSON and folded stacks, or, with -o, the
+in-process capture's own (tracyc_collect_children: TRACYC_OUTPUT with TRACYC_FOLLOW_FORK=1),
+checked through the -o file. Forked children need the C client's TRACYC_FOLLOW_FORK."""
 import json
 import os
 import socket
@@ -208,9 +208,37 @@ def test_children_in_the_output_file(way, tmp_path):
     assert run.returncode == 0, run.stderr
     children = [int(pid) for pid in run.stdout.split("children", 1)[1].split()]
     processes = _processes(str(tmp_path / "out.json"))
-    function = WAYS.get(way, ("child_work",))[0]
+    function, label = WAYS.get(way, ("child_work", "prog.py (fork)"))
+    assert len(processes) == 2, processes  # the parent and its one child
     for child in children:
-        assert function in processes[child][1], processes
+        assert processes[child] and function in processes[child][1], processes
+        assert processes[child][0] == f"{label}[{child}]", processes
+    (parent,) = set(processes) - set(children)
+    assert "parent_work" in processes[parent][1] and function not in processes[parent][1]
+
+
+@needs_in_process_collector
+def test_children_sampled_into_the_output_file(tmp_path):
+    _write_program(tmp_path)
+    run = subprocess.run([PYTHON, "-m", "tracer", "--sample", "-o", "out.folded", "prog.py", "spawn"], cwd=tmp_path,
+                         env=child_env(), capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    (child,) = [int(pid) for pid in run.stdout.split("children", 1)[1].split()]
+    with open(tmp_path / "out.folded") as f:
+        stacks = [line.rsplit(" ", 1)[0].split(";") for line in f if not line.startswith("#")]
+    assert any(s[0] == f"prog.py (multiprocessing)[{child}]" and "child_work" in ";".join(s) for s in stacks), stacks
+
+
+@needs_in_process_collector
+def test_no_follow_with_output_file(tmp_path):
+    _write_program(tmp_path)
+    run = subprocess.run([PYTHON, "-m", "tracer", "--no-follow", "-o", "out.json", "prog.py", "spawn"], cwd=tmp_path,
+                         env=child_env(), capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    (child,) = [int(pid) for pid in run.stdout.split("children", 1)[1].split()]
+    processes = _processes(str(tmp_path / "out.json"))
+    assert child not in processes and len(processes) == 1, processes
+    assert not [name for name in os.listdir(tmp_path) if name.startswith("out.") and name != "out.json"]
 
 
 def test_child_keeps_its_own_sitecustomize_and_path(tmp_path):

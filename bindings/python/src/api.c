@@ -166,6 +166,16 @@ static PyObject *api_set_program_name(PyObject *self, PyObject *name)
     Py_RETURN_NONE;
 }
 
+/* The in-process capture's collector sets TRACYC_CONNECT in the C environment when the
+ * profiler starts, which os.environ, copied at the interpreter's start, does not see. */
+static PyObject *api_collector_address(PyObject *self, PyObject *unused)
+{
+    const char *address = getenv("TRACYC_CONNECT");
+    if (!address || !*address)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeFSDefault(address);
+}
+
 static PyObject *api_disabled(PyObject *self, PyObject *unused)
 {
     return PyBool_FromLong(tracyc_disabled());
@@ -239,6 +249,8 @@ PyMethodDef tp_api_methods[] = {
     {"is_connected", api_is_connected, METH_NOARGS, "is_connected() -> bool\nTrue while a Tracy server is connected."},
     {"set_program_name", api_set_program_name, METH_O,
      "set_program_name(name)\nThe program's name in the welcome servers and collectors get from now on."},
+    {"collector_address", api_collector_address, METH_NOARGS,
+     "collector_address() -> str or None\nTRACYC_CONNECT as the C environment has it (the children's collector)."},
     {"disabled", api_disabled, METH_NOARGS,
      "disabled() -> bool\nThe profiler is off for good (TRACYC_DISABLE=1, or a forked child it does not follow)."},
     {"forget_zones_after_fork", api_forget_zones_after_fork, METH_NOARGS,

@@ -96,6 +96,9 @@ def export(settings):
     _session.configure ("trace"), "sample" (a rate or None), "native", "trace_calls" and
     "partial"."""
     global following
+    address = _tracer.collector_address()  # the in-process capture's, set in C's environment
+    if address and os.environ.get("TRACYC_CONNECT") != address:
+        os.environ["TRACYC_CONNECT"] = address  # (also for env=dict(os.environ))
     if "TRACYC_CONNECT" not in os.environ:
         return  # no collector (none opened, or none given): children have nowhere to go
     following = True
