@@ -314,3 +314,21 @@ def test_pytest_xdist_workers_not_followed(tmp_path):
                            1)
     ((name, zones),) = processes.values()
     assert name == "pytest" and "xdist_work" not in zones, processes  # (one process: no [pid])
+
+
+@needs_in_process_collector
+def test_pytest_xdist_workers_in_the_output_file(tmp_path):
+    if subprocess.run([PYTHON, "-c", "import xdist"], capture_output=True).returncode != 0:
+        pytest.skip("pytest-xdist is not installed (Debian: python3-pytest-xdist)")
+    (tmp_path / "test_x.py").write_text(XDIST_TESTS)
+    run = subprocess.run([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tracer.pytest_plugin",
+                          "--tracer", "--tracer-output", "out.json", "-n", "2", "test_x.py"], cwd=tmp_path,
+                         env=child_env(), capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    processes = _processes(str(tmp_path / "out.json"))
+    workers = [pid for pid, (_, zones) in processes.items() if "xdist_work" in zones]
+    assert len(processes) == 3 and workers, processes
+    for test in ("test_x.py::test_one", "test_x.py::test_two"):
+        assert any(test in processes[pid][1] for pid in workers), processes
+    # the workers wrote no file of their own
+    assert sorted(os.listdir(tmp_path)) == ["out.json", "test_x.py"], os.listdir(tmp_path)
