@@ -7,7 +7,7 @@
 #include "wire/protocol.h"
 #include "tracyc.h"
 
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,33 +17,34 @@
 #include <cpuid.h>
 #endif
 
-/* The name tracyc_program_name_set gave, "" for none; read when a welcome is built. */
-static char given_name[TCW_PROGRAM_NAME_SIZE];
-static pthread_mutex_t given_name_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The name tracyc_program_name_set gave, NULL for none; read when a welcome is built, on
+ * the worker, which a fork may interrupt anywhere: no lock. A name replaced is not freed (a
+ * welcome may be reading it; names are set a handful of times). */
+static _Atomic(char *) given_name;
 
 void tracyc_program_name_set(const char *name, size_t len)
 {
-    if (!name)
-        len = 0;
-    if (len > sizeof given_name - 1)
-        len = sizeof given_name - 1;
-    pthread_mutex_lock(&given_name_lock);
-    if (len)
-        memcpy(given_name, name, len);
-    given_name[len] = 0;
-    pthread_mutex_unlock(&given_name_lock);
+    char *copy = NULL;
+    if (name && len) {
+        if (len > TCW_PROGRAM_NAME_SIZE - 1)
+            len = TCW_PROGRAM_NAME_SIZE - 1;
+        if (!(copy = malloc(len + 1)))
+            return;
+        memcpy(copy, name, len);
+        copy[len] = 0;
+    }
+    atomic_store(&given_name, copy);
 }
 
 /* The given name, else the executable's (/proc/self/comm would cut it at 15 bytes). */
 static void program_name(char *buf, size_t cap)
 {
     extern char *program_invocation_short_name;
-    pthread_mutex_lock(&given_name_lock);
+    const char *given = atomic_load(&given_name);
     snprintf(buf, cap, "%s",
-             given_name[0]                                                     ? given_name
+             given                                                             ? given
              : program_invocation_short_name && *program_invocation_short_name ? program_invocation_short_name
                                                                                : "program");
-    pthread_mutex_unlock(&given_name_lock);
 }
 
 static void cpu_identity(uint8_t *manufacturer, uint32_t *id, char *brand, size_t cap)
