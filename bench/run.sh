@@ -88,6 +88,9 @@ for hz in default 1000 4000; do
   fi
 done
 
+echo "== whole-process CPU of real programs and an idle one, untraced / in-process capture / live capture (bench/process_cost.sh)"
+bench/process_cost.sh "$build"
+
 echo "== callstacks of CPU samples with libdw and without (the kernel's frame-pointer chain), by how the code was built"
 for variant in nofp fp fpleaf; do
   for mode in libdw --no-libdw; do

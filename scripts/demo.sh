@@ -6,6 +6,9 @@
 # Tracy-style CSV statistics in build/demo/. Then profiles examples/c/callstacks.c, a
 # CPU-bound program, and shows where its CPU samples fell, with their flame graph in
 # build/demo/flamegraph.svg and a Perfetto trace of them in build/demo/callstacks.pftrace.
+# Last, examples/c/processes.c, a parent and the three worker processes it forks, all
+# recorded into one profile on one clock (TRACYC_FOLLOW_FORK=1): build/demo/processes.txt
+# and build/demo/processes.pftrace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh gcc make cmake pkg-config liblz4-dev libdw-dev libdw1 libiberty-dev libunwind8 \
@@ -19,10 +22,16 @@ done
 for out in callstacks.txt flamegraph.svg callstacks.pftrace; do
   TRACYC_OUTPUT="build/demo/$out" build/release/examples/c/example_callstacks >/dev/null
 done
+for out in processes.txt processes.pftrace; do
+  TRACYC_FOLLOW_FORK=1 TRACYC_OUTPUT="build/demo/$out" build/release/examples/c/example_processes >/dev/null
+done
 cat build/demo/summary.txt
 echo
 echo "== CPU samples of examples/c/callstacks.c (from its summary, build/demo/callstacks.txt)"
 sed -n '/^Sampling:/,/^Threads/p' build/demo/callstacks.txt | sed '$d'
-echo "Also written: build/demo/trace.pftrace and callstacks.pftrace (open them in https://ui.perfetto.dev),"
+echo
+echo "== examples/c/processes.c: a parent and the three processes it forks, in one profile (build/demo/processes.txt)"
+sed -n '/^Processes$/,/^$/p' build/demo/processes.txt
+echo "Also written: build/demo/trace.pftrace, callstacks.pftrace and processes.pftrace (open them in https://ui.perfetto.dev),"
 echo "build/demo/trace.json (the game loop as Chrome JSON), build/demo/stats.csv and build/demo/flamegraph.svg"
 echo "(the samples as a flame graph; open it in a browser)"

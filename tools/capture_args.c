@@ -18,7 +18,8 @@
 static void usage(FILE *out)
 {
     fprintf(out, "usage: tracyc-capture [-a HOST[:PORT]]... [-p PORT] [--pid PID] [--listen [ADDR:]PORT]\n"
-                 "                      [--all [--ports FIRST-LAST]] [--expect N] [-o FILE]... [-f]\n"
+                 "                      [--all [--ports FIRST-LAST]] [--expect N] [--serve [ADDR:]PORT]\n"
+                 "                      [-o FILE]... [-f]\n"
                  "                      [-s SECONDS] [--protocol N] [--per-process] [CSV options]\n"
                  "\n"
                  "Records Tracy clients (tracyc, or upstream Tracy 0.10 to 0.14.0) until they end, then\n"
@@ -49,6 +50,14 @@ static void usage(FILE *out)
                  "--listen or --all on Ctrl-C or SIGTERM; or:\n"
                  "  --expect N       once N clients have connected and all of them have finished\n"
                  "  -s SECONDS       after this long, the wait for the clients included\n"
+                 "\n"
+                 "For the Tracy GUI:\n"
+                 "  --serve [ADDR:]PORT\n"
+                 "                   show every process recorded to one Tracy server (the GUI, or\n"
+                 "                   tracy-capture 0.10 to 0.14.0) as one program: it connects to PORT\n"
+                 "                   (ADDR 127.0.0.1 by default) as to any client; the clients are\n"
+                 "                   recorded from then on, each thread named \"program[pid] thread\",\n"
+                 "                   each process's plots, frames and memory its own\n"
                  "\n"
                  "Outputs:\n"
                  "  -o FILE          output, by extension: .pftrace Perfetto trace (zones with\n"
@@ -127,7 +136,8 @@ int capture_args_parse(int argc, char **argv, struct args *a)
         O_ALL,
         O_PORTS,
         O_EXPECT,
-        O_PER_PROCESS
+        O_PER_PROCESS,
+        O_SERVE
     };
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
@@ -144,6 +154,7 @@ int capture_args_parse(int argc, char **argv, struct args *a)
         {"ports", required_argument, NULL, O_PORTS},
         {"expect", required_argument, NULL, O_EXPECT},
         {"per-process", no_argument, NULL, O_PER_PROCESS},
+        {"serve", required_argument, NULL, O_SERVE},
         {NULL, 0, NULL, 0},
     };
     *a = (struct args){.port = 8086, .scan_first = CAPTURE_SCAN_FIRST, .scan_last = CAPTURE_SCAN_LAST};
@@ -216,6 +227,16 @@ int capture_args_parse(int argc, char **argv, struct args *a)
                 a->listen_host[0] = '\0'; /* a port alone */
             a->listen = 1;
             break;
+        case O_SERVE:
+            if (parse_address(optarg, a->serve_host, sizeof a->serve_host, &a->serve_port, 1) != 0 ||
+                (!strchr(optarg, ':') && parse_port(optarg, &a->serve_port, 1) != 0)) {
+                fprintf(stderr, "tracyc-capture: --serve %s: not [ADDRESS:]PORT\n", optarg);
+                return -1;
+            }
+            if (!strchr(optarg, ':'))
+                a->serve_host[0] = '\0'; /* a port alone */
+            a->serve = 1;
+            break;
         case O_ALL:
             a->all = 1;
             break;
@@ -278,8 +299,8 @@ int capture_args_parse(int argc, char **argv, struct args *a)
         return -1;
     }
     if (a->pid && !capture_args_single(a)) {
-        fprintf(stderr, "tracyc-capture: --pid records one process: not with --listen, --all, --expect or "
-                        "several -a\n");
+        fprintf(stderr, "tracyc-capture: --pid records one process: not with --listen, --all, --expect, "
+                        "--serve or several -a\n");
         return -1;
     }
     return 0;
@@ -287,7 +308,7 @@ int capture_args_parse(int argc, char **argv, struct args *a)
 
 int capture_args_single(const struct args *a)
 {
-    return !a->listen && !a->all && !a->expect && a->target_count <= 1;
+    return !a->listen && !a->all && !a->expect && !a->serve && a->target_count <= 1;
 }
 
 static int check_output(const struct args *a, const char *output)

@@ -38,6 +38,9 @@ struct args {
     int all;                        /* --all: scan the ports Tracy clients take */
     uint16_t scan_first, scan_last; /* --ports (default 8086-8105) */
     long expect;                    /* --expect N, 0 none */
+    int serve;                      /* --serve: show the processes to one Tracy server */
+    char serve_host[256];           /* "" loopback */
+    uint16_t serve_port;
     struct tct_export_options csv;
 };
 
@@ -45,7 +48,7 @@ struct args {
 int capture_args_parse(int argc, char **argv, struct args *a);
 
 /* Whether this is a capture of one client at one address, as tracy-capture makes: no
- * --listen, no --all, no --expect, at most one -a. */
+ * --listen, no --all, no --expect, no --serve, at most one -a. */
 int capture_args_single(const struct args *a);
 
 /* Refuses a format it cannot write, an existing file without -f, and an unwritable path,

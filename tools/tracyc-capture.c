@@ -9,21 +9,23 @@
  * One client at one address is recorded as tracy-capture records it. Several (-a more than
  * once, --listen for clients that dial out, --all for those that appear on the ports Tracy
  * clients take, --expect) go into one trace on one clock by the collector
- * (core/capture/collector.h); every output holds every process.
+ * (core/capture/collector.h); every output holds every process. --serve shows them all
+ * to one Tracy server (the GUI) as one program (core/capture/serve.h).
  *
  * It says on stderr which program it records (name, pid, port), and, for one client, warns
  * when that is not the one started beside it (procinfo.c); --pid records a given process
  * wherever its port.
  *
  * Exit status: 0 the capture of every client is complete, 1 one is incomplete (it vanished,
- * Ctrl-C, the time limit; the output is still written, and says which), 2 error (no client
- * at all, too).
+ * Ctrl-C, the time limit; the output is still written, and says which) or an output could not
+ * be written at the end (the others are), 2 error (no client at all, too).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sigaction, isatty */
 #endif
 
 #include "capture/collector.h"
+#include "capture/serve.h"
 #include "capture_args.h"
 #include "procinfo.h"
 #include "trace/export.h"
@@ -45,6 +47,7 @@
 struct capture {
     struct tct_trace *trace;
     struct tcs_collector *collector;
+    struct tcs_serve *serve; /* --serve */
     const struct args *args;
     int single;        /* one client at one address */
     const char *host;  /* single: its address */
@@ -250,9 +253,9 @@ static void short_summary_many(const struct capture *c, int complete)
         const struct tcs_client *client = tcs_collector_client(c->collector, i);
         const struct tct_source *src = tct_trace_source(c->trace, (uint32_t)client->source);
         char label[TCT_SOURCE_LABEL], protocol[64], err[TCT_UNITS_BUF + 32], prefix[TCT_SOURCE_LABEL + 2];
-        if (src->clock_error == 0)
+        if (src->clock_error == 0 && i == 0) /* the first gives the trace its clock */
             snprintf(err, sizeof err, "exact");
-        else if (src->clock_error > 0)
+        else if (src->clock_error >= 0)
             snprintf(err, sizeof err, "+-%s (%s)", tct_format_duration(z, src->clock_error), methods[client->clock]);
         else
             snprintf(err, sizeof err, "unknown");
@@ -365,6 +368,51 @@ static int expected_done(const struct capture *c)
     return 1;
 }
 
+/* --serve: waits for the Tracy server to connect (the clients are recorded from then on):
+ * 0, or -1 after saying why. */
+static int serve_start(struct capture *c, const struct args *a, double time_limit)
+{
+    char err[512];
+    uint16_t bound = 0;
+    const char *host = a->serve_host[0] ? a->serve_host : NULL;
+    if (tcs_serve_listen(c->serve, host, a->serve_port, &bound, err, sizeof err) != 0) {
+        fprintf(stderr, "tracyc-capture: --serve: %s\n", err);
+        return -1;
+    }
+    say(c, "tracyc-capture: waiting for a Tracy server on %s port %u (tracy-capture -a %s -p %u, or the GUI)\n",
+        host ? host : "127.0.0.1", bound, host && strcmp(host, "0.0.0.0") && strcmp(host, "::") ? host : "127.0.0.1",
+        bound);
+    double end = time_limit > 0 ? now_s() + time_limit : 0;
+    while (!tcs_serve_connected(c->serve)) {
+        if (stop_requested || (end > 0 && now_s() >= end)) {
+            fprintf(stderr, "tracyc-capture: --serve: no Tracy server connected to port %u%s\n", bound,
+                    stop_requested ? "" : " within the time limit");
+            return -1;
+        }
+        tcs_serve_step(c->serve, 100);
+    }
+    tcs_serve_attach(c->serve, c->collector);
+    say(c, "tracyc-capture: serving a Tracy server (protocol %u); recording the clients\n",
+        tcs_serve_protocol(c->serve));
+    return 0;
+}
+
+/* --serve, once the trace has finished: the last items, Terminate, and the server's last
+ * queries. 0 when the server has everything, -1 after saying why not. */
+static int serve_finish(struct capture *c)
+{
+    if (!c->serve)
+        return 0;
+    if (!tcs_serve_gone(c->serve))
+        tcs_serve_finish(c->serve);
+    while (!tcs_serve_done(c->serve))
+        tcs_serve_step(c->serve, 100);
+    if (!tcs_serve_why(c->serve)[0])
+        return 0;
+    fprintf(stderr, "tracyc-capture: the Tracy server may not have everything: %s\n", tcs_serve_why(c->serve));
+    return -1;
+}
+
 /* Records until the clients are done, the user stops, or the time limit. */
 static void record(struct capture *c, double time_limit)
 {
@@ -386,10 +434,20 @@ static void record(struct capture *c, double time_limit)
             tcs_collector_stop(c->collector, why);
             stopped = 1;
         }
-        if (tcs_collector_step(c->collector, 100) != 0) {
+        struct pollfd fds[2];
+        size_t nfds = c->serve ? tcs_serve_pollfds(c->serve, fds, 2) : 0;
+        if (tcs_collector_step_with(c->collector, 100, fds, nfds) != 0) {
             fprintf(stderr, "tracyc-capture: poll: %s\n", strerror(errno));
             tcs_collector_stop(c->collector, "the capture failed");
             stopped = 1;
+        }
+        if (c->serve) {
+            tcs_serve_handle(c->serve, fds, nfds);
+            if (!stopped && tcs_serve_gone(c->serve)) {
+                say(c, "tracyc-capture: the Tracy server: %s\n", tcs_serve_why(c->serve));
+                tcs_collector_stop(c->collector, "the Tracy server went away");
+                stopped = 1;
+            }
         }
         status(c);
     }
@@ -426,6 +484,8 @@ static int write_outputs(struct capture *c, struct tct_output **outputs)
     tcs_collector_finish(c->collector);
     int status = clients_status(c);
     tct_trace_finish(c->trace);
+    if (serve_finish(c) != 0 && status == EXIT_COMPLETE)
+        status = EXIT_INCOMPLETE;
     int stdout_written = 0, failed = 0;
     for (size_t i = 0; i < a->output_count || (i == 0 && !a->output_count); i++) {
         char err[512];
@@ -438,8 +498,8 @@ static int write_outputs(struct capture *c, struct tct_output **outputs)
         stdout_written |= !a->output_count || strcmp(a->outputs[i], "-") == 0;
     }
     const struct tcs_client *first = tcs_collector_client(c->collector, 0);
-    if (failed)
-        return EXIT_ERROR;
+    if (failed) /* said above; the other outputs are written: the capture is short of one */
+        return status == EXIT_ERROR ? EXIT_ERROR : EXIT_INCOMPLETE;
     if (!stdout_written && c->single)
         short_summary_one(c, first, status == EXIT_COMPLETE);
     else if (!stdout_written)
@@ -466,9 +526,11 @@ int main(int argc, char **argv)
     const struct tcs_collector_options options = {
         .trace = c.trace, .on_client = on_client, .on_end = on_end, .user = &c};
     c.collector = c.trace ? tcs_collector_new(&options) : NULL;
+    if (c.collector && a.serve)
+        c.serve = tcs_serve_new(c.trace);
     struct tct_output *outputs[CAPTURE_MAX_OUTPUTS] = {0};
     char err[512] = "out of memory";
-    int failed = !c.collector;
+    int failed = !c.collector || (a.serve && !c.serve);
     for (size_t i = 0; !failed && (i < a.output_count || (i == 0 && !a.output_count)); i++)
         failed = !(outputs[i] = tct_output_open(c.trace, a.output_count ? a.outputs[i] : "-", &a.csv, err, sizeof err));
     if (failed)
@@ -491,7 +553,7 @@ int main(int argc, char **argv)
     }
     if (!failed && c.status_line && c.single)
         fprintf(stderr, "Connecting to %s:%u...", c.host, c.port);
-    failed = failed || add_sources(&c, &a) != 0;
+    failed = failed || (c.serve && serve_start(&c, &a, a.seconds) != 0) || add_sources(&c, &a) != 0;
     int status = EXIT_ERROR;
     if (!failed) {
         record(&c, a.seconds > 0 ? (a.seconds > waited + 1e-3 ? a.seconds - waited : 1e-3) : 0);
@@ -503,12 +565,14 @@ int main(int argc, char **argv)
             else if (!c.failure[0])
                 snprintf(c.failure, sizeof c.failure, "no client connected within the time limit of %g s", a.seconds);
             explain_error(c.failure);
+            serve_finish(&c);
         } else {
             status = write_outputs(&c, outputs);
         }
     }
     for (size_t i = 0; i < CAPTURE_MAX_OUTPUTS; i++)
         tct_output_free(outputs[i]);
+    tcs_serve_free(c.serve); /* before the collector: its answers come from the decoders */
     tct_trace_free(c.trace);
     tcs_collector_free(c.collector);
     return status;

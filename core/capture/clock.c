@@ -6,37 +6,15 @@
 #include <string.h>
 
 #define NS 1000000000LL
-#define PROBE_EVERY_NS NS         /* after the first window: a probe a second */
-#define PROBE_GIVE_UP_NS (2 * NS) /* an answer later than this is not waited for */
-#define RATE_KNOWN 1e-5           /* the rate is used once known within 10 ppm */
-#define RATE_PLAUSIBLE 1e-3       /* two clocks never differ by more than this */
-#define NS_LIMIT 4.6e18           /* a time in ns that int64_t holds with room to add one more */
+#define PROBE_EVERY_NS NS   /* after the first window: a probe a second */
+#define RATE_PLAUSIBLE 1e-3 /* two clocks never differ by more than this */
+#define NS_LIMIT 4.6e18     /* a time in ns that int64_t holds with room to add one more */
 
 /* Readings and welcomes are the client's word: their differences are taken in double, and a
  * time is kept within what int64_t holds. */
 static int64_t to_ns(double t)
 {
     return t < -NS_LIMIT ? (int64_t)-NS_LIMIT : t > NS_LIMIT ? (int64_t)NS_LIMIT : (int64_t)t;
-}
-
-uint64_t tcs_host_id(void)
-{
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    char id[64];
-    if (!f)
-        return 0;
-    size_t n = fread(id, 1, sizeof id, f);
-    fclose(f);
-    while (n && (id[n - 1] == '\n' || id[n - 1] == ' '))
-        n--;
-    if (!n)
-        return 0;
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (uint8_t)id[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
 }
 
 void tcs_clock_init(struct tcs_clock *c, uint64_t host)
@@ -138,7 +116,7 @@ uint32_t tcs_clock_probe_due(const struct tcs_clock *c, int64_t raw_now)
 {
     if (c->method != TCS_CLOCK_PROBES)
         return 0;
-    if (c->asked_id && raw_now - c->asked_at < PROBE_GIVE_UP_NS)
+    if (c->asked_id && raw_now - c->asked_at < TCS_CLOCK_GIVE_UP_NS)
         return 0;
     return raw_now >= c->next_at ? c->next_id : 0;
 }
@@ -183,7 +161,7 @@ static int probes_line(const struct tcs_clock *c, struct tcs_clock_line *out)
     if (b && b->t > a->t) {
         double span = (double)b->t - (double)a->t;
         double rate = ((double)b->mid - (double)a->mid) / span;
-        if ((double)(a->half + b->half) / span < RATE_KNOWN && fabs(rate - 1.0) < RATE_PLAUSIBLE) {
+        if ((double)(a->half + b->half) / span < TCS_CLOCK_RATE_KNOWN && fabs(rate - 1.0) < RATE_PLAUSIBLE) {
             *out = (struct tcs_clock_line){a->t, a->mid, rate, a->half > b->half ? a->half : b->half};
             return 0;
         }

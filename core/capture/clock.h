@@ -9,10 +9,13 @@
  * best the client allows (docs/capture.md, "One clock"):
  *
  *   - readings, same host: a tracyc client that took the clock extension (docs/protocol.md
- *     §27) sends TracycClock items: its event clock and its CLOCK_MONOTONIC_RAW read back to
+ *     §28) sends TracycClock items: its event clock and its CLOCK_MONOTONIC_RAW read back to
  *     back, with its host id. With the collector's host id, its raw clock is the
  *     collector's: the line goes through the first and the latest reading; its error is
- *     the farthest the readings kept in between (at most 64, thinned evenly) lie from it;
+ *     the farthest the readings kept in between (at most 64, thinned evenly) lie from it
+ *     (with one reading only, from a client that ended before it sent another: the line
+ *     at rate 1 through it, error unknown here; the collector gives 10 ppm of the way to
+ *     the client's farthest event);
  *   - probes, another host: the collector asks TracycClockProbe queries; each answer's
  *     event time t was read between the query's sending and the answer's arrival, so it
  *     lies at their midpoint within half the round trip (NTP's reasoning). The best (the
@@ -50,6 +53,10 @@ enum tcs_clock_method {
 
 #define TCS_CLOCK_KEPT 64
 #define TCS_CLOCK_WINDOW 8
+/* A rate is used once known within 10 ppm; a tracyc client's event clock is calibrated
+ * against the raw clock at least that well. */
+#define TCS_CLOCK_RATE_KNOWN 1e-5
+#define TCS_CLOCK_GIVE_UP_NS 2000000000LL /* a probe's answer later than this is not waited for */
 
 struct tcs_clock_probe {
     int64_t t;    /* the client's event time in its answer */
@@ -77,10 +84,7 @@ struct tcs_clock {
     int64_t asked_at, next_at;  /* when it was sent; when the next one is due */
 };
 
-/* The id of this host: a 64-bit FNV-1a hash of /proc/sys/kernel/random/boot_id (its 36
- * characters, no newline), as tracyc clients send it; 0 when it cannot be read. */
-uint64_t tcs_host_id(void);
-
+/* host: the collector's host id (util/host_id.h: tcu_host_id). */
 void tcs_clock_init(struct tcs_clock *c, uint64_t host);
 /* The client's welcome arrived at raw_now (the collector's real clock then: real_now). */
 void tcs_clock_welcome(struct tcs_clock *c, const struct tcd_welcome *w, int64_t raw_now, int64_t real_now);

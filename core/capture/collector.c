@@ -11,6 +11,7 @@
 #include "capture/sockets.h"
 #include "trace/names.h"
 #include "util/array.h"
+#include "util/host_id.h"
 
 #define RECV_CHUNK (256 * 1024)
 #define SCAN_EVERY_S 0.5
@@ -73,6 +74,19 @@ static const struct entry *reference_client(const struct tcs_collector *c)
     return c->has_reference || !c->client_count ? NULL : c->clients[0];
 }
 
+/* One reading of a client on this host (a short-lived one that ended before it was asked
+ * again) places it exactly at that reading; away from it, its event clock may run at
+ * another rate than the raw clock by as much as its calibration against it allows: 10 ppm
+ * of the way to its farthest event (clock.h). */
+static void single_reading_error(const struct tcs_collector *c, const struct entry *e, struct tcs_clock_line *line)
+{
+    if (line->error >= 0 || e->clock.method != TCS_CLOCK_READINGS || e->pub.source < 0)
+        return;
+    const struct tct_source *src = tct_trace_source(c->opt.trace, (uint32_t)e->pub.source);
+    double span = fmax(fabs((double)line->t0), fabs((double)src->last_time - (double)line->t0));
+    line->error = (int64_t)fmin(ceil(span * TCS_CLOCK_RATE_KNOWN), OFFSET_LIMIT);
+}
+
 /* Puts a client on the trace's clock: trace time = ref.t0 + (raw - ref.raw0) / ref.rate,
  * with raw = line.raw0 + (t - line.t0) * line.rate. */
 static void apply_clock(struct tcs_collector *c, struct entry *e)
@@ -88,6 +102,9 @@ static void apply_clock(struct tcs_collector *c, struct entry *e)
         e->pub.clock_error = 0;
     } else if (tcs_clock_line(&e->clock, &own) == 0 &&
                (c->has_reference ? (ref = c->reference, 1) : rc && tcs_clock_line(&rc->clock, &ref) == 0)) {
+        single_reading_error(c, e, &own);
+        if (rc)
+            single_reading_error(c, rc, &ref);
         /* in double: a hostile client's readings may be anything */
         double at = (double)ref.t0 + ((double)own.raw0 - (double)ref.raw0 - (double)own.t0 * own.rate) / ref.rate;
         offset = at < -OFFSET_LIMIT ? (int64_t)-OFFSET_LIMIT : at > OFFSET_LIMIT ? (int64_t)OFFSET_LIMIT : llround(at);
@@ -138,6 +155,11 @@ static void on_event(void *user, const struct tcd_event *ev)
     if (e->pub.source < 0)
         return;
     switch (ev->kind) {
+    case TCD_CLOCK_SYNC: /* a tracyc client's clocks, read together (docs/protocol.md §28) */
+        tcs_clock_reading(&e->clock, ev->time, (int64_t)ev->value, ev->time2, ev->address, ev->id, tcs_raw_ns(),
+                          tcs_real_ns());
+        e->clock_dirty = 1;
+        break;
     case TCD_ZONE_BEGIN:
     case TCD_ZONE_END:
     case TCD_MESSAGE:
@@ -358,7 +380,7 @@ struct tcs_collector *tcs_collector_new(const struct tcs_collector_options *opti
         free(c);
         return NULL;
     }
-    c->host_id = tcs_host_id();
+    c->host_id = tcu_host_id();
     return c;
 }
 
@@ -403,11 +425,30 @@ static int ended(struct tcs_collector *c, struct entry *e)
     return 1;
 }
 
+/* A client on another host is asked to read its clock now and then (clock.h): sends a probe
+ * when one is due; returns the milliseconds until the next may be, -1 when none will. */
+static int probe_clock(struct entry *e)
+{
+    if (e->pub.source < 0 || e->clock.method != TCS_CLOCK_PROBES)
+        return -1;
+    int64_t raw = tcs_raw_ns();
+    uint32_t id = tcs_clock_probe_due(&e->clock, raw);
+    if (id && tcd_decoder_probe_clock(e->dec, id) == 0)
+        tcs_clock_probe_sent(&e->clock, id, raw);
+    int64_t until = e->clock.asked_id ? e->clock.asked_at + TCS_CLOCK_GIVE_UP_NS - raw : e->clock.next_at - raw;
+    return until <= 0 ? 0 : until / 1000000 + 1 > 1000 ? 1000 : (int)(until / 1000000 + 1);
+}
+
 int tcs_collector_step(struct tcs_collector *c, int timeout_ms)
+{
+    return tcs_collector_step_with(c, timeout_ms, NULL, 0);
+}
+
+int tcs_collector_step_with(struct tcs_collector *c, int timeout_ms, struct pollfd *extra, size_t extra_count)
 {
     double now = tcs_now_s();
     rescan(c, now);
-    size_t need = c->listener_count + c->entry_count;
+    size_t need = c->listener_count + c->entry_count + extra_count;
     if (need > c->fd_cap) {
         struct pollfd *grown = realloc(c->fds, need * sizeof *grown);
         if (!grown)
@@ -422,7 +463,10 @@ int tcs_collector_step(struct tcs_collector *c, int timeout_ms)
     for (size_t i = 0; i < c->entry_count; i++) {
         struct entry *e = c->entries[i];
         c->fds[n] = (struct pollfd){.fd = -1};
-        int ms = e->session ? tcs_session_poll(e->session, &c->fds[n], now) : -1;
+        int ms = e->session ? probe_clock(e) : -1; /* before its poll: the probe goes out with it */
+        int sms = e->session ? tcs_session_poll(e->session, &c->fds[n], now) : -1;
+        if (sms >= 0 && (ms < 0 || sms < ms))
+            ms = sms;
         n++;
         if (ms >= 0 && (wait < 0 || ms < wait))
             wait = ms;
@@ -432,8 +476,12 @@ int tcs_collector_step(struct tcs_collector *c, int timeout_ms)
         if (wait < 0 || ms < wait)
             wait = ms < 0 ? 0 : ms;
     }
-    if (poll(c->fds, n, wait) < 0 && errno != EINTR)
+    for (size_t i = 0; i < extra_count; i++)
+        c->fds[n + i] = (struct pollfd){.fd = extra[i].fd, .events = extra[i].events};
+    if (poll(c->fds, n + extra_count, wait) < 0 && errno != EINTR)
         return -1;
+    for (size_t i = 0; i < extra_count; i++)
+        extra[i].revents = c->fds[n + i].revents;
     now = tcs_now_s();
     size_t listeners = c->listener_count, live = c->entry_count;
     for (size_t i = 0; i < listeners; i++)
@@ -536,6 +584,8 @@ static void start_at_earliest(struct tcs_collector *c)
 
 void tcs_collector_finish(struct tcs_collector *c)
 {
+    for (size_t i = 0; i < c->client_count; i++) /* the errors that grow with the clients' spans */
+        apply_clock(c, c->clients[i]);
     for (size_t i = 0; i < c->client_count; i++) {
         struct entry *e = c->clients[i];
         if (e->session || e->pub.result != TCS_COMPLETE)

@@ -36,6 +36,7 @@
 #ifndef TRACYC_CAPTURE_COLLECTOR_H
 #define TRACYC_CAPTURE_COLLECTOR_H
 
+#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -102,6 +103,9 @@ void tcs_collector_set_reference(struct tcs_collector *c, const struct tcs_clock
 /* Polls every socket once (waiting at most timeout_ms) and does what can be done. 0, or -1
  * when poll itself failed. */
 int tcs_collector_step(struct tcs_collector *c, int timeout_ms);
+/* The same, polling the owner's sockets too (the proxy's, serve.h), so that one wait
+ * serves both: extra[i].fd and .events as given, .revents filled in. */
+int tcs_collector_step_with(struct tcs_collector *c, int timeout_ms, struct pollfd *extra, size_t extra_count);
 /* Stops: listening sockets and scans are closed, waiting connections given up, and every
  * running client is sent a Terminate query and ends incomplete with why. Step on until
  * tcs_collector_live() is 0. */

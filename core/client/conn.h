@@ -29,6 +29,7 @@ struct tc_transport {
     /* Bytes read (> 0), 0 when nothing arrived within timeout_ms, -1 when gone. */
     long (*recv)(struct tc_transport *t, void *buf, size_t cap, int timeout_ms);
     void (*close)(struct tc_transport *t);
+    int fd; /* readable when the peer has sent something (the worker waits on it); -1: none */
 };
 
 struct tc_conn {

@@ -144,6 +144,7 @@ struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen)
     ip->base.send = ip_send;
     ip->base.recv = ip_recv;
     ip->base.close = ip_close;
+    ip->base.fd = -1; /* its queries come while the worker sends, never in between */
     ip->path = strdup(path);
     ip->dec = tcd_decoder_new(&callbacks, ip, NULL);
     ip->trace = tct_trace_new();

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -45,6 +46,10 @@
  * come after another CPU's later ones: the server needs each thread's events in order. */
 #define MERGE_DELAY_NS 2000000
 #define POLL_MS 10
+/* With no record read in the last pass (every thread off the CPU: an idle program), the
+ * sampler waits this long before it looks again; a record the kernel writes meanwhile
+ * wakes it only at the ring's watermark, and is delayed, never lost. */
+#define IDLE_POLL_MS 250
 
 struct ring {
     int fd; /* the event that owns the buffer; the CPU's other events write into it */
@@ -70,7 +75,8 @@ static struct {
     _Atomic int paused;   /* ___tracy_end_sampling_profiling */
     _Atomic int refused;  /* the last start failed */
     int running;
-    char reason[320];
+    char reason[320];       /* written by the worker while starting */
+    _Atomic int has_reason; /* reason is complete: other threads may read it */
     int64_t period_ns;
     _Atomic uint64_t lost;
     int stream_ready;
@@ -82,6 +88,7 @@ static struct {
     size_t nfds, fds_cap;
     pthread_t thread;
     _Atomic int stop;
+    int wake_fd;       /* an eventfd: stop_locked wakes the sampler with it */
     int sampling;      /* samples wanted (else only context switches) */
     int use_callchain; /* no libdw to unwind copied stacks: the kernel's frame-pointer chain */
     int finished;      /* shut down: never start again */
@@ -94,7 +101,7 @@ static struct {
     size_t queued, queue_cap;
     int64_t tsc_ref, ns_ref; /* a clock pair for converting perf times to ticks */
     double ns_per_tick;
-} s = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} s = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake_fd = -1};
 
 static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long flags)
 {
@@ -358,6 +365,7 @@ static void say_reason(void)
     static int said;
     if (s.reason[0] && !said++)
         fprintf(stderr, "tracyc: %s\n", s.reason);
+    atomic_store_explicit(&s.has_reason, s.reason[0] != 0, memory_order_release);
 }
 
 /* Opens the events for every thread (and, by inheritance, every later one). */
@@ -624,9 +632,10 @@ static void on_record(const struct perf_event_header *h, const uint8_t *body, co
     }
 }
 
-/* Takes every complete record out of the ring. */
-static void read_ring(struct ring *r)
+/* Takes every complete record out of the ring; returns how many. */
+static size_t read_ring(struct ring *r)
 {
+    size_t count = 0;
     static uint8_t copy[65536]; /* a record that wraps around the end of the buffer */
     uint64_t head = __atomic_load_n(&r->page->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = r->page->data_tail;
@@ -652,8 +661,10 @@ static void read_ring(struct ring *r)
         }
         on_record(&h, rec + sizeof h, rec + h.size);
         tail += h.size;
+        count++;
     }
     __atomic_store_n(&r->page->data_tail, tail, __ATOMIC_RELEASE);
+    return count;
 }
 
 static int by_time(const void *a, const void *b)
@@ -709,24 +720,28 @@ static void *sampler_main(void *arg)
         s.unwinder = tcn_sample_unwinder_new();
     if (s.sampling && s.use_callchain && !s.callchain)
         s.callchain = tcn_sample_callchain_new();
-    struct pollfd *polls = calloc((size_t)s.nrings, sizeof *polls);
+    struct pollfd *polls = calloc((size_t)s.nrings + 1, sizeof *polls);
     int npolls = 0;
+    if (polls && s.wake_fd >= 0)
+        polls[npolls++] = (struct pollfd){s.wake_fd, POLLIN, 0};
     for (int i = 0; polls && i < s.nrings; i++)
         if (s.rings[i].page)
             polls[npolls++] = (struct pollfd){s.rings[i].fd, POLLIN, 0};
+    size_t got = 1;
     for (;;) {
         int stopping = atomic_load(&s.stop);
         if (!stopping && polls)
-            poll(polls, (nfds_t)npolls, POLL_MS);
+            poll(polls, (nfds_t)npolls, got || s.queued ? POLL_MS : IDLE_POLL_MS);
         int64_t now = tc_clock_monotonic_ns();
         refresh_clock_pair();
         if (s.unwinder)
             tcn_sample_unwinder_sync(s.unwinder);
         if (s.callchain)
             tcn_sample_callchain_sync(s.callchain);
+        got = 0;
         for (int i = 0; i < s.nrings; i++)
             if (s.rings[i].page)
-                read_ring(&s.rings[i]);
+                got += read_ring(&s.rings[i]);
         emit(stopping ? INT64_MAX : now - MERGE_DELAY_NS);
         if (stopping)
             break;
@@ -744,6 +759,8 @@ static void stop_locked(void)
     for (size_t i = 0; i < s.nfds; i++)
         ioctl(s.fds[i], PERF_EVENT_IOC_DISABLE, 0);
     atomic_store(&s.stop, 1);
+    if (s.wake_fd >= 0)
+        eventfd_write(s.wake_fd, 1);
     tcu_thread_join(s.thread);
     close_events();
     s.running = 0;
@@ -765,20 +782,31 @@ static void start_locked(void)
         s.stream_ready = 1;
     }
     s.pid = getpid();
+    atomic_store(&s.has_reason, 0);
     s.reason[0] = 0;
-    s.ns_per_tick = tc_clock_calibrate(20 * 1000000);
-    refresh_clock_pair();
     if (open_events(cfg) != 0) {
         atomic_store(&s.refused, 1);
         say_reason();
         return;
     }
+    /* The events run from here; the calibration waits until 20 ms after start-up, which a
+     * short program may not live to see: its samples wait in the rings meanwhile. */
+    s.ns_per_tick = tc_clock_calibrate(20 * 1000000);
+    refresh_clock_pair();
     say_reason(); /* limited: not every thread is sampled */
     atomic_store(&s.refused, 0);
     atomic_store(&s.stop, 0);
+    /* Made once and kept: a descriptor is low for a moment when made (util/fd.h). A stop's
+     * wake-up, not read by the sampler that stopped, is read here. */
+    eventfd_t stale;
+    if (s.wake_fd < 0)
+        s.wake_fd = tcu_fd_lift(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    else
+        eventfd_read(s.wake_fd, &stale);
     if (tcu_thread_start(&s.thread, "tracyc sampler", sampler_main, NULL) != 0) {
         close_events();
         snprintf(s.reason, sizeof s.reason, "sampling unavailable: no thread for the sampler");
+        atomic_store_explicit(&s.has_reason, 1, memory_order_release);
         return;
     }
     s.running = 1;
@@ -804,7 +832,8 @@ int64_t tc_sampling_period_ns(void)
 
 const char *tc_sampling_unavailable(void)
 {
-    return s.reason[0] ? s.reason : NULL;
+    /* Read by threads other than the worker (which writes it under s.lock): only once whole. */
+    return atomic_load_explicit(&s.has_reason, memory_order_acquire) ? s.reason : NULL;
 }
 
 uint64_t tc_sampling_lost(void)
@@ -849,5 +878,8 @@ void tc_sampling_forget_after_fork(void)
     for (size_t i = 0; i < s.nfds; i++)
         close(s.fds[i]);
     s.nfds = 0;
+    if (s.wake_fd >= 0)
+        close(s.wake_fd);
+    s.wake_fd = -1;
     s.running = 0;
 }

@@ -2,6 +2,8 @@
  * tc_stream. */
 #include "client/stream.h"
 
+#include "client/wake.h"
+
 #include <stdlib.h>
 
 #define CHUNK_BYTES (128 * 1024)
@@ -158,6 +160,7 @@ void *tc_stream_reserve_slow(struct tc_stream *s, size_t n, int force)
     atomic_store_explicit(&s->tail->next, c, memory_order_release);
     s->tail = c;
     s->pos = n;
+    tc_wake_worker(); /* a chunk's worth is waiting: worth draining now */
     return c->data;
 }
 

@@ -21,9 +21,11 @@
 #include "client/state.h"
 #include "client/record.h"
 #include "client/replay.h"
+#include "client/wake.h"
 #include "wire/protocol.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -64,10 +66,12 @@ static struct {
     struct pending_server pending[MAX_PENDING];
     int npending;
     uint64_t accepted; /* connections accepted so far */
+    int stalled;       /* the last pass left a thread waiting at a fiber for others */
     /* The in-process capture collects the program's children (tc_worker_collect_children):
      * they dial this socket (TRACYC_CONNECT in the environment). Under request_lock: the
      * socket, and whether it is wanted no more (the worker closes it). */
     int children_fd;
+    uint16_t children_port;
     int children_closing;
     int children_wanted; /* the capture, when it opens, collects */
     int capturing;       /* an in-process capture was asked for, and did not fail to open */
@@ -89,9 +93,16 @@ static void sleep_ms(int ms)
  * short passes in a tight loop would slow the program down; a pause lets records pile up
  * and be drained in bulk. */
 #define SMALL_PASS (64 * 1024)
-/* Below this a pass is a trickle (CPU samples arrive at ~150 bytes a millisecond): waking
- * up more often than when idle would cost the program more than the data is worth. */
+/* Below this a pass is a trickle (CPU samples arrive at ~150 bytes a millisecond): the
+ * worker waits for more, or for TRICKLE_WAIT_MS, rather than cost the program a pass for
+ * little data. */
 #define TRICKLE_PASS (4 * 1024)
+/* How long the worker waits for work: a stream taking a new chunk (128 KiB recorded), a
+ * server's query or connection, an answer of the resolver, a request or the stop wake it
+ * sooner. While connected, events that trickle reach the server after this at most; with
+ * no server, the wait ends only for the broadcast, a handshake's deadline or a new server. */
+#define TRICKLE_WAIT_MS 50
+#define IDLE_WAIT_MS 250
 
 static int conn_live(int slot)
 {
@@ -190,6 +201,7 @@ static size_t drain_all(void)
         }
         n += progress;
     } while (progress && waiting);
+    w.stalled = waiting;
     for (struct tc_thread *t = head; t; t = t->next)
         tc_fiber_pass_end(t);
     struct tc_stream *samples = tc_sampling_stream(); /* their own time chain: any order */
@@ -407,8 +419,8 @@ static void start_requested_capture(void)
 }
 
 /* The children that dialed the in-process capture's socket, once it can take them; the
- * socket closed when it is wanted no more. */
-static void take_children(void)
+ * socket closed when it is wanted no more. Returns whether children are collected. */
+static int take_children(void)
 {
     pthread_mutex_lock(&w.request_lock);
     if (w.children_closing && w.children_fd >= 0) {
@@ -419,13 +431,15 @@ static void take_children(void)
     int fd = w.children_fd, wanted = w.children_wanted;
     pthread_mutex_unlock(&w.request_lock);
     if (!w.inproc)
-        return;
+        return 0;
     if (wanted)
         tc_inproc_collect(w.inproc); /* at the first pass that has both (tried again when out of memory) */
-    if (fd >= 0 && tc_inproc_takes_children(w.inproc))
+    int collecting = fd >= 0 && tc_inproc_takes_children(w.inproc);
+    if (collecting)
         for (int child; (child = tc_net_accept_fd(fd)) >= 0;)
             tc_inproc_adopt(w.inproc, child);
     tc_inproc_step(w.inproc, 0);
+    return collecting;
 }
 
 static void service_connections(int timeout_ms)
@@ -448,18 +462,64 @@ static void service_connections(int timeout_ms)
     }
 }
 
+/* Sleeps until there is work, or for timeout_ms: on the wake descriptor (wake.h), the
+ * listening socket while no server is live, the servers whose hello is under way and the
+ * live servers' sockets (their queries). */
+static void wait_for_work(int timeout_ms)
+{
+    struct pollfd fds[2 + MAX_PENDING + TC_MAX_CONNS];
+    nfds_t n = 0;
+    fds[n++] = (struct pollfd){tc_wake_fd(), POLLIN, 0};
+    if (w.listen_fd >= 0 && !conn_live(SLOT_TCP))
+        fds[n++] = (struct pollfd){w.listen_fd, POLLIN, 0};
+    for (int i = 0; i < w.npending; i++) /* a whole hello waits for the slot, not for bytes */
+        if (w.pending[i].got < sizeof w.pending[i].hello)
+            fds[n++] = (struct pollfd){w.pending[i].t->fd, POLLIN, 0};
+    for (int i = 0; i < TC_MAX_CONNS; i++)
+        if (conn_live(i) && w.conns[i].transport->fd >= 0)
+            fds[n++] = (struct pollfd){w.conns[i].transport->fd, POLLIN, 0};
+    if (tc_wake_wait_begin() && !atomic_load(&w.stop))
+        poll(fds, n, timeout_ms);
+    tc_wake_wait_end();
+}
+
+/* At exit, with the worker stopped: until c's server sends something, the resolver has an
+ * answer, or timeout_ms. */
+static void wait_for_conn(struct tc_conn *c, int timeout_ms)
+{
+    struct pollfd fds[2] = {{tc_wake_fd(), POLLIN, 0}, {c->transport->fd, POLLIN, 0}};
+    if (tc_wake_wait_begin())
+        poll(fds, c->transport->fd >= 0 ? 2 : 1, timeout_ms);
+    tc_wake_wait_end();
+}
+
+/* How long the next wait may be. Children's connections to the in-process capture (its
+ * collector steps them) and a dial under way (dial.c) have no descriptor here to wait on:
+ * they are looked at every DIAL_WAIT_MS and 1 ms as before; a thread waiting at a fiber is
+ * counted in passes (fiber.c). */
+#define DIAL_WAIT_MS 10
+static int wait_ms(int collecting)
+{
+    if (collecting || (any_live() && w.stalled))
+        return 1;
+    if (tc_dial_active() && !conn_live(SLOT_TCP))
+        return DIAL_WAIT_MS;
+    return any_live() ? TRICKLE_WAIT_MS : IDLE_WAIT_MS;
+}
+
 static void *worker_main(void *arg)
 {
     (void)arg;
+    tcn_resolver_set_notify(tc_wake_worker);
     while (!atomic_load(&w.stop)) {
         start_requested_capture();
         look_for_server();
-        take_children();
+        int collecting = take_children();
         tc_sampling_update(any_live());
         size_t n = any_live() ? drain_all() : 0;
         service_connections(0);
         if (n < TRICKLE_PASS)
-            sleep_ms(1);
+            wait_for_work(wait_ms(collecting));
         else if (n < SMALL_PASS)
             sleep_us(200);
     }
@@ -493,6 +553,8 @@ int tc_worker_capture_start(const char *path)
         w.capturing = 1;
     }
     pthread_mutex_unlock(&w.request_lock);
+    if (!busy)
+        tc_wake_worker_now();
     return busy ? -1 : 0;
 }
 
@@ -510,16 +572,15 @@ int tc_worker_collect_children(int on)
     } else {
         w.children_wanted = 1;
         w.children_closing = 0;
-        uint16_t port = 0;
         if (w.children_fd < 0)
-            w.children_fd = tc_net_listen_loopback(&port);
+            w.children_fd = tc_net_listen_loopback(&w.children_port);
         if (w.children_fd < 0) {
             tc_set_error("no socket for the children: %s", strerror(errno));
             w.children_wanted = 0;
             rc = -1;
-        } else if (port) {
+        } else {
             char address[32];
-            snprintf(address, sizeof address, "127.0.0.1:%u", port);
+            snprintf(address, sizeof address, "127.0.0.1:%u", w.children_port);
             setenv("TRACYC_CONNECT", address, 1);
         }
     }
@@ -602,11 +663,20 @@ static int finish_connection(int slot)
     end_open_zones(c);
     tcw_enc_byte(&c->enc, TCW_Terminate);
     tcw_enc_flush(&c->enc);
-    int quiet_ms = 0;
-    while (c->alive && !c->terminated && quiet_ms < FINAL_QUERY_WAIT_MS) {
-        int answered = tc_conn_serve_queries(c, 10);
+    int64_t quiet_since = tc_clock_monotonic_ns();
+    while (c->alive && !c->terminated) {
+        int answered = tc_conn_serve_queries(c, 0);
+        int64_t now = tc_clock_monotonic_ns();
         /* Symbols still being resolved will be asked about: not quiet. */
-        quiet_ms = answered > 0 || tc_conn_resolving(c) ? 0 : quiet_ms + 10;
+        if (answered > 0 || tc_conn_resolving(c))
+            quiet_since = now;
+        else if (now - quiet_since >= FINAL_QUERY_WAIT_MS * 1000000LL)
+            break;
+        /* For the server's next query or the resolver's next answer: the in-process
+         * capture's queries all came with the last answers, so waiting on its transport
+         * would spin while the resolver works. */
+        if (answered == 0)
+            wait_for_conn(c, 10);
     }
     int delivered = c->terminated || c->alive;
     close_connection(slot);
@@ -638,6 +708,7 @@ void tc_worker_stop(void)
     if (!w.started)
         return;
     atomic_store(&w.stop, 1);
+    tc_wake_worker_now();
     tcu_thread_join(w.thread);
     w.started = 0;
     /* The program is ending: its last samples go out with the rest, then no more. */
@@ -686,6 +757,7 @@ void tc_worker_forget_after_fork(void)
 {
     /* The worker thread does not exist in the child; its sockets belong to the parent. */
     w.started = 0;
+    tc_wake_forget_after_fork();
     tc_sampling_forget_after_fork();
     if (w.listen_fd >= 0)
         close(w.listen_fd);

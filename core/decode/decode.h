@@ -260,6 +260,25 @@ const struct tcd_frame *tcd_frame(const struct tcd_decoder *dec, uint32_t index)
  * Symbol query: 1 with *file and *line set, 0 when unknown or unanswered. */
 int tcd_symbol(const struct tcd_decoder *dec, uint64_t symbol, const char **file, uint32_t *line);
 
+/* Whether the names of an id are final: the client has answered every query the decoder
+ * asked about it (a static source location's, and its strings; a thread's or fiber's name;
+ * a plot's, a frame set's, a pool's; a string handle's text; a callstack frame's; a
+ * symbol's), so that the tables above give what the client said, not a placeholder. An id
+ * the decoder never saw has nothing to wait for: true. The server-side proxy
+ * (capture/serve.h) answers its own server's queries only once this holds, or once the
+ * client has gone. */
+enum tcd_name_kind {
+    TCD_NAME_SRCLOC,    /* a tcd_srcloc index */
+    TCD_NAME_THREAD,    /* a thread id (a fiber's virtual id too) */
+    TCD_NAME_PLOT,      /* a plot */
+    TCD_NAME_FRAME_SET, /* a frame set (0: "Frame") */
+    TCD_NAME_POOL,      /* a memory pool (0: the default) */
+    TCD_NAME_STRING,    /* a string handle */
+    TCD_NAME_FRAME,     /* a callstack frame index */
+    TCD_NAME_SYMBOL,    /* a symbol address */
+};
+bool tcd_name_settled(const struct tcd_decoder *dec, enum tcd_name_kind kind, uint64_t id);
+
 /* Threads of the whole system, as context switches name them: the names the client gave
  * for an ExternalName query ("" unknown), and the process a thread belongs to (TidToPid;
  * 0 unknown). */

@@ -18,12 +18,15 @@ void tcd_clock_item(struct tcd_decoder *dec, const uint8_t *it)
     ev.time2 = (int64_t)tcu_rd64(it + 17);
     ev.address = tcu_rd64(it + 25);
     ev.id = tcu_rd32(it + 33);
+    if (ev.id && ev.id == dec->probe_pending)
+        dec->probe_pending = 0;
     tcd_emit(dec, &ev);
 }
 
 /* Sent at once, past the queue and its limit: the time it leaves is what the probe
- * measures. Its AckServerQueryNoop, which follows the reading, is counted like any
- * query's reply. */
+ * measures. Until its reading comes the decoder is not done, so that a client that ends
+ * right after its first reading is still asked once, and answers. Its AckServerQueryNoop,
+ * which follows the reading, is counted like any query's reply. */
 int tcd_decoder_probe_clock(struct tcd_decoder *dec, uint32_t id)
 {
     if (dec->clock != TCD_CLOCK_TAKEN || dec->state != TCD_STATE_RUNNING)
@@ -33,6 +36,7 @@ int tcd_decoder_probe_clock(struct tcd_decoder *dec, uint32_t id)
     memcpy(packet + 1, &ptr, 8);
     dec->outstanding++;
     dec->stats.queries_sent++;
+    dec->probe_pending = id;
     if (dec->cb.on_query)
         dec->cb.on_query(dec->query_user, packet);
     return 0;

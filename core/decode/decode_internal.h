@@ -15,6 +15,8 @@
  *   decode_tables.c  memory budget, symbol tables, kept strings, the query queue
  *   decode_fail.c    failing: the first cause kept, with the item's name and position
  *   decode_names.c   item type names for error messages
+ *   decode_settled.c whether an id's names are final (tcd_name_settled): reads the tables
+ *                    of decode_tables.c and decode_callstacks.c; nothing calls it
  *
  * Nothing here is part of the public interface.
  */
@@ -72,6 +74,7 @@ struct tcd_srcloc_rec {
     uint32_t name_str, function_str, file_str; /* string handles of a static srcloc */
     uint32_t same_hash; /* payload srclocs: index + 1 of the older one with the same content hash, 0 = none */
     uint8_t is_static;
+    uint8_t answered; /* a static one: its SourceLocation reply came */
 };
 
 struct tcd_named { /* a plot or a frame set */
@@ -153,6 +156,8 @@ struct tcd_decoder {
     uint8_t refused;                        /* the client answered "protocol mismatch" */
     uint8_t renames;                        /* the client may send renames (docs/protocol.md §27) */
     uint8_t clock;                          /* enum tcd_clock_state (docs/protocol.md §28) */
+    uint32_t probe_pending;                 /* the clock probe whose reading has not come (0: none): the capture
+                             * is not done without it (§28) */
 
     /* handshake */
     uint8_t hs_buf[1 + TCD_WELCOME_MAX + TCW_ONDEMAND_SIZE];

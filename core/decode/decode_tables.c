@@ -218,7 +218,7 @@ bool tcd_nothing_pending(const struct tcd_decoder *dec)
            dec->pending_plots == 0 && dec->pending_frames == 0 && dec->pending_fibers == 0 && !dec->single.set &&
            !dec->second.set && !dec->frame_image.set && dec->pending_payload == 0 && !dec->mem_name_set &&
            dec->pending_callstack == 0 && dec->pending_callstack_frames == 0 && !dec->open_frame &&
-           dec->pending_symbols == 0 && dec->pending_externals == 0;
+           dec->pending_symbols == 0 && dec->pending_externals == 0 && dec->probe_pending == 0;
 }
 
 void tcd_reply_received(struct tcd_decoder *dec)
@@ -436,6 +436,7 @@ int tcd_reply_srcloc(struct tcd_decoder *dec, uint64_t name, uint64_t function, 
     rec->function_str = tcd_check_string(dec, function);
     rec->pub.line = line;
     rec->pub.color = color;
+    rec->answered = 1;
     tcd_reply_received(dec);
     return 0;
 }

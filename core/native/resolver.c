@@ -18,6 +18,7 @@ static struct {
     struct tcn_resolved **done_tail;
     size_t waiting;              /* in todo */
     struct tcn_symbols *symbols; /* the thread's own */
+    void (*answered)(void);
 } r = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static const struct tcn_symbol_location unknown_location = {"[unknown]", 1, {{"[unknown]", "[unknown]", 0, 0, 0}}};
@@ -70,9 +71,19 @@ static void *resolver_main(void *arg)
         pthread_mutex_lock(&r.lock);
         r.current = NULL;
         append(&r.done_tail, job);
+        if (r.answered) {
+            pthread_mutex_unlock(&r.lock);
+            r.answered();
+            pthread_mutex_lock(&r.lock);
+        }
     }
     pthread_mutex_unlock(&r.lock);
     return NULL;
+}
+
+void tcn_resolver_set_notify(void (*answered)(void))
+{
+    r.answered = answered;
 }
 
 int tcn_resolver_submit(uint64_t conn, enum tcn_resolve_kind kind, uint64_t ptr)

@@ -27,6 +27,9 @@ struct tcn_resolved {
     struct tcn_resolved *next;
 };
 
+/* Called by the resolver thread (with no lock held) each time an answer is ready: the
+ * worker, waiting for work, is woken by it. Set before the first query. */
+void tcn_resolver_set_notify(void (*answered)(void));
 /* Queues a query of connection `conn` (starting the thread on first use). -1 when out of
  * memory: the caller answers "unknown" itself. */
 int tcn_resolver_submit(uint64_t conn, enum tcn_resolve_kind kind, uint64_t ptr);

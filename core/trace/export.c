@@ -2,6 +2,7 @@
 #include "trace/export.h"
 
 #include "util/fd.h"
+#include "util/tempfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -229,7 +230,13 @@ int tct_output_close(struct tct_output *output, char *err, size_t errlen)
             unlink(tmp);
     }
     free(tmp);
-    if (rc != 0) {
+    int kept = output->format->replays ? tct_trace_kept_error(output->trace) : 0;
+    if (rc != 0 && kept) { /* the disk that filled is TMPDIR's, not (only) the output's */
+        snprintf(err, errlen,
+                 "cannot write %s: its events, kept in a temporary file in %s, could not all be stored there: %s", path,
+                 tcu_tempfile_dir(), strerror(kept));
+        errno = kept;
+    } else if (rc != 0) {
         snprintf(err, errlen, "cannot write %s: %s", to_stdout ? "the summary" : path, strerror(saved ? saved : EIO));
         errno = saved ? saved : EIO;
     }

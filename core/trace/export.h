@@ -98,6 +98,7 @@ struct tct_format_ops {
     int (*prepare)(struct tct_trace *tr, const struct tct_export_options *o, void **state);
     int (*write)(FILE *out, struct tct_trace *tr, void *state, const struct tct_export_options *o);
     void (*free)(void *state);
+    int replays; /* writes from the trace's kept events (tct_trace_replay) */
 };
 extern const struct tct_format_ops tct_format_summary, tct_format_chrome, tct_format_csv, tct_format_folded,
     tct_format_svg, tct_format_pftrace;

@@ -391,4 +391,4 @@ static int write_chrome(FILE *out, struct tct_trace *tr, void *state, const stru
     return flush_failed ? -1 : 0;
 }
 
-const struct tct_format_ops tct_format_chrome = {prepare, write_chrome, NULL};
+const struct tct_format_ops tct_format_chrome = {prepare, write_chrome, NULL, 1};

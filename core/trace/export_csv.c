@@ -394,4 +394,4 @@ static int write_csv(FILE *out, struct tct_trace *tr, void *state, const struct 
     return rc ? -1 : 0;
 }
 
-const struct tct_format_ops tct_format_csv = {prepare, write_csv, free};
+const struct tct_format_ops tct_format_csv = {prepare, write_csv, free, 0};

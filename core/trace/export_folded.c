@@ -108,4 +108,4 @@ static int write_folded(FILE *out, struct tct_trace *tr, void *state, const stru
     return tct_writer_flush(&w) ? -1 : 0;
 }
 
-const struct tct_format_ops tct_format_folded = {prepare, write_folded, NULL};
+const struct tct_format_ops tct_format_folded = {prepare, write_folded, NULL, 0};

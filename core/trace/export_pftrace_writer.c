@@ -759,4 +759,4 @@ static void free_state(void *state)
     free(state);
 }
 
-const struct tct_format_ops tct_format_pftrace = {prepare, write_pftrace, free_state};
+const struct tct_format_ops tct_format_pftrace = {prepare, write_pftrace, free_state, 1};

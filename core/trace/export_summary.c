@@ -840,4 +840,4 @@ static int write_summary(FILE *out, struct tct_trace *tr, void *state, const str
     return ferror(out) ? -1 : 0;
 }
 
-const struct tct_format_ops tct_format_summary = {prepare, write_summary, free};
+const struct tct_format_ops tct_format_summary = {prepare, write_summary, free, 0};

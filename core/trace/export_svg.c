@@ -152,4 +152,4 @@ static int write_svg(FILE *out, struct tct_trace *tr, void *state, const struct 
     return tct_writer_flush(&w) ? -1 : 0;
 }
 
-const struct tct_format_ops tct_format_svg = {prepare, write_svg, NULL};
+const struct tct_format_ops tct_format_svg = {prepare, write_svg, NULL, 0};

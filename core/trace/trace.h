@@ -101,6 +101,9 @@ void tct_trace_keep_events(struct tct_trace *tr);
 void tct_trace_set_spill_memory(struct tct_trace *tr, size_t bytes);
 size_t tct_trace_spill_memory(const struct tct_trace *tr);
 struct tct_trace *tct_trace_replay(const struct tct_trace *tr, struct tct_sink *const *sinks, size_t n);
+/* 0, or the errno of the first failure to keep the events (their temporary file could grow
+ * no more, memory ran out): a replay of them fails. */
+int tct_trace_kept_error(const struct tct_trace *tr);
 
 /* Bytes the trace and its sinks hold, for status lines and benchmarks. */
 size_t tct_trace_memory(const struct tct_trace *tr);

@@ -125,6 +125,11 @@ size_t tct_trace_spill_memory(const struct tct_trace *tr)
     return tr->spill_memory;
 }
 
+int tct_trace_kept_error(const struct tct_trace *tr)
+{
+    return tr->kept ? tcu_tape_error(tr->kept) : 0;
+}
+
 /* ---- reading back ---------------------------------------------------------------------------- */
 
 struct cursor {

@@ -32,22 +32,50 @@ static const char digit_pairs[201] = "000102030405060708091011121314151617181920
                                      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                      "8081828384858687888990919293949596979899";
 
+/* The number of decimal digits of v (> 0): log10 from log2, then one comparison. */
+static size_t decimal_digits(uint64_t v)
+{
+    static const uint64_t powers[20] = {1u,
+                                        10u,
+                                        100u,
+                                        1000u,
+                                        10000u,
+                                        100000u,
+                                        1000000u,
+                                        10000000u,
+                                        100000000u,
+                                        1000000000u,
+                                        10000000000u,
+                                        100000000000u,
+                                        1000000000000u,
+                                        10000000000000u,
+                                        100000000000000u,
+                                        1000000000000000u,
+                                        10000000000000000u,
+                                        100000000000000000u,
+                                        1000000000000000000u,
+                                        10000000000000000000u};
+    size_t t = (size_t)(64 - __builtin_clzll(v)) * 1233 >> 12; /* log10(2) ~ 1233 / 4096 */
+    return t + (v >= powers[t]);
+}
+
 size_t tct_format_u64(char *p, uint64_t v)
 {
-    char tmp[TCT_U64_DIGITS], *d = tmp + sizeof tmp;
+    if (v < 10) {
+        *p = (char)('0' + v);
+        return 1;
+    }
+    size_t n = decimal_digits(v);
+    char *d = p + n; /* filled from the end, in place */
     while (v >= 100) {
         d -= 2;
         memcpy(d, digit_pairs + 2 * (v % 100), 2);
         v /= 100;
     }
-    if (v >= 10) {
-        d -= 2;
-        memcpy(d, digit_pairs + 2 * v, 2);
-    } else {
-        *--d = (char)('0' + v);
-    }
-    size_t n = (size_t)(tmp + sizeof tmp - d);
-    memcpy(p, d, n);
+    if (v >= 10)
+        memcpy(d - 2, digit_pairs + 2 * v, 2);
+    else
+        d[-1] = (char)('0' + v);
     return n;
 }
 

@@ -9,11 +9,16 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-int tcu_tempfile(void)
+const char *tcu_tempfile_dir(void)
 {
     const char *dir = getenv("TMPDIR");
+    return dir && dir[0] ? dir : "/tmp";
+}
+
+int tcu_tempfile(void)
+{
     char path[4096];
-    snprintf(path, sizeof path, "%s/tracyc-XXXXXX", dir && dir[0] ? dir : "/tmp");
+    snprintf(path, sizeof path, "%s/tracyc-XXXXXX", tcu_tempfile_dir());
     int fd = mkostemp(path, O_CLOEXEC);
     if (fd < 0)
         return -1;

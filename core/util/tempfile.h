@@ -8,5 +8,7 @@
  * where that cannot be, at least not one of 0-2 (a program may close one for a moment and
  * reuse its number). Returns it, or -1 with errno set. */
 int tcu_tempfile(void);
+/* The directory it is made in. */
+const char *tcu_tempfile_dir(void);
 
 #endif

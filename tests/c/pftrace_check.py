@@ -344,6 +344,12 @@ def check_stream(pb2, replay, stream, work):
     out = os.path.join(work, name)
     os.makedirs(out)
     subprocess.run([replay, stream, out], check=True)
+    return check_outputs(pb2, out, name)
+
+
+def check_outputs(pb2, out, name=""):
+    """The .pftrace in directory out (trace.pftrace) read back and compared with the other outputs of
+    the same capture there (trace.json, profile.folded): what each holds of it (zones, messages, ...)."""
     with open(os.path.join(out, "trace.pftrace"), "rb") as f:
         data = f.read()
     check_wire(data, pb2.Trace.DESCRIPTOR, "Trace")

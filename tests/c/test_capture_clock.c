@@ -144,8 +144,6 @@ static void test_welcome(void)
 
 int main(void)
 {
-    uint64_t id = tcs_host_id();
-    CHECK(id != 0 && id == tcs_host_id());
     test_readings();
     test_probes();
     test_welcome();

@@ -49,6 +49,20 @@ static void child_work(void)
     exit(0);
 }
 
+/* A forked child's part: the same; in the ASan build the profiler is shut down by hand and
+ * the process ends with _exit, as LeakSanitizer's check at exit can hang in a child forked
+ * while another thread held one of the sanitizer allocator's locks. */
+static void forked_child_work(void)
+{
+#ifdef __SANITIZE_ADDRESS__
+    zones(&child_loc, 50);
+    ___tracy_shutdown_profiler();
+    _exit(0);
+#else
+    child_work();
+#endif
+}
+
 static int wait_child(pid_t pid)
 {
     int status;
@@ -80,7 +94,7 @@ static int fork_dials_out(void *arg)
     fflush(stdout); /* the child exits through stdio */
     pid_t child = fork();
     if (child == 0)
-        child_work();
+        forked_child_work();
     tt_check(wait_child(child), "the forked child exits cleanly");
     zones(&after_loc, 20);
     ___tracy_shutdown_profiler();
@@ -168,8 +182,12 @@ static int capture_collects(void *arg)
     setenv("TRACYC_OUTPUT", path, 1);
     if (fork_only)
         setenv("TRACYC_FOLLOW_FORK", "1", 1);
-    else
+    else {
         tt_check(tracyc_collect_children(1) == 0, "%s: collecting (%s)", label, tracyc_last_error());
+        /* off and on again: TRACYC_CONNECT goes, and comes back */
+        tt_check(tracyc_collect_children(0) == 0 && !getenv("TRACYC_CONNECT"), "%s: off", label);
+        tt_check(tracyc_collect_children(1) == 0 && getenv("TRACYC_CONNECT"), "%s: on again", label);
+    }
     zones(&before_loc, 20);
     const char *connect = getenv("TRACYC_CONNECT");
     tt_check(connect && strncmp(connect, "127.0.0.1:", 10) == 0, "%s: TRACYC_CONNECT=%s for the children", label,
@@ -178,7 +196,7 @@ static int capture_collects(void *arg)
     pid_t child = fork();
     if (child == 0) {
         if (fork_only)
-            child_work();
+            forked_child_work();
         unsetenv("TRACYC_FOLLOW_FORK");
         execl(self_path, self_path, "--child", (char *)NULL);
         _exit(127);
@@ -219,10 +237,21 @@ int main(int argc, char **argv)
     unsetenv("TRACYC_FOLLOW_FORK");
     /* Every child first: a child forked after a check would inherit its count. */
     static int api = 0, follow = 1;
-    int status[4];
-    status[0] = tf_wait(tf_fork(fork_dials_out, NULL));
+    int status[4] = {0};
+#ifdef __SANITIZE_THREAD__
+    /* ThreadSanitizer does not run threads in a child forked from a process with threads
+     * ("dup thread with used id"): the forked children's profilers cannot run under it. */
+    int forked_children = 0;
+#else
+    int forked_children = 1;
+#endif
+    if (forked_children) {
+        status[0] = tf_wait(tf_fork(fork_dials_out, NULL));
+        status[2] = tf_wait(tf_fork(capture_collects, &follow));
+    } else {
+        printf("skip TRACYC_FOLLOW_FORK cases under ThreadSanitizer\n");
+    }
     status[1] = tf_wait(tf_fork(capture_collects, &api));
-    status[2] = tf_wait(tf_fork(capture_collects, &follow));
     status[3] = tf_wait(tf_fork(nothing_to_collect_into, NULL));
     tt_check(status[0] == 0, "TRACYC_FOLLOW_FORK with TRACYC_CONNECT");
     tt_check(status[1] == 0, "tracyc_collect_children, a child started with exec");

@@ -100,7 +100,7 @@ static int through_the_decoder(void *arg)
     size_t first = tcol_wait_id(col, i, TCD_CLOCK_SYNC, 0); /* sent right after the extension was taken */
     struct tcol_client *cl = tcol_client(col, i);
     uint64_t host = tcu_host_id();
-    tt_check(host != 0 && host == tcs_host_id(), "this host has an id, the collector's too");
+    tt_check(host != 0, "this host has an id");
 
     int64_t sent, real_before = clock_ns(CLOCK_REALTIME);
     tt_check(tcol_probe_clock(col, i, 7, &sent) == 0, "%s: a probe goes to a client that took the extension", label);

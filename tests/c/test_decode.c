@@ -912,6 +912,56 @@ static void srcloc_dedupe_and_limits(void)
     tcd_decoder_free(tiny);
 }
 
+/* tcd_name_settled: an id's names are final once the client has answered every query about
+ * it (a static source location: its own reply, then its strings'), true for ids never seen. */
+static void names_settle(void)
+{
+    struct buf items = {0}, wire = {0};
+    it_thread(&items, 7);
+    it_zone_begin(&items, 10, 0x100);
+    it_zone_end(&items, 10);
+    u8(&items, TCW_MessageLiteral);
+    u64(&items, 20);
+    u64(&items, 0x500);
+    u8(&items, TCW_PlotDataDouble);
+    u64(&items, 0x600);
+    u64(&items, 30);
+    f64(&items, 1.5);
+    struct recorder r;
+    rec_init(&r, NULL);
+    welcome(&wire, 1.0, INIT_BEGIN, 0);
+    frame(&wire, &items);
+    feed(&r, &wire);
+    const struct rec_event *zone = find_event(&r, TCD_ZONE_BEGIN, 0), *msg = find_event(&r, TCD_MESSAGE, 0),
+                           *plot = find_event(&r, TCD_PLOT, 0);
+    tt_check(zone && msg && plot, "the events came");
+    if (!zone || !msg || !plot) {
+        rec_free(&r);
+        free(items.p);
+        free(wire.p);
+        return;
+    }
+    uint32_t srcloc = zone->ev.srcloc, string = msg->ev.id, plot_id = plot->ev.id;
+    tt_check(!tcd_name_settled(r.dec, TCD_NAME_SRCLOC, srcloc) && !tcd_name_settled(r.dec, TCD_NAME_THREAD, 7) &&
+                 !tcd_name_settled(r.dec, TCD_NAME_STRING, string) && !tcd_name_settled(r.dec, TCD_NAME_PLOT, plot_id),
+             "asked, not answered: not settled");
+    tt_check(tcd_name_settled(r.dec, TCD_NAME_THREAD, 8) && tcd_name_settled(r.dec, TCD_NAME_SRCLOC, 99) &&
+                 tcd_name_settled(r.dec, TCD_NAME_FRAME, 5) && tcd_name_settled(r.dec, TCD_NAME_SYMBOL, 0x1234) &&
+                 tcd_name_settled(r.dec, TCD_NAME_POOL, 0),
+             "ids never seen: nothing to wait for");
+    size_t answered = 0;
+    answer_queries(&r, &answered); /* the source location's reply asks for its strings */
+    tt_check(tcd_name_settled(r.dec, TCD_NAME_THREAD, 7) && tcd_name_settled(r.dec, TCD_NAME_STRING, string) &&
+                 tcd_name_settled(r.dec, TCD_NAME_PLOT, plot_id) && !tcd_name_settled(r.dec, TCD_NAME_SRCLOC, srcloc),
+             "answered: settled; a source location whose strings are still asked for: not yet");
+    answer_queries(&r, &answered);
+    tt_check(tcd_name_settled(r.dec, TCD_NAME_SRCLOC, srcloc) && tcd_srcloc(r.dec, srcloc)->file[0],
+             "a source location with its strings answered: settled");
+    rec_free(&r);
+    free(items.p);
+    free(wire.p);
+}
+
 /* Random and mutated streams: no crash, no leak, no out-of-bounds read (run under ASan). */
 static void hostile_streams(void)
 {
@@ -1021,6 +1071,7 @@ int main(void)
     framing_errors();
     done_conditions();
     srcloc_dedupe_and_limits();
+    names_settle();
     hostile_streams();
     return tt_finish("test_decode");
 }

@@ -17,6 +17,7 @@
 #include "trace/plot_stats.h"
 #include "trace/names.h"
 #include "trace/trace.h"
+#include "trace/writer.h"
 #include "trace/zone_stats.h"
 
 #include <inttypes.h>
@@ -1186,6 +1187,25 @@ static void test_export_file(void)
     tcd_decoder_free(dec);
 }
 
+/* The outputs' integers, written by hand: as printf writes them, at every number of digits. */
+static void test_numbers(void)
+{
+    int bad = 0;
+    uint64_t power = 1;
+    for (int digits = 1; digits <= 20; digits++, power *= 10) {
+        const uint64_t values[] = {power - 1, power, power + 1, power * 2 - 1, power * 9 + (power - 1)};
+        for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
+            uint64_t v = digits == 20 && i == 4 ? UINT64_MAX : values[i]; /* 10^20 - 1 does not fit */
+            char got[TCT_U64_DIGITS + 1], want[32];
+            got[tct_format_u64(got, v)] = '\0';
+            snprintf(want, sizeof want, "%" PRIu64, v);
+            if (strcmp(got, want) != 0 && bad++ < 5)
+                fprintf(stderr, "tct_format_u64: %s, printf: %s\n", got, want);
+        }
+    }
+    tt_check(bad == 0, "integers of 1 to 20 digits are written as printf writes them (%d differ)", bad);
+}
+
 /* A ZoneValue goes into the zone's text as Tracy's server writes it, "%llu [0x%llx]", each
  * on a line of its own: across the whole range of a uint64_t. */
 static void test_zone_values(void)
@@ -1220,6 +1240,7 @@ static void test_zone_values(void)
 int main(void)
 {
     test_records();
+    test_numbers();
     test_zone_values();
     test_csv();
     test_csv_std();

@@ -43,6 +43,10 @@ SKIPPED = {
     "TRACY_CLIENT_LIB=tracyc": "needs the tracy-client crate from crates.io: network beyond loopback",
 }
 
+# The port the README's examples listen on: replaced by a free one, so that tests running
+# beside this one never meet it.
+README_PORT = "9001"
+
 RUNS = {"sh": "sh", "bash": "sh", "shell": "sh", "c": "c", "lua": "lua"}
 
 
@@ -137,6 +141,7 @@ def test_block(language, line, text, tmp_path):
     top, env = top_directory(tmp_path)
     kind = RUNS[language]
     if kind == "sh":
+        text = re.sub(r"\b%s\b" % README_PORT, str(free_port()), text)
         script = "set -eo pipefail\ntrap 'echo \"README: failed: $BASH_COMMAND\" >&2' ERR\n" + text + "wait\n"
         status, out = run(["bash", "-c", script], top, env)
         assert status == 0, "README line %d: exit status %d\n%s" % (line, status, out[-6000:])

@@ -19,7 +19,7 @@ case "${1:-}" in
   --long) mode=long; shift ;;
 esac
 build=${1:-$root/build/fuzz}
-targets="fuzz_decode fuzz_decode_handshake fuzz_decode_items fuzz_queries fuzz_export fuzz_collector"
+targets="fuzz_decode fuzz_decode_handshake fuzz_decode_items fuzz_queries fuzz_export fuzz_collector fuzz_serve"
 corpus=$root/tests/fuzz/corpus
 runs=${FUZZ_RUNS:-4000}
 seconds=${FUZZ_SECONDS:-600}

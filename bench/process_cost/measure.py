@@ -1,0 +1,181 @@
+#!/usr/bin/python3
+"""measure.py - whole-process CPU of programs untraced and profiled, for bench/process_cost.sh.
+
+Each program runs under run_traced (every thread's CPU time at its exit) with tracyc
+preloaded (start.c), in three modes, interleaved round by round:
+  untraced  TRACYC_DISABLE=1
+  inproc    TRACYC_OUTPUT=<tmp>.txt: the in-process capture, sampling at the default rate
+  live      a tracyc-capture connected over loopback (the program waits for it at start)
+With --before LIB (another build's start library, whose rpath names its libtracyc), each
+traced mode runs with that build too, as MODE@before, in the same rounds.
+Prints, per program, the median process CPU of each mode with its range and its ratio to
+the untraced median of the same run, then the median per-thread split of tracyc's CPU:
+its worker, sampler and symbol resolver threads, and its shutdown on the program's main
+thread at exit ("exit"). Idle programs (--idle) print CPU milliseconds per second instead.
+"""
+import argparse
+import os
+import shlex
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+
+OWN = {"tracyc worker": "worker", "tracyc sampler": "sampler", "tracyc symbols": "symbols"}
+PARTS = ["worker", "sampler", "symbols", "exit"]
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def run_once(args, cmd, mode, tmp):
+    env = dict(os.environ)
+    env["BENCH_PRELOAD"] = args.start
+    if mode.endswith("@before"):
+        env["BENCH_PRELOAD"] = args.before
+        mode = mode[:-len("@before")]
+    note = os.path.join(tmp, "exit_note")
+    report = os.path.join(tmp, "threads")
+    env["BENCH_EXIT_NOTE"] = note
+    for f in (note, report):
+        if os.path.exists(f):
+            os.unlink(f)
+    capture = None
+    if mode == "untraced":
+        env["TRACYC_DISABLE"] = "1"
+    elif mode == "inproc":
+        env["TRACYC_OUTPUT"] = os.path.join(tmp, "inproc.txt")
+    elif mode == "noserver":
+        pass
+    elif mode == "live":
+        port = free_port()
+        env["TRACY_PORT"] = str(port)
+        env["BENCH_WAIT_SERVER"] = "1"
+    prog = subprocess.Popen([args.runner, report] + cmd, env=env, stdout=subprocess.DEVNULL)
+    if mode == "live":
+        capture = subprocess.Popen([args.capture, "-a", "127.0.0.1", "-p", str(port), "-o",
+                                    os.path.join(tmp, "live.txt"), "-f"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rc = prog.wait()
+    if capture:
+        capture.wait()
+    if rc != 0:
+        sys.exit(f"process_cost: {' '.join(cmd)} ({mode}) exited with {rc}")
+    threads, rusage, wall = [], 0, 0
+    with open(report) as f:
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            if fields[0] == "rusage":
+                rusage = int(fields[1])
+            elif fields[0] == "wall":
+                wall = int(fields[1])
+            else:
+                threads.append((int(fields[1]), fields[2]))
+    parts = dict.fromkeys(PARTS, 0)
+    total = 0
+    for ns, name in threads:
+        total += ns
+        if name in OWN:
+            parts[OWN[name]] += ns
+    if os.path.exists(note):
+        with open(note) as f:
+            parts["exit"] = int(f.read().strip() or 0)
+    samples = None
+    out = os.path.join(tmp, "inproc.txt" if mode == "inproc" else "live.txt")
+    if mode in ("inproc", "live") and os.path.exists(out):
+        samples = count_samples(out)
+        os.unlink(out)
+    return {"total": total, "rusage": rusage, "wall": wall, "parts": parts, "samples": samples}
+
+
+def count_samples(path):
+    """The CPU samples the summary reports (its "N CPU samples" line), or None."""
+    with open(path, errors="replace") as f:
+        for line in f:
+            words = line.split()
+            for i in range(len(words) - 2):
+                if words[i + 1] == "CPU" and words[i + 2].startswith("samples"):
+                    try:
+                        return int(words[i].replace(",", ""))
+                    except ValueError:
+                        pass
+    return None
+
+
+def med(values):
+    return statistics.median(values) if values else float("nan")
+
+
+def report(name, modes, runs, idle_s):
+    base = med([r["total"] for r in runs["untraced"]])
+    print(f"-- {name}")
+    if idle_s:
+        print(f"  {'mode':<14} {'process CPU ms':>15} {'range':>17} {'CPU ms/s':>9} {'tracyc ms/s':>12}")
+    else:
+        print(f"  {'mode':<14} {'process CPU s':>14} {'range':>15} {'ratio':>7} {'wall s':>7} "
+              f"{'samples/CPU s':>14}")
+    for mode in modes:
+        totals = [r["total"] for r in runs[mode]]
+        m = med(totals)
+        lo, hi = min(totals), max(totals)
+        if idle_s:
+            print(f"  {mode:<14} {m / 1e6:15.1f} {lo / 1e6:8.1f}-{hi / 1e6:<8.1f} {m / 1e6 / idle_s:9.2f} "
+                  f"{(m - base) / 1e6 / idle_s:12.2f}")
+        else:
+            rates = [r["samples"] / (r["total"] / 1e9) for r in runs[mode] if r["samples"]]
+            rate = f"{med(rates):14.0f}" if rates else f"{'-':>14}"
+            print(f"  {mode:<14} {m / 1e9:14.3f} {lo / 1e9:7.3f}-{hi / 1e9:<7.3f} {m / base:7.3f} "
+                  f"{med([r['wall'] for r in runs[mode]]) / 1e9:7.2f} {rate}")
+    traced = [m for m in modes if m != "untraced"]
+    unit, scale = ("ms/s", 1e6 * idle_s) if idle_s else ("ms (% of untraced CPU)", 1e6)
+    print(f"  tracyc's threads, median {unit}:")
+    print(f"  {'mode':<14}" + "".join(f" {p:>14}" for p in PARTS + ["all"]))
+    for mode in traced:
+        cells = []
+        for p in PARTS + ["all"]:
+            v = med([sum(r["parts"].values()) if p == "all" else r["parts"][p] for r in runs[mode]])
+            cells.append(f"{v / scale:14.2f}" if idle_s else f"{v / 1e6:7.1f} ({100 * v / base:4.1f}%)")
+        print(f"  {mode:<14}" + "".join(f" {c:>14}" for c in cells))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runner", required=True)
+    ap.add_argument("--start", required=True)
+    ap.add_argument("--capture", required=True)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--before", help="another build's start.c library: its modes run too, marked @before")
+    ap.add_argument("--program", action="append", default=[], help="NAME=COMMAND: a CPU-bound program")
+    ap.add_argument("--idle", action="append", default=[], help="NAME=SECONDS=COMMAND: an idle program")
+    args = ap.parse_args()
+    jobs = []
+
+    def with_before(modes):
+        return modes + [m + "@before" for m in modes if m != "untraced"] if args.before else modes
+
+    for spec in args.program:
+        name, cmd = spec.split("=", 1)
+        jobs.append((name, shlex.split(cmd), with_before(["untraced", "inproc", "live"]), 0))
+    for spec in args.idle:
+        name, secs, cmd = spec.split("=", 2)
+        jobs.append((name, shlex.split(cmd), with_before(["untraced", "noserver", "live", "inproc"]), float(secs)))
+    results = {name: {m: [] for m in modes} for name, _, modes, _ in jobs}
+    with tempfile.TemporaryDirectory(prefix="process_cost.") as tmp:
+        for rnd in range(args.rounds):
+            for name, cmd, modes, _ in jobs:
+                order = modes[rnd % len(modes):] + modes[:rnd % len(modes)]
+                for mode in order:
+                    results[name][mode].append(run_once(args, cmd, mode, tmp))
+            print(f"  (round {rnd + 1} of {args.rounds} done)", file=sys.stderr)
+    for name, _, modes, idle_s in jobs:
+        report(name, modes, results[name], idle_s)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+/* An idle program costs next to nothing: the worker thread sleeps until there is work
+ * instead of looking every millisecond. Counted as the times it went to sleep (its context
+ * switches, /proc/self/task/TID/status) while the program sleeps a second: with no server,
+ * and with the in-process capture connected. A worker that polls every millisecond switches
+ * hundreds of times a second however busy the machine; one that waits for work, for its
+ * timeouts (tens of milliseconds and more) and little else. */
+#include "test_util.h"
+#include "tracyc.h"
+#include <tracy/TracyC.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static uint32_t worker_tid(void)
+{
+    uint32_t tids[16];
+    size_t n = tracyc_own_threads(tids, 16);
+    for (size_t i = 0; i < n && i < 16; i++) {
+        char path[64], comm[32] = "";
+        snprintf(path, sizeof path, "/proc/self/task/%u/comm", tids[i]);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (!fgets(comm, sizeof comm, f))
+                comm[0] = 0;
+            fclose(f);
+        }
+        if (strncmp(comm, "tracyc worker", 13) == 0)
+            return tids[i];
+    }
+    return 0;
+}
+
+/* Voluntary and involuntary context switches of the thread so far. */
+static long switches(uint32_t tid)
+{
+    char path[64], line[128];
+    snprintf(path, sizeof path, "/proc/self/task/%u/status", tid);
+    FILE *f = fopen(path, "r");
+    long total = 0, v;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1 ||
+            sscanf(line, "nonvoluntary_ctxt_switches: %ld", &v) == 1)
+            total += v;
+    if (f)
+        fclose(f);
+    return total;
+}
+
+static long switches_over_a_second(uint32_t tid)
+{
+    long before = switches(tid);
+    usleep(1000 * 1000);
+    return switches(tid) - before;
+}
+
+int main(void)
+{
+    tt_use_free_port();
+    ___tracy_startup_profiler();
+    uint32_t tid = worker_tid();
+    tt_check(tid != 0, "the worker thread is listed and named");
+    if (!tid)
+        return tt_finish("test_worker_idle");
+    long idle = switches_over_a_second(tid);
+    tt_check(idle <= 30, "no server: the worker slept %ld times in a second (<= 30)", idle);
+
+    char out[] = "/tmp/tracyc_worker_idle_XXXXXX.txt";
+    int fd = mkstemps(out, 4);
+    tt_check(fd >= 0, "a temporary file");
+    close(fd);
+    tt_check(tracyc_capture_start(out) == 0, "the in-process capture starts");
+    static const struct ___tracy_source_location_data loc = {"idle", "main", "test_worker_idle.c", 1, 0};
+    TracyCZoneCtx z = ___tracy_emit_zone_begin(&loc, 1);
+    ___tracy_emit_zone_end(z);
+    usleep(200 * 1000); /* the capture starts, the sampler too */
+    long connected = switches_over_a_second(tid);
+    tt_check(connected <= 60, "in-process capture connected: the worker slept %ld times in a second (<= 60)",
+             connected);
+    ___tracy_shutdown_profiler();
+    FILE *f = fopen(out, "r");
+    char text[4096] = "";
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = 0;
+    if (f)
+        fclose(f);
+    tt_check(strstr(text, "idle") != NULL, "the zone recorded while idle is in the capture");
+    unlink(out);
+    return tt_finish("test_worker_idle");
+}
