@@ -47,7 +47,7 @@ setup(
     version="0.1.0",
     description="Tracy profiling for Python in C: automatic call tracing on every thread, zones, signposts",
     python_requires=">=3.11",
-    packages=["tracer", "tracy"],  # tracy: tt-metal's `python -m tracy` and `from tracy import signpost`
+    packages=["tracer", "tracer._boot", "tracy"],  # tracy: tt-metal's `python -m tracy` and `from tracy import signpost`
     package_dir={"tracer": "bindings/python/tracer", "tracy": "bindings/python/tracy"},
     ext_modules=[extension],
 )

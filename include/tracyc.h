@@ -714,6 +714,11 @@ TRACYC_API int tracyc_sample_record(uint32_t thread, int64_t time, const uint64_
 /* Names thread (an OS thread id of this process) in the profile, as
  * ___tracy_set_thread_name does for the calling thread. */
 TRACYC_API void tracyc_thread_name_set(uint32_t thread, const char *name, size_t len);
+/* Names the program in the welcome a server or collector gets from now on (at most 63
+ * bytes; NULL or "" goes back to the executable's name, the default): a collector labels
+ * the process "name[pid]". For an interpreter, whose executable says little (python3),
+ * the script it runs. */
+TRACYC_API void tracyc_program_name_set(const char *name, size_t len);
 
 /* The OS thread ids of the profiler's own threads running now (its worker, its CPU sampler,
  * its symbol resolver), for code that counts a process's threads and must leave the

@@ -8,7 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh gcc make cmake pkg-config liblz4-dev lua5.4 liblua5.4-dev lua5.3 liblua5.3-dev \
   lua5.1 liblua5.1-0-dev luajit libluajit-5.1-dev neovim \
-  python3 python3-dev python3-pytest python3-setuptools libffi-dev clang clang-format libclang-rt-14-dev \
+  python3 python3-dev python3-pytest python3-pytest-xdist python3-setuptools libffi-dev clang clang-format libclang-rt-14-dev \
   libdw-dev libdw1 libiberty-dev libunwind8 protobuf-compiler python3-protobuf ||
   exit 1 # libdw-dev: headers; libdw1: loaded at run time; protoc and python3-protobuf read .pftrace back
 command -v cargo >/dev/null || scripts/deps.sh cargo || exit 1

@@ -5,7 +5,9 @@
 #include "client/sampling.h"
 #include "client/state.h"
 #include "wire/protocol.h"
+#include "tracyc.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +17,34 @@
 #include <cpuid.h>
 #endif
 
-/* The executable's name (/proc/self/comm would cut it at 15 bytes). */
+/* The name tracyc_program_name_set gave, NULL for none; read when a welcome is built, on
+ * the worker, which a fork may interrupt anywhere: no lock. A name replaced is not freed (a
+ * welcome may be reading it; names are set a handful of times). */
+static _Atomic(char *) given_name;
+
+void tracyc_program_name_set(const char *name, size_t len)
+{
+    char *copy = NULL;
+    if (name && len) {
+        if (len > TCW_PROGRAM_NAME_SIZE - 1)
+            len = TCW_PROGRAM_NAME_SIZE - 1;
+        if (!(copy = malloc(len + 1)))
+            return;
+        memcpy(copy, name, len);
+        copy[len] = 0;
+    }
+    atomic_store(&given_name, copy);
+}
+
+/* The given name, else the executable's (/proc/self/comm would cut it at 15 bytes). */
 static void program_name(char *buf, size_t cap)
 {
     extern char *program_invocation_short_name;
+    const char *given = atomic_load(&given_name);
     snprintf(buf, cap, "%s",
-             program_invocation_short_name && *program_invocation_short_name ? program_invocation_short_name
-                                                                             : "program");
+             given                                                             ? given
+             : program_invocation_short_name && *program_invocation_short_name ? program_invocation_short_name
+                                                                               : "program");
 }
 
 static void cpu_identity(uint8_t *manufacturer, uint32_t *id, char *brand, size_t cap)

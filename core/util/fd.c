@@ -7,16 +7,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Whether a and b are the same file (as far as fstat tells). */
+static int same_file(int a, int b)
+{
+    struct stat x, y;
+    return fstat(a, &x) == 0 && fstat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
 int tcu_fd_lift(int fd)
 {
     if (fd < 0 || fd >= TCU_FD_FLOOR)
         return fd;
     int saved = errno;
     int high = fcntl(fd, F_DUPFD_CLOEXEC, TCU_FD_FLOOR);
-    if (high >= 0)
-        close(fd);
-    else
+    if (high >= 0) {
+        /* The program may have put a descriptor of its own on the number meanwhile (dup2
+         * replaces ours silently): that one is not closed. */
+        if (same_file(fd, high))
+            close(fd);
+    } else {
         fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
     errno = saved;
     return high >= 0 ? high : fd;
 }

@@ -9,9 +9,11 @@
  * to the lowest free number at or above TCU_FD_FLOOR, close-on-exec (and libraries that
  * keep descriptors by number open them with the low numbers taken: tcu_fd_run_above_floor).
  * The kernel offers no way to open at a chosen number, so a descriptor is low for the
- * moment between its opening and its move: the profiler opens nothing periodically, only
- * at start-up and at rare events (a server connecting, a library loaded, a thread's name
- * asked for). */
+ * moment between its opening and its move: a program's dup2 onto the number then fails
+ * (EBUSY) or replaces it. One that replaces it after the move has duplicated it is left
+ * alone (tcu_fd_lift closes the low number only while it is still the same file); one
+ * before is not told apart. So the profiler opens nothing periodically, only at start-up
+ * and at rare events (a server connecting, a library loaded, a thread's name asked for). */
 #ifndef TRACYC_UTIL_FD_H
 #define TRACYC_UTIL_FD_H
 

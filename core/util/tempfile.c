@@ -1,6 +1,8 @@
 /* tempfile.c - a temporary file that leaves nothing behind (tempfile.h). */
 #include "util/tempfile.h"
 
+#include "util/fd.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -21,6 +23,9 @@ int tcu_tempfile(void)
     if (fd < 0)
         return -1;
     unlink(path);
+    /* The in-process capture's spill files are the profiler's descriptors: out of the
+     * program's way (util/fd.h). Where they cannot go above the floor, at least not 0-2. */
+    fd = tcu_fd_lift(fd);
     if (fd <= 2) {
         int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
         int saved = errno;

@@ -1,4 +1,5 @@
-/* End to end: a zone, a message and a frame mark travel client -> TCP -> decoder. */
+/* End to end: a zone, a message and a frame mark travel client -> TCP -> decoder, with the
+ * program name the program gave (tracyc_program_name_set). */
 #include "test_capture.h"
 #include "test_util.h"
 #include "tracyc.h"
@@ -10,6 +11,8 @@ int main(void)
 {
     uint16_t port = tt_use_free_port();
     setenv("TRACY_NO_EXIT", "1", 1); /* wait for the capture thread at shutdown */
+    const char *name = "a program named at length, longer than the 63 bytes a welcome holds";
+    tracyc_program_name_set(name, strlen(name));
     struct tt_capture *cap = tt_capture_start(port);
     {
         TracyCZoneN(z, "hello zone", 1);
@@ -33,6 +36,8 @@ int main(void)
     }
     CHECK(tt_find_text(cap, TCD_MESSAGE, "hello message") != NULL);
     CHECK_EQ_INT(tt_count(cap, TCD_FRAME_MARK), 1);
+    const struct tcd_welcome *w = tcd_decoder_welcome(cap->dec);
+    CHECK(w && strlen(w->program_name) == 63 && !strncmp(w->program_name, name, 63));
     tt_capture_free(cap);
     return tt_finish("test_e2e_basic");
 }

@@ -29,11 +29,12 @@ def free(fd):
         return exc.errno == errno.EBADF
     return False
 
-def files_above_floor(part):
+def files(part):
+    # descriptors (not 0, 1, 2) whose target contains part, at any number
     found = []
     for name in os.listdir("/proc/self/fd"):
         try:
-            if int(name) >= FLOOR and part in os.readlink(f"/proc/self/fd/{name}"):
+            if int(name) > 2 and part in os.readlink(f"/proc/self/fd/{name}"):
                 found.append(name)
         except OSError:
             pass
@@ -49,21 +50,37 @@ def threads_named():
             pass
     return names
 
+def work():
+    sum(i * i for i in range(20000))
+
 wanted = set(filter(None, sys.argv[2].split(",")))
 while not wanted <= threads_named():  # tracer's threads, started in their time
-    sum(i * i for i in range(10000))
+    work()
+
+def settle():
+    # until the descriptors stay the same across three pieces of work: tracer has opened
+    # what the last event made it open (and moved it above the floor)
+    stable = 0
+    while stable < 3:
+        before = [free(fd) for fd in range(1024)]
+        work()
+        stable = stable + 1 if before == [free(fd) for fd in range(1024)] else 0
+
+def kept(k):
+    # k taken once tracer has settled, three times over (a descriptor it is opening and
+    # moving above the floor is low for an instant only)
+    for _ in range(3):
+        settle()
+        if free(k):
+            return []
+    try:
+        return [f"fd {k} kept by tracer: {os.readlink(f'/proc/self/fd/{k}')}"]
+    except OSError:
+        return []
 
 def burn(stop):
     while not stop.is_set():
         sum(i * i for i in range(300))
-
-def taken(k):
-    if free(k):
-        return []
-    try:
-        return [f"fd {k} taken by {os.readlink(f'/proc/self/fd/{k}')}"]
-    except OSError:
-        return [f"fd {k} taken (closed again since)"]
 
 def new_thread_sampled(k):
     # the sampling mode gives a new thread a clock (a perf event) when it first sees it
@@ -71,26 +88,36 @@ def new_thread_sampled(k):
     before = tracer.sampling_stats()["threads"]
     thread = threading.Thread(target=burn, args=(stop,))
     thread.start()
-    while tracer.sampling_stats()["threads"] == before and free(k):
+    while tracer.sampling_stats()["threads"] == before:
         pass
-    found = taken(k)  # (while the thread runs: its clock is open)
+    found = kept(k)  # while the thread runs: its clock is open
     stop.set()
     thread.join()
     return found
 
 def sampler_scans(k, scans=5):
-    # the sampling mode looks at the process's threads every 10 ms
-    seen, last = 0, tracer.sampling_stats()["sampler_cpu_ns"]
-    while seen < scans and free(k):
-        now = tracer.sampling_stats()["sampler_cpu_ns"]
-        seen, last = seen + (now != last), now
+    # the sampling mode looks at the process's threads every 10 ms: once tracer has settled,
+    # nothing of its may take k then, not even for an instant. Three times over: one of the
+    # profiler's rare opens (the in-process capture's event tape going to a file once it
+    # outgrows memory) may fall in one of them, a periodic one falls in each.
+    for _ in range(3):
+        settle()
+        seen, last, taken = 0, tracer.sampling_stats()["sampler_cpu_ns"], False
+        while seen < scans:
+            taken = taken or not free(k)
+            now = tracer.sampling_stats()["sampler_cpu_ns"]
+            seen, last = seen + (now != last), now
+        if not taken:
+            return []
+    return [f"fd {k} taken while the sampler looked for threads, three times"]
 
 def library_unwound(k, module, work):
     # native samples in a library loaded now: the unwinder opens its file
     __import__(module)
     part = module.lstrip("_")
-    while free(k) and not files_above_floor(part):
+    while not files(part):
         work()
+    return kept(k)
 
 WORK = [("_bz2", lambda: __import__("bz2").compress(os.urandom(1 << 16))),
         ("_lzma", lambda: __import__("lzma").compress(os.urandom(1 << 14))),
@@ -102,20 +129,24 @@ for round_ in range(3):
         saved = fcntl.fcntl(k, fcntl.F_DUPFD_CLOEXEC, 100)
         os.close(k)
         if MODE == "sample":
+            failures += sampler_scans(k)
             failures += new_thread_sampled(k)
-            sampler_scans(k)
         elif sys.argv[3] == "native" and round_ == 0:
-            library_unwound(k, *WORK[k])
-        failures += taken(k)
+            failures += library_unwound(k, *WORK[k])
+        failures += kept(k)
         os.dup2(saved, k)
         os.close(saved)
 low = []
-for fd in sorted(int(name) for name in os.listdir("/proc/self/fd")):
-    try:
-        if 3 <= fd < FLOOR:
-            low.append((fd, os.readlink(f"/proc/self/fd/{fd}")))
-    except OSError:
-        pass  # the listing's own descriptor, closed since
+for _ in range(3):  # (a descriptor tracer is moving above the floor is low for an instant)
+    settle()
+    now = []
+    for fd in sorted(int(name) for name in os.listdir("/proc/self/fd")):
+        try:
+            if 3 <= fd < FLOOR:
+                now.append((fd, os.readlink(f"/proc/self/fd/{fd}")))
+        except OSError:
+            pass  # the listing's own descriptor, closed since
+    low = [item for item in now if item in low] if _ else now
 print("failures", failures)
 print("below the floor", low)
 """

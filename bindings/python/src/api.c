@@ -156,6 +156,37 @@ static PyObject *api_is_connected(PyObject *self, PyObject *unused)
     return PyBool_FromLong(___tracy_connected());
 }
 
+static PyObject *api_set_program_name(PyObject *self, PyObject *name)
+{
+    Py_ssize_t len;
+    const char *s = PyUnicode_AsUTF8AndSize(name, &len);
+    if (!s)
+        return NULL;
+    tracyc_program_name_set(s, (size_t)len);
+    Py_RETURN_NONE;
+}
+
+/* The in-process capture's collector sets TRACYC_CONNECT in the C environment when the
+ * profiler starts, which os.environ, copied at the interpreter's start, does not see. */
+static PyObject *api_collector_address(PyObject *self, PyObject *unused)
+{
+    const char *address = getenv("TRACYC_CONNECT");
+    if (!address || !*address)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeFSDefault(address);
+}
+
+static PyObject *api_disabled(PyObject *self, PyObject *unused)
+{
+    return PyBool_FromLong(tracyc_disabled());
+}
+
+static PyObject *api_forget_zones_after_fork(PyObject *self, PyObject *unused)
+{
+    tp_forget_zones_after_fork();
+    Py_RETURN_NONE;
+}
+
 static PyObject *api_profiler_started(PyObject *self, PyObject *unused)
 {
     return PyBool_FromLong(___tracy_profiler_started());
@@ -216,6 +247,14 @@ PyMethodDef tp_api_methods[] = {
      "frame_mark(name=None)\nThe end of a frame of the main frame set, or of the set name."},
     {"set_thread_name", api_set_thread_name, METH_O, "set_thread_name(name)\nNames the calling thread."},
     {"is_connected", api_is_connected, METH_NOARGS, "is_connected() -> bool\nTrue while a Tracy server is connected."},
+    {"set_program_name", api_set_program_name, METH_O,
+     "set_program_name(name)\nThe program's name in the welcome servers and collectors get from now on."},
+    {"collector_address", api_collector_address, METH_NOARGS,
+     "collector_address() -> str or None\nTRACYC_CONNECT as the C environment has it (the children's collector)."},
+    {"disabled", api_disabled, METH_NOARGS,
+     "disabled() -> bool\nThe profiler is off for good (TRACYC_DISABLE=1, or a forked child it does not follow)."},
+    {"forget_zones_after_fork", api_forget_zones_after_fork, METH_NOARGS,
+     "forget_zones_after_fork()\nIn a forked child: the zones open at the fork are the parent's; none is ended here."},
     {"profiler_started", api_profiler_started, METH_NOARGS,
      "profiler_started() -> bool\nThe profiler runs (and so does its worker thread)."},
     {"capture_start", api_capture_start, METH_O,

@@ -328,3 +328,16 @@ int tp_manual_ctx(struct tp_thread *t, const void *owner, TracyCZoneCtx *out)
     *out = t->zones[m].ctx;
     return 0;
 }
+
+void tp_forget_zones_after_fork(void)
+{
+    /* Only the forking thread exists in the child. Its entries stay, so that their frames'
+     * returns and their `with zone` exits match as before, but off: the child's profiler
+     * never began them. */
+    struct tp_thread *t = tp_self;
+    if (!t)
+        return;
+    for (uint32_t k = 0; k < t->len; k++)
+        t->zones[k].state = TP_OFF;
+    t->flushed = t->len;
+}

@@ -117,6 +117,9 @@ void tp_auto_end(struct tp_thread *t, enum tp_kind kind, const void *owner);
 /* The common case of tp_auto_end, which needs no lookup of the owner: its entry is on
  * top. Returns 0 (and does nothing) otherwise. */
 int tp_auto_end_top(struct tp_thread *t, enum tp_kind kind, const void *owner);
+/* In a forked child whose profiler follows it: the calling (forking) thread's open zones
+ * are the parent's, and are ended with no event. */
+void tp_forget_zones_after_fork(void);
 /* A line event in code: closes the line zone code has open and opens loc. */
 void tp_line(struct tp_thread *t, const void *code, const tp_srcloc *loc);
 /* Closes every function, C and line zone of the thread (tracing stopped). */

@@ -5,12 +5,25 @@ import select
 import signal
 import sys
 
-from tracer import _cli, _run, _sampling, _session, _tracer
+from tracer import _cli, _follow, _run, _sampling, _session, _tracer
+
+
+def _follows(options):
+    """Children are followed into a collector: the in-process capture's own (-o), or one the
+    profile goes to already (TRACYC_CONNECT, e.g. tracyc-capture --listen)."""
+    return not options.no_follow and bool(options.output or os.environ.get("TRACYC_CONNECT"))
 
 
 def _start_profiler(options, prog):
-    """Starts the profiler with the CLI's settings, leaving the program's environment as it was."""
+    """Starts the profiler with the CLI's settings, leaving the program's environment as it was
+    (but for what children are followed with: TRACYC_CONNECT and tracer/_follow.py's)."""
+    follow = _follows(options)
     settings = {"TRACY_PORT": str(options.port) if options.port is not None else None,
+                # with -o the in-process capture, started with the profiler, opens a collector
+                # for the children (TRACYC_CONNECT in the environment), and forked children
+                # get a profiler of their own that dials it
+                "TRACYC_OUTPUT": os.path.abspath(options.output) if follow and options.output else None,
+                "TRACYC_FOLLOW_FORK": "1" if follow else None,
                 "TRACY_NO_EXIT": "1" if options.wait else None,
                 # the sampling mode's Python stacks replace the profiler's native samples of
                 # the interpreter, unless asked for both (or the user set it)
@@ -26,7 +39,7 @@ def _start_profiler(options, prog):
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
-    if options.output:
+    if options.output and not follow:
         try:
             _tracer.capture_start(options.output)
         except RuntimeError as exc:
@@ -107,6 +120,8 @@ def main(argv, prog="python -m tracer"):
         _run.check_module(module)
     else:
         _run.check_script(script)
+    name = module or os.path.basename(script)
+    _follow.name(name)
     _start_profiler(options, prog)
     _session.configure(c_calls=not options.no_c_calls, lines=options.lines, max_depth=options.max_depth,
                        min_duration_ns=options.min_duration, include=options.include, exclude=options.exclude)
@@ -115,6 +130,8 @@ def main(argv, prog="python -m tracer"):
         _session.sample_hz = options.sample
         _session.sample_native = options.native_samples
         _session.trace_calls = bool(options.include)
+    if _follows(options):
+        _follow.export(_follow.settings(name, partial=options.partial))
     if module == "pytest":
         plugins = os.environ.get("PYTEST_PLUGINS")
         os.environ["PYTEST_PLUGINS"] = f"{plugins},tracer.pytest_plugin" if plugins else "tracer.pytest_plugin"

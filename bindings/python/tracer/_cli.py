@@ -84,6 +84,10 @@ def _parser(prog):
     p.add_argument("--min-duration", type=duration_ns, default=0, metavar="TIME",
                    help="drop zones shorter than TIME (e.g. 50us, 1ms; a bare number is µs)")
     p.add_argument("--no-c-calls", action="store_true", help="no zones for calls of C functions")
+    p.add_argument("--no-follow", action="store_true",
+                   help="profile this process only, not the Python processes it starts (multiprocessing, "
+                        "concurrent.futures, subprocess running Python): by default they are followed into the "
+                        "same profile")
     return p
 
 

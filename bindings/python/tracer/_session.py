@@ -2,8 +2,12 @@
 automatic tracing (a zone per call), sampling, or both."""
 from tracer import _filters, _sampling, _tracer
 
-# True while `python -m tracer` runs the program (the pytest plugin then needs no flag).
+# True while `python -m tracer` runs the program (the pytest plugin then needs no flag),
+# and in a child process it follows.
 cli_active = False
+# True in a child process followed from its parent's profile (tracer/_follow.py): the
+# profile and its file are the parent's.
+follower = False
 # Samples per second when the session samples (--sample), else None; and whether the
 # profiler's native samples stay on too (--native-samples).
 sample_hz = None
@@ -13,10 +17,15 @@ trace_calls = True
 _configured = False
 
 
-def configure(**options):
+# The options configure() was given, for the children that follow (tracer/_follow.py).
+options = {}
+
+
+def configure(**given):
     """Sets tracing options (see _tracer.configure) with the default filters."""
     global _configured
-    _tracer.configure(skip_dirs=_filters.skip_dirs(), own_dirs=_filters.own_dirs(), **options)
+    _tracer.configure(skip_dirs=_filters.skip_dirs(), own_dirs=_filters.own_dirs(), **given)
+    options.update(given)
     _configured = True
 
 

@@ -7,9 +7,11 @@ Each test phase is a zone named by the test's node id ("[setup]" and "[teardown]
 appended for those phases); signposts mark the session's start and end and every
 failure.
 """
+import os
+
 import pytest
 
-from tracer import _cli, _sampling, _session, _tracer, signpost, zone
+from tracer import _cli, _follow, _sampling, _session, _tracer, signpost, zone
 
 _PHASES = {"setup": zone("pytest setup"), "call": zone("pytest call"), "teardown": zone("pytest teardown")}
 
@@ -20,6 +22,9 @@ def pytest_addoption(parser):
     group.addoption("--tracer-output", metavar="FILE",
                     help="with --tracer: profile in-process and write FILE at exit (.pftrace, .json, .csv, .folded, "
                          ".svg, .txt summary)")
+    group.addoption("--tracer-no-follow", action="store_true",
+                    help="with --tracer: profile this process only, not the Python processes it starts "
+                         "(pytest-xdist's workers, multiprocessing, subprocess running Python)")
     group.addoption("--tracer-sample", nargs="?", const=_sampling.DEFAULT_HZ, type=_cli.sample_rate, metavar="HZ",
                     help="with --tracer: sample every thread's Python stack HZ times per second of CPU time "
                          f"(default {_sampling.DEFAULT_HZ}) instead of tracing every call")
@@ -29,20 +34,43 @@ def pytest_configure(config):
     enabled = config.getoption("tracer")
     if not (enabled or _session.cli_active):
         return
-    if enabled:
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    if worker and not _session.follower:
+        return  # an xdist worker its controller does not follow: its profile is nobody's
+    if worker:
+        _tracer.set_thread_name(f"pytest-xdist {worker}")
+    if enabled and not _session.follower:  # (a followed worker's profile is its parent's)
         output = config.getoption("tracer_output")
         if output:
             try:
                 _tracer.check_output(output)
-                _tracer.capture_start(output)
-            except (ValueError, RuntimeError) as exc:
+            except ValueError as exc:
                 raise pytest.UsageError(f"--tracer-output: {exc}") from None
         if config.getoption("tracer_sample"):
             _session.sample_hz = config.getoption("tracer_sample")
             _session.trace_calls = False
-        if not _session.active():
-            _session.start()
-    config.pluginmanager.register(_TracedRun(stop_at_end=enabled), "tracer-run")
+        _start(output, follow=not config.getoption("tracer_no_follow"))
+    config.pluginmanager.register(_TracedRun(stop_at_end=enabled and not _session.follower), "tracer-run")
+
+
+def _start(output, follow):
+    """Starts the profile (into output, if given) and, with follow, has the processes this one
+    starts followed into it (tracer/_follow.py) when there is a collector: output's, or the
+    one the profile goes to (TRACYC_CONNECT)."""
+    follow = follow and bool(output or os.environ.get("TRACYC_CONNECT"))
+    if not _tracer.profiler_started():
+        _follow.name("pytest")  # (not python3, as every Python process is)
+    if follow and not _tracer.profiler_started():
+        _follow.start_profiler(output)
+    elif output:
+        try:
+            _tracer.capture_start(output)
+        except RuntimeError as exc:
+            raise pytest.UsageError(f"--tracer-output: {exc}") from None
+    if follow:
+        _follow.export(_follow.settings("pytest"))
+    if not _session.active():
+        _session.start()
 
 
 class _TracedRun:
