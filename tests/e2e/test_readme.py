@@ -43,9 +43,9 @@ SKIPPED = {
     "TRACY_CLIENT_LIB=tracyc": "needs the tracy-client crate from crates.io: network beyond loopback",
 }
 
-# The port the README's examples listen on: replaced by a free one, so that tests running
-# beside this one never meet it.
-README_PORT = "9001"
+# The ports the README's examples listen on: each replaced by a free one, so that tests
+# running beside this one never meet them.
+README_PORTS = ("9001", "9002")
 
 RUNS = {"sh": "sh", "bash": "sh", "shell": "sh", "c": "c", "lua": "lua"}
 
@@ -141,7 +141,8 @@ def test_block(language, line, text, tmp_path):
     top, env = top_directory(tmp_path)
     kind = RUNS[language]
     if kind == "sh":
-        text = re.sub(r"\b%s\b" % README_PORT, str(free_port()), text)
+        for port in README_PORTS:
+            text = re.sub(r"\b%s\b" % port, str(free_port()), text)
         script = "set -eo pipefail\ntrap 'echo \"README: failed: $BASH_COMMAND\" >&2' ERR\n" + text + "wait\n"
         status, out = run(["bash", "-c", script], top, env)
         assert status == 0, "README line %d: exit status %d\n%s" % (line, status, out[-6000:])
