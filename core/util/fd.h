@@ -10,8 +10,9 @@
  * keep descriptors by number open them with the low numbers taken: tcu_fd_run_above_floor).
  * The kernel offers no way to open at a chosen number, so a descriptor is low for the
  * moment between its opening and its move: the profiler opens nothing periodically, only
- * at start-up and at rare events (a server connecting, a library loaded, a thread's name
- * asked for). */
+ * at start-up and at rare events (a server connecting, a library's file read the first
+ * time, a thread's name asked for); what it reads again and again it keeps open
+ * (native/libdw.c: /proc/self/maps, the libraries' files). */
 #ifndef TRACYC_UTIL_FD_H
 #define TRACYC_UTIL_FD_H
 
