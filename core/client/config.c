@@ -3,6 +3,7 @@
 
 #include "client/inproc.h"
 #include "client/sampling.h"
+#include "util/fd.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -125,7 +126,7 @@ static int read_sysctl(const char *name)
 {
     char path[128];
     snprintf(path, sizeof path, "/proc/sys/kernel/%s", name);
-    FILE *f = fopen(path, "re");
+    FILE *f = tcu_fd_fopen_read(path);
     int v = 0;
     if (f) {
         if (fscanf(f, "%d", &v) != 1)

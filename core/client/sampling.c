@@ -289,7 +289,7 @@ static const char *errno_name(int err, char *buf, size_t len)
 /* A number from a line of /proc/self/status ("Seccomp:", "CapEff:"), or -1. */
 static long long status_field(const char *field, int base)
 {
-    FILE *f = fopen("/proc/self/status", "re");
+    FILE *f = tcu_fd_fopen_read("/proc/self/status");
     char line[256];
     long long v = -1;
     size_t len = strlen(field);

@@ -4,10 +4,17 @@
 #include "util/fd.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *soname = "libdw.so.1";
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -61,9 +68,119 @@ const char *tcn_libdw_unavailable(void)
     return atomic_load_explicit(&failed, memory_order_acquire) ? reason : NULL;
 }
 
+/* The end of the mapping that starts at `start` in the maps, or 0. */
+static uint64_t mapping_end(FILE *maps, uint64_t start)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    unsigned long long low, high;
+    uint64_t end = 0;
+    while (!end && getline(&line, &cap, maps) > 0)
+        if (sscanf(line, "%llx-%llx", &low, &high) == 2 && low == start)
+            end = high;
+    free(line);
+    return end;
+}
+
+int tcn_libdw_report_self(Dwfl *dwfl, FILE **maps)
+{
+    if (!*maps && !(*maps = tcu_fd_fopen_read("/proc/self/maps")))
+        return errno;
+    /* read from the start, the kernel writes the maps as they are now */
+    if (fseek(*maps, 0, SEEK_SET) != 0)
+        return errno;
+    uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
+    uint64_t vdso_end = vdso ? mapping_end(*maps, vdso) : 0;
+    int result = fseek(*maps, 0, SEEK_SET) == 0 ? table.dwfl_linux_proc_maps_report(dwfl, *maps) : errno;
+    if (result == 0 && vdso_end > vdso) {
+        char name[32];
+        snprintf(name, sizeof name, "[vdso: %d]", (int)getpid());
+        if (!table.dwfl_report_module(dwfl, name, vdso, vdso_end))
+            result = -1;
+    }
+    return result;
+}
+
+/* The files of the modules, each opened once a process and kept: a Dwfl made again (the
+ * loader has changed something) gets a copy made straight at or above the floor (F_DUPFD),
+ * where an open(2) would take the lowest free number for a moment, however short. A file
+ * replaced on disk since it was opened is opened again. */
+struct kept_file {
+    char *path;
+    int fd;
+};
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kept_file *kept;
+static size_t kept_count, kept_cap;
+
+static int is_file(int fd, const struct stat *st)
+{
+    struct stat now;
+    return fstat(fd, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+}
+
+/* A new descriptor of the regular file at path (st: its stat), out of the program's way. */
+static int module_file_open(const char *path, const struct stat *st)
+{
+    pthread_mutex_lock(&kept_lock);
+    size_t i = 0;
+    while (i < kept_count && strcmp(kept[i].path, path) != 0)
+        i++;
+    if (i < kept_count && !is_file(kept[i].fd, st)) {
+        close(kept[i].fd);
+        kept[i] = kept[--kept_count];
+        i = kept_count;
+    }
+    int fd;
+    if (i < kept_count) {
+        fd = fcntl(kept[i].fd, F_DUPFD_CLOEXEC, TCU_FD_FLOOR);
+        if (fd < 0) /* (no number at or above the floor: as tcu_fd_lift) */
+            fd = fcntl(kept[i].fd, F_DUPFD_CLOEXEC, 0);
+    } else {
+        fd = tcu_fd_open(path, O_RDONLY, 0);
+        if (fd >= 0 && kept_count == kept_cap) {
+            size_t cap = kept_cap ? 2 * kept_cap : 16;
+            struct kept_file *grown = realloc(kept, cap * sizeof *grown);
+            if (grown) {
+                kept = grown;
+                kept_cap = cap;
+            }
+        }
+        struct kept_file k = {fd >= 0 && kept_count < kept_cap ? strdup(path) : NULL, -1};
+        if (k.path && (k.fd = fcntl(fd, F_DUPFD_CLOEXEC, TCU_FD_FLOOR)) >= 0)
+            kept[kept_count++] = k;
+        else
+            free(k.path);
+    }
+    pthread_mutex_unlock(&kept_lock);
+    return fd;
+}
+
 int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
                        Elf **elfp)
 {
+    if (base != 0 && base == getauxval(AT_SYSINFO_EHDR)) { /* the vDSO, as tcn_libdw_report_self reported it */
+        Dwarf_Addr low = 0, high = 0;
+        table.dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL);
+        *file_name = NULL;
+        *elfp = high > low ? table.elf_memory((char *)(uintptr_t)low, high - low) : NULL;
+        return -1;
+    }
+    /* A module's file is opened here (libdwfl's own callback would keep it a while on the
+     * lowest free number, which may be one the program closed and dup2s onto meanwhile).
+     * Special and deleted files are left to libdwfl. */
+    struct stat st;
+    if (modname[0] == '/' && stat(modname, &st) == 0 && S_ISREG(st.st_mode)) {
+        int fd = module_file_open(modname, &st);
+        *file_name = fd >= 0 ? strdup(modname) : NULL;
+        if (fd >= 0 && !*file_name) {
+            close(fd);
+            return -1;
+        }
+        if (fd >= 0)
+            *elfp = table.elf_begin(fd, ELF_C_READ, NULL);
+        return fd;
+    }
     int fd = table.dwfl_linux_proc_find_elf(mod, userdata, modname, base, file_name, elfp);
     if (fd >= 0 && !*elfp) { /* (an Elf made already has the descriptor) */
         fd = tcu_fd_lift(fd);
@@ -76,8 +193,31 @@ int tcn_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
                              const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
                              char **debuginfo_file_name)
 {
-    return tcu_fd_lift(table.dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-                                                          debuglink_crc, debuginfo_file_name));
+    /* libdwfl asks for a module's dwz file (.gnu_debugaltlink) with its name and the crc 0
+     * (a .gnu_debuglink's crc is never 0 but one time in 2^32): libdwfl finds that one. */
+    if (debuglink_file && debuglink_crc == 0)
+        return tcu_fd_lift(table.dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+                                                              debuglink_crc, debuginfo_file_name));
+    /* The module's debug file, where dwfl_build_id_find_debuginfo looks, kept as the
+     * modules' files are (libdwfl's would be on a low number while it checks the file). */
+    const unsigned char *id;
+    GElf_Addr vaddr;
+    int len = table.dwfl_module_build_id(mod, &id, &vaddr);
+    if (len < 3 || len > 64)
+        return -1;
+    char path[sizeof "/usr/lib/debug/.build-id/" + 2 * 64 + sizeof "/.debug"];
+    int n = snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%02x/", id[0]);
+    for (int i = 1; i < len; i++)
+        n += snprintf(path + n, sizeof path - (size_t)n, "%02x", id[i]);
+    snprintf(path + n, sizeof path - (size_t)n, ".debug");
+    struct stat st;
+    int fd = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? module_file_open(path, &st) : -1;
+    *debuginfo_file_name = fd >= 0 ? strdup(path) : NULL;
+    if (fd >= 0 && !*debuginfo_file_name) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 void tcn_libdw_use_for_tests(const char *name)

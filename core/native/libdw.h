@@ -20,12 +20,14 @@
     X(dwfl_end, "ELFUTILS_0.122")                                                                                      \
     X(dwfl_report_begin, "ELFUTILS_0.122")                                                                             \
     X(dwfl_report_end, "ELFUTILS_0.122")                                                                               \
-    X(dwfl_linux_proc_report, "ELFUTILS_0.122")                                                                        \
+    X(dwfl_report_module, "ELFUTILS_0.122")                                                                            \
+    X(dwfl_linux_proc_maps_report, "ELFUTILS_0.122")                                                                   \
     X(dwfl_linux_proc_find_elf, "ELFUTILS_0.122")                                                                      \
     X(dwfl_build_id_find_debuginfo, "ELFUTILS_0.130")                                                                  \
     X(dwfl_addrmodule, "ELFUTILS_0.122")                                                                               \
     X(dwfl_module_address_section, "ELFUTILS_0.127")                                                                   \
     X(dwfl_module_info, "ELFUTILS_0.122")                                                                              \
+    X(dwfl_module_build_id, "ELFUTILS_0.138")                                                                          \
     X(dwfl_module_getsymtab, "ELFUTILS_0.122")                                                                         \
     X(dwfl_module_getsym_info, "ELFUTILS_0.158")                                                                       \
     X(dwfl_module_addrdie, "ELFUTILS_0.122")                                                                           \
@@ -51,7 +53,8 @@
     X(dwarf_highpc, "ELFUTILS_0.122")                                                                                  \
     X(dwarf_getsrcfiles, "ELFUTILS_0.122")                                                                             \
     X(dwarf_filesrc, "ELFUTILS_0.122")                                                                                 \
-    X(elf_begin, "ELFUTILS_1.0")
+    X(elf_begin, "ELFUTILS_1.0")                                                                                       \
+    X(elf_memory, "ELFUTILS_1.0")
 
 /* __typeof__ takes each prototype from the headers without referring to the symbol. */
 struct tcn_libdw {
@@ -68,13 +71,25 @@ const struct tcn_libdw *tcn_libdw(void);
  * when it has not been asked for yet or was loaded. Does not load it. */
 const char *tcn_libdw_unavailable(void);
 
-/* libdwfl's callbacks finding a module's file (dwfl_linux_proc_find_elf) and its separate
- * debug file by build ID (dwfl_build_id_find_debuginfo), with the descriptor each opens,
- * which the Dwfl keeps, moved out of the program's way (util/fd.h). Only once tcn_libdw()
- * has returned the table. The module's file is read with pread as it is needed, never
+/* Reports the modules mapped in this process into dwfl, between dwfl_report_begin and
+ * dwfl_report_end: what dwfl_linux_proc_report(dwfl, getpid()) does, without its opening
+ * /proc/PID/maps and /proc/PID/auxv at the lowest free numbers each time (one the program
+ * may have closed, to dup2 onto it meanwhile). *maps is the caller's /proc/self/maps, opened
+ * out of the program's way (util/fd.h) at the first report and read again from its start
+ * at each one after (fclose it when done). The vDSO, which the maps name no file for, is
+ * found from the auxiliary vector and reported as "[vdso: PID]", as libdwfl does. Returns
+ * what dwfl_linux_proc_maps_report does (0, -1 or an errno). */
+int tcn_libdw_report_self(Dwfl *dwfl, FILE **maps);
+
+/* libdwfl's callbacks finding a module's file (as dwfl_linux_proc_find_elf) and its
+ * separate debug file by build ID (as dwfl_build_id_find_debuginfo), each with a descriptor
+ * the Dwfl keeps, out of the program's way (util/fd.h): every file is opened once a process
+ * and kept, and each Dwfl made since gets a copy made straight at or above the floor. Only
+ * once tcn_libdw() has returned the table. The module's file is read with pread as it is needed, never
  * mapped: libdwfl would map the whole file (rw-p, private), and perf's DWARF unwinder takes
  * the lowest mapping of a file for its load address, so every callstack perf takes of the
- * program would stop at the first frame in that file. */
+ * program would stop at the first frame in that file. The vDSO's image is read where it is
+ * mapped (elf_memory), with no descriptor (libdwfl would open /proc/PID/mem for it). */
 int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
                        Elf **elfp);
 int tcn_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,

@@ -6,6 +6,7 @@
 
 #include "native/libdw.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,6 +38,7 @@ struct tcn_sample_unwinder {
     const struct tcn_libdw *dw;
     Dwfl_Callbacks callbacks;
     Dwfl *dwfl;
+    FILE *maps; /* /proc/self/maps, kept (tcn_libdw_report_self) */
     struct tcn_loader_stamp loader;
     struct sample current;
     uint64_t *frames;
@@ -135,7 +137,7 @@ static int attach(struct tcn_sample_unwinder *u)
     if (!u->dwfl)
         return -1;
     dw->dwfl_report_begin(u->dwfl);
-    dw->dwfl_linux_proc_report(u->dwfl, getpid());
+    tcn_libdw_report_self(u->dwfl, &u->maps);
     dw->dwfl_report_end(u->dwfl, NULL, NULL);
     if (!dw->dwfl_attach_state(u->dwfl, NULL, getpid(), &thread_callbacks, u)) {
         dw->dwfl_end(u->dwfl);
@@ -171,6 +173,8 @@ void tcn_sample_unwinder_free(struct tcn_sample_unwinder *u)
         return;
     if (u->dwfl)
         u->dw->dwfl_end(u->dwfl);
+    if (u->maps)
+        fclose(u->maps);
     free(u);
 }
 

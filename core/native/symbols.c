@@ -38,6 +38,7 @@ struct tcn_symbols {
     const struct tcn_libdw *dw; /* NULL: libdw is missing; dladdr answers */
     Dwfl_Callbacks callbacks;
     Dwfl *dwfl;
+    FILE *maps; /* /proc/self/maps, kept (tcn_libdw_report_self) */
     struct tcn_loader_stamp loader;
     struct tcu_arena strings;
     struct tcu_map interned;  /* content hash -> string in `strings` */
@@ -91,7 +92,7 @@ static void report_modules(struct tcn_symbols *s)
     if (!s->dwfl)
         return;
     dw->dwfl_report_begin(s->dwfl);
-    dw->dwfl_linux_proc_report(s->dwfl, getpid());
+    tcn_libdw_report_self(s->dwfl, &s->maps);
     dw->dwfl_report_end(s->dwfl, NULL, NULL);
 }
 
@@ -138,6 +139,8 @@ void tcn_symbols_free(struct tcn_symbols *s)
     tcu_arena_free(&s->strings);
     if (s->dwfl)
         s->dw->dwfl_end(s->dwfl);
+    if (s->maps)
+        fclose(s->maps);
     free(s);
 }
 

@@ -13,7 +13,9 @@
  * (EBUSY) or replaces it. One that replaces it after the move has duplicated it is left
  * alone (tcu_fd_lift closes the low number only while it is still the same file); one
  * before is not told apart. So the profiler opens nothing periodically, only at start-up
- * and at rare events (a server connecting, a library loaded, a thread's name asked for). */
+ * and at rare events (a server connecting, a library's file read the first time, a
+ * thread's name asked for); what it reads again and again it keeps open (native/libdw.c:
+ * /proc/self/maps, the libraries' files). */
 #ifndef TRACYC_UTIL_FD_H
 #define TRACYC_UTIL_FD_H
 
