@@ -55,6 +55,9 @@ static void emit_lifetime(void)
     CHECK(getenv("TRACYC_CONNECT") != NULL);
     CHECK_EQ_INT(CALL("tracyc_collect_children", A_I32(0)).sword, 0);
     CHECK(getenv("TRACYC_CONNECT") == NULL);
+    /* the program's name for collectors, then back to the executable's */
+    CALL("tracyc_program_name_set", A_STR("ffi program"), A_SIZE(11));
+    CALL("tracyc_program_name_set", A_STR(""), A_SIZE(0));
     CHECK_EQ_INT(CALL0("tracyc_disabled").sword, 0);
     time_a = CALL0("___tracy_get_time").i64;
     time_b = CALL0("___tracy_get_time").i64;
