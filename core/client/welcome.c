@@ -19,21 +19,31 @@
 
 /* The name tracyc_program_name_set gave, NULL for none; read when a welcome is built, on
  * the worker, which a fork may interrupt anywhere: no lock. A name replaced is not freed (a
- * welcome may be reading it; names are set a handful of times). */
-static _Atomic(char *) given_name;
+ * welcome may be reading it; names are set a handful of times), but stays listed. */
+struct given_name {
+    struct given_name *older; /* the names given before, kept reachable */
+    char text[];
+};
+static _Atomic(struct given_name *) every_name;
+static _Atomic(const char *) given_name;
 
 void tracyc_program_name_set(const char *name, size_t len)
 {
-    char *copy = NULL;
+    const char *text = NULL;
     if (name && len) {
         if (len > TCW_PROGRAM_NAME_SIZE - 1)
             len = TCW_PROGRAM_NAME_SIZE - 1;
-        if (!(copy = malloc(len + 1)))
+        struct given_name *g = malloc(sizeof *g + len + 1);
+        if (!g)
             return;
-        memcpy(copy, name, len);
-        copy[len] = 0;
+        memcpy(g->text, name, len);
+        g->text[len] = 0;
+        g->older = atomic_load(&every_name);
+        while (!atomic_compare_exchange_weak(&every_name, &g->older, g))
+            ;
+        text = g->text;
     }
-    atomic_store(&given_name, copy);
+    atomic_store(&given_name, text);
 }
 
 /* The given name, else the executable's (/proc/self/comm would cut it at 15 bytes). */
