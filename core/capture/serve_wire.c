@@ -148,11 +148,7 @@ void serve_welcome(struct tcs_serve *s)
     memcpy(w82 + TCW_WELCOME_PID, &pid, 8);
     /* Several processes' frees and allocations: none of them is the server's to judge. */
     w82[TCW_WELCOME_FLAGS] = TCW_FLAG_IGNORE_MEM_FAULTS;
-#if defined(__x86_64__)
-    w82[TCW_WELCOME_CPU_ARCH] = 2;
-#elif defined(__aarch64__)
-    w82[TCW_WELCOME_CPU_ARCH] = 4;
-#endif
+    w82[TCW_WELCOME_CPU_ARCH] = TCW_CPU_ARCH_HOST;
     extern char *program_invocation_short_name;
     snprintf((char *)w82 + TCW_WELCOME_PROGRAM_NAME, TCW_PROGRAM_NAME_SIZE, "%s",
              program_invocation_short_name && *program_invocation_short_name ? program_invocation_short_name

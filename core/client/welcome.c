@@ -113,15 +113,7 @@ void tc_welcome_build(uint8_t out[TCW_WELCOME_SIZE])
     /* Reconnecting servers see frees of blocks allocated before they connected. Upstream's
      * CombineSamples and IdentifySamples flags are for Windows' sampler only. */
     out[TCW_WELCOME_FLAGS] = TCW_FLAG_IGNORE_MEM_FAULTS;
-#if defined(__x86_64__)
-    out[TCW_WELCOME_CPU_ARCH] = 2;
-#elif defined(__aarch64__)
-    out[TCW_WELCOME_CPU_ARCH] = 4;
-#elif defined(__i386__)
-    out[TCW_WELCOME_CPU_ARCH] = 1;
-#elif defined(__arm__)
-    out[TCW_WELCOME_CPU_ARCH] = 3;
-#endif
+    out[TCW_WELCOME_CPU_ARCH] = TCW_CPU_ARCH_HOST;
     uint32_t cpu_id = 0;
     char brand[64];
     cpu_identity(out + TCW_WELCOME_CPU_MANUFACTURER, &cpu_id, brand, sizeof brand);

@@ -38,6 +38,18 @@ enum {
     TCW_WELCOME_HOST_INFO = 146,
 };
 #define TCW_PROGRAM_NAME_SIZE 64
+/* The welcome's CPU architecture of the machine this is built for (Tracy's CpuArch: 0 unknown). */
+#if defined(__x86_64__)
+#define TCW_CPU_ARCH_HOST 2
+#elif defined(__aarch64__)
+#define TCW_CPU_ARCH_HOST 4
+#elif defined(__i386__)
+#define TCW_CPU_ARCH_HOST 1
+#elif defined(__arm__)
+#define TCW_CPU_ARCH_HOST 3
+#else
+#define TCW_CPU_ARCH_HOST 0
+#endif
 #define TCW_HOST_INFO_SIZE 1024
 
 enum tcw_welcome_flag {
