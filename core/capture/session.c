@@ -431,23 +431,3 @@ const char *tcs_session_why(const struct tcs_session *s)
 {
     return s->why;
 }
-
-int tcs_session_welcomed(const struct tcs_session *s)
-{
-    return s->welcomed;
-}
-
-struct tcd_decoder *tcs_session_decoder(const struct tcs_session *s)
-{
-    return s->dec;
-}
-
-const char *tcs_session_host(const struct tcs_session *s)
-{
-    return s->host;
-}
-
-uint16_t tcs_session_port(const struct tcs_session *s)
-{
-    return s->port;
-}

@@ -91,12 +91,6 @@ enum tcs_session_state tcs_session_state(const struct tcs_session *s);
 int tcs_session_result(const struct tcs_session *s);
 /* Why it ended ("" when complete). */
 const char *tcs_session_why(const struct tcs_session *s);
-/* The client's welcome has arrived (and on_welcome accepted it). */
-int tcs_session_welcomed(const struct tcs_session *s);
-struct tcd_decoder *tcs_session_decoder(const struct tcs_session *s);
-/* The peer's address and port: the one connected to, or where an accepted client came from. */
-const char *tcs_session_host(const struct tcs_session *s);
-uint16_t tcs_session_port(const struct tcs_session *s);
 
 /* ---- one capture, blocking --------------------------------------------------------------
  *
