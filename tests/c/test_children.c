@@ -27,14 +27,6 @@ static const struct ___tracy_source_location_data before_loc = {"parent before",
 static const struct ___tracy_source_location_data after_loc = {"parent after", "main", "children.c", 2, 0};
 static const struct ___tracy_source_location_data child_loc = {"child work", "child", "children.c", 3, 0};
 
-static void zones(const struct ___tracy_source_location_data *loc, int n)
-{
-    for (int i = 0; i < n; i++) {
-        TracyCZoneCtx z = ___tracy_emit_zone_begin(loc, 1);
-        ___tracy_emit_zone_end(z);
-    }
-}
-
 static int finish(const char *name)
 {
     int rc = tt_finish(name);
@@ -45,7 +37,7 @@ static int finish(const char *name)
 /* The child's part: zones, then exit (the profiler's at-exit sends everything). */
 static void child_work(void)
 {
-    zones(&child_loc, 50);
+    tt_zones(&child_loc, 50);
     exit(0);
 }
 
@@ -55,7 +47,7 @@ static void child_work(void)
 static void forked_child_work(void)
 {
 #ifdef __SANITIZE_ADDRESS__
-    zones(&child_loc, 50);
+    tt_zones(&child_loc, 50);
     ___tracy_shutdown_profiler();
     _exit(0);
 #else
@@ -90,13 +82,13 @@ static int fork_dials_out(void *arg)
     snprintf(value, sizeof value, "127.0.0.1:%u", tcol_port(col));
     setenv("TRACYC_CONNECT", value, 1);
     setenv("TRACYC_FOLLOW_FORK", "1", 1);
-    zones(&before_loc, 20);
+    tt_zones(&before_loc, 20);
     fflush(stdout); /* the child exits through stdio */
     pid_t child = fork();
     if (child == 0)
         forked_child_work();
     tt_check(wait_child(child), "the forked child exits cleanly");
-    zones(&after_loc, 20);
+    tt_zones(&after_loc, 20);
     ___tracy_shutdown_profiler();
     tcol_wait_ended(col, 2);
     struct tcol_client *p = tcol_client_of_pid(col, (uint64_t)getpid());
@@ -188,7 +180,7 @@ static int capture_collects(void *arg)
         tt_check(tracyc_collect_children(0) == 0 && !getenv("TRACYC_CONNECT"), "%s: off", label);
         tt_check(tracyc_collect_children(1) == 0 && getenv("TRACYC_CONNECT"), "%s: on again", label);
     }
-    zones(&before_loc, 20);
+    tt_zones(&before_loc, 20);
     const char *connect = getenv("TRACYC_CONNECT");
     tt_check(connect && strncmp(connect, "127.0.0.1:", 10) == 0, "%s: TRACYC_CONNECT=%s for the children", label,
              connect ? connect : "(unset)");
@@ -202,7 +194,7 @@ static int capture_collects(void *arg)
         _exit(127);
     }
     tt_check(wait_child(child), "%s: the child exits cleanly", label);
-    zones(&after_loc, 20);
+    tt_zones(&after_loc, 20);
     ___tracy_shutdown_profiler();
     check_file(label, path, (long)getpid(), (long)child);
     unlink(path);

@@ -30,14 +30,6 @@ static const struct ___tracy_source_location_data first_loc = {"first", "main", 
 static const struct ___tracy_source_location_data away_loc = {"away", "main", "dial.c", 2, 0};
 static const struct ___tracy_source_location_data back_loc = {"back", "main", "dial.c", 3, 0};
 
-static void zones(const struct ___tracy_source_location_data *loc, int n)
-{
-    for (int i = 0; i < n; i++) {
-        TracyCZoneCtx z = ___tracy_emit_zone_begin(loc, 1);
-        ___tracy_emit_zone_end(z);
-    }
-}
-
 static void message(const char *text)
 {
     ___tracy_emit_logString(TracyMessageSeverityInfo, 0, 0, strlen(text), text);
@@ -87,7 +79,7 @@ static int from_the_first_event(void *arg)
     uint16_t server_port = tt_use_free_port(); /* TRACY_PORT: where it would listen */
     struct tcol *col = tcol_start(0);
     connect_to(tcol_port(col));
-    zones(&first_loc, 100); /* the profiler starts here */
+    tt_zones(&first_loc, 100); /* the profiler starts here */
     message("the first events");
     tt_check(!listening(server_port), "a client that dials out listens for no server (port %u)", server_port);
     ___tracy_shutdown_profiler();
@@ -112,20 +104,20 @@ static int collector_comes_back(void *arg)
     struct tcol *first = tcol_start(0);
     uint16_t port = tcol_port(first);
     connect_to(port);
-    zones(&first_loc, 100);
+    tt_zones(&first_loc, 100);
     message("before it went away");
     tcol_wait_text(first, TCD_MESSAGE, "before it went away");
     tcol_stop(first);            /* at once: no Terminate */
     while (___tracy_connected()) /* the worker notices */
         usleep(1000);
-    zones(&away_loc, 100); /* kept while no collector is there */
+    tt_zones(&away_loc, 100); /* kept while no collector is there */
     message("while it was away");
     struct tcol *second = tcol_start(port);
     tt_check(second != NULL, "the collector listens again on port %u", port);
     if (!second)
         return finish("test_dial_out (comes back)");
     tcol_wait_text(second, TCD_MESSAGE, "while it was away");
-    zones(&back_loc, 100);
+    tt_zones(&back_loc, 100);
     ___tracy_shutdown_profiler();
     tcol_wait_ended(second, 1);
     struct tcol_client *a = tcol_client(first, 0), *b = tcol_client(second, 0);
@@ -156,10 +148,10 @@ static int no_collector(void *arg)
     /* The program goes on: zones are kept until the limit, then counted as dropped. */
     long emitted = 0;
     while (tracyc_dropped_events() == 0 && emitted < 100000000) {
-        zones(&first_loc, 1000);
+        tt_zones(&first_loc, 1000);
         emitted += 1000;
     }
-    zones(&first_loc, 1000); /* a few more past the limit */
+    tt_zones(&first_loc, 1000); /* a few more past the limit */
     emitted += 1000;
     uint64_t dropped = tracyc_dropped_events();
     tt_check(dropped > 0 && (long)dropped < emitted, "past the limit some are dropped (%llu of %ld)",
@@ -195,7 +187,7 @@ static int waits_for_collector(void *arg)
     uint16_t port = tt_use_free_port();
     connect_to(port);
     setenv("TRACY_NO_EXIT", "1", 1);
-    zones(&first_loc, 100);
+    tt_zones(&first_loc, 100);
     pthread_t exiting;
     pthread_create(&exiting, NULL, shutdown_profiler, NULL); /* waits for a collector */
     struct tcol *col = tcol_start(port);
@@ -235,7 +227,7 @@ static int bad_value(void *arg)
     struct tt_capture *cap = tt_capture_start(port);
     while (!___tracy_connected()) /* a shutdown does not wait for a server */
         usleep(1000);
-    zones(&first_loc, 10);
+    tt_zones(&first_loc, 10);
     ___tracy_shutdown_profiler();
     tt_check(tt_capture_join(cap) == 0 && tt_count(cap, TCD_ZONE_BEGIN) == 10, "%s: recorded by a server", value);
     tt_capture_free(cap);

@@ -17,14 +17,6 @@ static const struct ___tracy_source_location_data between_loc = {"between", "mai
 static const struct ___tracy_source_location_data second_loc = {"second", "main", "server_killed.c", 3, 0};
 static const struct ___tracy_source_location_data span_loc = {"span", "main", "server_killed.c", 4, 0};
 
-static void zones(const struct ___tracy_source_location_data *loc, int n)
-{
-    for (int i = 0; i < n; i++) {
-        TracyCZoneCtx z = ___tracy_emit_zone_begin(loc, 1);
-        ___tracy_emit_zone_end(z);
-    }
-}
-
 static size_t count_named(const struct tt_capture *cap, const char *name)
 {
     size_t n = 0;
@@ -46,18 +38,18 @@ int main(void)
     while (!___tracy_connected())
         usleep(1000);
     TracyCZoneCtx span = ___tracy_emit_zone_begin(&span_loc, 1); /* open across the switch */
-    zones(&first_loc, ZONES);
+    tt_zones(&first_loc, ZONES);
     kill(first, SIGKILL);
     CHECK_EQ_INT(tf_wait(first), 128 + SIGKILL);
     /* The client notices when it next talks to the dead socket: keep recording. */
     while (___tracy_connected())
-        zones(&first_loc, 100);
+        tt_zones(&first_loc, 100);
 
-    zones(&between_loc, ZONES); /* nobody connected: kept for the next server */
+    tt_zones(&between_loc, ZONES); /* nobody connected: kept for the next server */
     struct tt_capture *second = tt_capture_start(port);
     while (!___tracy_connected())
         usleep(1000);
-    zones(&second_loc, ZONES);
+    tt_zones(&second_loc, ZONES);
     ___tracy_emit_zone_end(span);
     ___tracy_shutdown_profiler();
     CHECK_EQ_INT(tt_capture_join(second), 0);

@@ -22,28 +22,20 @@
 static const struct ___tracy_source_location_data parent_loc = {"parent zone", "parent", "output_child.c", 1, 0};
 static const struct ___tracy_source_location_data child_loc = {"child zone", "child", "output_child.c", 2, 0};
 
-static void zones(const struct ___tracy_source_location_data *loc, int n)
-{
-    for (int i = 0; i < n; i++) {
-        TracyCZoneCtx z = ___tracy_emit_zone_begin(loc, 1);
-        ___tracy_emit_zone_end(z);
-    }
-}
-
 static int run_child(int parent_alive)
 {
-    zones(&child_loc, 10);
+    tt_zones(&child_loc, 10);
     /* Until the parent has exited (and written its file): then this one writes last. */
     char c;
     while (read(parent_alive, &c, 1) > 0)
         ;
-    zones(&child_loc, 10);
+    tt_zones(&child_loc, 10);
     return 0;
 }
 
 static int run_parent(void)
 {
-    zones(&parent_loc, 10);
+    tt_zones(&parent_loc, 10);
     int alive[2];
     if (pipe(alive) != 0)
         return 2;
@@ -56,7 +48,7 @@ static int run_parent(void)
         _exit(127);
     }
     close(alive[0]);
-    zones(&parent_loc, 10);
+    tt_zones(&parent_loc, 10);
     return pid > 0 ? 0 : 2; /* exits without waiting: the child ends after */
 }
 

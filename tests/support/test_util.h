@@ -47,6 +47,10 @@ void tt_check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 /* Prints the tally and returns the process exit status. */
 int tt_finish(const char *name);
 
+/* n zones of loc, one after the other, on the calling thread. */
+struct ___tracy_source_location_data;
+void tt_zones(const struct ___tracy_source_location_data *loc, int n);
+
 /* A loopback port nobody listens on right now, exported as TRACY_PORT. */
 uint16_t tt_use_free_port(void);
 
