@@ -278,12 +278,13 @@ static void explain_error(const char *err)
 
 /* --pid: waits until the process listens on a port a Tracy client takes (PORT to PORT+19),
  * within the time limit (*waited: how long that took). The port, or 0 when it says on
- * stderr why there is none. */
+ * stderr why there is none. PORT is read from its environment at every look: `./app &`
+ * gives a pid that may still be the shell about to exec app with another environment. */
 static uint16_t port_of_process(const struct args *a, double *waited)
 {
-    int base = a->port_given ? a->port : procinfo_tracy_port(a->pid);
     double start = now_s();
     for (;;) {
+        int base = a->port_given ? a->port : procinfo_tracy_port(a->pid);
         uint16_t ports[64];
         int n = procinfo_listening_ports(a->pid, ports, 64);
         if (n < 0 && errno != ESRCH) {

@@ -6,6 +6,7 @@ import csv
 import json
 import os
 import re
+import select
 import signal
 import socket
 import struct
@@ -223,6 +224,41 @@ def test_pid_that_never_listens(tmp_path):
     result = subprocess.run([CAPTURE, "--pid", str(sleeper.pid), "-o", str(tmp_path / "x.json")],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "no process %d" % sleeper.pid in result.stderr, result.stderr
+
+
+def test_pid_read_again_once_the_program_runs(tmp_path):
+    """`TRACY_PORT=P ./app & tracyc-capture --pid $!`: $! may still be the shell that is about
+    to exec app, whose environment lacks TRACY_PORT (or, during the exec, cannot be read).
+    The port is read again while waiting, so the one app was given is found."""
+    port = free_port()
+    go = tmp_path / "go"
+    env = {k: v for k, v in os.environ.items() if k != "TRACY_PORT"}
+    shell = subprocess.Popen(["bash", "-c", 'while [ ! -e "$1" ]; do sleep 0.01; done; export TRACY_PORT=%d; '
+                              'exec "$2"' % port, "-", str(go), os.path.join(BUILD, "tests", "e2e", "endless")],
+                             env=env, stdout=subprocess.PIPE, text=True)
+    out = tmp_path / "app.json"
+    capture = subprocess.Popen([CAPTURE, "--pid", str(shell.pid), "-s", "120", "-o", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # Its first look is over once it sleeps between looks (its only sleep).
+        while "nanosleep" not in open("/proc/%d/wchan" % capture.pid).read():
+            assert capture.poll() is None, capture.communicate()
+            time.sleep(0.01)
+        go.touch()
+        assert shell.stdout.readline().strip() == "ready"
+        while not select.select([shell.stdout], [], [], 0.1)[0]:
+            assert capture.poll() is None, capture.communicate()  # it gave up: never found the port
+        assert shell.stdout.readline().strip() == "connected"
+        capture.send_signal(signal.SIGINT)
+        _, stderr = capture.communicate(timeout=120)
+        assert "recording endless (pid %d) at 127.0.0.1 port %d" % (shell.pid, port) in stderr, stderr
+        with open(out) as f:
+            assert json.load(f)["otherData"]["pid"] == shell.pid
+    finally:
+        capture.kill()
+        capture.wait()
+        shell.kill()
+        shell.wait()
 
 
 def test_ctrl_c_stops_cleanly_and_writes_everything(tmp_path):
