@@ -88,7 +88,9 @@ int tc_net_listen(uint16_t port, int any, uint16_t *bound_port)
             *bound_port = (uint16_t)(first + i);
             return fd;
         }
+        int err = errno; /* the caller says why */
         close(fd);
+        errno = err;
     }
     return -1;
 }

@@ -526,12 +526,26 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* Said, as nothing else would show it: the program runs on, recording for no one (or for
+ * its in-process capture). A port given by TRACY_PORT is tried alone, as upstream does. */
+static void say_cannot_listen(uint16_t port, int err)
+{
+    if (port)
+        fprintf(stderr, "tracyc: cannot listen on port %u (%s): no server can connect; TRACY_PORT=N for another\n",
+                port, strerror(err));
+    else
+        fprintf(stderr, "tracyc: cannot listen on ports %u-%u (%s): no server can connect; TRACY_PORT=N for another\n",
+                TCW_DEFAULT_PORT, TCW_DEFAULT_PORT + 19, strerror(err));
+}
+
 int tc_worker_start(void)
 {
     if (tc_prof.config.connect_host)
         tc_dial_start(tc_prof.config.connect_host, tc_prof.config.connect_port);
     else
         w.listen_fd = tc_net_listen(tc_prof.config.port, tc_prof.config.listen_any, &w.port);
+    if (!tc_prof.config.connect_host && w.listen_fd < 0)
+        say_cannot_listen(tc_prof.config.port, errno);
     if (tc_prof.config.output) {
         w.requested_output = strdup(tc_prof.config.output);
         w.capturing = 1;

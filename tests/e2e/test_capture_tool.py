@@ -261,6 +261,25 @@ def test_pid_read_again_once_the_program_runs(tmp_path):
         shell.wait()
 
 
+def test_program_whose_port_is_taken_says_so(tmp_path):
+    """TRACY_PORT names a port another program holds: the client cannot listen, and says so
+    on stderr (a program given a port by name does not move to the next one)."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        app = subprocess.Popen([os.path.join(BUILD, "tests", "e2e", "endless")],
+                               env=dict(os.environ, TRACY_PORT=str(port)), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+        try:
+            assert app.stdout.readline().strip() == "ready"
+        finally:
+            app.kill()
+            _, stderr = app.communicate()
+    assert "tracyc: cannot listen on port %d (Address already in use): no server can connect" % port in stderr, \
+        stderr
+
+
 def test_ctrl_c_stops_cleanly_and_writes_everything(tmp_path):
     port = free_port()
     client = endless_client(port)
