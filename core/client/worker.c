@@ -11,6 +11,7 @@
 #include "client/clock.h"
 #include "client/conn.h"
 #include "client/dial.h"
+#include "client/exit_signal.h"
 #include "client/fiber.h"
 #include "client/inproc.h"
 #include "native/libdw.h"
@@ -409,6 +410,7 @@ static void start_requested_capture(void)
         pthread_mutex_unlock(&w.request_lock);
         tc_worker_collect_children(0); /* children would dial a socket nobody reads */
     } else {
+        tc_exit_signals_catch();
         /* The in-process decoder's hello is there at once. */
         struct tc_transport *t = tc_inproc_transport(w.inproc);
         uint8_t hello[12];
@@ -478,7 +480,7 @@ static void wait_for_work(int timeout_ms)
     for (int i = 0; i < TC_MAX_CONNS; i++)
         if (conn_live(i) && w.conns[i].transport->fd >= 0)
             fds[n++] = (struct pollfd){w.conns[i].transport->fd, POLLIN, 0};
-    if (tc_wake_wait_begin() && !atomic_load(&w.stop))
+    if (tc_wake_wait_begin() && !atomic_load(&w.stop) && !tc_exit_signal_caught())
         poll(fds, n, timeout_ms);
     tc_wake_wait_end();
 }
@@ -507,11 +509,26 @@ static int wait_ms(int collecting)
     return any_live() ? TRICKLE_WAIT_MS : IDLE_WAIT_MS;
 }
 
+static void finish(void);
+
+/* Ctrl-C or kill: the worker runs the shutdown the program's exit would have run, unless
+ * that exit has begun it already (it then finishes it, and joins this thread). */
+static void finish_on_exit_signal(void)
+{
+    int64_t now = tc_clock_now();
+    int expected = TC_STATE_RUNNING;
+    if (atomic_compare_exchange_strong(&tc_prof.state, &expected, TC_STATE_STOPPING)) {
+        tc_prof.exit_time = now;
+        finish();
+        atomic_store(&tc_prof.state, TC_STATE_STOPPED);
+    }
+}
+
 static void *worker_main(void *arg)
 {
     (void)arg;
     tcn_resolver_set_notify(tc_wake_worker);
-    while (!atomic_load(&w.stop)) {
+    while (!atomic_load(&w.stop) && !tc_exit_signal_caught()) {
         start_requested_capture();
         look_for_server();
         int collecting = take_children();
@@ -523,6 +540,8 @@ static void *worker_main(void *arg)
         else if (n < SMALL_PASS)
             sleep_us(200);
     }
+    if (!atomic_load(&w.stop))
+        finish_on_exit_signal();
     return NULL;
 }
 
@@ -717,14 +736,10 @@ static void finish_children(void)
     w.children_fd = -1;
 }
 
-void tc_worker_stop(void)
+/* The shutdown sequence, with the worker's loop over: on the thread stopping the profiler
+ * (the program's exit), or on the worker itself after an exit signal. */
+static void finish(void)
 {
-    if (!w.started)
-        return;
-    atomic_store(&w.stop, 1);
-    tc_wake_worker_now();
-    tcu_thread_join(w.thread);
-    w.started = 0;
     /* The program is ending: its last samples go out with the rest, then no more. */
     tc_sampling_shutdown();
     start_requested_capture();
@@ -765,6 +780,18 @@ void tc_worker_stop(void)
     }
     tc_dial_stop();
     tc_net_broadcast_close();
+    tc_exit_signal_done();
+}
+
+void tc_worker_stop(void)
+{
+    if (!w.started)
+        return;
+    atomic_store(&w.stop, 1);
+    tc_wake_worker_now();
+    tcu_thread_join(w.thread);
+    w.started = 0;
+    finish();
 }
 
 void tc_worker_forget_after_fork(void)

@@ -4,6 +4,7 @@
 #include "util/threads.h"
 
 #include <semaphore.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -42,6 +43,11 @@ int tcu_thread_start(pthread_t *thread, const char *name, void *(*main)(void *),
     struct start s = {main, arg, name, 0, {{0}}};
     if (sem_init(&s.listed, 0, 0) != 0)
         return -1;
+    /* The thread takes none of the program's signals (it inherits this mask): they are
+     * the program's threads' to handle, and an exit signal's handler waits for the worker. */
+    sigset_t all, before;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &before);
     pthread_mutex_lock(&own.lock);
     int rc = own.n < MAX_OWN_THREADS ? pthread_create(thread, NULL, run, &s) : -1;
     if (rc == 0) {
@@ -52,6 +58,7 @@ int tcu_thread_start(pthread_t *thread, const char *name, void *(*main)(void *),
         own.n++;
     }
     pthread_mutex_unlock(&own.lock);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
     sem_destroy(&s.listed);
     return rc;
 }

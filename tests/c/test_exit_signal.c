@@ -1,0 +1,113 @@
+/* A program profiling itself into TRACYC_OUTPUT is ended by SIGINT or SIGTERM (Ctrl-C,
+ * kill): its profile is written all the same, with the zone it was in ended at the
+ * signal, and it still ends by that signal. A program with a SIGINT handler of its own keeps it: the
+ * handler runs, the program goes on and writes the profile when it exits.
+ *
+ *   test_exit_signal                        the test
+ *   test_exit_signal --program SIG MODE     the profiled program: MODE "default" or "own"
+ */
+#include "test_util.h"
+#include "tracyc.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const struct ___tracy_source_location_data before_loc = {"before signal", "program", "exit_signal.c", 1, 0};
+static const struct ___tracy_source_location_data open_loc = {"interrupted", "program", "exit_signal.c", 2, 0};
+
+static volatile sig_atomic_t handled;
+
+static void own_handler(int sig)
+{
+    handled = sig;
+}
+
+static int run_program(int sig, const char *mode)
+{
+    int own = strcmp(mode, "own") == 0;
+    if (own)
+        signal(sig, own_handler);
+    tt_zones(&before_loc, 10);
+    /* Until the in-process capture is open: tracyc then catches the signal (or, in "own",
+     * at once: the program's handler stays). */
+    for (struct sigaction now; sigaction(sig, NULL, &now) == 0 && now.sa_handler == SIG_DFL;)
+        usleep(1000);
+    TracyCZoneCtx zone = ___tracy_emit_zone_begin(&open_loc, 1);
+    /* A zone's begin is published by the thread's next record (api_zone.c): this one. */
+    ___tracy_emit_message("signalled", 9, 0);
+    kill(getpid(), sig);
+    while (!handled) /* only the program's own handler returns here */
+        usleep(1000);
+    ___tracy_emit_zone_end(zone);
+    return 3;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return strdup(buf);
+}
+
+static int count(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; p && (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+/* Runs the program with TRACYC_OUTPUT; its wait status, and its profile (NULL if none). */
+static int run(const char *dir, int sig, const char *mode, char **profile)
+{
+    char out[300], sigarg[8];
+    snprintf(out, sizeof out, "%s/%s-%d.json", dir, mode, sig);
+    snprintf(sigarg, sizeof sigarg, "%d", sig);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("TRACYC_OUTPUT", out, 1);
+        execl("/proc/self/exe", "test_exit_signal", "--program", sigarg, mode, (char *)NULL);
+        _exit(127);
+    }
+    int status = -1;
+    waitpid(pid, &status, 0);
+    *profile = read_file(out);
+    unlink(out);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 4 && strcmp(argv[1], "--program") == 0)
+        return run_program(atoi(argv[2]), argv[3]);
+
+    char dir[] = "/tmp/tracyc_exit_signal.XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    const int sigs[] = {SIGINT, SIGTERM};
+    for (int i = 0; i < 2; i++) {
+        char *profile;
+        int status = run(dir, sigs[i], "default", &profile);
+        tt_check(WIFSIGNALED(status) && WTERMSIG(status) == sigs[i], "signal %d: wait status %#x (ended by it)",
+                 sigs[i], status);
+        tt_check(profile && count(profile, "\"before signal\"") == 10 && count(profile, "\"interrupted\"") == 1,
+                 "signal %d: profile %s with %d zones before (10) and %d interrupted (1)", sigs[i],
+                 profile ? "written" : "missing", count(profile, "\"before signal\""), count(profile, "\"interrupted\""));
+        free(profile);
+    }
+    char *profile;
+    int status = run(dir, SIGINT, "own", &profile);
+    tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 3, "own handler: wait status %#x (exit 3)", status);
+    tt_check(profile && count(profile, "\"before signal\"") == 10 && count(profile, "\"interrupted\"") == 1,
+             "own handler: profile %s", profile ? "without every zone" : "missing");
+    free(profile);
+    rmdir(dir);
+    return tt_finish("test_exit_signal");
+}
