@@ -106,6 +106,20 @@ static pthread_mutex_t frames_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char **open_frames;
 static size_t open_len, open_cap;
 
+/* A forked child that profiles (TRACYC_FOLLOW_FORK) has none of its parent's frame sets
+ * open; the lock, which another of the parent's threads may have held, starts anew. The
+ * life cycle layer below cannot call up here, so this file registers its own handler. */
+static void frames_forget_after_fork(void)
+{
+    pthread_mutex_init(&frames_lock, NULL);
+    open_len = 0;
+}
+
+__attribute__((constructor)) static void frames_at_fork(void)
+{
+    pthread_atfork(NULL, NULL, frames_forget_after_fork);
+}
+
 static size_t open_index(const char *name)
 {
     size_t i = 0;

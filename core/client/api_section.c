@@ -15,6 +15,19 @@ static _Atomic uint32_t next_section = 1;
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tcu_map open_ids; /* id -> 1, for every section entered and not left */
 
+/* A forked child that profiles (TRACYC_FOLLOW_FORK) has none of its parent's sections
+ * open, and the lock starts anew (as frame sets: api_plot_frame.c). */
+static void sections_forget_after_fork(void)
+{
+    pthread_mutex_init(&open_lock, NULL);
+    tcu_map_clear(&open_ids);
+}
+
+__attribute__((constructor)) static void sections_at_fork(void)
+{
+    pthread_atfork(NULL, NULL, sections_forget_after_fork);
+}
+
 /* 1 when the section was open (now no longer), 0 when it was not; put: open it (-1 when
  * out of memory). */
 static int open_set(uint32_t id, int put)

@@ -130,6 +130,8 @@ void tc_conn_context_switch(struct tc_conn *c, const struct tc_rec_context_switc
 /* Registers a range of program-named frames (conn_samples.c). -1 with *error set. */
 int tc_frames_add(uint64_t first, uint64_t last, const char *image, size_t image_len,
                   int (*resolve)(void *, uint64_t, struct tracyc_frame *), void *user, const char **error);
+/* After fork: the ranges stay (the child runs the same code), their lock starts anew. */
+void tc_frames_forget_after_fork(void);
 /* Answers a CallstackFrame or Symbol query about an address of a registered range; 0
  * (nothing sent) when the address is in none. */
 int tc_conn_answer_frame(struct tc_conn *c, uint8_t query, uint64_t address);

@@ -58,6 +58,11 @@ int tc_frames_add(uint64_t first, uint64_t last, const char *image, size_t image
     return 0;
 }
 
+void tc_frames_forget_after_fork(void)
+{
+    pthread_mutex_init(&ranges_lock, NULL);
+}
+
 /* The resolver's answer for address. 0 when address is in no range; *known says whether
  * the resolver knew it. The resolver is called without the lock held. */
 static int ask(uint64_t address, struct tracyc_frame *f, const char **image, size_t *image_len, int *known)

@@ -48,8 +48,7 @@ void tc_exit_signals_catch(void)
         return;
     for (size_t i = 0; i < sizeof exit_signals / sizeof exit_signals[0]; i++) {
         struct sigaction now;
-        if (sigaction(exit_signals[i], NULL, &now) != 0 || (now.sa_flags & SA_SIGINFO) ||
-            now.sa_handler != SIG_DFL)
+        if (sigaction(exit_signals[i], NULL, &now) != 0 || (now.sa_flags & SA_SIGINFO) || now.sa_handler != SIG_DFL)
             continue; /* the program's own handler (or SIG_IGN) stays */
         struct sigaction ours = {.sa_handler = on_exit_signal, .sa_flags = SA_RESETHAND | SA_RESTART};
         sigemptyset(&ours.sa_mask);

@@ -823,4 +823,5 @@ void tc_worker_forget_after_fork(void)
         drop_pending(i);
     }
     w.inproc = NULL;
+    tc_frames_forget_after_fork();
 }

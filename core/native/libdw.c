@@ -113,6 +113,11 @@ static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kept_file *kept;
 static size_t kept_count, kept_cap;
 
+void tcn_libdw_forget_after_fork(void)
+{
+    pthread_mutex_init(&kept_lock, NULL);
+}
+
 static int is_file(int fd, const struct stat *st)
 {
     struct stat now;

@@ -96,6 +96,9 @@ int tcn_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
                              const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
                              char **debuginfo_file_name);
 
+/* After fork: the kept files stay (the child's own descriptors), their lock starts anew. */
+void tcn_libdw_forget_after_fork(void);
+
 /* Tests: load `soname` instead of libdw.so.1 (a name that does not exist, or a library
  * without libdw's functions). Call before anything asks for the table. */
 void tcn_libdw_use_for_tests(const char *soname);

@@ -2,6 +2,7 @@
  * lists under one mutex; neither is on the hot path. */
 #include "native/resolver.h"
 
+#include "native/libdw.h"
 #include "util/threads.h"
 
 #include <pthread.h>
@@ -207,4 +208,5 @@ void tcn_resolver_forget_after_fork(void)
     r.started = 0;
     r.todo = r.done = r.current = NULL;
     r.symbols = NULL;
+    tcn_libdw_forget_after_fork();
 }

@@ -99,7 +99,8 @@ int main(int argc, char **argv)
                  sigs[i], status);
         tt_check(profile && count(profile, "\"before signal\"") == 10 && count(profile, "\"interrupted\"") == 1,
                  "signal %d: profile %s with %d zones before (10) and %d interrupted (1)", sigs[i],
-                 profile ? "written" : "missing", count(profile, "\"before signal\""), count(profile, "\"interrupted\""));
+                 profile ? "written" : "missing", count(profile, "\"before signal\""),
+                 count(profile, "\"interrupted\""));
         free(profile);
     }
     char *profile;
