@@ -156,6 +156,7 @@ void ___tracy_shutdown_profiler(void)
         tc_prof.exit_time = now;
         if (tc_self)
             tc_stream_commit(&tc_self->stream);
+        tc_clock_calibrate_now(); /* no event comes after now: the worker need not wait */
         tc_worker_stop();
         atomic_store(&tc_prof.state, TC_STATE_STOPPED);
     }

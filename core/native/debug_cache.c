@@ -102,7 +102,7 @@ static int least_recent_first(const void *a, const void *b)
 static int is_copy_name(const char *name)
 {
     size_t len = strlen(name);
-    return name[0] != '.' && len > 6 && len < sizeof ((struct cached *)0)->name && !strcmp(name + len - 6, ".debug");
+    return name[0] != '.' && len > 6 && len < sizeof((struct cached *)0)->name && !strcmp(name + len - 6, ".debug");
 }
 
 /* Takes copies out, least recently used first, until those left fit the limit; `keep`
