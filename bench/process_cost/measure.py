@@ -9,7 +9,8 @@ preloaded (start.c), in three modes, interleaved round by round:
 With --before LIB (another build's start library, whose rpath names its libtracyc), each
 traced mode runs with that build too, as MODE@before, in the same rounds.
 Prints, per program, the median process CPU of each mode with its range and its ratio to
-the untraced median of the same run, then the median per-thread split of tracyc's CPU:
+the untraced median of the same run, the median wall time and its ratio, the samples kept
+per CPU second and in how many runs the capture kept any, then the median per-thread split of tracyc's CPU:
 its worker, sampler and symbol resolver threads, and its shutdown on the program's main
 thread at exit ("exit"). Idle programs (--idle) print CPU milliseconds per second instead.
 """
@@ -43,6 +44,9 @@ def run_once(args, cmd, mode, tmp):
     note = os.path.join(tmp, "exit_note")
     report = os.path.join(tmp, "threads")
     env["BENCH_EXIT_NOTE"] = note
+    # Inflated debug files (native/debug_cache.h) in a directory of this run's: the first
+    # traced run makes them (its CPU is in the range), the others read them.
+    env.setdefault("TRACYC_DEBUG_CACHE", os.path.join(tmp, "debug-cache"))
     for f in (note, report):
         if os.path.exists(f):
             os.unlink(f)
@@ -118,8 +122,9 @@ def report(name, modes, runs, idle_s):
     if idle_s:
         print(f"  {'mode':<14} {'process CPU ms':>15} {'range':>17} {'CPU ms/s':>9} {'tracyc ms/s':>12}")
     else:
-        print(f"  {'mode':<14} {'process CPU s':>14} {'range':>15} {'ratio':>7} {'wall s':>7} "
-              f"{'samples/CPU s':>14}")
+        print(f"  {'mode':<14} {'process CPU s':>14} {'range':>15} {'ratio':>7} {'wall s':>7} {'ratio':>6} "
+              f"{'samples/CPU s':>14} {'sampled':>8}")
+    base_wall = med([r["wall"] for r in runs["untraced"]])
     for mode in modes:
         totals = [r["total"] for r in runs[mode]]
         m = med(totals)
@@ -130,8 +135,11 @@ def report(name, modes, runs, idle_s):
         else:
             rates = [r["samples"] / (r["total"] / 1e9) for r in runs[mode] if r["samples"]]
             rate = f"{med(rates):14.0f}" if rates else f"{'-':>14}"
+            wall = med([r["wall"] for r in runs[mode]])
+            # runs whose capture kept samples (a short program's can have none)
+            sampled = "-" if mode == "untraced" else f"{len(rates)}/{len(runs[mode])}"
             print(f"  {mode:<14} {m / 1e9:14.3f} {lo / 1e9:7.3f}-{hi / 1e9:<7.3f} {m / base:7.3f} "
-                  f"{med([r['wall'] for r in runs[mode]]) / 1e9:7.2f} {rate}")
+                  f"{wall / 1e9:7.3f} {wall / base_wall:6.2f} {rate} {sampled:>8}")
     traced = [m for m in modes if m != "untraced"]
     unit, scale = ("ms/s", 1e6 * idle_s) if idle_s else ("ms (% of untraced CPU)", 1e6)
     print(f"  tracyc's threads, median {unit}:")

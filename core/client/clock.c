@@ -1,6 +1,7 @@
 /* clock.c - clock source selection and TSC calibration. */
 #include "client/clock.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -11,6 +12,7 @@ int tc_clock_uses_tsc;
 
 static int64_t calib_tsc0, calib_ns0;
 static double calib_mul;
+static _Atomic int calib_hurry; /* the profiler is shutting down: no waiting */
 
 static int cpu_has_invariant_tsc(void)
 {
@@ -35,6 +37,11 @@ void tc_clock_init(void)
     calib_tsc0 = tc_clock_now();
 }
 
+void tc_clock_calibrate_now(void)
+{
+    atomic_store(&calib_hurry, 1);
+}
+
 double tc_clock_calibrate(int64_t min_ns)
 {
     if (!tc_clock_uses_tsc)
@@ -46,9 +53,12 @@ double tc_clock_calibrate(int64_t min_ns)
         ns1 = tc_clock_monotonic_ns();
         tsc1 = tc_clock_now();
         int64_t left = min_ns - (ns1 - calib_ns0);
-        if (left <= 0)
+        if (left <= 0 || (atomic_load(&calib_hurry) && ns1 > calib_ns0 && tsc1 > calib_tsc0))
             break;
-        struct timespec ts = {left / 1000000000, left % 1000000000};
+        /* In steps of 1 ms at most (only in the program's first min_ns), to see a shutdown. */
+        if (left > 1000000)
+            left = 1000000;
+        struct timespec ts = {0, left};
         nanosleep(&ts, NULL);
     }
     calib_mul = (double)(ns1 - calib_ns0) / (double)(tsc1 - calib_tsc0);

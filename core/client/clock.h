@@ -38,8 +38,14 @@ static inline int64_t tc_clock_now(void)
 void tc_clock_init(void);
 
 /* Nanoseconds per tick, measured against CLOCK_MONOTONIC_RAW over at least min_ns of
- * wall time since tc_clock_init (waits for the remainder). 1.0 without TSC. */
+ * wall time since tc_clock_init (waits for the remainder), or over the time until
+ * tc_clock_calibrate_now. 1.0 without TSC. */
 double tc_clock_calibrate(int64_t min_ns);
+/* The profiler is shutting down: a calibration waiting, or asked for later, takes the time
+ * elapsed since tc_clock_init, which holds every event the program recorded. A program
+ * that ends within min_ns of its start (a 10 ms one) is then not kept alive until min_ns
+ * by its capture's handshake or its sampler's start. */
+void tc_clock_calibrate_now(void);
 
 /* Smallest positive difference between consecutive reads, in ticks. */
 uint64_t tc_clock_resolution(void);

@@ -240,6 +240,29 @@ static void read_connect(struct tc_config *c)
     c->connect_host = strdup(host);
 }
 
+/* TRACYC_DEBUG_CACHE=DIR (absolute), or 0 for none; by default $XDG_CACHE_HOME/tracyc/debug,
+ * else $HOME/.cache/tracyc/debug (native/debug_cache.h). */
+static void read_debug_cache(struct tc_config *c)
+{
+    c->debug_cache[0] = 0;
+    c->debug_cache_limit = (size_t)512 << 20;
+    const char *v = getenv("TRACYC_DEBUG_CACHE");
+    size_t cap = sizeof c->debug_cache;
+    if (v && *v == '/' && strlen(v) < cap) {
+        strcpy(c->debug_cache, v);
+    } else if (!v || strcmp(v, "0") != 0) {
+        if (v && *v)
+            bad_value("TRACYC_DEBUG_CACHE", v, "an absolute directory, or 0 for none", "the default directory");
+        const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+        if (xdg && *xdg == '/' && strlen(xdg) + sizeof "/tracyc/debug" <= cap)
+            snprintf(c->debug_cache, cap, "%s/tracyc/debug", xdg);
+        else if (home && *home == '/' && strlen(home) + sizeof "/.cache/tracyc/debug" <= cap)
+            snprintf(c->debug_cache, cap, "%s/.cache/tracyc/debug", home);
+    }
+    if ((v = getenv("TRACYC_DEBUG_CACHE_LIMIT")) && *v && tc_config_parse_size(v, &c->debug_cache_limit) != 0)
+        bad_value("TRACYC_DEBUG_CACHE_LIMIT", v, "a size above 0 (N, NK, NM or NG)", "keeping the default, 512M");
+}
+
 void tc_config_read(struct tc_config *c)
 {
     const char *v;
@@ -278,6 +301,7 @@ void tc_config_read(struct tc_config *c)
         else
             c->clock_skewed = 1;
     }
+    read_debug_cache(c);
     c->sampling_hz = TC_DEFAULT_SAMPLING_HZ;
     if ((v = getenv("TRACY_SAMPLING_HZ")) && *v) {
         if (tc_config_parse_rate(v, &c->sampling_hz) != 0)

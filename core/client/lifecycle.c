@@ -6,6 +6,7 @@
 #include "client/clock.h"
 #include "client/config.h"
 #include "client/inproc.h"
+#include "native/debug_cache.h"
 #include "native/resolver.h"
 #include "util/threads.h"
 #include "client/sampling.h"
@@ -76,6 +77,8 @@ static int start_locked(void)
     }
     tc_config_read(&tc_prof.config);
     tc_buffer_limit = tc_prof.config.buffer_limit;
+    tcn_debug_cache_configure(tc_prof.config.debug_cache[0] ? tc_prof.config.debug_cache : NULL,
+                              tc_prof.config.debug_cache_limit);
     if (!started_once)
         start_once();
     started_once = 1;
@@ -153,6 +156,7 @@ void ___tracy_shutdown_profiler(void)
         tc_prof.exit_time = now;
         if (tc_self)
             tc_stream_commit(&tc_self->stream);
+        tc_clock_calibrate_now(); /* no event comes after now: the worker need not wait */
         tc_worker_stop();
         atomic_store(&tc_prof.state, TC_STATE_STOPPED);
     }

@@ -59,16 +59,18 @@ struct tc_config {
     int broadcast;
     int no_exit;
     size_t buffer_limit;
-    char *output;          /* TRACYC_OUTPUT */
-    int no_callstack;      /* TRACY_NO_CALLSTACK: no callstacks at all */
-    int no_sampling;       /* TRACY_NO_SAMPLING */
-    int no_context_switch; /* TRACY_NO_CONTEXT_SWITCH */
-    int sampling_hz;       /* TRACY_SAMPLING_HZ */
-    char *connect_host;    /* TRACYC_CONNECT: dial out to a collector at this host (NULL: listen) */
-    uint16_t connect_port; /* ...and port */
-    int follow_fork;       /* TRACYC_FOLLOW_FORK: a forked child starts a profiler of its own */
-    int clock_skewed;      /* TRACYC_TEST_CLOCK_SKEW_NS (tests): the clock extension reports */
-    int64_t clock_skew_ns; /* the clocks this far off, and a host id not this host's */
+    char *output;             /* TRACYC_OUTPUT */
+    int no_callstack;         /* TRACY_NO_CALLSTACK: no callstacks at all */
+    int no_sampling;          /* TRACY_NO_SAMPLING */
+    int no_context_switch;    /* TRACY_NO_CONTEXT_SWITCH */
+    int sampling_hz;          /* TRACY_SAMPLING_HZ */
+    char *connect_host;       /* TRACYC_CONNECT: dial out to a collector at this host (NULL: listen) */
+    uint16_t connect_port;    /* ...and port */
+    int follow_fork;          /* TRACYC_FOLLOW_FORK: a forked child starts a profiler of its own */
+    int clock_skewed;         /* TRACYC_TEST_CLOCK_SKEW_NS (tests): the clock extension reports */
+    int64_t clock_skew_ns;    /* the clocks this far off, and a host id not this host's */
+    char debug_cache[4096];   /* TRACYC_DEBUG_CACHE: directory of inflated debug files ("": none) */
+    size_t debug_cache_limit; /* TRACYC_DEBUG_CACHE_LIMIT */
 };
 
 struct tc_profiler {

@@ -1,6 +1,7 @@
 /* libdw.c - loading libdw at run time (see libdw.h). */
 #include "native/libdw.h"
 
+#include "native/debug_cache.h"
 #include "util/fd.h"
 
 #include <dlfcn.h>
@@ -53,6 +54,9 @@ static void load(void)
     }
     TCN_LIBDW_FUNCTIONS(TCN_LIBDW_LOAD)
 #undef TCN_LIBDW_LOAD
+#define TCN_LIBDW_LOAD_OPTIONAL(name, version) table.name = (__typeof__(name) *)dlvsym(lib, #name, version);
+    TCN_LIBDW_OPTIONAL(TCN_LIBDW_LOAD_OPTIONAL)
+#undef TCN_LIBDW_LOAD_OPTIONAL
     loaded = &table;
 }
 
@@ -216,8 +220,21 @@ int tcn_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
         n += snprintf(path + n, sizeof path - (size_t)n, "%02x", id[i]);
     snprintf(path + n, sizeof path - (size_t)n, ".debug");
     struct stat st;
-    int fd = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? module_file_open(path, &st) : -1;
-    *debuginfo_file_name = fd >= 0 ? strdup(path) : NULL;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    /* Its copy with the compressed sections inflated, when the cache has or can make one. */
+    char copy[4096 + sizeof path];
+    const char *file = path;
+    struct stat copy_st;
+    const struct tcn_debug_cache_elf elf = {table.elf_begin,    table.elf_end,      table.elf_nextscn,
+                                            table.gelf_getshdr, table.elf_compress, table.elf_update};
+    if (tcn_debug_cache_copy(&elf, id, len, path, copy, sizeof copy) == 0 && stat(copy, &copy_st) == 0 &&
+        S_ISREG(copy_st.st_mode)) {
+        file = copy;
+        st = copy_st;
+    }
+    int fd = module_file_open(file, &st);
+    *debuginfo_file_name = fd >= 0 ? strdup(file) : NULL;
     if (fd >= 0 && !*debuginfo_file_name) {
         close(fd);
         return -1;

@@ -54,12 +54,21 @@
     X(dwarf_getsrcfiles, "ELFUTILS_0.122")                                                                             \
     X(dwarf_filesrc, "ELFUTILS_0.122")                                                                                 \
     X(elf_begin, "ELFUTILS_1.0")                                                                                       \
-    X(elf_memory, "ELFUTILS_1.0")
+    X(elf_memory, "ELFUTILS_1.0")                                                                                      \
+    X(elf_end, "ELFUTILS_1.0")                                                                                         \
+    X(elf_nextscn, "ELFUTILS_1.0")                                                                                     \
+    X(elf_update, "ELFUTILS_1.0")                                                                                      \
+    X(gelf_getshdr, "ELFUTILS_1.0")
+
+/* Functions a feature needs that older releases lack: NULL there, and the feature off.
+ * elf_compress (0.165): inflating debug files for the cache (debug_cache.c). */
+#define TCN_LIBDW_OPTIONAL(X) X(elf_compress, "ELFUTILS_1.7")
 
 /* __typeof__ takes each prototype from the headers without referring to the symbol. */
 struct tcn_libdw {
 #define TCN_LIBDW_FIELD(name, version) __typeof__(name) *name;
     TCN_LIBDW_FUNCTIONS(TCN_LIBDW_FIELD)
+    TCN_LIBDW_OPTIONAL(TCN_LIBDW_FIELD)
 #undef TCN_LIBDW_FIELD
 };
 

@@ -225,6 +225,39 @@ static void child_outputs(void)
     }
 }
 
+/* TRACYC_DEBUG_CACHE: a directory, 0 for none, or the user's cache directory. */
+static void debug_cache(void)
+{
+    char said[512];
+    char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+    setenv("XDG_CACHE_HOME", "/xdg", 1);
+    setenv("HOME", "/home/t", 1);
+    struct tc_config c = read_with("TRACYC_DEBUG_CACHE", "/var/tmp/dc", said, sizeof said);
+    CHECK_STR(c.debug_cache, "/var/tmp/dc");
+    CHECK(c.debug_cache_limit == (size_t)512 << 20);
+    CHECK_STR(said, "");
+    c = read_with("TRACYC_DEBUG_CACHE", "0", said, sizeof said);
+    CHECK_STR(c.debug_cache, "");
+    c = read_with("TRACYC_DEBUG_CACHE", "relative/dir", said, sizeof said);
+    CHECK_STR(c.debug_cache, "/xdg/tracyc/debug");
+    CHECK(strstr(said, "TRACYC_DEBUG_CACHE=relative/dir is not an absolute directory") != NULL);
+    unsetenv("XDG_CACHE_HOME");
+    c = read_with("TRACYC_DEBUG_CACHE", "", said, sizeof said);
+    CHECK_STR(c.debug_cache, "/home/t/.cache/tracyc/debug");
+    CHECK_STR(said, "");
+    unsetenv("HOME");
+    c = read_with("TRACYC_DEBUG_CACHE", "", said, sizeof said);
+    CHECK_STR(c.debug_cache, "");
+    c = read_with("TRACYC_DEBUG_CACHE_LIMIT", "64M", said, sizeof said);
+    CHECK(c.debug_cache_limit == (size_t)64 << 20);
+    c = read_with("TRACYC_DEBUG_CACHE_LIMIT", "lots", said, sizeof said);
+    CHECK(c.debug_cache_limit == (size_t)512 << 20);
+    CHECK(strstr(said, "TRACYC_DEBUG_CACHE_LIMIT=lots is not a size") != NULL);
+    if (home)
+        setenv("HOME", home, 1);
+    free(home);
+}
+
 int main(void)
 {
     unsetenv("TRACY_PORT");
@@ -237,5 +270,6 @@ int main(void)
     rates();
     rate_ceiling();
     child_outputs();
+    debug_cache();
     return tt_finish("test_config");
 }

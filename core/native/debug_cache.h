@@ -1,0 +1,46 @@
+/* debug_cache.h - separate debug files kept uncompressed on disk, by build ID.
+ *
+ * Distributions ship debug files with compressed sections (SHF_COMPRESSED: Debian's
+ * libc6-dbg has 4 MB of them for libc, 10 MB inflated). libdw inflates every one of them
+ * whole when it opens the file (dwarf_begin_elf), even to resolve one address: 40 ms of
+ * libc alone, in every profiled process whose samples pass through libc (all of them).
+ * So the first process that needs such a file writes an uncompressed copy of it to a cache
+ * directory (TRACYC_DEBUG_CACHE, default $XDG_CACHE_HOME/tracyc/debug, else
+ * $HOME/.cache/tracyc/debug), named by its build ID, and libdw reads that copy from then on
+ * (mapped: only the pages it looks at are read). The copy has the same sections in the same
+ * order, with the same contents inflated, so the DWARF read from it, and every name, file,
+ * line and inlined frame resolved, is the same (tests/c/test_debug_cache.c compares them).
+ *
+ * A copy is written to a temporary name and renamed into place, so a reader sees a whole
+ * file or none; files are taken out, least recently used first, when the directory's copies
+ * pass TRACYC_DEBUG_CACHE_LIMIT (default 512M). Called from the symbol resolver's thread
+ * only (libdw.c's tcn_libdw_find_debuginfo).
+ */
+#ifndef TRACYC_NATIVE_DEBUG_CACHE_H
+#define TRACYC_NATIVE_DEBUG_CACHE_H
+
+#include <gelf.h>
+#include <stddef.h>
+
+/* The libelf functions it uses: libdw.c's table (libdw.h), which loads them. */
+struct tcn_debug_cache_elf {
+    __typeof__(elf_begin) *begin;
+    __typeof__(elf_end) *end;
+    __typeof__(elf_nextscn) *nextscn;
+    __typeof__(gelf_getshdr) *getshdr;
+    __typeof__(elf_compress) *compress; /* NULL (libelf before 0.165): no cache */
+    __typeof__(elf_update) *update;
+};
+
+/* The directory (NULL: no cache) and the most bytes its copies may take together. Copied;
+ * called at start-up, before symbols are resolved. */
+void tcn_debug_cache_configure(const char *dir, size_t limit);
+
+/* Writes to path (cap bytes) the path of an uncompressed copy of the debug file
+ * `debug_file`, whose build ID is id[len], made now when there is none yet, and returns 0;
+ * -1 when there is no cache, the file has no compressed sections, or no copy can be made
+ * (the caller then reads debug_file itself). */
+int tcn_debug_cache_copy(const struct tcn_debug_cache_elf *elf, const unsigned char *id, int len,
+                         const char *debug_file, char *path, size_t cap);
+
+#endif
