@@ -519,6 +519,7 @@ static void finish_on_exit_signal(void)
     int expected = TC_STATE_RUNNING;
     if (atomic_compare_exchange_strong(&tc_prof.state, &expected, TC_STATE_STOPPING)) {
         tc_prof.exit_time = now;
+        tc_clock_calibrate_now(); /* as at exit: no event comes after now */
         finish();
         atomic_store(&tc_prof.state, TC_STATE_STOPPED);
     }
