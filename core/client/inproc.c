@@ -191,6 +191,12 @@ int tc_inproc_step(struct tc_inproc *ip, int timeout_ms)
     return (int)tcs_collector_live(ip->children);
 }
 
+void tc_inproc_wait(struct tc_inproc *ip, struct pollfd *fds, size_t n, int timeout_ms)
+{
+    if (!ip->children || tcs_collector_step_with(ip->children, timeout_ms, fds, n) != 0)
+        poll(fds, n, timeout_ms);
+}
+
 /* At the end: children still connected are told to stop (their later events are theirs
  * alone), and those that do not finish within CHILDREN_STOP_MS are cut. */
 #define CHILDREN_STOP_MS 2000
