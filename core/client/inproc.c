@@ -1,7 +1,9 @@
-/* inproc.c - the in-process capture. The worker talks to it exactly as to a TCP server:
- * frames go in through send(), queries come back through recv(). Both ends run on the
- * worker thread, so no locking is needed. The decoder's events go into a trace whose
- * sinks are those of the output (trace/export.h): nothing else of the capture is kept. */
+/* inproc.c - the in-process capture. The worker talks to it as to a TCP server: the
+ * handshake goes in through send(), frames through send_items() (their items, not
+ * compressed: both ends are in this process), queries come back through recv(). Both
+ * ends run on the worker thread, so no locking is needed. The decoder's events go into a
+ * trace whose sinks are those of the output (trace/export.h): nothing else of the capture
+ * is kept. */
 #include "client/inproc.h"
 
 #include "capture/collector.h"
