@@ -702,7 +702,8 @@ static void finish_children(void)
     while (w.inproc && w.children_fd >= 0 && tc_inproc_takes_children(w.inproc)) {
         for (int child; (child = tc_net_accept_fd(w.children_fd)) >= 0;)
             tc_inproc_adopt(w.inproc, child);
-        if (tc_inproc_step(w.inproc, 10) == 0 || tc_clock_monotonic_ns() > deadline)
+        /* (looked at before the wait: with no child connected there is nothing to wait for) */
+        if (tc_inproc_step(w.inproc, 0) == 0 || tc_clock_monotonic_ns() > deadline || tc_inproc_step(w.inproc, 10) == 0)
             break;
     }
     if (w.children_fd >= 0)
