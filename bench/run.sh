@@ -180,7 +180,8 @@ if [ -n "$lua_rows" ]; then
   echo "   targets: <= 0.3 x upstream TracyLua, aim <= 3 x an empty Lua call pair, which LuaJIT compiles away)"
 fi
 
-for extra in "$build"/bench/python_overhead/run.sh "$build"/bench/python_sampling/run.sh; do
+bench/python_cost.sh "$build"
+for extra in "$build"/bench/python_sampling/run.sh; do
   [ -x "$extra" ] && "$extra"
 done
 exit 0

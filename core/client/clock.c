@@ -11,6 +11,7 @@
 int tc_clock_uses_tsc;
 
 static int64_t calib_tsc0, calib_ns0;
+static int calib_started;
 static double calib_mul;
 static _Atomic int calib_hurry; /* the profiler is shutting down: no waiting */
 
@@ -33,8 +34,30 @@ void tc_clock_init(void)
     const char *fallback = getenv("TRACYC_TIMER_FALLBACK");
     int want_tsc = cpu_has_invariant_tsc() || (force && force[0] == '1');
     tc_clock_uses_tsc = want_tsc && !(fallback && fallback[0] == '1');
+    if (!calib_started || !tc_clock_uses_tsc) {
+        calib_ns0 = tc_clock_monotonic_ns();
+        calib_tsc0 = tc_clock_now();
+        calib_started = 1;
+    }
+}
+
+/* The TSC's calibration starts when the library is loaded, not when the profiler starts: the
+ * first connection waits until 20 ms of it have passed (tc_clock_calibrate), which a program
+ * that starts the profiler late in a short run (python -m tracer after its imports and
+ * command line, a C program at its first event) would spend waiting at exit. The profiler's
+ * start keeps this beginning if it chooses the TSC (tc_clock_init). */
+__attribute__((constructor)) static void calibration_start(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
     calib_ns0 = tc_clock_monotonic_ns();
-    calib_tsc0 = tc_clock_now();
+    calib_tsc0 = (int64_t)__rdtsc();
+    calib_started = 1;
+#endif
+}
+
+int64_t tc_clock_calibration_began(void)
+{
+    return calib_started ? calib_ns0 : 0;
 }
 
 void tc_clock_calibrate_now(void)

@@ -36,6 +36,9 @@ static inline int64_t tc_clock_now(void)
 
 /* Choose the clock source. Called once, before the first timestamp. */
 void tc_clock_init(void);
+/* When the TSC's calibration began (CLOCK_MONOTONIC_RAW ns): on x86 when the library was
+ * loaded (clock.c), elsewhere at the profiler's start; 0 before then. */
+int64_t tc_clock_calibration_began(void);
 
 /* Nanoseconds per tick, measured against CLOCK_MONOTONIC_RAW over at least min_ns of
  * wall time since tc_clock_init (waits for the remainder), or over the time until

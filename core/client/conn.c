@@ -26,6 +26,18 @@ static int enc_write(void *user, const void *data, size_t len)
     return 0;
 }
 
+static int enc_write_items(void *user, const void *items, size_t len)
+{
+    struct tc_conn *c = user;
+    if (!c->alive)
+        return -1;
+    if (c->transport->send_items(c->transport, items, len) != 0) {
+        c->alive = 0;
+        return -1;
+    }
+    return 0;
+}
+
 int tc_conn_hello_valid(const uint8_t *hello, size_t len)
 {
     return memcmp(hello, TCW_SHIBBOLETH, len < TCW_SHIBBOLETH_SIZE ? len : TCW_SHIBBOLETH_SIZE) == 0;
@@ -61,6 +73,8 @@ int tc_conn_open(struct tc_conn *c, struct tc_transport *t, int slot, const uint
         return -1;
     }
     tcw_enc_set_version(&c->enc, vi);
+    if (t->send_items)
+        tcw_enc_set_items_writer(&c->enc, enc_write_items);
     c->transport = t;
     c->alive = 1;
     return 0;

@@ -29,6 +29,9 @@ struct tc_transport {
     /* Bytes read (> 0), 0 when nothing arrived within timeout_ms, -1 when gone. */
     long (*recv)(struct tc_transport *t, void *buf, size_t cap, int timeout_ms);
     void (*close)(struct tc_transport *t);
+    /* Optional, for a peer in the same process: takes a frame's items uncompressed (LZ4
+     * costs both ends for nothing there). 0 when taken, -1 when the peer is gone. */
+    int (*send_items)(struct tc_transport *t, const void *items, size_t len);
     int fd; /* readable when the peer has sent something (the worker waits on it); -1: none */
 };
 

@@ -1,7 +1,9 @@
-/* inproc.c - the in-process capture. The worker talks to it exactly as to a TCP server:
- * frames go in through send(), queries come back through recv(). Both ends run on the
- * worker thread, so no locking is needed. The decoder's events go into a trace whose
- * sinks are those of the output (trace/export.h): nothing else of the capture is kept. */
+/* inproc.c - the in-process capture. The worker talks to it as to a TCP server: the
+ * handshake goes in through send(), frames through send_items() (their items, not
+ * compressed: both ends are in this process), queries come back through recv(). Both
+ * ends run on the worker thread, so no locking is needed. The decoder's events go into a
+ * trace whose sinks are those of the output (trace/export.h): nothing else of the capture
+ * is kept. */
 #include "client/inproc.h"
 
 #include "capture/collector.h"
@@ -77,10 +79,8 @@ static void on_query(void *user, const uint8_t packet[13])
     push_bytes(user, packet, 13);
 }
 
-static int ip_send(struct tc_transport *t, const void *data, size_t len)
+static int fed(struct tc_inproc *ip, enum tcd_state s)
 {
-    struct tc_inproc *ip = (struct tc_inproc *)t;
-    enum tcd_state s = tcd_decoder_feed(ip->dec, data, len);
     if (s == TCD_STATE_FAILED)
         return -1;
     if (s == TCD_STATE_DONE && ip->pending_read == ip->pending_len) {
@@ -88,6 +88,19 @@ static int ip_send(struct tc_transport *t, const void *data, size_t len)
         push_bytes(ip, terminate, sizeof terminate);
     }
     return 0;
+}
+
+static int ip_send(struct tc_transport *t, const void *data, size_t len)
+{
+    struct tc_inproc *ip = (struct tc_inproc *)t;
+    return fed(ip, tcd_decoder_feed(ip->dec, data, len));
+}
+
+/* The client's frames come uncompressed: no LZ4 on either end of the same thread. */
+static int ip_send_items(struct tc_transport *t, const void *items, size_t len)
+{
+    struct tc_inproc *ip = (struct tc_inproc *)t;
+    return fed(ip, tcd_decoder_feed_items(ip->dec, items, len));
 }
 
 static long ip_recv(struct tc_transport *t, void *buf, size_t cap, int timeout_ms)
@@ -142,6 +155,7 @@ struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen)
     err[0] = '\0';
     static const struct tcd_callbacks callbacks = {on_event, on_query};
     ip->base.send = ip_send;
+    ip->base.send_items = ip_send_items;
     ip->base.recv = ip_recv;
     ip->base.close = ip_close;
     ip->base.fd = -1; /* its queries come while the worker sends, never in between */
@@ -189,6 +203,12 @@ int tc_inproc_step(struct tc_inproc *ip, int timeout_ms)
         return 0;
     tcs_collector_step(ip->children, timeout_ms);
     return (int)tcs_collector_live(ip->children);
+}
+
+void tc_inproc_wait(struct tc_inproc *ip, struct pollfd *fds, size_t n, int timeout_ms)
+{
+    if (!ip->children || tcs_collector_step_with(ip->children, timeout_ms, fds, n) != 0)
+        poll(fds, n, timeout_ms);
 }
 
 /* At the end: children still connected are told to stop (their later events are theirs

@@ -146,6 +146,7 @@ struct tc_transport *tc_net_transport(int fd)
     t->base.send = tcp_send;
     t->base.recv = tcp_recv;
     t->base.close = tcp_close;
+    t->base.send_items = NULL; /* frames go over the wire LZ4-compressed */
     t->base.fd = fd;
     t->fd = fd;
     return &t->base;

@@ -421,7 +421,8 @@ static void start_requested_capture(void)
 }
 
 /* The children that dialed the in-process capture's socket, once it can take them; the
- * socket closed when it is wanted no more. Returns whether children are collected. */
+ * socket closed when it is wanted no more. Returns the socket while children are collected,
+ * else -1. */
 static int take_children(void)
 {
     pthread_mutex_lock(&w.request_lock);
@@ -433,7 +434,7 @@ static int take_children(void)
     int fd = w.children_fd, wanted = w.children_wanted;
     pthread_mutex_unlock(&w.request_lock);
     if (!w.inproc)
-        return 0;
+        return -1;
     if (wanted)
         tc_inproc_collect(w.inproc); /* at the first pass that has both (tried again when out of memory) */
     int collecting = fd >= 0 && tc_inproc_takes_children(w.inproc);
@@ -441,7 +442,7 @@ static int take_children(void)
         for (int child; (child = tc_net_accept_fd(fd)) >= 0;)
             tc_inproc_adopt(w.inproc, child);
     tc_inproc_step(w.inproc, 0);
-    return collecting;
+    return collecting ? fd : -1;
 }
 
 static void service_connections(int timeout_ms)
@@ -466,10 +467,11 @@ static void service_connections(int timeout_ms)
 
 /* Sleeps until there is work, or for timeout_ms: on the wake descriptor (wake.h), the
  * listening socket while no server is live, the servers whose hello is under way and the
- * live servers' sockets (their queries). */
-static void wait_for_work(int timeout_ms)
+ * live servers' sockets (their queries); while children are collected (children_fd >= 0),
+ * on their socket and connections too, which the capture's collector serves meanwhile. */
+static void wait_for_work(int timeout_ms, int children_fd)
 {
-    struct pollfd fds[2 + MAX_PENDING + TC_MAX_CONNS];
+    struct pollfd fds[3 + MAX_PENDING + TC_MAX_CONNS];
     nfds_t n = 0;
     fds[n++] = (struct pollfd){tc_wake_fd(), POLLIN, 0};
     if (w.listen_fd >= 0 && !conn_live(SLOT_TCP))
@@ -480,8 +482,14 @@ static void wait_for_work(int timeout_ms)
     for (int i = 0; i < TC_MAX_CONNS; i++)
         if (conn_live(i) && w.conns[i].transport->fd >= 0)
             fds[n++] = (struct pollfd){w.conns[i].transport->fd, POLLIN, 0};
-    if (tc_wake_wait_begin() && !atomic_load(&w.stop) && !tc_exit_signal_caught())
-        poll(fds, n, timeout_ms);
+    if (children_fd >= 0)
+        fds[n++] = (struct pollfd){children_fd, POLLIN, 0};
+    if (tc_wake_wait_begin() && !atomic_load(&w.stop) && !tc_exit_signal_caught()) {
+        if (children_fd >= 0)
+            tc_inproc_wait(w.inproc, fds, n, timeout_ms);
+        else
+            poll(fds, n, timeout_ms);
+    }
     tc_wake_wait_end();
 }
 
@@ -495,14 +503,13 @@ static void wait_for_conn(struct tc_conn *c, int timeout_ms)
     tc_wake_wait_end();
 }
 
-/* How long the next wait may be. Children's connections to the in-process capture (its
- * collector steps them) and a dial under way (dial.c) have no descriptor here to wait on:
- * they are looked at every DIAL_WAIT_MS and 1 ms as before; a thread waiting at a fiber is
- * counted in passes (fiber.c). */
+/* How long the next wait may be. A dial under way (dial.c) has no descriptor here to wait
+ * on: it is looked at every DIAL_WAIT_MS; a thread waiting at a fiber is counted in passes
+ * (fiber.c). */
 #define DIAL_WAIT_MS 10
-static int wait_ms(int collecting)
+static int wait_ms(void)
 {
-    if (collecting || (any_live() && w.stalled))
+    if (any_live() && w.stalled)
         return 1;
     if (tc_dial_active() && !conn_live(SLOT_TCP))
         return DIAL_WAIT_MS;
@@ -532,12 +539,12 @@ static void *worker_main(void *arg)
     while (!atomic_load(&w.stop) && !tc_exit_signal_caught()) {
         start_requested_capture();
         look_for_server();
-        int collecting = take_children();
+        int children_fd = take_children();
         tc_sampling_update(any_live());
         size_t n = any_live() ? drain_all() : 0;
         service_connections(0);
         if (n < TRICKLE_PASS)
-            wait_for_work(wait_ms(collecting));
+            wait_for_work(wait_ms(), children_fd);
         else if (n < SMALL_PASS)
             sleep_us(200);
     }
@@ -729,7 +736,8 @@ static void finish_children(void)
     while (w.inproc && w.children_fd >= 0 && tc_inproc_takes_children(w.inproc)) {
         for (int child; (child = tc_net_accept_fd(w.children_fd)) >= 0;)
             tc_inproc_adopt(w.inproc, child);
-        if (tc_inproc_step(w.inproc, 10) == 0 || tc_clock_monotonic_ns() > deadline)
+        /* (looked at before the wait: with no child connected there is nothing to wait for) */
+        if (tc_inproc_step(w.inproc, 0) == 0 || tc_clock_monotonic_ns() > deadline || tc_inproc_step(w.inproc, 10) == 0)
             break;
     }
     if (w.children_fd >= 0)

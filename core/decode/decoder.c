@@ -198,15 +198,10 @@ static bool done(const struct tcd_decoder *dec)
     return dec->terminated && tcd_nothing_pending(dec) && (dec->open_zones == 0 || dec->crashed);
 }
 
-static void process_frame(struct tcd_decoder *dec, const uint8_t *src, uint32_t csize)
+/* The n bytes of items at the ring's current offset: one frame. */
+static void frame_items(struct tcd_decoder *dec, int n)
 {
     uint8_t *out = dec->ring + dec->ring_off;
-    int n = LZ4_decompress_safe_continue(&dec->lz4, (const char *)src, (char *)out, (int)csize, TCW_TARGET_FRAME_SIZE);
-    if (n <= 0) {
-        tcd_fail(dec, "LZ4 frame %" PRIu64 " (%" PRIu32 " bytes) does not decompress to 1..%d bytes", dec->frame_index,
-                 csize, TCW_TARGET_FRAME_SIZE);
-        return;
-    }
     dec->stats.bytes_decoded += (uint64_t)n;
     tcd_parse_items(dec, out, (size_t)n);
     if (dec->state == TCD_STATE_FAILED)
@@ -222,6 +217,18 @@ static void process_frame(struct tcd_decoder *dec, const uint8_t *src, uint32_t 
     tcd_flush_queries(dec);
     if (done(dec))
         dec->state = TCD_STATE_DONE;
+}
+
+static void process_frame(struct tcd_decoder *dec, const uint8_t *src, uint32_t csize)
+{
+    uint8_t *out = dec->ring + dec->ring_off;
+    int n = LZ4_decompress_safe_continue(&dec->lz4, (const char *)src, (char *)out, (int)csize, TCW_TARGET_FRAME_SIZE);
+    if (n <= 0) {
+        tcd_fail(dec, "LZ4 frame %" PRIu64 " (%" PRIu32 " bytes) does not decompress to 1..%d bytes", dec->frame_index,
+                 csize, TCW_TARGET_FRAME_SIZE);
+        return;
+    }
+    frame_items(dec, n);
 }
 
 static int check_frame_size(struct tcd_decoder *dec, uint32_t csize)
@@ -271,6 +278,25 @@ enum tcd_state tcd_decoder_feed(struct tcd_decoder *dec, const void *data, size_
         p += used;
         len -= used;
     }
+    return dec->state;
+}
+
+enum tcd_state tcd_decoder_feed_items(struct tcd_decoder *dec, const void *items, size_t len)
+{
+    if (dec->state == TCD_STATE_HANDSHAKE)
+        tcd_fail(dec, "frame items before the handshake");
+    if (dec->state != TCD_STATE_RUNNING)
+        return dec->state;
+    if (len < 1 || len > TCW_TARGET_FRAME_SIZE || dec->inbuf_len > 0) {
+        tcd_fail(dec, "frame %" PRIu64 " of %zu bytes of items (must be 1..%d, between frames)", dec->frame_index, len,
+                 TCW_TARGET_FRAME_SIZE);
+        return dec->state;
+    }
+    dec->stats.bytes_in += len;
+    /* Into the ring, as a decompressed frame would be: items may point into it until the
+     * frame's end, and pending strings are taken out of it then. */
+    memcpy(dec->ring + dec->ring_off, items, len);
+    frame_items(dec, (int)len);
     return dec->state;
 }
 

@@ -39,6 +39,11 @@ void tcw_enc_free(struct tcw_encoder *e)
     memset(e, 0, sizeof *e);
 }
 
+void tcw_enc_set_items_writer(struct tcw_encoder *e, tcw_write_fn write_items)
+{
+    e->write_items = write_items;
+}
+
 void tcw_enc_set_version(struct tcw_encoder *e, int vi)
 {
     e->vi = vi;
@@ -72,6 +77,15 @@ int tcw_enc_flush(struct tcw_encoder *e)
     size_t n = e->pos - e->start;
     if (n == 0)
         return 0;
+    if (e->write_items) {
+        int rc = e->write_items(e->user, e->ring + e->start, n);
+        if (e->pos > 2 * TCW_TARGET_FRAME_SIZE)
+            e->pos = 0;
+        e->start = e->pos;
+        e->bytes_out += n;
+        e->failed = rc != 0;
+        return rc != 0 ? -1 : 0;
+    }
     int c = LZ4_compress_fast_continue(e->lz4, (const char *)e->ring + e->start, (char *)e->out + 4, (int)n,
                                        TCW_LZ4_SIZE, LZ4_ACCELERATION);
     if (e->pos > 2 * TCW_TARGET_FRAME_SIZE)

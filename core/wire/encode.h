@@ -30,6 +30,7 @@ struct tcw_encoder {
     int64_t ref_thread, ref_serial, ref_gpu, ref_ctx;
     uint32_t thread; /* current ThreadContext, 0 = none */
     tcw_write_fn write;
+    tcw_write_fn write_items; /* set: frames go to it uncompressed, with no size (same process) */
     void *user;
     int failed; /* the transport failed: everything is discarded */
     uint64_t bytes_out;
@@ -41,6 +42,9 @@ struct tcw_encoder {
 
 int tcw_enc_init(struct tcw_encoder *e, tcw_write_fn write, void *user);
 void tcw_enc_free(struct tcw_encoder *e);
+/* Frames go to write_items as their items, uncompressed and with no size in front, instead
+ * of to the writer LZ4-framed: for a decoder in the same process (tcd_decoder_feed_items). */
+void tcw_enc_set_items_writer(struct tcw_encoder *e, tcw_write_fn write_items);
 /* Speak protocol version index vi (wire/versions.h) from now on; call before any item. */
 void tcw_enc_set_version(struct tcw_encoder *e, int vi);
 /* Whether the connection's protocol has the logical item type. */

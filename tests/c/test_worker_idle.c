@@ -1,9 +1,10 @@
 /* An idle program costs next to nothing: the worker thread sleeps until there is work
  * instead of looking every millisecond. Counted as the times it went to sleep (its context
  * switches, /proc/self/task/TID/status) while the program sleeps a second: with no server,
- * and with the in-process capture connected. A worker that polls every millisecond switches
- * hundreds of times a second however busy the machine; one that waits for work, for its
- * timeouts (tens of milliseconds and more) and little else. */
+ * with the in-process capture connected, and with that capture collecting children (whose
+ * socket and connections the worker waits on too). A worker that polls every millisecond
+ * switches hundreds of times a second however busy the machine; one that waits for work,
+ * for its timeouts (tens of milliseconds and more) and little else. */
 #include "test_util.h"
 #include "tracyc.h"
 #include <tracy/TracyC.h>
@@ -78,6 +79,9 @@ int main(void)
     long connected = switches_over_a_second(tid);
     tt_check(connected <= 60, "in-process capture connected: the worker slept %ld times in a second (<= 60)",
              connected);
+    tt_check(tracyc_collect_children(1) == 0, "the capture collects children");
+    long collecting = switches_over_a_second(tid);
+    tt_check(collecting <= 60, "collecting children: the worker slept %ld times in a second (<= 60)", collecting);
     ___tracy_shutdown_profiler();
     FILE *f = fopen(out, "r");
     char text[4096] = "";

@@ -218,6 +218,33 @@ def test_children_in_the_output_file(way, tmp_path):
 
 
 @needs_in_process_collector
+@pytest.mark.parametrize("method", ["spawn"] + (["fork"] if _header_says("TRACYC_FOLLOW_FORK") else []))
+def test_multiprocessing_named_though_not_imported_at_start_up(method, tmp_path):
+    """Following children does not import multiprocessing at start-up (it cost every start
+    ~5 ms): its Process names still reach the profile when the program imports it later."""
+    (tmp_path / "prog.py").write_text(
+        "import sys\n"
+        "print('imported at start', 'multiprocessing.process' in sys.modules)\n"
+        "import multiprocessing\n"
+        "def work():\n"
+        "    sum(range(1000))\n"
+        "if __name__ == '__main__':\n"
+        f"    p = multiprocessing.get_context({method!r}).Process(target=work, name='worker-late')\n"
+        "    p.start()\n"
+        "    p.join()\n"
+        "    print('children', p.pid)\n")
+    run = subprocess.run([PYTHON, "-m", "tracer", "-o", "out.json", "prog.py"], cwd=tmp_path, env=child_env(),
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[0] == "imported at start False", run.stdout  # (the parent's line)
+    child = int(run.stdout.split("children", 1)[1].split()[0])
+    with open(tmp_path / "out.json") as f:
+        events = json.load(f)["traceEvents"]
+    names = {e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name" and e["pid"] == child}
+    assert "worker-late" in names, names
+
+
+@needs_in_process_collector
 def test_children_sampled_into_the_output_file(tmp_path):
     _write_program(tmp_path)
     run = subprocess.run([PYTHON, "-m", "tracer", "--sample", "-o", "out.folded", "prog.py", "spawn"], cwd=tmp_path,

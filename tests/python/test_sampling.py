@@ -501,3 +501,45 @@ def test_the_documented_example(tracer_run):
     assert samples_where(stacks, lambda s: s[0] == "renderer" and s[-1] == "escape_time") > 0
     assert samples_where(stacks, lambda s: s[0] == "indexer" and "index" in s) > 0
     assert samples_where(stacks, lambda s: s[0] == "checksum" and s[-1] == "<native code, GIL released>") > 0
+
+
+def test_idle_sampler_sleeps_longer_and_new_threads_are_sampled(python_run):
+    """While every thread is idle the sampler's thread waits longer between its passes (up to
+    what the rings keep), rather than waking every 10 ms: counted as the times it went to
+    sleep (its context switches) while the program sleeps a second, which a thread waking
+    every 10 ms does about a hundred times however busy the machine. A thread started after
+    the idle second still gets its samples, under its name."""
+    run = python_run("""\
+        import os, threading, time
+        import tracer
+
+        def switches(tid):
+            total = 0
+            with open(f"/proc/self/task/{tid}/status") as f:
+                for line in f:
+                    if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                        total += int(line.split()[1])
+            return total
+
+        def burn(seconds):
+            end = time.thread_time() + seconds
+            while time.thread_time() < end:
+                sum(i * i for i in range(300))
+
+        tracer.start_sampling(1000)
+        (sampler,) = [tid for tid in os.listdir("/proc/self/task")
+                      if open(f"/proc/self/task/{tid}/comm").read().strip() == "tracer sampler"]
+        time.sleep(0.3)
+        before = switches(sampler)
+        time.sleep(1)
+        print("sampler slept", switches(sampler) - before)
+        late = threading.Thread(target=burn, args=(0.2,), name="started-when-idle")
+        late.start()
+        late.join()
+        tracer.stop_sampling()
+        """, output="out.folded")
+    assert run.returncode == 0, run.stderr
+    slept = int(run.stdout.split("sampler slept")[1].split()[0])
+    assert slept <= 40, run.stdout
+    stacks = folded(run.out_path)
+    assert samples_where(stacks, lambda s: s[0] == "started-when-idle" and "burn" in s) > 0, list(stacks)[:10]

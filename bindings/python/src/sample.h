@@ -128,6 +128,8 @@ extern _Atomic int tp_signal_changing;
 typedef void (*tp_sample_fn)(struct tp_slot *s, int64_t time, unsigned flags, const struct tp_frame_ref *frames, int n,
                              void *user);
 void tp_ring_drain(struct tp_slot *s, tp_sample_fn fn, void *user);
+/* How many samples of the deepest stack a ring holds: what it can keep between drains. */
+size_t tp_ring_capacity(void);
 /* Handlers take samples only while this is set. */
 extern _Atomic int tp_sampling_on;
 
@@ -140,6 +142,9 @@ int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame);
 /* Stops: every clock off, every ring sent to the profiler. */
 void tp_sampling_stop(void);
 unsigned tp_sampling_hz(void);
+/* A thread has started (threading names it first thing): the sampler's thread looks at the
+ * threads now rather than at its next pass, which may be tens of milliseconds away. */
+void tp_sampling_wake(void);
 /* The id of the sampler's own thread while it runs (from when start_sampling creates it
  * until stop_sampling has joined it), else 0. */
 pid_t tp_sampling_thread_id(void);

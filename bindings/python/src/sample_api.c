@@ -88,6 +88,7 @@ static PyObject *api_name_thread(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "ks#:name_thread", &tid, &name, &len))
         return NULL;
     tracyc_thread_name_set((uint32_t)tid, name, (size_t)len);
+    tp_sampling_wake(); /* a thread threading starts says its name first thing */
     Py_RETURN_NONE;
 }
 

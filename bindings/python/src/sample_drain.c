@@ -1,6 +1,8 @@
 /* sample_drain.c - the sampler's own thread: it finds the process's threads, gives each a
  * clock (sample_signal.c), empties their rings every 10 ms and records each sample with
- * the profiler as a callstack of synthetic frame addresses, which it also answers.
+ * the profiler as a callstack of synthetic frame addresses, which it also answers. While
+ * no thread gives samples (all idle), it waits longer between passes, up to what the rings
+ * can keep; a thread that threading starts wakes it at once.
  *
  * A frame address is SAMPLE_BASE | function id << 28 | line: the function (qualified
  * name, file, first line: one id per distinct function, whatever code object it came
@@ -30,6 +32,9 @@
 #define LINE_BITS 28
 #define MAX_FUNCTIONS ((1u << 30) - 1)
 #define PERIOD_MS 10
+/* The longest wait between passes while the threads are idle: each doubles the last, up to
+ * this or to the time a ring takes to fill at the sampling rate, whichever is shorter. */
+#define IDLE_MAX_MS 80
 /* A thread whose samples never had a Python thread state is left alone for this many scans
  * (its clock off), then tried again: it may have attached to Python since. */
 #define NATIVE_RETRY_SCANS 500
@@ -62,8 +67,10 @@ static struct {
     _Atomic int stop;
     unsigned hz;
     pid_t own_tid;
-    int task_dir; /* /proc/self/task, open while the thread runs (not opened at every scan) */
-    uint32_t scan;
+    int task_dir;         /* /proc/self/task, open while the thread runs (not opened at every scan) */
+    uint32_t scan;        /* advanced by one per PERIOD_MS waited, so NATIVE_RETRY_SCANS is time */
+    int look_now;         /* under lock: a new thread was announced (tp_sampling_wake) */
+    uint64_t seen;        /* samples taken from the rings, whatever became of them */
     struct tcu_map tids;  /* tid -> slot index + 1, or NATIVE | scan it was left at */
     struct tcu_map lines; /* code copy ref << 32 | offset + 2 -> line + 1 */
     uint64_t samples, gil_released, truncated, broken, threads;
@@ -250,6 +257,7 @@ static void on_sample(struct tp_slot *s, int64_t time, unsigned flags, const str
                       void *user)
 {
     uint64_t *addrs = user;
+    d.seen++;
     s->native = flags & TP_SAMPLE_NO_PYTHON ? s->native + 1 : 0;
     if (n == 0 || (flags & TP_SAMPLE_BROKEN)) { /* no Python frame, or a chain cut short */
         d.broken += (flags & TP_SAMPLE_BROKEN) != 0;
@@ -320,11 +328,11 @@ static void thread_listed(pid_t tid, uint32_t scan)
 /* Lists the process's threads: new ones get a clock, gone ones are closed. The directory
  * is read again from its start through the descriptor kept open: a scan opens nothing, so
  * it never takes a number the program has just closed (util/fd.h). */
-static void scan_threads(uint64_t *addrs)
+static void scan_threads(uint64_t *addrs, uint32_t periods)
 {
     if (d.task_dir < 0 || lseek(d.task_dir, 0, SEEK_SET) != 0)
         return;
-    uint32_t scan = ++d.scan;
+    uint32_t scan = d.scan += periods;
     _Alignas(8) char buf[4096];
     long n;
     while ((n = syscall(SYS_getdents64, d.task_dir, buf, sizeof buf)) > 0) {
@@ -343,6 +351,30 @@ static void scan_threads(uint64_t *addrs)
     }
 }
 
+/* The wait after a pass: PERIOD_MS while samples come, twice the last one after a pass
+ * that had none and found no new thread, up to IDLE_MAX_MS and to 3/4 of the time the
+ * deepest stacks take to fill a ring at the sampling rate (a thread that turns busy keeps
+ * its samples until the next pass). */
+static int next_wait_ms(int last_ms, int idle)
+{
+    if (!idle)
+        return PERIOD_MS;
+    uint64_t ring_ms = (uint64_t)tp_ring_capacity() * 750 / (d.hz ? d.hz : 1);
+    int most = ring_ms < IDLE_MAX_MS ? (int)ring_ms : IDLE_MAX_MS;
+    int ms = last_ms * 2 < most ? last_ms * 2 : most;
+    return ms > PERIOD_MS ? ms : PERIOD_MS;
+}
+
+void tp_sampling_wake(void)
+{
+    pthread_mutex_lock(&d.lock);
+    if (d.running) {
+        d.look_now = 1;
+        pthread_cond_signal(&d.wake);
+    }
+    pthread_mutex_unlock(&d.lock);
+}
+
 static void *drain_main(void *unused)
 {
     sigset_t all;
@@ -354,9 +386,12 @@ static void *drain_main(void *unused)
     pthread_mutex_lock(&d.lock);
     d.own_tid = (pid_t)syscall(SYS_gettid);
     pthread_cond_broadcast(&d.scanned); /* tp_sampling_thread_id may be waiting for it */
+    int wait_ms = PERIOD_MS;
     while (!atomic_load(&d.stop) && addrs) {
+        d.look_now = 0;
         pthread_mutex_unlock(&d.lock);
-        scan_threads(addrs);
+        uint64_t seen = d.seen, threads = d.threads;
+        scan_threads(addrs, (uint32_t)(wait_ms / PERIOD_MS));
         pthread_mutex_lock(&d.lock);
         d.scans_done++;
         pthread_cond_broadcast(&d.scanned); /* start_sampling waits for the first */
@@ -381,14 +416,15 @@ static void *drain_main(void *unused)
             break;
         }
         pthread_mutex_lock(&d.lock);
+        wait_ms = next_wait_ms(wait_ms, d.seen == seen && d.threads == threads && !d.look_now);
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += PERIOD_MS * 1000000L;
+        until.tv_nsec += wait_ms * 1000000L;
         if (until.tv_nsec >= 1000000000L) {
             until.tv_sec++;
             until.tv_nsec -= 1000000000L;
         }
-        if (!atomic_load(&d.stop))
+        if (!atomic_load(&d.stop) && !d.look_now)
             pthread_cond_timedwait(&d.wake, &d.lock, &until);
     }
     pthread_mutex_unlock(&d.lock);
@@ -591,6 +627,7 @@ void tp_sampling_forget_after_fork(void)
     d.functions_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     d.running = 0;
     d.own_tid = 0;
+    d.look_now = 0;
     if (d.task_dir >= 0) /* the parent's directory, which would list the parent's threads */
         close(d.task_dir);
     d.task_dir = -1;

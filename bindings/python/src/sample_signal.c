@@ -339,6 +339,11 @@ void tp_slots_forget(void)
 
 /* ---- draining ---------------------------------------------------------------------- */
 
+size_t tp_ring_capacity(void)
+{
+    return RING_DATA / RECORD_MAX;
+}
+
 void tp_ring_drain(struct tp_slot *s, tp_sample_fn fn, void *user)
 {
     struct tp_ring *r = s->ring;

@@ -18,7 +18,6 @@ child's own command line, sys.argv and __main__ untouched. The directory is take
 sys.path again at once, and the program's own sitecustomize, if any, is imported after
 it. Python started with -E, -I or -S reads no PYTHONPATH or no site: not followed.
 """
-import json
 import os
 import sys
 
@@ -102,6 +101,7 @@ def export(settings):
     if "TRACYC_CONNECT" not in os.environ:
         return  # no collector (none opened, or none given): children have nowhere to go
     following = True
+    import json  # here, not at start-up: a program that starts no child never needs it
     os.environ[ENV] = json.dumps(settings)
     paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != BOOT_DIR]
     os.environ["PYTHONPATH"] = os.pathsep.join([BOOT_DIR, *paths])
@@ -132,6 +132,7 @@ def start_child():
     profile it as its parent is, into the parent's collector. Quietly nothing when there
     is no collector to go to, or the process is one of multiprocessing's helpers or runs
     tracer's command line itself."""
+    import json
     settings = json.loads(os.environ.get(ENV) or "{}")
     if "TRACYC_CONNECT" not in os.environ or program_name() in ("tracer", "tracy"):
         return  # no collector: nowhere to send this one's profile
@@ -189,8 +190,39 @@ def _exit(status):
 
 def _name_multiprocessing_processes():
     """A multiprocessing child's main thread is named after its Process (Process-1,
-    SpawnProcess-2, the name the program gave) when it starts running it."""
-    import multiprocessing.process as process
+    SpawnProcess-2, the name the program gave) when it starts running it. The patch goes
+    into multiprocessing.process when the program imports it (multiprocessing imports it
+    with itself), not before: importing it here cost every start-up ~5 ms."""
+    process = sys.modules.get("multiprocessing.process")
+    if process is not None:
+        _patch_bootstrap(process)
+    elif not any(isinstance(finder, _PatchOnImport) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _PatchOnImport())
+
+
+class _PatchOnImport:
+    """A meta path finder that finds nothing itself: when multiprocessing.process is
+    imported, it has the other finders find it and patches the module once it has run."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != "multiprocessing.process":
+            return None
+        for finder in sys.meta_path:
+            spec = None if finder is self else getattr(finder, "find_spec", lambda *a: None)(fullname, path, target)
+            if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                run = spec.loader.exec_module
+
+                def exec_module(module):
+                    run(module)
+                    _patch_bootstrap(module)
+                    if self in sys.meta_path:
+                        sys.meta_path.remove(self)
+                spec.loader.exec_module = exec_module
+                return spec
+        return None
+
+
+def _patch_bootstrap(process):
     original = process.BaseProcess._bootstrap
     if getattr(original, "_tracer", False):
         return

@@ -15,14 +15,14 @@ no warning). When the program has threads of its own, the entry, already out, gi
 warning again exactly as CPython gave it, to the filters the program has. Neither change
 calls warnings._filters_mutated(): no registry of warnings already shown is reset."""
 import os
-import re
 import sys
 import threading
 import warnings
 
 from tracer import _tracer
 
-_TEXT = re.compile(r"This process \(pid=\d+\) is multi-threaded, use of \w+\(\) may lead to deadlocks")
+# (re is imported when a fork warns, not at start-up)
+_TEXT = r"This process \(pid=\d+\) is multi-threaded, use of \w+\(\) may lead to deadlocks"
 
 
 def _only_tracer_threads():
@@ -41,7 +41,8 @@ class _ForkWarningCausedByTheProfiler:
     """The `message` of a warnings filter: warnings calls match(text)."""
 
     def match(self, text):
-        if not _TEXT.match(text):
+        import re
+        if not re.match(_TEXT, text):
             return False
         _remove()  # served: the program never sees it
         if not _only_tracer_threads():
