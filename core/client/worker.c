@@ -144,7 +144,9 @@ static size_t on_thread_records(void *user, const uint8_t *begin, const uint8_t 
     end = tc_fiber_drain_limit(user, begin, end); /* a fiber's records in their order */
     for (int i = 0; i < TC_MAX_CONNS; i++)
         tc_conn_records(&w.conns[i], user, begin, end);
-    release_all(begin, end, 0);
+    /* Read after the records' publication was: set before any of them that owns heap data. */
+    if (atomic_load_explicit(&((struct tc_thread *)user)->owns_heap, memory_order_relaxed))
+        release_all(begin, end, 0);
     return (size_t)(end - begin);
 }
 
