@@ -185,9 +185,17 @@ void tc_inproc_adopt(struct tc_inproc *ip, int fd)
 
 int tc_inproc_step(struct tc_inproc *ip, int timeout_ms)
 {
-    if (!ip->children)
+    return tc_inproc_step_with(ip, timeout_ms, NULL, 0);
+}
+
+int tc_inproc_step_with(struct tc_inproc *ip, int timeout_ms, struct pollfd *fds, size_t n)
+{
+    if (!ip->children) {
+        if (n)
+            poll(fds, n, timeout_ms);
         return 0;
-    tcs_collector_step(ip->children, timeout_ms);
+    }
+    tcs_collector_step_with(ip->children, timeout_ms, fds, n);
     return (int)tcs_collector_live(ip->children);
 }
 

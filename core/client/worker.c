@@ -421,7 +421,8 @@ static void start_requested_capture(void)
 }
 
 /* The children that dialed the in-process capture's socket, once it can take them; the
- * socket closed when it is wanted no more. Returns whether children are collected. */
+ * socket closed when it is wanted no more. Returns the socket while children are
+ * collected, else -1. */
 static int take_children(void)
 {
     pthread_mutex_lock(&w.request_lock);
@@ -433,7 +434,7 @@ static int take_children(void)
     int fd = w.children_fd, wanted = w.children_wanted;
     pthread_mutex_unlock(&w.request_lock);
     if (!w.inproc)
-        return 0;
+        return -1;
     if (wanted)
         tc_inproc_collect(w.inproc); /* at the first pass that has both (tried again when out of memory) */
     int collecting = fd >= 0 && tc_inproc_takes_children(w.inproc);
@@ -441,7 +442,7 @@ static int take_children(void)
         for (int child; (child = tc_net_accept_fd(fd)) >= 0;)
             tc_inproc_adopt(w.inproc, child);
     tc_inproc_step(w.inproc, 0);
-    return collecting;
+    return collecting ? fd : -1;
 }
 
 static void service_connections(int timeout_ms)
@@ -466,10 +467,13 @@ static void service_connections(int timeout_ms)
 
 /* Sleeps until there is work, or for timeout_ms: on the wake descriptor (wake.h), the
  * listening socket while no server is live, the servers whose hello is under way and the
- * live servers' sockets (their queries). */
-static void wait_for_work(int timeout_ms)
+ * live servers' sockets (their queries); with TRACYC_CONNECT, the connect under way or
+ * the time of the next attempt (dial.h); while the in-process capture collects the
+ * program's children, their socket (children_fd, or -1), and their connections and
+ * timers in the same wait (the collector's step). */
+static void wait_for_work(int timeout_ms, int children_fd)
 {
-    struct pollfd fds[2 + MAX_PENDING + TC_MAX_CONNS];
+    struct pollfd fds[4 + MAX_PENDING + TC_MAX_CONNS];
     nfds_t n = 0;
     fds[n++] = (struct pollfd){tc_wake_fd(), POLLIN, 0};
     if (w.listen_fd >= 0 && !conn_live(SLOT_TCP))
@@ -480,8 +484,21 @@ static void wait_for_work(int timeout_ms)
     for (int i = 0; i < TC_MAX_CONNS; i++)
         if (conn_live(i) && w.conns[i].transport->fd >= 0)
             fds[n++] = (struct pollfd){w.conns[i].transport->fd, POLLIN, 0};
-    if (tc_wake_wait_begin() && !atomic_load(&w.stop))
-        poll(fds, n, timeout_ms);
+    if (tc_dial_active() && !conn_live(SLOT_TCP) && !w.npending) { /* as dial_collector steps */
+        int dial_fd, ms = tc_dial_wait(tc_clock_monotonic_ns(), &dial_fd);
+        if (dial_fd >= 0)
+            fds[n++] = (struct pollfd){dial_fd, POLLOUT, 0};
+        if (ms >= 0 && ms < timeout_ms)
+            timeout_ms = ms;
+    }
+    if (children_fd >= 0)
+        fds[n++] = (struct pollfd){children_fd, POLLIN, 0};
+    if (tc_wake_wait_begin() && !atomic_load(&w.stop)) {
+        if (w.inproc)
+            tc_inproc_step_with(w.inproc, timeout_ms, fds, n);
+        else
+            poll(fds, n, timeout_ms);
+    }
     tc_wake_wait_end();
 }
 
@@ -495,17 +512,13 @@ static void wait_for_conn(struct tc_conn *c, int timeout_ms)
     tc_wake_wait_end();
 }
 
-/* How long the next wait may be. Children's connections to the in-process capture (its
- * collector steps them) and a dial under way (dial.c) have no descriptor here to wait on:
- * they are looked at every DIAL_WAIT_MS and 1 ms as before; a thread waiting at a fiber is
- * counted in passes (fiber.c). */
-#define DIAL_WAIT_MS 10
-static int wait_ms(int collecting)
+/* How long the next wait may be, at most (wait_for_work shortens it for a dial's next
+ * attempt and the children's connections). A thread waiting at a fiber is counted in
+ * passes (fiber.c). */
+static int wait_ms(void)
 {
-    if (collecting || (any_live() && w.stalled))
+    if (any_live() && w.stalled)
         return 1;
-    if (tc_dial_active() && !conn_live(SLOT_TCP))
-        return DIAL_WAIT_MS;
     return any_live() ? TRICKLE_WAIT_MS : IDLE_WAIT_MS;
 }
 
@@ -516,12 +529,12 @@ static void *worker_main(void *arg)
     while (!atomic_load(&w.stop)) {
         start_requested_capture();
         look_for_server();
-        int collecting = take_children();
+        int children_fd = take_children();
         tc_sampling_update(any_live());
         size_t n = any_live() ? drain_all() : 0;
         service_connections(0);
         if (n < TRICKLE_PASS)
-            wait_for_work(wait_ms(collecting));
+            wait_for_work(wait_ms(), children_fd);
         else if (n < SMALL_PASS)
             sleep_us(200);
     }
@@ -587,6 +600,8 @@ int tc_worker_collect_children(int on)
         }
     }
     pthread_mutex_unlock(&w.request_lock);
+    if (rc == 0)
+        tc_wake_worker_now(); /* to wait on the children's socket, or no more */
     return rc;
 }
 
