@@ -7,8 +7,7 @@
  * there the CPU time (ns) the main thread spent in tracyc's shutdown at exit (draining,
  * answering the last queries, the in-process capture writing its output): the main
  * thread's CPU is the program's up to then. It records one message at the start, as
- * an instrumented program would: an in-process capture collecting children takes them
- * once a first frame of the program's own has gone through it. */
+ * an instrumented program would. */
 #define _GNU_SOURCE
 #include <tracy/TracyC.h>
 
