@@ -4,9 +4,10 @@
 # (TRACYC_OUTPUT) and by a live tracyc-capture, interleaved round by round; medians, their
 # ratio to the untraced median of the same run, and tracyc's CPU split by thread (worker,
 # sampler, symbol resolver, and its shutdown at exit). Then idle programs, with no server
-# and with a capture connected: CPU milliseconds per second.
+# and with a capture connected: CPU milliseconds per second (and with the in-process capture
+# ready to collect children, and dialing a collector that is not there: measure.py).
 #
-#   bench/process_cost.sh [BUILD_DIR]      (ROUNDS=N, default 5)
+#   bench/process_cost.sh [BUILD_DIR]      (ROUNDS=N, default 5; IDLE_ONLY=1: the idle runs alone)
 #
 # BEFORE_BUILD=DIR (another build directory of tracyc, with its bench/ built) runs each
 # traced mode with that build's library too, in the same rounds: before and after a change.
@@ -30,44 +31,46 @@ bin="$build/bench"
 src=${SOURCES:-$bin/sources}
 mkdir -p "$src"
 
-# zstd and bzip2 from Debian's sources, built once.
-have_source() { compgen -G "$src/$1" >/dev/null; }
-if ! have_source 'libzstd_*.orig.tar.*' || ! have_source 'bzip2_*.orig.tar.*'; then
-  (cd "$src" && apt-get source --download-only libzstd bzip2 >/dev/null 2>&1) ||
-    echo "process_cost: no Debian sources (needs deb-src in /etc/apt/sources.list.d): real programs skipped" >&2
-fi
 programs=()
-if have_source 'libzstd_*.orig.tar.*'; then
-  zdir=$(find "$src" -maxdepth 1 -type d -name 'zstd-*' | head -1)
-  if [ -z "$zdir" ]; then
-    tar -C "$src" -xf "$(compgen -G "$src/libzstd_*.orig.tar.*" | head -1)"
+if [ "${IDLE_ONLY:-}" != 1 ]; then
+  # zstd and bzip2 from Debian's sources, built once.
+  have_source() { compgen -G "$src/$1" >/dev/null; }
+  if ! have_source 'libzstd_*.orig.tar.*' || ! have_source 'bzip2_*.orig.tar.*'; then
+    (cd "$src" && apt-get source --download-only libzstd bzip2 >/dev/null 2>&1) ||
+      echo "process_cost: no Debian sources (needs deb-src in /etc/apt/sources.list.d): real programs skipped" >&2
+  fi
+  if have_source 'libzstd_*.orig.tar.*'; then
     zdir=$(find "$src" -maxdepth 1 -type d -name 'zstd-*' | head -1)
+    if [ -z "$zdir" ]; then
+      tar -C "$src" -xf "$(compgen -G "$src/libzstd_*.orig.tar.*" | head -1)"
+      zdir=$(find "$src" -maxdepth 1 -type d -name 'zstd-*' | head -1)
+    fi
+    [ -x "$zdir/programs/zstd" ] || make -C "$zdir/programs" zstd -j"$(nproc)" MOREFLAGS=-g >/dev/null 2>&1
+    zstd_bin=$zdir/programs/zstd
   fi
-  [ -x "$zdir/programs/zstd" ] || make -C "$zdir/programs" zstd -j"$(nproc)" MOREFLAGS=-g >/dev/null 2>&1
-  zstd_bin=$zdir/programs/zstd
-fi
-if have_source 'bzip2_*.orig.tar.*'; then
-  bdir=$(find "$src" -maxdepth 1 -type d -name 'bzip2-*' | head -1)
-  if [ -z "$bdir" ]; then
-    tar -C "$src" -xf "$(compgen -G "$src/bzip2_*.orig.tar.*" | head -1)"
+  if have_source 'bzip2_*.orig.tar.*'; then
     bdir=$(find "$src" -maxdepth 1 -type d -name 'bzip2-*' | head -1)
+    if [ -z "$bdir" ]; then
+      tar -C "$src" -xf "$(compgen -G "$src/bzip2_*.orig.tar.*" | head -1)"
+      bdir=$(find "$src" -maxdepth 1 -type d -name 'bzip2-*' | head -1)
+    fi
+    [ -x "$bdir/bzip2" ] || make -C "$bdir" bzip2 CFLAGS="-O2 -g -D_FILE_OFFSET_BITS=64" >/dev/null 2>&1
+    bzip2_bin=$bdir/bzip2
   fi
-  [ -x "$bdir/bzip2" ] || make -C "$bdir" bzip2 CFLAGS="-O2 -g -D_FILE_OFFSET_BITS=64" >/dev/null 2>&1
-  bzip2_bin=$bdir/bzip2
+  # Input: the files of this machine's /usr/share/doc and libraries, in name order.
+  input=$src/input.bin
+  if [ ! -s "$input" ]; then
+    find /usr/share/doc /usr/lib/x86_64-linux-gnu /usr/lib -maxdepth 3 -type f -size +1k 2>/dev/null | sort |
+      xargs cat 2>/dev/null | head -c 64000000 >"$input" || true
+  fi
+  head -c 24000000 "$input" >"$src/input24.bin"
+  [ -n "${zstd_bin:-}" ] && [ -x "$zstd_bin" ] &&
+    programs+=(--program "zstd -10 (64 MB; Debian's zstd $(basename "$zdir"))=$zstd_bin -q -c -10 $input")
+  [ -n "${bzip2_bin:-}" ] && [ -x "$bzip2_bin" ] &&
+    programs+=(--program "bzip2 -9 (24 MB; $(basename "$bdir"))=$bzip2_bin -9 -c $src/input24.bin")
+  programs+=(--program "cpu2 (two CPU-bound threads, bench/process_cost/cpu2.c)=$bin/bench_process_cost_cpu2 10000")
+  programs+=(--program "cpu2 short (~10 ms of work: wall time and whether samples are kept)=$bin/bench_process_cost_cpu2 40")
 fi
-# Input: the files of this machine's /usr/share/doc and libraries, in name order.
-input=$src/input.bin
-if [ ! -s "$input" ]; then
-  find /usr/share/doc /usr/lib/x86_64-linux-gnu /usr/lib -maxdepth 3 -type f -size +1k 2>/dev/null | sort |
-    xargs cat 2>/dev/null | head -c 64000000 >"$input" || true
-fi
-head -c 24000000 "$input" >"$src/input24.bin"
-[ -n "${zstd_bin:-}" ] && [ -x "$zstd_bin" ] &&
-  programs+=(--program "zstd -10 (64 MB; Debian's zstd $(basename "$zdir"))=$zstd_bin -q -c -10 $input")
-[ -n "${bzip2_bin:-}" ] && [ -x "$bzip2_bin" ] &&
-  programs+=(--program "bzip2 -9 (24 MB; $(basename "$bdir"))=$bzip2_bin -9 -c $src/input24.bin")
-programs+=(--program "cpu2 (two CPU-bound threads, bench/process_cost/cpu2.c)=$bin/bench_process_cost_cpu2 10000")
-programs+=(--program "cpu2 short (~10 ms of work: wall time and whether samples are kept)=$bin/bench_process_cost_cpu2 40")
 
 /usr/bin/python3 bench/process_cost/measure.py --runner "$bin/bench_process_cost_run" \
   --start "$bin/libbench_process_cost_start.so" --capture "$build/tools/tracyc-capture" --rounds "$rounds" \

@@ -11,6 +11,9 @@
 # enough for the Lua comparison, which compiles upstream's TracyClient.cpp in. Nothing
 # of upstream is part of this repository.
 #
+# bench/event_cost.sh: an event's whole cost (the recording thread plus the worker's
+# conversion, compression and sending, as process CPU), C and Lua, against upstream.
+#
 # bench/capture_live.sh: whether the capture keeps up with a client, per output format (a real
 # client's zones into a live tracyc-capture, and a recorded stream decoded into each output).
 #
@@ -58,6 +61,9 @@ fi
 echo "== zone begin+end cost (server connected and draining)"
 run_with_capture zone "$build/bench/bench_zone_cost" tracyc
 [ -n "${UPSTREAM_TRACY_LIB:-}" ] && run_with_capture zone "$up/zone_cost" upstream
+
+echo "== whole cost of an event: process CPU per zone pair, worker included, C and Lua (bench/event_cost.sh)"
+bench/event_cost.sh "$build"
 
 echo "== zone with a 16-deep callstack (server connected; no sampling in either client: TRACY_NO_SYS_TRACE=1)"
 cs_ns() { awk '/with a 16-deep callstack/ {for (i = 1; i <= NF; i++) if ($i == "callstack") print $(i+1)}'; }

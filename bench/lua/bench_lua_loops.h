@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../bench_whole.h"
+
 static const char bench_lua_loops[] = "local tracy = tracy\n"
                                       "local function empty() end\n"
                                       "local up_begin, up_end, empty_c = upstream_begin_n, upstream_end, empty_c\n"
@@ -55,6 +57,32 @@ static double bench_lua_measure(lua_State *L, const char *name, long pairs)
         best = ns < best ? ns : best;
     }
     return best;
+}
+
+/* An event's whole cost (bench/event_cost.sh): process CPU ns per zone pair, from just
+ * before one loop of `pairs` tracy pairs to the process gone quiet once the worker has
+ * sent everything (bench_whole.h), and the recording thread's CPU ns per pair. */
+static void bench_lua_whole(lua_State *L, const char *label, long pairs)
+{
+    lua_getfield(L, -1, "tracy");
+    lua_pushinteger(L, 1000); /* warm up: interning, buffers, the source location query */
+    if (lua_pcall(L, 1, 0, 0)) {
+        fprintf(stderr, "tracy: %s\n", lua_tostring(L, -1));
+        exit(1);
+    }
+    bench_whole_quiet();
+    lua_getfield(L, -1, "tracy");
+    lua_pushinteger(L, pairs);
+    clock_t start = clock();
+    double thread_start = bench_lua_now_s();
+    if (lua_pcall(L, 1, 0, 0)) {
+        fprintf(stderr, "tracy: %s\n", lua_tostring(L, -1));
+        exit(1);
+    }
+    double thread_s = bench_lua_now_s() - thread_start;
+    double process_s = (double)(bench_whole_quiet() - start) / CLOCKS_PER_SEC;
+    printf("%-10s whole cost of a Lua zone pair: process %6.1f ns, recording thread %6.1f ns (%ld pairs)\n", label,
+           process_s * 1e9 / (double)pairs, thread_s * 1e9 / (double)pairs, pairs);
 }
 
 #endif

@@ -7,6 +7,8 @@
  * bench/run.sh measures upstream TracyLua itself with upstream_lua_host.cpp.
  *
  *   bench_lua_zones [--server] [pairs]
+ *   bench_lua_zones --whole [pairs]     an event's whole cost, server connected
+ *                                       (bench_lua_whole, bench/event_cost.sh)
  *
  * Design target (docs/DESIGN.md): a pair <= 0.3 x upstream TracyLua; aim <= 3 x an empty
  * Lua call pair. Nothing here is a pass/fail check. */
@@ -64,7 +66,8 @@ static int empty_c(lua_State *L)
 
 int main(int argc, char **argv)
 {
-    int server = argc > 1 && strcmp(argv[1], "--server") == 0;
+    int whole = argc > 1 && strcmp(argv[1], "--whole") == 0;
+    int server = whole || (argc > 1 && strcmp(argv[1], "--server") == 0);
     long pairs = argc > 1 + server ? atol(argv[1 + server]) : 1000000;
     char out[] = "/tmp/bench_lua_zones_XXXXXX.txt";
     if (server) {
@@ -88,6 +91,12 @@ int main(int argc, char **argv)
     if (luaL_dostring(L, bench_lua_loops)) {
         fprintf(stderr, "%s\n", lua_tostring(L, -1));
         return 1;
+    }
+    if (whole) {
+        bench_lua_whole(L, "tracyc", pairs);
+        lua_close(L);
+        ___tracy_shutdown_profiler();
+        return 0;
     }
     bench_lua_measure(L, "tracy", pairs / 10); /* warm up: interning, buffers */
     double tracy = bench_lua_measure(L, "tracy", pairs);

@@ -8,6 +8,7 @@
  * TRACY_DELAYED_INIT. Nothing of upstream is in this repository.
  *
  *   upstream_lua_host [pairs]
+ *   upstream_lua_host --whole [pairs]   an event's whole cost (bench_lua_whole)
  *
  * Like `bench_lua_zones --server` it waits for a server to connect (bench/run.sh gives
  * both the same tracyc-capture treatment), since upstream without a server keeps every
@@ -17,6 +18,7 @@
 #include "tracy/Tracy.hpp"
 #include "tracy/TracyLua.hpp"
 
+#include <string.h>
 #include <unistd.h>
 
 extern "C" {
@@ -30,7 +32,8 @@ static int empty_c(lua_State *)
 
 int main(int argc, char **argv)
 {
-    long pairs = argc > 1 ? atol(argv[1]) : 1000000;
+    int whole = argc > 1 && strcmp(argv[1], "--whole") == 0;
+    long pairs = argc > 1 + whole ? atol(argv[1 + whole]) : 1000000;
     tracy::StartupProfiler();
     for (int i = 0; i < 30000 && !TracyIsConnected; i++)
         usleep(1000);
@@ -46,6 +49,12 @@ int main(int argc, char **argv)
     if (luaL_dostring(L, bench_lua_loops)) {
         fprintf(stderr, "%s\n", lua_tostring(L, -1));
         return 1;
+    }
+    if (whole) {
+        bench_lua_whole(L, "upstream", pairs);
+        lua_close(L);
+        tracy::ShutdownProfiler();
+        return 0;
     }
     bench_lua_measure(L, "tracy", pairs / 10); /* warm up */
     double tracy_pair = bench_lua_measure(L, "tracy", pairs);

@@ -12,7 +12,12 @@ Prints, per program, the median process CPU of each mode with its range and its 
 the untraced median of the same run, the median wall time and its ratio, the samples kept
 per CPU second and in how many runs the capture kept any, then the median per-thread split of tracyc's CPU:
 its worker, sampler and symbol resolver threads, and its shutdown on the program's main
-thread at exit ("exit"). Idle programs (--idle) print CPU milliseconds per second instead.
+thread at exit ("exit"). Idle programs (--idle) print CPU milliseconds per second instead,
+in two more modes:
+  children  TRACYC_OUTPUT and TRACYC_FOLLOW_FORK=1: the in-process capture ready to collect
+            the program's children (none come)
+  dialing   TRACYC_CONNECT to a loopback port nobody listens on: dialing a collector that
+            is not there
 """
 import argparse
 import os
@@ -57,6 +62,11 @@ def run_once(args, cmd, mode, tmp):
         env["TRACYC_OUTPUT"] = os.path.join(tmp, "inproc.txt")
     elif mode == "noserver":
         pass
+    elif mode == "children":
+        env["TRACYC_OUTPUT"] = os.path.join(tmp, "inproc.txt")
+        env["TRACYC_FOLLOW_FORK"] = "1"
+    elif mode == "dialing":
+        env["TRACYC_CONNECT"] = f"127.0.0.1:{free_port()}"
     elif mode == "live":
         port = free_port()
         env["TRACY_PORT"] = str(port)
@@ -91,8 +101,11 @@ def run_once(args, cmd, mode, tmp):
         with open(note) as f:
             parts["exit"] = int(f.read().strip() or 0)
     samples = None
-    out = os.path.join(tmp, "inproc.txt" if mode == "inproc" else "live.txt")
-    if mode in ("inproc", "live") and os.path.exists(out):
+    out = os.path.join(tmp, "live.txt" if mode == "live" else "inproc.txt")
+    if mode in ("inproc", "children") and os.path.exists(out):
+        samples = count_samples(out)
+        os.unlink(out)
+    elif mode == "live" and os.path.exists(out):
         samples = count_samples(out)
         os.unlink(out)
     return {"total": total, "rusage": rusage, "wall": wall, "parts": parts, "samples": samples}
@@ -172,7 +185,7 @@ def main():
         jobs.append((name, shlex.split(cmd), with_before(["untraced", "inproc", "live"]), 0))
     for spec in args.idle:
         name, secs, cmd = spec.split("=", 2)
-        jobs.append((name, shlex.split(cmd), with_before(["untraced", "noserver", "live", "inproc"]), float(secs)))
+        jobs.append((name, shlex.split(cmd), with_before(["untraced", "noserver", "live", "inproc", "children", "dialing"]), float(secs)))
     results = {name: {m: [] for m in modes} for name, _, modes, _ in jobs}
     with tempfile.TemporaryDirectory(prefix="process_cost.") as tmp:
         for rnd in range(args.rounds):

@@ -6,7 +6,8 @@
  * program runs, so a live capture sees the whole run. With BENCH_EXIT_NOTE=FILE it writes
  * there the CPU time (ns) the main thread spent in tracyc's shutdown at exit (draining,
  * answering the last queries, the in-process capture writing its output): the main
- * thread's CPU is the program's up to then. */
+ * thread's CPU is the program's up to then. It records one message at the start, as
+ * an instrumented program would. */
 #define _GNU_SOURCE
 #include <tracy/TracyC.h>
 
@@ -40,6 +41,7 @@ static void shutdown_timed(void)
 __attribute__((constructor)) static void bench_start(void)
 {
     ___tracy_startup_profiler();
+    ___tracy_emit_messageL("bench: started", 0);
     atexit(shutdown_timed);
     const char *wait = getenv("BENCH_WAIT_SERVER");
     if (wait && *wait == '1') {

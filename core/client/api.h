@@ -33,6 +33,14 @@ static inline void tc_thread_commit(struct tc_thread *t)
     tc_stream_commit(&t->stream);
 }
 
+/* Before publishing a record that owns heap data: the worker walks t's records to
+ * release such data only once t has written one. A load and, the first time, a store. */
+static inline void tc_thread_owns_heap(struct tc_thread *t)
+{
+    if (!atomic_load_explicit(&t->owns_heap, memory_order_relaxed))
+        atomic_store_explicit(&t->owns_heap, 1, memory_order_relaxed);
+}
+
 /* Serial stream: memory, locks, serial GPU events. Reserve under the lock, write,
  * then tc_serial_commit (which releases the lock). NULL: dropped, lock not held. */
 union tc_rec *tc_serial_reserve(unsigned type, size_t len, int force);

@@ -210,5 +210,6 @@ void ___tracy_emit_frame_image(const void *image, uint16_t w, uint16_t h, uint8_
         return;
     }
     r->frame_image.image = img;
+    tc_thread_owns_heap(t);
     tc_thread_commit(t);
 }

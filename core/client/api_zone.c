@@ -11,10 +11,11 @@ static const TracyCZoneCtx inactive_zone = {0, 0};
 static inline TracyCZoneCtx zone_opened(struct tc_thread *t, union tc_rec *r, unsigned type, uint64_t srcloc,
                                         int64_t time)
 {
-    if (type == TC_REC_ZONE_BEGIN_ALLOC) /* a constant where this is inlined */
+    if (type == TC_REC_ZONE_BEGIN_ALLOC) { /* a constant where this is inlined */
         r->zone_begin_alloc = (struct tc_rec_zone_begin_alloc){
             .type = TC_REC_ZONE_BEGIN_ALLOC, .time = time, .payload = (uint8_t *)(uintptr_t)srcloc};
-    else
+        tc_thread_owns_heap(t);
+    } else
         r->zone_begin = (struct tc_rec_zone_begin){.type = TC_REC_ZONE_BEGIN, .time = time, .srcloc = srcloc};
     /* Not published yet: the next record of this thread (at the latest the zone's end)
      * publishes it. That saves one cache-line transfer to the worker per zone, and the

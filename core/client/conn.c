@@ -117,7 +117,7 @@ uint64_t tc_conn_string_id(struct tc_conn *c, const char *s)
     return s ? remember_id(c, (uint64_t)(uintptr_t)s, ID_STRING) : 0;
 }
 
-uint64_t tc_conn_srcloc_id(struct tc_conn *c, uint64_t srcloc)
+uint64_t tc_conn_srcloc_id_slow(struct tc_conn *c, uint64_t srcloc)
 {
     return remember_id(c, srcloc, ID_SRCLOC);
 }

@@ -92,7 +92,12 @@ void tc_conn_records(struct tc_conn *c, struct tc_thread *t, const uint8_t *begi
 /* The identifier of a string or a static source location on this connection, remembered
  * so that a query for it can be answered (0 for a NULL string). */
 uint64_t tc_conn_string_id(struct tc_conn *c, const char *s);
-uint64_t tc_conn_srcloc_id(struct tc_conn *c, uint64_t srcloc);
+uint64_t tc_conn_srcloc_id_slow(struct tc_conn *c, uint64_t srcloc);
+/* Inline for a hit of the cache of recent ids (slot as remember_id in conn.c picks it), once per zone. */
+static inline uint64_t tc_conn_srcloc_id(struct tc_conn *c, uint64_t srcloc)
+{
+    return c->recent_ids[(srcloc >> 3) & 255] == srcloc ? srcloc : tc_conn_srcloc_id_slow(c, srcloc);
+}
 /* What an identifier sent on this connection stands for; NULL when it was not sent as
  * that kind. */
 const char *tc_conn_sent_string(const struct tc_conn *c, uint64_t id);

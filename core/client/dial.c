@@ -53,6 +53,16 @@ int tc_dial_connecting(void)
     return d.connecting;
 }
 
+int tc_dial_wait(int64_t now, int *fd)
+{
+    *fd = d.host && d.connecting ? d.fd : -1;
+    if (!d.host || d.connecting)
+        return -1;
+    if (d.at || now >= d.next_at)
+        return 0;
+    return (int)((d.next_at - now + 999999) / 1000000);
+}
+
 static void back_off(int64_t now)
 {
     d.next_at = now + d.delay;

@@ -29,6 +29,10 @@ void tc_dial_welcomed(void);
 void tc_dial_hurry(void);
 /* Whether a connect is under way. */
 int tc_dial_connecting(void);
+/* What the next step waits for, at time `now`: the socket of the connect under way (to
+ * poll for POLLOUT), or -1; and the return value, the milliseconds until the next attempt
+ * is due (0: now), or -1 when none is scheduled (one under way, or no dialing). */
+int tc_dial_wait(int64_t now, int *fd);
 void tc_dial_stop(void);
 /* In a forked child: forget the parent's attempt (its sockets are closed here only). */
 void tc_dial_forget_after_fork(void);

@@ -11,6 +11,10 @@
 #define BUCKET_BITS 10
 
 static _Atomic(struct tc_fiber *) buckets[1u << BUCKET_BITS];
+/* Whether any fiber exists: until one does, no record can be a fiber's enter and the
+ * worker need not look for them. Set before the fiber is published, so a thread that
+ * enters it publishes its records after this store. */
+static _Atomic int any_fiber;
 
 static _Atomic(struct tc_fiber *) *bucket_of(const char *name)
 {
@@ -38,6 +42,7 @@ struct tc_fiber *tc_fiber_get(const char *name)
     memset(created, 0, sizeof *created);
     created->name = name;
     created->zones.key = tc_zone_key_next();
+    atomic_store_explicit(&any_fiber, 1, memory_order_relaxed);
     do {
         /* Another thread may have created it meanwhile. */
         if ((f = find(head, name))) {
@@ -94,6 +99,8 @@ static int may_enter(const struct tc_thread *t, const struct tc_fiber *f, uint32
 
 const uint8_t *tc_fiber_drain_limit(struct tc_thread *t, const uint8_t *begin, const uint8_t *end)
 {
+    if (!atomic_load_explicit(&any_fiber, memory_order_relaxed))
+        return end; /* t->stalled stays 0: no fiber, no wait */
     for (const uint8_t *p = begin; p < end;) {
         const union tc_rec *r = (const union tc_rec *)p;
         if (r->any.type == TC_REC_FIBER_ENTER) {

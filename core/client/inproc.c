@@ -199,16 +199,18 @@ void tc_inproc_adopt(struct tc_inproc *ip, int fd)
 
 int tc_inproc_step(struct tc_inproc *ip, int timeout_ms)
 {
-    if (!ip->children)
-        return 0;
-    tcs_collector_step(ip->children, timeout_ms);
-    return (int)tcs_collector_live(ip->children);
+    return tc_inproc_step_with(ip, timeout_ms, NULL, 0);
 }
 
-void tc_inproc_wait(struct tc_inproc *ip, struct pollfd *fds, size_t n, int timeout_ms)
+int tc_inproc_step_with(struct tc_inproc *ip, int timeout_ms, struct pollfd *fds, size_t n)
 {
-    if (!ip->children || tcs_collector_step_with(ip->children, timeout_ms, fds, n) != 0)
-        poll(fds, n, timeout_ms);
+    if (!ip->children) {
+        if (n)
+            poll(fds, n, timeout_ms);
+        return 0;
+    }
+    tcs_collector_step_with(ip->children, timeout_ms, fds, n);
+    return (int)tcs_collector_live(ip->children);
 }
 
 /* At the end: children still connected are told to stop (their later events are theirs

@@ -36,10 +36,9 @@ void tc_inproc_adopt(struct tc_inproc *ip, int fd);
 /* Does what the children's connections allow, waiting at most timeout_ms; returns how many
  * are still live. */
 int tc_inproc_step(struct tc_inproc *ip, int timeout_ms);
-/* The worker's wait while children are collected: polls fds (n of them, revents filled in)
- * and the children's connections together, for timeout_ms at most (less when a child's
- * connection has a deadline sooner), and does what the children's connections allow. */
-void tc_inproc_wait(struct tc_inproc *ip, struct pollfd *fds, size_t n, int timeout_ms);
+/* The same, also waiting on the caller's descriptors (fds[i].revents filled in), so that
+ * one wait serves the worker and the children's connections. */
+int tc_inproc_step_with(struct tc_inproc *ip, int timeout_ms, struct pollfd *fds, size_t n);
 /* Writes the output file and frees everything. 0, or -1 (message on stderr) when the
  * file could not be written or the capture failed (the file then says why). */
 int tc_inproc_finish(struct tc_inproc *ip);

@@ -42,6 +42,9 @@ struct tc_thread {
     struct tc_fiber *running;   /* the fiber entered, NULL for none */
     struct tc_zone_stack own;   /* the thread's own, saved while a fiber runs */
     _Atomic int exited;
+    /* It has written records that own heap data (an allocated source location, a frame
+     * image), which the worker releases: written once, before that record's publication. */
+    _Atomic uint8_t owns_heap;
     struct tc_thread *next;
     /* worker side */
     _Alignas(64) uint32_t conn_depth[TC_MAX_CONNS]; /* zones open outside fibers, on each connection */

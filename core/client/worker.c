@@ -145,7 +145,9 @@ static size_t on_thread_records(void *user, const uint8_t *begin, const uint8_t 
     end = tc_fiber_drain_limit(user, begin, end); /* a fiber's records in their order */
     for (int i = 0; i < TC_MAX_CONNS; i++)
         tc_conn_records(&w.conns[i], user, begin, end);
-    release_all(begin, end, 0);
+    /* Read after the records' publication was: set before any of them that owns heap data. */
+    if (atomic_load_explicit(&((struct tc_thread *)user)->owns_heap, memory_order_relaxed))
+        release_all(begin, end, 0);
     return (size_t)(end - begin);
 }
 
@@ -421,8 +423,8 @@ static void start_requested_capture(void)
 }
 
 /* The children that dialed the in-process capture's socket, once it can take them; the
- * socket closed when it is wanted no more. Returns the socket while children are collected,
- * else -1. */
+ * socket closed when it is wanted no more. Returns the socket while children are
+ * collected, else -1. */
 static int take_children(void)
 {
     pthread_mutex_lock(&w.request_lock);
@@ -467,11 +469,13 @@ static void service_connections(int timeout_ms)
 
 /* Sleeps until there is work, or for timeout_ms: on the wake descriptor (wake.h), the
  * listening socket while no server is live, the servers whose hello is under way and the
- * live servers' sockets (their queries); while children are collected (children_fd >= 0),
- * on their socket and connections too, which the capture's collector serves meanwhile. */
+ * live servers' sockets (their queries); with TRACYC_CONNECT, the connect under way or
+ * the time of the next attempt (dial.h); while the in-process capture collects the
+ * program's children, their socket (children_fd, or -1), and their connections and
+ * timers in the same wait (the collector's step). */
 static void wait_for_work(int timeout_ms, int children_fd)
 {
-    struct pollfd fds[3 + MAX_PENDING + TC_MAX_CONNS];
+    struct pollfd fds[4 + MAX_PENDING + TC_MAX_CONNS];
     nfds_t n = 0;
     fds[n++] = (struct pollfd){tc_wake_fd(), POLLIN, 0};
     if (w.listen_fd >= 0 && !conn_live(SLOT_TCP))
@@ -482,11 +486,18 @@ static void wait_for_work(int timeout_ms, int children_fd)
     for (int i = 0; i < TC_MAX_CONNS; i++)
         if (conn_live(i) && w.conns[i].transport->fd >= 0)
             fds[n++] = (struct pollfd){w.conns[i].transport->fd, POLLIN, 0};
+    if (tc_dial_active() && !conn_live(SLOT_TCP) && !w.npending) { /* as dial_collector steps */
+        int dial_fd, ms = tc_dial_wait(tc_clock_monotonic_ns(), &dial_fd);
+        if (dial_fd >= 0)
+            fds[n++] = (struct pollfd){dial_fd, POLLOUT, 0};
+        if (ms >= 0 && ms < timeout_ms)
+            timeout_ms = ms;
+    }
     if (children_fd >= 0)
         fds[n++] = (struct pollfd){children_fd, POLLIN, 0};
     if (tc_wake_wait_begin() && !atomic_load(&w.stop) && !tc_exit_signal_caught()) {
-        if (children_fd >= 0)
-            tc_inproc_wait(w.inproc, fds, n, timeout_ms);
+        if (w.inproc)
+            tc_inproc_step_with(w.inproc, timeout_ms, fds, n);
         else
             poll(fds, n, timeout_ms);
     }
@@ -503,16 +514,13 @@ static void wait_for_conn(struct tc_conn *c, int timeout_ms)
     tc_wake_wait_end();
 }
 
-/* How long the next wait may be. A dial under way (dial.c) has no descriptor here to wait
- * on: it is looked at every DIAL_WAIT_MS; a thread waiting at a fiber is counted in passes
- * (fiber.c). */
-#define DIAL_WAIT_MS 10
+/* How long the next wait may be, at most (wait_for_work shortens it for a dial's next
+ * attempt and the children's connections). A thread waiting at a fiber is counted in
+ * passes (fiber.c). */
 static int wait_ms(void)
 {
     if (any_live() && w.stalled)
         return 1;
-    if (tc_dial_active() && !conn_live(SLOT_TCP))
-        return DIAL_WAIT_MS;
     return any_live() ? TRICKLE_WAIT_MS : IDLE_WAIT_MS;
 }
 
@@ -626,6 +634,8 @@ int tc_worker_collect_children(int on)
         }
     }
     pthread_mutex_unlock(&w.request_lock);
+    if (rc == 0)
+        tc_wake_worker_now(); /* to wait on the children's socket, or no more */
     return rc;
 }
 

@@ -149,6 +149,11 @@ static void parse_welcome(struct tcd_decoder *dec)
         dec->renames = 1;
         dec->clock = TCD_CLOCK_ASKED;
         tcd_query(dec, TCW_QUERY_TRACYC_EXTENSIONS, TCW_EXTENSION_THREAD_RENAMES | TCW_EXTENSION_CLOCK);
+        /* At once, not after the first frame: a client that records nothing for a while
+         * (a program waiting for the children it forked) would wait that long for its
+         * first clock reading, and an in-process capture for its reference to take
+         * children by. */
+        tcd_flush_queries(dec);
     }
     if (out->flags & TCW_FLAG_ON_DEMAND) {
         const uint8_t *od = dec->hs_buf + 1 + tcw_versions[dec->vi].welcome_size;

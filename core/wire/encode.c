@@ -120,10 +120,8 @@ uint8_t *tcw_enc_item(struct tcw_encoder *e, size_t n)
     return p;
 }
 
-void tcw_enc_thread(struct tcw_encoder *e, uint32_t tid)
+void tcw_enc_thread_switch(struct tcw_encoder *e, uint32_t tid)
 {
-    if (e->thread == tid)
-        return;
     uint8_t *p = tcw_enc_item(e, 5);
     p[0] = TCW_ThreadContext;
     tcu_wr32(p + 1, tid);

@@ -57,7 +57,13 @@ int tcw_enc_flush(struct tcw_encoder *e);
 uint8_t *tcw_enc_item(struct tcw_encoder *e, size_t n);
 
 /* Item writers. Times are raw clock ticks; the encoder applies the delta chains. */
-void tcw_enc_thread(struct tcw_encoder *e, uint32_t tid);
+/* A ThreadContext item when tid is not the current thread (inline: checked per item). */
+void tcw_enc_thread_switch(struct tcw_encoder *e, uint32_t tid);
+static inline void tcw_enc_thread(struct tcw_encoder *e, uint32_t tid)
+{
+    if (e->thread != tid)
+        tcw_enc_thread_switch(e, tid);
+}
 void tcw_enc_zone_begin(struct tcw_encoder *e, int64_t time, uint64_t srcloc);
 /* The same zone with the callstack sent just before it (tcw_enc_callstack, TCW_Callstack). */
 void tcw_enc_zone_begin_callstack(struct tcw_encoder *e, int64_t time, uint64_t srcloc);

@@ -8,6 +8,7 @@
 
 #include "decode/decode.h"
 #include "wire/protocol.h"
+#include "wire/versions.h"
 
 #include "test_util.h"
 
@@ -1059,10 +1060,30 @@ static void clock_probe_refused(void)
     free(wire.p);
 }
 
+/* A tracyc client is asked for its extensions right after its welcome, not after its first
+ * frame: an in-process capture waiting for the program's first clock reading to take its
+ * children by got none while the program recorded nothing (a parent waiting for the
+ * children it forked), and the children gave up on it. */
+static void extensions_asked_at_welcome(void)
+{
+    struct recorder r;
+    rec_init(&r, NULL);
+    struct buf wire = {0};
+    welcome(&wire, 1.0, INIT_BEGIN, 0);
+    static const char host[] = "OS: Linux\n" TCW_HOST_INFO_TRACYC " (C11)\n";
+    memcpy(wire.p + 1 + TCW_WELCOME_HOST_INFO, host, sizeof host);
+    feed(&r, &wire);
+    tt_check(r.nq == 1 && r.queries[0][0] == tcw_query_to_wire(TCW_QUERY_TRACYC_EXTENSIONS, TCW_V82),
+             "a tracyc client's extensions asked with its welcome alone (%zu queries)", r.nq);
+    rec_free(&r);
+    free(wire.p);
+}
+
 int main(void)
 {
     drop_reports_are_totals();
     clock_probe_refused();
+    extensions_asked_at_welcome();
     worked_example(1 << 20);
     worked_example(1);
     worked_example(7);

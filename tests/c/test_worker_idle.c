@@ -1,18 +1,24 @@
 /* An idle program costs next to nothing: the worker thread sleeps until there is work
  * instead of looking every millisecond. Counted as the times it went to sleep (its context
  * switches, /proc/self/task/TID/status) while the program sleeps a second: with no server,
- * with the in-process capture connected, and with that capture collecting children (whose
- * socket and connections the worker waits on too). A worker that polls every millisecond
- * switches hundreds of times a second however busy the machine; one that waits for work,
- * for its timeouts (tens of milliseconds and more) and little else. */
+ * with the in-process capture connected, with it collecting the program's children
+ * (tracyc_collect_children: the worker looked every millisecond), and, in a process of its
+ * own, dialing a collector that is not there (TRACYC_CONNECT: every 10 ms). A worker that
+ * polls every millisecond switches hundreds of times a second however busy the machine;
+ * one that waits for work, for its timeouts (tens of milliseconds and more) and little
+ * else. */
 #include "test_util.h"
 #include "tracyc.h"
 #include <tracy/TracyC.h>
 
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static uint32_t worker_tid(void)
 {
@@ -56,8 +62,40 @@ static long switches_over_a_second(uint32_t tid)
     return switches(tid) - before;
 }
 
-int main(void)
+/* The process re-executed with TRACYC_CONNECT to a loopback port nobody listens on. */
+static int dialing(void)
 {
+    ___tracy_startup_profiler();
+    uint32_t tid = worker_tid();
+    tt_check(tid != 0, "dialing: the worker thread is listed and named");
+    if (!tid)
+        return tt_finish("test_worker_idle dialing");
+    usleep(200 * 1000); /* the first attempts, 10 and 20 ms apart */
+    long n = switches_over_a_second(tid);
+    tt_check(n <= 30, "dialing a collector that is not there: the worker slept %ld times in a second (<= 30)", n);
+    ___tracy_shutdown_profiler();
+    return tt_finish("test_worker_idle dialing");
+}
+
+static void check_dialing(void)
+{
+    char address[32];
+    snprintf(address, sizeof address, "127.0.0.1:%u", tt_use_free_port()); /* free: nobody there */
+    setenv("TRACYC_CONNECT", address, 1);
+    char *argv[] = {"/proc/self/exe", "dialing", NULL};
+    pid_t pid;
+    int status = -1;
+    if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0 || waitpid(pid, &status, 0) != pid)
+        status = -1;
+    unsetenv("TRACYC_CONNECT");
+    tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "dialing, in a process of its own");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "dialing") == 0)
+        return dialing();
+    check_dialing();
     tt_use_free_port();
     ___tracy_startup_profiler();
     uint32_t tid = worker_tid();
@@ -79,7 +117,8 @@ int main(void)
     long connected = switches_over_a_second(tid);
     tt_check(connected <= 60, "in-process capture connected: the worker slept %ld times in a second (<= 60)",
              connected);
-    tt_check(tracyc_collect_children(1) == 0, "the capture collects children");
+    tt_check(tracyc_collect_children(1) == 0, "the in-process capture collects children: %s", tracyc_last_error());
+    usleep(200 * 1000);
     long collecting = switches_over_a_second(tid);
     tt_check(collecting <= 60, "collecting children: the worker slept %ld times in a second (<= 60)", collecting);
     ___tracy_shutdown_profiler();
