@@ -278,6 +278,13 @@ void tc_config_read(struct tc_config *c)
         bad_value("TRACYC_BUFFER_LIMIT", v, "a size above 0 (N, NK, NM or NG)", "keeping the default, 256M");
     read_connect(c);
     c->follow_fork = env_true("TRACYC_FOLLOW_FORK");
+    c->exit_signals = 1;
+    if ((v = getenv("TRACYC_EXIT_SIGNALS")) && *v) {
+        if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0)
+            c->exit_signals = v[0] == '1';
+        else
+            bad_value("TRACYC_EXIT_SIGNALS", v, "0 or 1", "1: Ctrl-C and kill write the in-process capture");
+    }
     v = getenv("TRACYC_OUTPUT");
     c->output = v && *v ? tc_inproc_absolute_path(v) : NULL; /* where the program started */
     if (c->output)

@@ -9,7 +9,8 @@
 void tc_exit_signals_catch(void);
 /* The signal that asked the worker to write the capture, or 0. */
 int tc_exit_signal_caught(void);
-/* The shutdown is over: a handler waiting for it raises its signal again. */
-void tc_exit_signal_done(void);
+/* The shutdown is over: a signal caught meanwhile now ends the program, by its default
+ * action. Returns when none was caught. */
+void tc_exit_signal_finish(void);
 
 #endif

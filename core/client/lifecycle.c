@@ -159,6 +159,12 @@ void ___tracy_shutdown_profiler(void)
         tc_clock_calibrate_now(); /* no event comes after now: the worker need not wait */
         tc_worker_stop();
         atomic_store(&tc_prof.state, TC_STATE_STOPPED);
+    } else if (expected == TC_STATE_STOPPING) {
+        /* Only an exit signal's shutdown runs outside this lock (on the worker: exit_signal.c):
+         * the program must not end before that shutdown has written the capture (the signal
+         * then ends it). */
+        while (atomic_load(&tc_prof.state) == TC_STATE_STOPPING)
+            nanosleep(&(struct timespec){0, 1000000L}, NULL);
     }
     pthread_mutex_unlock(&start_lock);
 }

@@ -70,6 +70,7 @@ struct tc_config {
     char *connect_host;       /* TRACYC_CONNECT: dial out to a collector at this host (NULL: listen) */
     uint16_t connect_port;    /* ...and port */
     int follow_fork;          /* TRACYC_FOLLOW_FORK: a forked child starts a profiler of its own */
+    int exit_signals;         /* TRACYC_EXIT_SIGNALS (default 1): Ctrl-C and kill write the capture */
     int clock_skewed;         /* TRACYC_TEST_CLOCK_SKEW_NS (tests): the clock extension reports */
     int64_t clock_skew_ns;    /* the clocks this far off, and a host id not this host's */
     char debug_cache[4096];   /* TRACYC_DEBUG_CACHE: directory of inflated debug files ("": none) */

@@ -412,7 +412,8 @@ static void start_requested_capture(void)
         pthread_mutex_unlock(&w.request_lock);
         tc_worker_collect_children(0); /* children would dial a socket nobody reads */
     } else {
-        tc_exit_signals_catch();
+        if (tc_prof.config.exit_signals)
+            tc_exit_signals_catch();
         /* The in-process decoder's hello is there at once. */
         struct tc_transport *t = tc_inproc_transport(w.inproc);
         uint8_t hello[12];
@@ -799,7 +800,7 @@ static void finish(void)
     }
     tc_dial_stop();
     tc_net_broadcast_close();
-    tc_exit_signal_done();
+    tc_exit_signal_finish(); /* when a signal asked for this shutdown: the program ends by it */
 }
 
 void tc_worker_stop(void)

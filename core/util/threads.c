@@ -43,10 +43,15 @@ int tcu_thread_start(pthread_t *thread, const char *name, void *(*main)(void *),
     struct start s = {main, arg, name, 0, {{0}}};
     if (sem_init(&s.listed, 0, 0) != 0)
         return -1;
-    /* The thread takes none of the program's signals (it inherits this mask): they are
-     * the program's threads' to handle, and an exit signal's handler waits for the worker. */
+    /* The thread takes none of the program's signals (it inherits this mask): they are the
+     * program's threads' to handle (an exit signal's handler among them: the worker it wakes
+     * ends the program by that signal when the capture is written). A fault of the thread's
+     * own still reaches the program's crash handler. */
     sigset_t all, before;
     sigfillset(&all);
+    const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT};
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        sigdelset(&all, faults[i]);
     pthread_sigmask(SIG_SETMASK, &all, &before);
     pthread_mutex_lock(&own.lock);
     int rc = own.n < MAX_OWN_THREADS ? pthread_create(thread, NULL, run, &s) : -1;

@@ -258,6 +258,22 @@ static void debug_cache(void)
     free(home);
 }
 
+/* TRACYC_EXIT_SIGNALS: 0 leaves SIGINT, SIGTERM and SIGHUP alone; 1 or unset, caught. */
+static void exit_signals(void)
+{
+    char said[512];
+    struct tc_config c = read_with("TRACYC_EXIT_SIGNALS", "0", said, sizeof said);
+    CHECK(c.exit_signals == 0);
+    CHECK_STR(said, "");
+    c = read_with("TRACYC_EXIT_SIGNALS", "1", said, sizeof said);
+    CHECK(c.exit_signals == 1);
+    c = read_with("TRACYC_EXIT_SIGNALS", "no", said, sizeof said);
+    CHECK(c.exit_signals == 1);
+    CHECK(strstr(said, "tracyc: TRACYC_EXIT_SIGNALS=no is not 0 or 1") != NULL);
+    c = read_with("TRACYC_DISABLE_NOTHING", "x", said, sizeof said);
+    CHECK(c.exit_signals == 1);
+}
+
 int main(void)
 {
     unsetenv("TRACY_PORT");
@@ -271,5 +287,6 @@ int main(void)
     rate_ceiling();
     child_outputs();
     debug_cache();
+    exit_signals();
     return tt_finish("test_config");
 }

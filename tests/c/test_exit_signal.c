@@ -1,10 +1,14 @@
 /* A program profiling itself into TRACYC_OUTPUT is ended by SIGINT or SIGTERM (Ctrl-C,
  * kill): its profile is written all the same, with the zone it was in ended at the
- * signal, and it still ends by that signal. A program with a SIGINT handler of its own keeps it: the
- * handler runs, the program goes on and writes the profile when it exits.
+ * signal, and it still ends by that signal (the program runs on meanwhile: here, waiting).
+ * A program with a SIGINT handler of its own keeps it: the handler runs, the program goes
+ * on and writes the profile when it exits. One whose handler, set later, calls tracyc's
+ * (the one it replaced) ends as with tracyc's alone, and so does one that exits right after
+ * the signal, while the capture is being written.
  *
  *   test_exit_signal                        the test
- *   test_exit_signal --program SIG MODE     the profiled program: MODE "default" or "own"
+ *   test_exit_signal --program SIG MODE     the profiled program: MODE "default", "chain",
+ *                                           "exit" (it exits at once) or "own"
  */
 #include "test_util.h"
 #include "tracyc.h"
@@ -25,6 +29,14 @@ static void own_handler(int sig)
     handled = sig;
 }
 
+static struct sigaction before_chain;
+
+/* A program's handler set after tracyc's, calling the one it replaced. */
+static void chaining_handler(int sig)
+{
+    before_chain.sa_handler(sig);
+}
+
 static int run_program(int sig, const char *mode)
 {
     int own = strcmp(mode, "own") == 0;
@@ -35,11 +47,21 @@ static int run_program(int sig, const char *mode)
      * at once: the program's handler stays). */
     for (struct sigaction now; sigaction(sig, NULL, &now) == 0 && now.sa_handler == SIG_DFL;)
         usleep(1000);
+    if (strcmp(mode, "chain") == 0) {
+        struct sigaction chain = {.sa_handler = chaining_handler};
+        sigemptyset(&chain.sa_mask);
+        sigaction(sig, &chain, &before_chain);
+    }
     TracyCZoneCtx zone = ___tracy_emit_zone_begin(&open_loc, 1);
     /* A zone's begin is published by the thread's next record (api_zone.c): this one. */
     ___tracy_emit_message("signalled", 9, 0);
     kill(getpid(), sig);
-    while (!handled) /* only the program's own handler returns here */
+    if (strcmp(mode, "exit") == 0) {
+        while (___tracy_profiler_started()) /* until the worker's shutdown has begun */
+            usleep(1000);
+        return 3; /* exits while the worker writes the capture */
+    }
+    while (!handled) /* until the capture is written and the signal ends the program */
         usleep(1000);
     ___tracy_emit_zone_end(zone);
     return 3;
@@ -104,7 +126,18 @@ int main(int argc, char **argv)
         free(profile);
     }
     char *profile;
-    int status = run(dir, SIGINT, "own", &profile);
+    int status = run(dir, SIGTERM, "chain", &profile);
+    tt_check(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "chained: wait status %#x (ended by it)", status);
+    tt_check(profile && count(profile, "\"before signal\"") == 10 && count(profile, "\"interrupted\"") == 1,
+             "chained: profile %s", profile ? "without every zone" : "missing");
+    free(profile);
+    status = run(dir, SIGINT, "exit", &profile);
+    tt_check(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT, "exiting meanwhile: wait status %#x (ended by it)",
+             status);
+    tt_check(profile && count(profile, "\"before signal\"") == 10, "exiting meanwhile: profile %s",
+             profile ? "without every zone" : "missing");
+    free(profile);
+    status = run(dir, SIGINT, "own", &profile);
     tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 3, "own handler: wait status %#x (exit 3)", status);
     tt_check(profile && count(profile, "\"before signal\"") == 10 && count(profile, "\"interrupted\"") == 1,
              "own handler: profile %s", profile ? "without every zone" : "missing");
