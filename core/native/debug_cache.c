@@ -158,6 +158,16 @@ static void trim(const char *keep)
     closedir(dir);
 }
 
+static int is_elf(const char *path)
+{
+    int fd = tcu_fd_open(path, O_RDONLY, 0);
+    char magic[4] = {0};
+    int ok = fd >= 0 && read(fd, magic, sizeof magic) == (ssize_t)sizeof magic && memcmp(magic, "\177ELF", 4) == 0;
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
 int tcn_debug_cache_copy(const struct tcn_debug_cache_elf *dw, const unsigned char *id, int len, const char *debug_file,
                          char *path, size_t cap)
 {
@@ -169,10 +179,17 @@ int tcn_debug_cache_copy(const struct tcn_debug_cache_elf *dw, const unsigned ch
     strcat(name, ".debug");
     if ((size_t)snprintf(path, cap, "%s/%s", cache_dir, name) >= cap)
         return -1;
-    struct stat st;
+    struct stat st, original;
+    if (stat(debug_file, &original) != 0)
+        return -1;
     if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-        utimensat(AT_FDCWD, path, NULL, 0); /* used now: the last to go */
-        return 0;
+        /* An inflated copy is never smaller than its file: a smaller one was cut short (a
+         * crash of the machine before the data reached the disk) and is made again. */
+        if (st.st_size >= original.st_size && is_elf(path)) {
+            utimensat(AT_FDCWD, path, NULL, 0); /* used now: the last to go */
+            return 0;
+        }
+        unlink(path);
     }
 
     int in = tcu_fd_open(debug_file, O_RDONLY, 0);
@@ -185,7 +202,7 @@ int tcn_debug_cache_copy(const struct tcn_debug_cache_elf *dw, const unsigned ch
                   ? tcu_fd_open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_EXCL, 0644)
                   : -1;
     if (out >= 0) {
-        int written = write_inflated(dw, in, out) == 0 && fstat(out, &st) == 0;
+        int written = write_inflated(dw, in, out) == 0 && fstat(out, &st) == 0 && fsync(out) == 0;
         if (close(out) == 0 && written && (size_t)st.st_size <= cache_limit && rename(tmp, path) == 0) {
             trim(name);
             result = 0;

@@ -234,6 +234,10 @@ int tcn_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
         st = copy_st;
     }
     int fd = module_file_open(file, &st);
+    if (fd < 0 && file != path && stat(path, &st) == 0) { /* the copy went meanwhile (another process's trim) */
+        file = path;
+        fd = module_file_open(file, &st);
+    }
     *debuginfo_file_name = fd >= 0 ? strdup(file) : NULL;
     if (fd >= 0 && !*debuginfo_file_name) {
         close(fd);

@@ -2,7 +2,7 @@
  * nothing resolved: addresses all over libc's code give the same images, functions, files,
  * lines, inlined frames and extents with no cache, with one that makes the copy, and with
  * one that finds it made. The copy is made once, named by the build ID, and marked used
- * when found; a directory that cannot be written and a copy larger than the limit leave the
+ * when found, and made again when found cut short; a directory that cannot be written and a copy larger than the limit leave the
  * original read; copies past the limit go, least recently used first, and so do temporary
  * files a process left behind. Needs libc's separate debug file with compressed sections
  * (Debian's libc6-dbg): skipped (77) without one. */
@@ -173,6 +173,15 @@ int main(void)
     CHECK(now.st_ino == made.st_ino);
     CHECK(now.st_mtime > 1000);
     CHECK(found && plain && strcmp(found, plain) == 0);
+
+    /* A copy cut short (the machine crashed before its data reached the disk) is made again,
+     * not read. */
+    CHECK(truncate(path, 4096) == 0);
+    char *cut = resolve_all(&again);
+    CHECK(copy_stat(dir, &now) == 0);
+    CHECK(now.st_size == made.st_size);
+    CHECK(cut && plain && strcmp(cut, plain) == 0);
+    free(cut);
 
     /* A directory that cannot be made, and a limit the copy passes: the original is read. */
     make_file(root, "file", 1, 1000);
