@@ -137,6 +137,7 @@ static int module_file_open(const char *path, const struct stat *st)
         i++;
     if (i < kept_count && !is_file(kept[i].fd, st)) {
         close(kept[i].fd);
+        free(kept[i].path);
         kept[i] = kept[--kept_count];
         i = kept_count;
     }
