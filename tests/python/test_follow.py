@@ -359,3 +359,51 @@ def test_pytest_xdist_workers_in_the_output_file(tmp_path):
         assert any(test in processes[pid][1] for pid in workers), processes
     # the workers wrote no file of their own
     assert sorted(os.listdir(tmp_path)) == ["out.json", "test_x.py"], os.listdir(tmp_path)
+
+
+SHARED_LOADER_PROGRAM = """\
+import importlib.abc, importlib.machinery, importlib.util, sys
+
+class Shared(importlib.abc.Loader):
+    '''One loader for several modules, as a zip's importer is.'''
+    real = {}
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        if module.__name__ == "sharedmod":
+            module.value = 42
+        else:
+            self.real[module.__name__].exec_module(module)
+
+shared = Shared()
+
+class Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "sharedmod":
+            return importlib.machinery.ModuleSpec(name, shared)
+        if name == "multiprocessing.process":
+            sys.meta_path.remove(self)
+            try:
+                real = importlib.util.find_spec(name)
+            finally:
+                sys.meta_path.insert(1, self)
+            shared.real[name] = real.loader
+            return importlib.machinery.ModuleSpec(name, shared, origin=real.origin)
+        return None
+
+sys.meta_path.insert(1, Finder())
+import multiprocessing.process
+import sharedmod
+print("sharedmod", sharedmod.value, multiprocessing.process.BaseProcess.__name__)
+"""
+
+
+def test_multiprocessing_patched_through_a_shared_loader(tmp_path):
+    """The loader that finds multiprocessing.process may load other modules too (a zip's
+    importer, a frozen application's): patching the module after it runs must not change
+    that loader, or every module it loads later would be 'patched' too, and fail."""
+    (tmp_path / "prog.py").write_text(SHARED_LOADER_PROGRAM)
+    run = subprocess.run([PYTHON, "-m", "tracer", "-o", "out.json", "prog.py"], cwd=tmp_path, env=child_env(),
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["sharedmod", "42", "BaseProcess"], run.stdout

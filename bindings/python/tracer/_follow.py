@@ -210,16 +210,30 @@ class _PatchOnImport:
         for finder in sys.meta_path:
             spec = None if finder is self else getattr(finder, "find_spec", lambda *a: None)(fullname, path, target)
             if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                run = spec.loader.exec_module
-
-                def exec_module(module):
-                    run(module)
-                    _patch_bootstrap(module)
-                    if self in sys.meta_path:
-                        sys.meta_path.remove(self)
-                spec.loader.exec_module = exec_module
+                spec.loader = _PatchingLoader(spec.loader, self)
                 return spec
         return None
+
+
+class _PatchingLoader:
+    """The loader found for multiprocessing.process, wrapped: that loader may serve other
+    modules too (a zip's importer, a frozen application's), so it is left as it is."""
+
+    def __init__(self, loader, finder):
+        self._loader = loader
+        self._finder = finder
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        _patch_bootstrap(module)
+        if self._finder in sys.meta_path:
+            sys.meta_path.remove(self._finder)
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
 
 
 def _patch_bootstrap(process):
