@@ -1,6 +1,7 @@
 /* clock.c - clock source selection and TSC calibration. */
 #include "client/clock.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,8 @@ int tc_clock_uses_tsc;
 
 static int64_t calib_tsc0, calib_ns0;
 static int calib_started;
-static double calib_mul;
-static _Atomic int calib_hurry; /* the profiler is shutting down: no waiting */
+static _Atomic double calib_mul; /* 0 until calibrated */
+static _Atomic int calib_hurry;  /* the profiler is shutting down: no waiting */
 
 static int cpu_has_invariant_tsc(void)
 {
@@ -41,6 +42,16 @@ void tc_clock_init(void)
     }
 }
 
+/* Calibrated once: the worker (a server's welcome) and the sampler ask, maybe at once, and
+ * must get the same ratio. */
+static pthread_mutex_t calib_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A forked child calibrates on (a thread of its parent may have held the lock). */
+static void calibration_forget_lock(void)
+{
+    pthread_mutex_init(&calib_lock, NULL);
+}
+
 /* The TSC's calibration starts when the library is loaded, not when the profiler starts: the
  * first connection waits until 20 ms of it have passed (tc_clock_calibrate), which a program
  * that starts the profiler late in a short run (python -m tracer after its imports and
@@ -48,6 +59,7 @@ void tc_clock_init(void)
  * start keeps this beginning if it chooses the TSC (tc_clock_init). */
 __attribute__((constructor)) static void calibration_start(void)
 {
+    pthread_atfork(NULL, NULL, calibration_forget_lock);
 #if defined(__x86_64__) || defined(__i386__)
     calib_ns0 = tc_clock_monotonic_ns();
     calib_tsc0 = (int64_t)__rdtsc();
@@ -65,18 +77,27 @@ void tc_clock_calibrate_now(void)
     atomic_store(&calib_hurry, 1);
 }
 
+/* In a hurry, at least this long: a ratio over a few microseconds would be off. */
+#define CALIB_HURRIED_MIN_NS 1000000
+
 double tc_clock_calibrate(int64_t min_ns)
 {
     if (!tc_clock_uses_tsc)
         return 1.0;
-    if (calib_mul > 0)
-        return calib_mul;
+    double known = atomic_load(&calib_mul);
+    if (known > 0)
+        return known;
+    pthread_mutex_lock(&calib_lock);
+    if ((known = atomic_load(&calib_mul)) > 0) {
+        pthread_mutex_unlock(&calib_lock);
+        return known;
+    }
     int64_t ns1, tsc1;
     for (;;) {
         ns1 = tc_clock_monotonic_ns();
         tsc1 = tc_clock_now();
         int64_t left = min_ns - (ns1 - calib_ns0);
-        if (left <= 0 || (atomic_load(&calib_hurry) && ns1 > calib_ns0 && tsc1 > calib_tsc0))
+        if (left <= 0 || (atomic_load(&calib_hurry) && ns1 - calib_ns0 >= CALIB_HURRIED_MIN_NS && tsc1 > calib_tsc0))
             break;
         /* In steps of 1 ms at most (only in the program's first min_ns), to see a shutdown. */
         if (left > 1000000)
@@ -84,8 +105,10 @@ double tc_clock_calibrate(int64_t min_ns)
         struct timespec ts = {0, left};
         nanosleep(&ts, NULL);
     }
-    calib_mul = (double)(ns1 - calib_ns0) / (double)(tsc1 - calib_tsc0);
-    return calib_mul;
+    known = (double)(ns1 - calib_ns0) / (double)(tsc1 - calib_tsc0);
+    atomic_store(&calib_mul, known);
+    pthread_mutex_unlock(&calib_lock);
+    return known;
 }
 
 uint64_t tc_clock_resolution(void)
