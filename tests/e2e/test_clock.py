@@ -28,9 +28,14 @@ def record(tmp_path, *args, **env):
     stdout)."""
     trace = tmp_path / "trace.json"
     capture, port = start_capture(tmp_path, "--expect", "2", "-o", str(trace), "-o", str(tmp_path / "summary.txt"))
-    program = subprocess.Popen([SPAWN, *args], env=dict(os.environ, TRACYC_CONNECT="127.0.0.1:%d" % port, **env))
-    assert program.wait(timeout=TIMEOUT) == 0
-    out, err = capture.communicate(timeout=TIMEOUT)
+    try:
+        program = subprocess.Popen([SPAWN, *args], env=dict(os.environ, TRACYC_CONNECT="127.0.0.1:%d" % port, **env))
+        assert program.wait(timeout=TIMEOUT) == 0
+        out, err = capture.communicate(timeout=TIMEOUT)
+    finally:  # a failure must not leave the capture waiting for its clients
+        if capture.poll() is None:
+            capture.kill()
+            capture.wait()
     assert capture.returncode == 0, out + err
     zones = {}
     for e in json.load(open(trace))["traceEvents"]:
