@@ -580,8 +580,8 @@ int tc_worker_start(void)
         tc_dial_start(tc_prof.config.connect_host, tc_prof.config.connect_port);
     else
         w.listen_fd = tc_net_listen(tc_prof.config.port, tc_prof.config.listen_any, &w.port);
-    if (!tc_prof.config.connect_host && w.listen_fd < 0)
-        say_cannot_listen(tc_prof.config.port, errno);
+    if (!tc_prof.config.connect_host && !tc_prof.config.output && w.listen_fd < 0)
+        say_cannot_listen(tc_prof.config.port, errno); /* (a program that profiles itself need not hear it) */
     if (tc_prof.config.output) {
         w.requested_output = strdup(tc_prof.config.output);
         w.capturing = 1;

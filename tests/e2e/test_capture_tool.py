@@ -276,8 +276,18 @@ def test_program_whose_port_is_taken_says_so(tmp_path):
         finally:
             app.kill()
             _, stderr = app.communicate()
-    assert "tracyc: cannot listen on port %d (Address already in use): no server can connect" % port in stderr, \
-        stderr
+        assert "tracyc: cannot listen on port %d (Address already in use): no server can connect" % port in stderr, \
+            stderr
+        # A program that profiles itself (TRACYC_OUTPUT) does not need a server: nothing said.
+        app = subprocess.Popen([os.path.join(BUILD, "tests", "e2e", "endless")],
+                               env=dict(os.environ, TRACY_PORT=str(port), TRACYC_OUTPUT=str(tmp_path / "own.json")),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert app.stdout.readline().strip() == "ready"
+        finally:
+            app.kill()
+            _, stderr = app.communicate()
+        assert "cannot listen" not in stderr, stderr
 
 
 def test_ctrl_c_stops_cleanly_and_writes_everything(tmp_path):
