@@ -388,8 +388,8 @@ TRACYC_API void ___tracy_custom_name_shared_lockable_ctx(struct __tracy_shared_l
                                                          const char *name, size_t nameSz);
 
 /* CPU sampling and context switches run by themselves while a server or the in-process
- * capture is connected (see the top). end pauses both (the kernel's events are closed
- * within a millisecond or two); begin lets them run again, and returns 1 when they run
+ * capture is connected (see the top). end pauses both (the kernel's events are disabled in
+ * the call: nothing after it is sampled); begin lets them run again, and returns 1 when they run
  * now or will when a server connects, 0 when they cannot: turned off by
  * TRACY_NO_SAMPLING and TRACY_NO_CONTEXT_SWITCH (or TRACY_NO_SYS_TRACE), or refused by the
  * kernel at the last attempt. */

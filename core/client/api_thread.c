@@ -78,7 +78,7 @@ int32_t ___tracy_connected(void)
 }
 
 /* Sampling runs whenever a server or the in-process capture is connected; these pause it
- * and let it run again (the worker applies the change within a millisecond). */
+ * and let it run again (a pause takes effect in the call: sampling.c). */
 int ___tracy_begin_sampling_profiling(void)
 {
     if (tc_profiler_ensure() != 0)

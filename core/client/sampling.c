@@ -16,6 +16,7 @@
 #include "native/sample_callchain.h"
 #include "native/sample_unwind.h"
 #include "client/state.h"
+#include "client/wake.h"
 #include "util/bytes.h"
 #include "util/fd.h"
 #include "util/threads.h"
@@ -846,16 +847,29 @@ struct tc_stream *tc_sampling_stream(void)
     return s.stream_ready ? &s.stream : NULL;
 }
 
+/* Pausing takes effect in the call: the events are disabled at once, so nothing after the
+ * call is sampled however long the worker (woken to stop the sampler) takes; resuming
+ * enables them again if the worker has not stopped them meanwhile, else it starts anew. */
+static void set_paused(int paused)
+{
+    pthread_mutex_lock(&s.lock);
+    atomic_store(&s.paused, paused);
+    for (size_t i = 0; s.running && i < s.nfds; i++)
+        ioctl(s.fds[i], paused ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0);
+    pthread_mutex_unlock(&s.lock);
+    tc_wake_worker_now();
+}
+
 int tc_sampling_resume(void)
 {
     const struct tc_config *cfg = &tc_prof.config;
-    atomic_store(&s.paused, 0);
+    set_paused(0);
     return !(cfg->no_sampling && cfg->no_context_switch) && !atomic_load(&s.refused);
 }
 
 void tc_sampling_pause(void)
 {
-    atomic_store(&s.paused, 1);
+    set_paused(1);
 }
 
 void tc_sampling_shutdown(void)

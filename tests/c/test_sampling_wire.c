@@ -451,14 +451,13 @@ int main(int argc, char **argv)
     waitpid(child, &status, 0);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
-    /* Paused, then sampled again. */
+    /* Paused (at once: nothing is sampled after the call), then sampled again. */
     ___tracy_end_sampling_profiling();
-    struct timespec settle = {0, 50 * 1000 * 1000};
-    nanosleep(&settle, NULL);
     int64_t pause_from = now_ticks();
     spin_while_paused(100);
     int64_t pause_to = now_ticks();
     CHECK_EQ_INT(___tracy_begin_sampling_profiling(), sampling);
+    struct timespec settle = {0, 50 * 1000 * 1000};
     nanosleep(&settle, NULL);
     struct spinner after = {0, 100, 0, 0};
     spinner_main(&after);
