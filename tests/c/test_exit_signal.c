@@ -67,26 +67,6 @@ static int run_program(int sig, const char *mode)
     return 3;
 }
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = 0;
-    fclose(f);
-    return strdup(buf);
-}
-
-static int count(const char *text, const char *what)
-{
-    int n = 0;
-    for (const char *p = text; p && (p = strstr(p, what)); p += strlen(what))
-        n++;
-    return n;
-}
-
 /* Runs the program with TRACYC_OUTPUT; its wait status, and its profile (NULL if none). */
 static int run(const char *dir, int sig, const char *mode, char **profile)
 {
@@ -101,7 +81,7 @@ static int run(const char *dir, int sig, const char *mode, char **profile)
     }
     int status = -1;
     waitpid(pid, &status, 0);
-    *profile = read_file(out);
+    *profile = tt_read_file(out);
     unlink(out);
     return status;
 }
@@ -119,27 +99,30 @@ int main(int argc, char **argv)
         int status = run(dir, sigs[i], "default", &profile);
         tt_check(WIFSIGNALED(status) && WTERMSIG(status) == sigs[i], "signal %d: wait status %#x (ended by it)",
                  sigs[i], status);
-        tt_check(profile && count(profile, "\"before signal\"") == 10 && count(profile, "\"interrupted\"") == 1,
+        tt_check(profile && tt_occurrences(profile, "\"before signal\"") == 10 &&
+                     tt_occurrences(profile, "\"interrupted\"") == 1,
                  "signal %d: profile %s with %d zones before (10) and %d interrupted (1)", sigs[i],
-                 profile ? "written" : "missing", count(profile, "\"before signal\""),
-                 count(profile, "\"interrupted\""));
+                 profile ? "written" : "missing", tt_occurrences(profile, "\"before signal\""),
+                 tt_occurrences(profile, "\"interrupted\""));
         free(profile);
     }
     char *profile;
     int status = run(dir, SIGTERM, "chain", &profile);
     tt_check(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM, "chained: wait status %#x (ended by it)", status);
-    tt_check(profile && count(profile, "\"before signal\"") == 10 && count(profile, "\"interrupted\"") == 1,
+    tt_check(profile && tt_occurrences(profile, "\"before signal\"") == 10 &&
+                 tt_occurrences(profile, "\"interrupted\"") == 1,
              "chained: profile %s", profile ? "without every zone" : "missing");
     free(profile);
     status = run(dir, SIGINT, "exit", &profile);
     tt_check(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT, "exiting meanwhile: wait status %#x (ended by it)",
              status);
-    tt_check(profile && count(profile, "\"before signal\"") == 10, "exiting meanwhile: profile %s",
+    tt_check(profile && tt_occurrences(profile, "\"before signal\"") == 10, "exiting meanwhile: profile %s",
              profile ? "without every zone" : "missing");
     free(profile);
     status = run(dir, SIGINT, "own", &profile);
     tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 3, "own handler: wait status %#x (exit 3)", status);
-    tt_check(profile && count(profile, "\"before signal\"") == 10 && count(profile, "\"interrupted\"") == 1,
+    tt_check(profile && tt_occurrences(profile, "\"before signal\"") == 10 &&
+                 tt_occurrences(profile, "\"interrupted\"") == 1,
              "own handler: profile %s", profile ? "without every zone" : "missing");
     free(profile);
     rmdir(dir);

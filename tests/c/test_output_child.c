@@ -52,26 +52,6 @@ static int run_parent(void)
     return pid > 0 ? 0 : 2; /* exits without waiting: the child ends after */
 }
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = 0;
-    fclose(f);
-    return strdup(buf);
-}
-
-static int count(const char *text, const char *what)
-{
-    int n = 0;
-    for (const char *p = text; p && (p = strstr(p, what)); p += strlen(what))
-        n++;
-    return n;
-}
-
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--child") == 0)
@@ -107,11 +87,11 @@ int main(int argc, char **argv)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
     /* The parent's file: the parent's 20 zones, none of the child's. */
-    char *parent = read_file(out);
+    char *parent = tt_read_file(out);
     CHECK(parent != NULL);
-    tt_check(count(parent, "\"parent zone\"") == 20 && count(parent, "child zone") == 0,
-             "out.json: %d parent zones (20), %d child zones (0)", count(parent, "\"parent zone\""),
-             count(parent, "child zone"));
+    tt_check(tt_occurrences(parent, "\"parent zone\"") == 20 && tt_occurrences(parent, "child zone") == 0,
+             "out.json: %d parent zones (20), %d child zones (0)", tt_occurrences(parent, "\"parent zone\""),
+             tt_occurrences(parent, "child zone"));
     /* The child's: out.<its pid>.json, with its own 20. */
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -125,19 +105,20 @@ int main(int argc, char **argv)
         char path[600];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         free(child);
-        child = read_file(path);
+        child = tt_read_file(path);
         child_files++;
         unlink(path);
     }
     if (d)
         closedir(d);
-    tt_check(child_files == 1 && count(child, "\"child zone\"") == 20 && count(child, "parent zone") == 0,
+    tt_check(child_files == 1 && tt_occurrences(child, "\"child zone\"") == 20 &&
+                 tt_occurrences(child, "parent zone") == 0,
              "%d out.<pid>.json files, with %d child zones (20) and %d parent zones (0)", child_files,
-             count(child, "\"child zone\""), count(child, "parent zone"));
+             tt_occurrences(child, "\"child zone\""), tt_occurrences(child, "parent zone"));
     /* Said once, by the child: whose file it leaves alone and where its own goes. */
-    char *said = read_file(err);
-    tt_check(said && count(said, "tracyc: ") == 1 && strstr(said, "out.json") && strstr(said, ".json"), "stderr: %s",
-             said ? said : "(none)");
+    char *said = tt_read_file(err);
+    tt_check(said && tt_occurrences(said, "tracyc: ") == 1 && strstr(said, "out.json") && strstr(said, ".json"),
+             "stderr: %s", said ? said : "(none)");
     free(parent);
     free(child);
     free(said);

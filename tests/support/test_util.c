@@ -1,4 +1,4 @@
-/* test_util.c - tally, free ports, resident memory, what the machine lets a test sample,
+/* test_util.c - tally, files read whole, free ports, resident memory, what the machine lets a test sample,
  * where a function's code lies, which files are mapped twice. */
 #include "test_util.h"
 
@@ -124,4 +124,26 @@ int tt_loaded_files_mapped_again(char *first, size_t len)
         if (files[i].executable && files[i].from_start > 1 && again++ == 0)
             snprintf(first, len, "%s", files[i].path);
     return again;
+}
+
+char *tt_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 20;
+    char *buf = malloc(cap);
+    size_t n = buf ? fread(buf, 1, cap - 1, f) : 0;
+    fclose(f);
+    if (buf)
+        buf[n] = 0;
+    return buf;
+}
+
+int tt_occurrences(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; p && (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
 }

@@ -51,6 +51,11 @@ int tt_finish(const char *name);
 struct ___tracy_source_location_data;
 void tt_zones(const struct ___tracy_source_location_data *loc, int n);
 
+/* A text file's contents (up to 1 MiB), malloc'd; NULL when it cannot be read. */
+char *tt_read_file(const char *path);
+/* How many times `what` occurs in text (0 for NULL text). */
+int tt_occurrences(const char *text, const char *what);
+
 /* A loopback port nobody listens on right now, exported as TRACY_PORT. */
 uint16_t tt_use_free_port(void);
 
