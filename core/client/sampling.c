@@ -46,7 +46,12 @@
 /* Records younger than this stay for the next pass, so that one CPU's late records cannot
  * come after another CPU's later ones: the server needs each thread's events in order. */
 #define MERGE_DELAY_NS 2000000
-#define POLL_MS 10
+/* While records flow, a pass at most every 50 ms: each pass is a wake-up (a third of the
+ * sampler's CPU at a pass every 10 ms), and a ring filling faster wakes the sampler earlier
+ * at its watermark. A ring smaller than the watermark (locked-memory limits) wakes it only
+ * when full: then the pass comes before a quarter of it can fill, down to every 10 ms. */
+#define POLL_MS_MAX 50
+#define POLL_MS_MIN 10
 /* With no record read in the last pass (every thread off the CPU: an idle program), the
  * sampler waits this long before it looks again; a record the kernel writes meanwhile
  * wakes it only at the ring's watermark, and is delayed, never lost. */
@@ -710,6 +715,21 @@ static void emit(int64_t until)
     s.queued -= i;
 }
 
+/* The pass interval while records flow: the time a quarter of the smallest ring takes to
+ * fill with samples, a stack copy each, from one CPU at the sampling rate. */
+static int busy_poll_interval_ms(void)
+{
+    size_t smallest = 0;
+    for (int i = 0; i < s.nrings; i++)
+        if (s.rings[i].page && (!smallest || s.rings[i].size < smallest))
+            smallest = s.rings[i].size;
+    if (!s.sampling || s.period_ns <= 0) /* context switches alone: small records, rate unknown */
+        return smallest >= RING_PAGES_MAX * 4096 ? POLL_MS_MAX : POLL_MS_MIN;
+    int64_t bytes_per_s = (int64_t)(STACK_BYTES + 512) * (1000000000 / s.period_ns);
+    int64_t ms = (int64_t)(smallest / 4) * 1000 / bytes_per_s;
+    return ms > POLL_MS_MAX ? POLL_MS_MAX : ms < POLL_MS_MIN ? POLL_MS_MIN : (int)ms;
+}
+
 static void *sampler_main(void *arg)
 {
     (void)arg;
@@ -728,11 +748,12 @@ static void *sampler_main(void *arg)
     for (int i = 0; polls && i < s.nrings; i++)
         if (s.rings[i].page)
             polls[npolls++] = (struct pollfd){s.rings[i].fd, POLLIN, 0};
+    int busy_poll_ms = busy_poll_interval_ms();
     size_t got = 1;
     for (;;) {
         int stopping = atomic_load(&s.stop);
         if (!stopping && polls)
-            poll(polls, (nfds_t)npolls, got || s.queued ? POLL_MS : IDLE_POLL_MS);
+            poll(polls, (nfds_t)npolls, got || s.queued ? busy_poll_ms : IDLE_POLL_MS);
         int64_t now = tc_clock_monotonic_ns();
         refresh_clock_pair();
         if (s.unwinder)

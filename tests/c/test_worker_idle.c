@@ -6,7 +6,7 @@
  * own, dialing a collector that is not there (TRACYC_CONNECT: every 10 ms). A worker that
  * polls every millisecond switches hundreds of times a second however busy the machine;
  * one that waits for work, for its timeouts (tens of milliseconds and more) and little
- * else. */
+ * else. The sampler thread is counted the same way while the program computes. */
 #include "test_util.h"
 #include "tracyc.h"
 #include <tracy/TracyC.h>
@@ -16,11 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
 
-static uint32_t worker_tid(void)
+/* The tid of tracyc's thread named name, 0 when there is none. */
+static uint32_t own_thread_tid(const char *name)
 {
     uint32_t tids[16];
     size_t n = tracyc_own_threads(tids, 16);
@@ -33,7 +35,7 @@ static uint32_t worker_tid(void)
                 comm[0] = 0;
             fclose(f);
         }
-        if (strncmp(comm, "tracyc worker", 13) == 0)
+        if (strncmp(comm, name, strlen(name)) == 0)
             return tids[i];
     }
     return 0;
@@ -62,11 +64,35 @@ static long switches_over_a_second(uint32_t tid)
     return switches(tid) - before;
 }
 
+/* The sampler's passes while the program computes for a second: its thread sleeps between
+ * passes, which came every 10 ms (100 a second, a third of its CPU), now every 50 ms with a
+ * full-size ring, plus the ring's watermark wakes (a quarter of the ring written: about 16
+ * a second from one CPU-bound thread at 500 Hz). None when sampling is refused here. */
+static void check_sampler_while_computing(void)
+{
+    uint32_t tid = own_thread_tid("tracyc sampler");
+    if (!tid) {
+        printf("# no sampler thread (sampling refused here): its passes not counted\n");
+        return;
+    }
+    long before = switches(tid);
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    volatile unsigned long spin = 0;
+    do {
+        for (int i = 0; i < 100000; i++)
+            spin += (unsigned long)i;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < 1000000000L);
+    long passes = switches(tid) - before;
+    tt_check(passes <= 60, "computing, sampled: the sampler slept %ld times in a second (<= 60)", passes);
+}
+
 /* The process re-executed with TRACYC_CONNECT to a loopback port nobody listens on. */
 static int dialing(void)
 {
     ___tracy_startup_profiler();
-    uint32_t tid = worker_tid();
+    uint32_t tid = own_thread_tid("tracyc worker");
     tt_check(tid != 0, "dialing: the worker thread is listed and named");
     if (!tid)
         return tt_finish("test_worker_idle dialing");
@@ -98,7 +124,7 @@ int main(int argc, char **argv)
     check_dialing();
     tt_use_free_port();
     ___tracy_startup_profiler();
-    uint32_t tid = worker_tid();
+    uint32_t tid = own_thread_tid("tracyc worker");
     tt_check(tid != 0, "the worker thread is listed and named");
     if (!tid)
         return tt_finish("test_worker_idle");
@@ -117,6 +143,7 @@ int main(int argc, char **argv)
     long connected = switches_over_a_second(tid);
     tt_check(connected <= 60, "in-process capture connected: the worker slept %ld times in a second (<= 60)",
              connected);
+    check_sampler_while_computing();
     tt_check(tracyc_collect_children(1) == 0, "the in-process capture collects children: %s", tracyc_last_error());
     usleep(200 * 1000);
     long collecting = switches_over_a_second(tid);
