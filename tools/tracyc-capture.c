@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -154,6 +155,28 @@ static void on_end(void *user, const struct tcs_client *client)
             say(c, "tracyc-capture: %s %s port %u: %s\n", client->accepted ? "a connection from" : "connecting to",
                 client->host, client->port, client->why);
         return;
+    }
+}
+
+/* The clients that dial in wait in the listener's backlog until a descriptor is free. */
+static void on_accept_failed(void *user, uint16_t port, int err)
+{
+    struct rlimit lim;
+    char limit[64] = "";
+    if (err == EMFILE && getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+        snprintf(limit, sizeof limit, " (%llu descriptors: ulimit -n)", (unsigned long long)lim.rlim_cur);
+    say(user, "tracyc-capture: port %u: cannot accept more clients now: %s%s; they wait until one ends\n", port,
+        strerror(err), limit);
+}
+
+/* A capture holds a descriptor a client and polls them all (no select's FD_SETSIZE): the
+ * soft limit, often 1,024, is raised to the hard one for captures of many processes. */
+static void raise_descriptor_limit(void)
+{
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+        lim.rlim_cur = lim.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &lim);
     }
 }
 
@@ -524,8 +547,9 @@ int main(int argc, char **argv)
                         .host = a.target_count ? a.targets[0].host : "127.0.0.1",
                         .port = a.target_count && a.targets[0].port ? a.targets[0].port : a.port,
                         .status_line = isatty(STDERR_FILENO)};
+    raise_descriptor_limit();
     const struct tcs_collector_options options = {
-        .trace = c.trace, .on_client = on_client, .on_end = on_end, .user = &c};
+        .trace = c.trace, .on_client = on_client, .on_end = on_end, .on_accept_failed = on_accept_failed, .user = &c};
     c.collector = c.trace ? tcs_collector_new(&options) : NULL;
     if (c.collector && a.serve)
         c.serve = tcs_serve_new(c.trace);

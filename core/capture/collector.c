@@ -39,6 +39,8 @@ struct entry {
 struct listener {
     int fd;
     uint16_t port;
+    double paused_until; /* accepting failed for want of descriptors: not polled until then */
+    int starved;         /* since the last connection accepted (said once to on_accept_failed) */
 };
 
 struct scan {
@@ -279,13 +281,22 @@ int tcs_collector_adopt(struct tcs_collector *c, int fd, const char *host, uint1
     return entry_add(c, e);
 }
 
-static void accept_all(struct tcs_collector *c, const struct listener *l)
+static void accept_all(struct tcs_collector *c, struct listener *l, double now)
 {
     for (;;) {
         char peer[256];
         uint16_t peer_port;
         int fd = tcs_accept(l->fd, peer, sizeof peer, &peer_port);
-        if (fd < 0 || tcs_collector_adopt(c, fd, peer, peer_port) != 0)
+        if (fd < 0 && tcs_accept_starved(errno)) {
+            l->paused_until = now + TCS_ACCEPT_PAUSE_S;
+            if (!l->starved && c->opt.on_accept_failed)
+                c->opt.on_accept_failed(c->opt.user, l->port, errno);
+            l->starved = 1;
+        }
+        if (fd < 0)
+            return;
+        l->starved = 0;
+        if (tcs_collector_adopt(c, fd, peer, peer_port) != 0)
             return;
     }
 }
@@ -304,7 +315,7 @@ int tcs_collector_listen(struct tcs_collector *c, const char *host, uint16_t por
     int fd = tcs_listen(host, port, &got, err, errlen);
     if (fd < 0)
         return -1;
-    c->listeners[c->listener_count++] = (struct listener){fd, got};
+    c->listeners[c->listener_count++] = (struct listener){.fd = fd, .port = got};
     if (bound)
         *bound = got;
     return 0;
@@ -463,8 +474,14 @@ int tcs_collector_step_with(struct tcs_collector *c, int timeout_ms, struct poll
     }
     size_t n = 0;
     int wait = timeout_ms;
-    for (size_t i = 0; i < c->listener_count; i++)
-        c->fds[n++] = (struct pollfd){.fd = c->listeners[i].fd, .events = POLLIN};
+    for (size_t i = 0; i < c->listener_count; i++) {
+        const struct listener *l = &c->listeners[i];
+        int paused = now < l->paused_until;
+        c->fds[n++] = (struct pollfd){.fd = paused ? -1 : l->fd, .events = POLLIN};
+        int ms = paused ? (int)((l->paused_until - now) * 1000.0) + 1 : -1;
+        if (paused && (wait < 0 || ms < wait))
+            wait = ms;
+    }
     for (size_t i = 0; i < c->entry_count; i++) {
         struct entry *e = c->entries[i];
         c->fds[n] = (struct pollfd){.fd = -1};
@@ -491,7 +508,7 @@ int tcs_collector_step_with(struct tcs_collector *c, int timeout_ms, struct poll
     size_t listeners = c->listener_count, live = c->entry_count;
     for (size_t i = 0; i < listeners; i++)
         if (c->fds[i].revents & POLLIN)
-            accept_all(c, &c->listeners[i]);
+            accept_all(c, &c->listeners[i], now);
     /* The entries polled (accepted ones joined after them); freed ones leave the array. */
     size_t kept = 0;
     for (size_t i = 0; i < c->entry_count; i++) {

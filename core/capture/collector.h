@@ -71,6 +71,10 @@ struct tcs_collector_options {
                      size_t whylen);
     /* Optional: a connection has ended (client->source -1: it never was a client). */
     void (*on_end)(void *user, const struct tcs_client *client);
+    /* Optional: accepting on the listener of port failed for want of descriptors or memory
+     * (err: EMFILE, ...), the first time since it last accepted one. The connections wait;
+     * the listener is tried again every TCS_ACCEPT_PAUSE_S (capture/sockets.h). */
+    void (*on_accept_failed)(void *user, uint16_t port, int err);
     void *user;
 };
 

@@ -74,7 +74,7 @@ void tcs_serve_adopt(struct tcs_serve *s, int fd)
 size_t tcs_serve_pollfds(const struct tcs_serve *s, struct pollfd *fds, size_t room)
 {
     size_t n = 0;
-    if (n < room && s->state == SERVE_LISTENING)
+    if (n < room && s->state == SERVE_LISTENING && tcs_now_s() >= s->accept_paused_until)
         fds[n++] = (struct pollfd){.fd = s->listen_fd, .events = POLLIN};
     if (n < room && s->fd >= 0)
         fds[n++] = (struct pollfd){.fd = s->fd, .events = POLLIN};
@@ -89,6 +89,8 @@ static void accept_server(struct tcs_serve *s)
     int fd = tcs_accept(s->listen_fd, peer, sizeof peer, &peer_port);
     if (fd >= 0)
         tcs_serve_adopt(s, fd);
+    else if (tcs_accept_starved(errno))
+        s->accept_paused_until = tcs_now_s() + TCS_ACCEPT_PAUSE_S; /* the caller's timeout tries again */
 }
 
 /* This server is not the one: wait for the next (an adopted connection has no next). */

@@ -102,6 +102,7 @@ struct tcs_serve {
     struct serve_sink *sink;
     enum serve_state state;
     int listen_fd, fd;
+    double accept_paused_until; /* accepting failed for want of descriptors: not polled until then */
     uint8_t hello[12];
     size_t hello_len;
     int vi; /* the server's version index */

@@ -121,6 +121,11 @@ int tcs_accept(int listen_fd, char *peer, size_t peerlen, uint16_t *peer_port)
     return fd;
 }
 
+int tcs_accept_starved(int err)
+{
+    return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
+}
+
 static int64_t clock_ns(clockid_t id)
 {
     struct timespec ts;

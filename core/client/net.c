@@ -118,9 +118,16 @@ int tc_net_accept_fd(int listen_fd)
      * finds nobody waiting: a program's dup2 onto that number would fail (EBUSY). So it is
      * called only when a server is there. */
     struct pollfd waiting = {listen_fd, POLLIN, 0};
-    if (poll(&waiting, 1, 0) != 1 || !(waiting.revents & POLLIN))
+    if (poll(&waiting, 1, 0) != 1 || !(waiting.revents & POLLIN)) {
+        errno = EAGAIN;
         return -1;
+    }
     return tcu_fd_lift(accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));
+}
+
+int tc_net_accept_starved(int err)
+{
+    return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
 }
 
 int tc_net_socket(int family)

@@ -58,6 +58,9 @@ static struct {
     _Atomic int stop;
     int listen_fd;
     uint16_t port;
+    /* Accepting failed for want of descriptors (net.h): the socket is left out of the
+     * worker's waits until then. */
+    int64_t listen_paused_until, children_paused_until;
     struct tc_conn conns[TC_MAX_CONNS];
     struct tc_inproc *inproc;
     pthread_mutex_t request_lock;
@@ -301,6 +304,19 @@ static int oldest_silent(void)
     return found;
 }
 
+/* Accepting failed for want of descriptors (errno): said once a process, on stderr; the
+ * time until which the socket is left out of the worker's waits. */
+static int64_t accept_paused(int64_t now, const char *what, uint16_t port)
+{
+    static int said;
+    if (!said) {
+        said = 1;
+        fprintf(stderr, "tracyc: cannot accept %s on port %u now: %s; it waits until a descriptor is free\n", what,
+                port, strerror(errno));
+    }
+    return now + TC_ACCEPT_PAUSE_NS;
+}
+
 /* Takes the connections waiting on the listening socket. When MAX_PENDING handshakes are
  * under way, the peer silent for longest makes room: a real server sends its hello at
  * once, so a crowd of silent peers cannot keep it waiting. While a server is live, later
@@ -313,8 +329,11 @@ static void accept_servers(void)
         if (w.npending == MAX_PENDING && evict < 0)
             break;
         struct tc_transport *t = tc_net_accept(w.listen_fd);
-        if (!t)
+        if (!t) {
+            if (tc_net_accept_starved(errno))
+                w.listen_paused_until = accept_paused(now, "a server's connection", w.port);
             break;
+        }
         if (evict >= 0) {
             w.pending[evict].t->close(w.pending[evict].t);
             drop_pending(evict);
@@ -441,9 +460,12 @@ static int take_children(void)
     if (wanted)
         tc_inproc_collect(w.inproc); /* at the first pass that has both (tried again when out of memory) */
     int collecting = fd >= 0 && tc_inproc_takes_children(w.inproc);
-    if (collecting)
+    if (collecting) {
         for (int child; (child = tc_net_accept_fd(fd)) >= 0;)
             tc_inproc_adopt(w.inproc, child);
+        if (tc_net_accept_starved(errno))
+            w.children_paused_until = accept_paused(tc_clock_monotonic_ns(), "a child's connection", w.children_port);
+    }
     tc_inproc_step(w.inproc, 0);
     return collecting ? fd : -1;
 }
@@ -468,6 +490,16 @@ static void service_connections(int timeout_ms)
     }
 }
 
+/* A listening socket in a wait: left out (-1) until paused_until, and the wait no longer. */
+static void watch_accepting(struct pollfd *p, int fd, int64_t paused_until, int64_t now, int *timeout_ms)
+{
+    int paused = now < paused_until;
+    *p = (struct pollfd){paused ? -1 : fd, POLLIN, 0};
+    int ms = (int)((paused_until - now) / 1000000) + 1;
+    if (paused && (*timeout_ms < 0 || ms < *timeout_ms))
+        *timeout_ms = ms;
+}
+
 /* Sleeps until there is work, or for timeout_ms: on the wake descriptor (wake.h), the
  * listening socket while no server is live, the servers whose hello is under way and the
  * live servers' sockets (their queries); with TRACYC_CONNECT, the connect under way or
@@ -478,9 +510,10 @@ static void wait_for_work(int timeout_ms, int children_fd)
 {
     struct pollfd fds[4 + MAX_PENDING + TC_MAX_CONNS];
     nfds_t n = 0;
+    int64_t now = tc_clock_monotonic_ns();
     fds[n++] = (struct pollfd){tc_wake_fd(), POLLIN, 0};
     if (w.listen_fd >= 0 && !conn_live(SLOT_TCP))
-        fds[n++] = (struct pollfd){w.listen_fd, POLLIN, 0};
+        watch_accepting(&fds[n++], w.listen_fd, w.listen_paused_until, now, &timeout_ms);
     for (int i = 0; i < w.npending; i++) /* a whole hello waits for the slot, not for bytes */
         if (w.pending[i].got < sizeof w.pending[i].hello)
             fds[n++] = (struct pollfd){w.pending[i].t->fd, POLLIN, 0};
@@ -488,14 +521,14 @@ static void wait_for_work(int timeout_ms, int children_fd)
         if (conn_live(i) && w.conns[i].transport->fd >= 0)
             fds[n++] = (struct pollfd){w.conns[i].transport->fd, POLLIN, 0};
     if (tc_dial_active() && !conn_live(SLOT_TCP) && !w.npending) { /* as dial_collector steps */
-        int dial_fd, ms = tc_dial_wait(tc_clock_monotonic_ns(), &dial_fd);
+        int dial_fd, ms = tc_dial_wait(now, &dial_fd);
         if (dial_fd >= 0)
             fds[n++] = (struct pollfd){dial_fd, POLLOUT, 0};
         if (ms >= 0 && ms < timeout_ms)
             timeout_ms = ms;
     }
     if (children_fd >= 0)
-        fds[n++] = (struct pollfd){children_fd, POLLIN, 0};
+        watch_accepting(&fds[n++], children_fd, w.children_paused_until, now, &timeout_ms);
     if (tc_wake_wait_begin() && !atomic_load(&w.stop) && !tc_exit_signal_caught()) {
         if (w.inproc)
             tc_inproc_step_with(w.inproc, timeout_ms, fds, n);
