@@ -5,12 +5,15 @@
  *   libunwind           nongnu libunwind's unw_backtrace (DWARF CFI, cached per address)
  *   _Unwind_Backtrace   libgcc's unwinder (DWARF CFI, no cache)
  *   glibc backtrace     backtrace(3), which calls libgcc's
+ *   sample unwinder     tracyc's unwinder of CPU samples (native/sample_unwind.c) on a copy
+ *                       of the registers and 8 KiB of stack, as the kernel gives a sample:
+ *                       its own walk with rules cached per address (x86-64), then libdw alone
+ *                       (what it was before, and still is for samples the walk leaves)
  *
  * Built twice: without frame pointers (as Debian's libraries and most programs are) and
  * with them. The expected stack is what libunwind and libgcc agree on; each method's
  * "found" column counts the frames it returned that match it.
  */
-#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <stdint.h>
@@ -19,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 #include <unwind.h>
+
+#include "native/sample_unwind.h"
 
 #define WANT 16
 #define CHAIN 20
@@ -68,6 +73,47 @@ static __attribute__((noinline)) int fp_unwind(void **buf, int n)
     return i;
 }
 
+/* A sample of this thread here, as perf would take it: the registers (perf's order) and the
+ * stack from the stack pointer up, then unwound as the sampler does. */
+static struct tcn_sample_unwinder *sampler;
+static int (*sample_unwind_fn)(struct tcn_sample_unwinder *, uint32_t, const uint64_t *, const uint8_t *, size_t,
+                               uint64_t *, int);
+extern void *__libc_stack_end;
+
+static __attribute__((noinline)) int sample_unwind(void **buf, int n)
+{
+#if defined(__x86_64__)
+    static uint8_t stack[8192];
+    uint64_t regs[17] = {0}, frames[WANT + 4];
+    __asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+                     : "=r"(regs[8]), "=r"(regs[7]), "=r"(regs[6]));
+    size_t len = (uintptr_t)__libc_stack_end - regs[7];
+    if (len > sizeof stack)
+        len = sizeof stack;
+    memcpy(stack, (const void *)(uintptr_t)regs[7], len);
+    int got = sample_unwind_fn(sampler, 0, regs, stack, len, frames, n < WANT + 4 ? n : WANT + 4);
+    for (int i = 0; i < got; i++) /* return addresses, as the other methods give them */
+        buf[i] = (void *)(uintptr_t)(i ? frames[i] + 1 : frames[i]);
+    return got;
+#else
+    (void)buf;
+    (void)n;
+    return 0;
+#endif
+}
+
+static int sample_unwind_walk(void **buf, int n)
+{
+    sample_unwind_fn = tcn_sample_unwind;
+    return sample_unwind(buf, n);
+}
+
+static int sample_unwind_libdw(void **buf, int n)
+{
+    sample_unwind_fn = tcn_sample_unwind_libdw;
+    return sample_unwind(buf, n);
+}
+
 struct method {
     const char *name;
     unwind_fn fn;
@@ -80,6 +126,8 @@ static struct method methods[] = {
     {"libunwind unw_backtrace", NULL, 0, 0, 0},
     {"_Unwind_Backtrace", gcc_unwind, 0, 0, 0},
     {"glibc backtrace", backtrace, 0, 0, 0},
+    {"sample unwinder (walk)", sample_unwind_walk, 0, 0, 0},
+    {"sample unwinder (libdw)", sample_unwind_libdw, 0, 0, 0},
 };
 #define METHODS (int)(sizeof methods / sizeof *methods)
 
@@ -137,6 +185,11 @@ int main(int argc, char **argv)
     gcc_backtrace = gcc ? (unwind_backtrace_fn)dlsym(gcc, "_Unwind_Backtrace") : NULL;
     if (!gcc_backtrace)
         methods[2].fn = NULL;
+    sampler = tcn_sample_unwinder_new();
+#if defined(__x86_64__)
+    if (!sampler)
+#endif
+        methods[4].fn = methods[5].fn = NULL;
     for (int round = 0; round < 2; round++) /* the first round warms caches up */
         for (current = 0; current < METHODS; current++)
             if (methods[current].fn)
@@ -162,5 +215,9 @@ int main(int argc, char **argv)
         printf("  %-26s %10.1f %12.1f %5d/%d\n", methods[m].name, methods[m].ns,
                methods[m].ns / (methods[m].frames ? methods[m].frames : 1), methods[m].found, methods[ref].frames - 1);
     }
+    if (methods[4].fn && methods[5].fn && methods[4].ns > 0)
+        printf("  sample unwinder: its walk %.0f ns a sample, libdw alone (the baseline) %.0f ns: %.2f x\n",
+               methods[4].ns, methods[5].ns, methods[5].ns / methods[4].ns);
+    tcn_sample_unwinder_free(sampler);
     return 0;
 }

@@ -38,6 +38,12 @@
     X(dwfl_thread_state_register_pc, "ELFUTILS_0.158")                                                                 \
     X(dwfl_getthread_frames, "ELFUTILS_0.158")                                                                         \
     X(dwfl_frame_pc, "ELFUTILS_0.158")                                                                                 \
+    X(dwfl_module_eh_cfi, "ELFUTILS_0.142")                                                                            \
+    X(dwfl_module_dwarf_cfi, "ELFUTILS_0.142")                                                                         \
+    X(dwarf_cfi_addrframe, "ELFUTILS_0.142")                                                                           \
+    X(dwarf_frame_info, "ELFUTILS_0.142")                                                                              \
+    X(dwarf_frame_cfa, "ELFUTILS_0.142")                                                                               \
+    X(dwarf_frame_register, "ELFUTILS_0.142")                                                                          \
     X(dwarf_attr, "ELFUTILS_0.122")                                                                                    \
     X(dwarf_attr_integrate, "ELFUTILS_0.122")                                                                          \
     X(dwarf_formstring, "ELFUTILS_0.122")                                                                              \

@@ -31,4 +31,13 @@ void tcn_sample_unwinder_sync(struct tcn_sample_unwinder *u);
 int tcn_sample_unwind(struct tcn_sample_unwinder *u, uint32_t tid, const uint64_t *regs, const uint8_t *stack,
                       size_t stack_len, uint64_t *frames, int max);
 
+/* On x86-64 tcn_sample_unwind applies the call frame information's rules itself where they
+ * are the common kind (a CFA on RSP or RBP; return address, RBP and RSP saved at or equal to
+ * CFA+N), cached by address until the next sync that finds libraries changed; a sample with
+ * any other frame goes to libdw whole. The frames are libdw's in every case. Tests: the
+ * same, by libdw alone, and how many samples went each way. */
+int tcn_sample_unwind_libdw(struct tcn_sample_unwinder *u, uint32_t tid, const uint64_t *regs, const uint8_t *stack,
+                            size_t stack_len, uint64_t *frames, int max);
+void tcn_sample_unwinder_counts(const struct tcn_sample_unwinder *u, unsigned long *fast, unsigned long *slow);
+
 #endif
