@@ -147,6 +147,13 @@ def main():
     ap.add_argument("--before", help="a directory holding another build's tracer package")
     args = ap.parse_args()
 
+    # tracer's modules are read from their bytecode, as an installed package's (and the
+    # standard library's) are, not compiled anew by each run (PYTHONDONTWRITEBYTECODE=1, a
+    # read-only checkout)
+    for packages in [os.path.join(REPO, "bindings", "python")] + ([args.before] if args.before else []):
+        subprocess.run([args.python, "-m", "compileall", "-q", os.path.join(packages, "tracer"),
+                        os.path.join(packages, "tracy")], check=True, stdout=subprocess.DEVNULL)
+
     def with_before(modes):
         return modes + [m + "@before" for m in modes if m.startswith(("tracer", "sample"))] if args.before else modes
 

@@ -1,10 +1,15 @@
 """python -m tracer: the program sees what plain python gives it, and the outputs."""
+import contextlib
+import io
+import itertools
+import re
 import signal
 import subprocess
 
 import pytest
 
 from conftest import PYTHON, child_env
+from tracer import _cli
 
 PROBE = """\
 import os, pickle, sys
@@ -87,6 +92,106 @@ def test_usage_errors(tracer_run):
     assert run.returncode == 2 and "no script or module" in run.stderr
     run = tracer_run("--min-duration", "soon", "x.py", output=None)
     assert run.returncode == 2 and "not a duration" in run.stderr
+
+
+# Arguments of command lines that tracer reads itself or leaves to argparse: every option,
+# values good and bad, and what only argparse reads (-h, --output=FILE, -pl, abbreviations,
+# values starting with '-', -r).
+ARGUMENTS = ["-p", "--partial", "-l", "--lines", "--sample", "500", "0", "-5", "1e3", "+7", "x", "--native-samples",
+             "-o", "out.json", "out.nope", "-t", "8086", "--port", "--wait", "--include", "--exclude",
+             "--max-depth", " 3", "--min-duration", "2ms", "soon", "--no-c-calls", "--no-follow", "-r", "-h",
+             "--help", "--out", "--output=o.txt", "-pl", "--", "-", "", "-m", "mod", "prog.py"]
+
+
+def _parsed(argv, monkeypatch, argparse_only):
+    """What _cli.parse gives for argv (its result, or its exit status and output), reading
+    every option with argparse when argparse_only."""
+    with monkeypatch.context() as m:
+        if argparse_only:
+            m.setattr(_cli, "read_options", lambda args: None)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                options, module, script, args = _cli.parse(list(argv), "python -m tracer")
+            except SystemExit as exc:
+                return ("exit", exc.code, out.getvalue(), err.getvalue())
+    fields = {k: v for k, v in vars(options).items() if k != "r"}  # (-r's, always None)
+    return fields, module, script, args
+
+
+def test_command_lines_read_as_argparse_reads_them(monkeypatch, tmp_path):
+    """The options tracer reads without argparse (to spare every start-up its import) come
+    out as argparse reads them; the rest, the help and every error are argparse's."""
+    monkeypatch.chdir(tmp_path)  # (-o's check makes and removes a file beside the output)
+    fast = 0
+    some = ["-p", "-l", "--sample", "500", "-5", "-o", "out.json", "out.nope", "--include", "--max-depth", "3", "--",
+            "-m", "prog.py"]
+    for argv in [*itertools.chain.from_iterable(itertools.product(ARGUMENTS, repeat=n) for n in range(3)),
+                 *itertools.product(some, repeat=3)]:
+        expected = _parsed(argv, monkeypatch, argparse_only=True)
+        assert _parsed(argv, monkeypatch, argparse_only=False) == expected, argv
+        fast += _cli.read_options(list(argv[:argv.index("prog.py")] if "prog.py" in argv else argv)) is not None
+    assert fast > 500  # (most of the good ones were read without argparse)
+
+
+def test_number_and_duration_read_as_the_patterns_say():
+    """What may follow --sample as its rate, and --min-duration's TIME, are read without
+    re (imported by nothing else at start-up) as these patterns read them."""
+    number = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+    duration = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*(ns|us|µs|ms|s)?\s*")
+    for text in map("".join, itertools.product(["", "1", "23", ".", "+", "-", "e", "E", "\u0663", " ", "x"],
+                                               repeat=4)):
+        assert _cli.looks_like_number(text) == bool(number.fullmatch(text)), text
+    for text in map("".join, itertools.product(["", "1", ".", " ", "\t", "\u00a0", "ns", "us", "µs", "ms", "s", "m",
+                                                "\u0663", "x"], repeat=4)):
+        match = duration.fullmatch(text)
+        try:
+            got = _cli.duration_ns(text)
+        except Exception as exc:  # argparse.ArgumentTypeError
+            assert not match and str(exc).startswith("not a duration"), text
+        else:
+            assert match and got == int(float(match.group(1)) * _cli._UNITS[match.group(2) or "us"]), text
+
+
+# What `python -m tracer` must not import before the program runs (each costs every
+# start-up up to milliseconds): the program imports them if it uses them.
+NOT_AT_START_UP = {"argparse", "re", "json", "threading", "signal", "enum", "shutil", "select", "gettext", "locale"}
+
+
+@pytest.mark.parametrize("options", [[], ["--sample"], ["-o", "out.json"], ["--sample", "-o", "out.json"]])
+def test_start_up_imports_only_what_it_needs(options, write, tmp_path):
+    write("modules.py", "import sys\nprint(' '.join(sorted(sys.modules)))\n")
+    write("empty.py", "")
+    plain = plain_python(["-m", "modules"], tmp_path)  # python -m itself imports runpy and more
+    run = subprocess.run([PYTHON, "-m", "tracer", *options, "modules.py"], cwd=tmp_path, env=child_env(),
+                         capture_output=True, text=True, timeout=120)
+    assert plain.returncode == run.returncode == 0, run.stderr
+    added = set(run.stdout.splitlines()[0].split()) - set(plain.stdout.split())
+    assert not added & NOT_AT_START_UP, sorted(added)
+
+
+def test_late_threading_import_traced_and_sampled(tracer_run, write):
+    """tracer's start-up does not import threading: the threads of a program that imports
+    it later are traced (their hook set when it is imported) and named when sampled."""
+    script = write("late.py", """\
+        import sys
+        print("threading at start", "threading" in sys.modules)
+        import threading
+        def work():
+            for _ in range(3000):
+                sum(range(1000))
+        t = threading.Thread(target=work, name="late-thread")
+        t.start()
+        t.join()
+        """)
+    run = tracer_run(script)
+    assert run.returncode == 0 and run.stdout == "threading at start False\n", run.stderr
+    (zone,) = run.trace.named("work")
+    assert run.trace.thread_names[zone["tid"]] == "late-thread"
+    run = tracer_run("--sample", "10000", script, output="late.folded")
+    assert run.returncode == 0, run.stderr
+    with open(run.out_path) as f:
+        assert any(line.startswith("late-thread") and "work" in line for line in f), run.out_path
 
 
 def test_summary_is_printed_without_output_or_server(tracer_run, write):

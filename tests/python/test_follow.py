@@ -407,3 +407,19 @@ def test_multiprocessing_patched_through_a_shared_loader(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["sharedmod", "42", "BaseProcess"], run.stdout
+
+
+def test_settings_given_to_children_as_json_writes_them():
+    """The settings children get (TRACER_FOLLOW) are written without importing json at
+    every start-up, exactly as json.dumps writes them (files of any name included)."""
+    from tracer import _follow
+    odd = "a\"b\\c\n\r\t\b\f\x00\x1f\x7f\x80é€😀\udcff"
+    settings = {"name": odd, "sample": 1000, "native": False, "trace_calls": True, "partial": None,
+                "trace": {"include": [odd, "*/src/*.py"], "exclude": [], "max_depth": 0, "min_duration_ns": -7,
+                          "c_calls": True, "lines": False}}
+    assert _follow.to_json(settings) == json.dumps(settings)
+    assert json.loads(_follow.to_json(settings)) == settings
+    everything = "".join(map(chr, range(0x11000))) + "".join(map(chr, range(0x10000, 0x110000, 4099)))
+    assert _follow.to_json(everything) == json.dumps(everything)
+    with pytest.raises(TypeError):
+        _follow.to_json({"rate": 1.5})

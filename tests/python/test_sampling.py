@@ -503,6 +503,41 @@ def test_the_documented_example(tracer_run):
     assert samples_where(stacks, lambda s: s[0] == "checksum" and s[-1] == "<native code, GIL released>") > 0
 
 
+def test_busy_sampler_wakes_as_seldom_as_the_rings_allow(python_run):
+    """While a thread is busy, the sampler's thread empties the rings as often as they need
+    (at 1 kHz every 80 ms: they keep more), not every 10 ms: counted as the times it went to
+    sleep (its voluntary context switches) per second of wall time, about a hundred when it
+    wakes every 10 ms, and fewer, not more, on a busy machine. No sample is lost."""
+    run = python_run("""\
+        import os, time
+        import tracer
+        from tracer import _tracer
+
+        def sleeps(tid):
+            with open(f"/proc/self/task/{tid}/status") as f:
+                return next(int(line.split()[1]) for line in f if line.startswith("voluntary_ctxt_switches"))
+
+        tracer.start_sampling(1000)
+        (sampler,) = [tid for tid in os.listdir("/proc/self/task")
+                      if open(f"/proc/self/task/{tid}/comm").read().strip() == "tracer sampler"]
+        burn_until = time.thread_time() + 0.2
+        while time.thread_time() < burn_until:
+            sum(i * i for i in range(300))
+        before, started = sleeps(sampler), time.monotonic()
+        burn_until = time.thread_time() + 1
+        while time.thread_time() < burn_until:
+            sum(i * i for i in range(300))
+        rate = (sleeps(sampler) - before) / (time.monotonic() - started)
+        stats = _tracer.sampling_stats()
+        tracer.stop_sampling()
+        print("sleeps per second", rate, "samples", stats["samples"], "lost", stats["lost"])
+        """, output="out.folded")
+    assert run.returncode == 0, run.stderr
+    words = run.stdout.split()
+    rate, samples, lost = float(words[3]), int(words[5]), int(words[7])
+    assert rate < 40 and lost == 0 and samples > 0, run.stdout
+
+
 def test_idle_sampler_sleeps_longer_and_new_threads_are_sampled(python_run):
     """While every thread is idle the sampler's thread waits longer between its passes (up to
     what the rings keep), rather than waking every 10 ms: counted as the times it went to

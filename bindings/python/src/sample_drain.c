@@ -1,8 +1,9 @@
 /* sample_drain.c - the sampler's own thread: it finds the process's threads, gives each a
  * clock (sample_signal.c), empties their rings every 10 ms and records each sample with
- * the profiler as a callstack of synthetic frame addresses, which it also answers. While
- * no thread gives samples (all idle), it waits longer between passes, up to what the rings
- * can keep; a thread that threading starts wakes it at once.
+ * the profiler as a callstack of synthetic frame addresses, which it also answers. It
+ * waits longer after each pass that found no new thread, up to what the rings can keep
+ * (samples or not: the rings are emptied at each pass); a thread that threading starts
+ * wakes it at once.
  *
  * A frame address is SAMPLE_BASE | function id << 28 | line: the function (qualified
  * name, file, first line: one id per distinct function, whatever code object it came
@@ -32,9 +33,9 @@
 #define LINE_BITS 28
 #define MAX_FUNCTIONS ((1u << 30) - 1)
 #define PERIOD_MS 10
-/* The longest wait between passes while the threads are idle: each doubles the last, up to
- * this or to the time a ring takes to fill at the sampling rate, whichever is shorter. */
-#define IDLE_MAX_MS 80
+/* The longest wait between passes: each doubles the last, up to this or to the time a ring
+ * takes to fill at the sampling rate, whichever is shorter. */
+#define WAIT_MAX_MS 80
 /* A thread whose samples never had a Python thread state is left alone for this many scans
  * (its clock off), then tried again: it may have attached to Python since. */
 #define NATIVE_RETRY_SCANS 500
@@ -351,16 +352,18 @@ static void scan_threads(uint64_t *addrs, uint32_t periods)
     }
 }
 
-/* The wait after a pass: PERIOD_MS while samples come, twice the last one after a pass
- * that had none and found no new thread, up to IDLE_MAX_MS and to 3/4 of the time the
- * deepest stacks take to fill a ring at the sampling rate (a thread that turns busy keeps
- * its samples until the next pass). */
-static int next_wait_ms(int last_ms, int idle)
+/* The wait after a pass: PERIOD_MS after a pass that found a new thread, else twice the
+ * last one, up to WAIT_MAX_MS and to 3/4 of the time the deepest stacks take to fill a
+ * ring at the sampling rate: whatever the threads do meanwhile, their rings keep it until
+ * the next pass. Waking every PERIOD_MS while samples came cost the sampler's thread ~8 ms
+ * of CPU per second (each pass is a wake-up and a look at /proc/self/task) for nothing
+ * more recorded. */
+static int next_wait_ms(int last_ms, int new_thread)
 {
-    if (!idle)
+    if (new_thread)
         return PERIOD_MS;
     uint64_t ring_ms = (uint64_t)tp_ring_capacity() * 750 / (d.hz ? d.hz : 1);
-    int most = ring_ms < IDLE_MAX_MS ? (int)ring_ms : IDLE_MAX_MS;
+    int most = ring_ms < WAIT_MAX_MS ? (int)ring_ms : WAIT_MAX_MS;
     int ms = last_ms * 2 < most ? last_ms * 2 : most;
     return ms > PERIOD_MS ? ms : PERIOD_MS;
 }
@@ -390,7 +393,7 @@ static void *drain_main(void *unused)
     while (!atomic_load(&d.stop) && addrs) {
         d.look_now = 0;
         pthread_mutex_unlock(&d.lock);
-        uint64_t seen = d.seen, threads = d.threads;
+        uint64_t threads = d.threads;
         scan_threads(addrs, (uint32_t)(wait_ms / PERIOD_MS));
         pthread_mutex_lock(&d.lock);
         d.scans_done++;
@@ -416,7 +419,7 @@ static void *drain_main(void *unused)
             break;
         }
         pthread_mutex_lock(&d.lock);
-        wait_ms = next_wait_ms(wait_ms, d.seen == seen && d.threads == threads && !d.look_now);
+        wait_ms = next_wait_ms(wait_ms, d.threads != threads || d.look_now);
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_nsec += wait_ms * 1000000L;

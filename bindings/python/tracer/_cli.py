@@ -1,23 +1,48 @@
-"""The command line of `python -m tracer`: options first, then the program."""
-import argparse
-import re
+"""The command line of `python -m tracer`: options first, then the program.
 
+Options spelled out one by one, each value its own argument (`-o out.json --sample 500`),
+are read here; argparse reads everything else (`--output=x`, `-pl`, abbreviations, a value
+starting with '-', -h) and gives the help and every usage error, so that both read the
+same command line alike. argparse is imported only then: it imports re, gettext, locale
+and shutil, which with building its parser cost every start-up ~5 ms."""
 from tracer import _sampling, _tracer
 
 # Options that take a value, so the program's own arguments can be told apart.
 _VALUED = {"-o", "--output", "-t", "--port", "--include", "--exclude", "--max-depth", "--min-duration"}
 _UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
-# What may follow --sample as its rate (anything number-like, so that a bad rate is an
-# error rather than the name of the program).
-_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+_SUFFIXES = sorted(_UNITS, key=len, reverse=True)  # "ms" before "s"
+
+
+def _type_error(message):
+    import argparse
+    return argparse.ArgumentTypeError(message)
 
 
 def duration_ns(text):
     """'250us', '1.5ms', '2s', '800ns'; a bare number is microseconds."""
-    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*(ns|us|µs|ms|s)?\s*", text)
-    if not match:
-        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (try 100us, 2ms, 1s)")
-    return int(float(match.group(1)) * _UNITS[match.group(2) or "us"])
+    stripped = text.strip()
+    unit = next((u for u in _SUFFIXES if stripped.endswith(u)), None)
+    number = stripped[:-len(unit)].rstrip() if unit else stripped
+    # [0-9]*\.?[0-9]+ : ASCII digits, at most one point, a digit last
+    if not (number and number[-1] in "0123456789" and number.count(".") <= 1
+            and all(c in "0123456789." for c in number)):
+        raise _type_error(f"not a duration: {text!r} (try 100us, 2ms, 1s)")
+    return int(float(number) * _UNITS[unit or "us"])
+
+
+def looks_like_number(text):
+    """What may follow --sample as its rate: anything number-like ([-+]?(\\d+\\.?\\d*|\\.\\d+)
+    ([eE][-+]?\\d+)?), so that a bad rate is an error rather than the name of the program."""
+    if text[:1] in ("+", "-"):
+        text = text[1:]
+    mantissa, e, exponent = text.partition("e") if "e" in text else text.partition("E")
+    if e:
+        if exponent[:1] in ("+", "-"):
+            exponent = exponent[1:]
+        if not exponent.isdecimal():
+            return False
+    digits = mantissa.replace(".", "", 1)
+    return digits.isdecimal()
 
 
 def sample_rate(text):
@@ -25,11 +50,11 @@ def sample_rate(text):
     try:
         hz = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a sampling rate: {text!r} (a whole number of samples per second, "
-                                         f"1 to {_sampling.MAX_HZ})") from None
+        raise _type_error(f"not a sampling rate: {text!r} (a whole number of samples per second, "
+                          f"1 to {_sampling.MAX_HZ})") from None
     if not 1 <= hz <= _sampling.MAX_HZ:
-        raise argparse.ArgumentTypeError(f"the sampling rate must be between 1 and {_sampling.MAX_HZ} samples per "
-                                         f"second (default {_sampling.DEFAULT_HZ}), not {hz}")
+        raise _type_error(f"the sampling rate must be between 1 and {_sampling.MAX_HZ} samples per "
+                          f"second (default {_sampling.DEFAULT_HZ}), not {hz}")
     return hz
 
 
@@ -38,20 +63,21 @@ def output_path(text):
     try:
         _tracer.check_output(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        raise _type_error(str(exc)) from None
     return text
 
 
-class _NoReport(argparse.Action):
-    """tt-metal's -r (capture plus ops report) needs tt-metal's own tools."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        parser.error("-r (tt-metal's capture and ops report) is not part of tracer: run tracyc-capture -o "
-                     "profile.json (or upstream's tracy-capture -o profile.tracy) next to the program; signposts "
-                     "keep tt-metal's format for its report tools")
-
-
 def _parser(prog):
+    import argparse
+
+    class NoReport(argparse.Action):
+        """tt-metal's -r (capture plus ops report) needs tt-metal's own tools."""
+
+        def __call__(self, parser, namespace, values, option_string=None):
+            parser.error("-r (tt-metal's capture and ops report) is not part of tracer: run tracyc-capture -o "
+                         "profile.json (or upstream's tracy-capture -o profile.tracy) next to the program; signposts "
+                         "keep tt-metal's format for its report tools")
+
     p = argparse.ArgumentParser(
         prog=prog, usage=f"{prog} [options] (script.py | -m module) [args ...]",
         description="Run a Python program with every call recorded as a Tracy zone, or with the Python stack of "
@@ -72,7 +98,7 @@ def _parser(prog):
                         ".txt or no extension a text summary)")
     p.add_argument("-t", "--port", type=int, metavar="N",
                    help="listen for the Tracy server on port N (default 8086)")
-    p.add_argument("-r", nargs=0, action=_NoReport, help=argparse.SUPPRESS)
+    p.add_argument("-r", nargs=0, action=NoReport, help=argparse.SUPPRESS)
     p.add_argument("--wait", action="store_true",
                    help="at exit, wait until a Tracy server has connected and received everything")
     p.add_argument("--include", action="append", default=[], metavar="GLOB",
@@ -91,6 +117,58 @@ def _parser(prog):
     return p
 
 
+class Options:
+    """The options of the command line, as argparse's parser gives them."""
+
+    def __init__(self):
+        self.partial = self.lines = self.native_samples = self.wait = self.no_c_calls = self.no_follow = False
+        self.sample = self.output = self.port = None
+        self.include, self.exclude = [], []
+        self.max_depth = self.min_duration = 0
+
+
+_FLAGS = {"-p": "partial", "--partial": "partial", "-l": "lines", "--lines": "lines",
+          "--native-samples": "native_samples", "--wait": "wait", "--no-c-calls": "no_c_calls",
+          "--no-follow": "no_follow"}
+_CONVERTED = {"-o": ("output", output_path), "--output": ("output", output_path), "-t": ("port", int),
+              "--port": ("port", int), "--max-depth": ("max_depth", int), "--min-duration": ("min_duration", duration_ns)}
+_APPENDED = {"--include": "include", "--exclude": "exclude"}
+
+
+def read_options(args):
+    """The options args give when each is spelled out and its value is its own argument not
+    starting with '-', as argparse's parser reads them; None for anything else, and for a
+    value that is not right, which argparse reads and reports."""
+    options = Options()
+    i = 0
+    while i < len(args):
+        arg, value = args[i], args[i + 1] if i + 1 < len(args) else None
+        if arg in _FLAGS:
+            setattr(options, _FLAGS[arg], True)
+            i += 1
+            continue
+        if arg == "--sample" and (value is None or not looks_like_number(value)):
+            options.sample = _sampling.DEFAULT_HZ  # its rate is optional: parse() took a number for one
+            i += 1
+            continue
+        if value is None or value.startswith("-"):
+            return None
+        try:
+            if arg == "--sample":
+                options.sample = sample_rate(value)
+            elif arg in _APPENDED:
+                getattr(options, _APPENDED[arg]).append(value)
+            elif arg in _CONVERTED:
+                name, convert = _CONVERTED[arg]
+                setattr(options, name, convert(value))
+            else:
+                return None
+        except Exception:  # argparse.ArgumentTypeError, ValueError: argparse says what is wrong
+            return None
+        i += 2
+    return options
+
+
 def parse(argv, prog="python -m tracer"):
     """Returns (options, module, script, args): one of module and script is set."""
     i = 0
@@ -98,26 +176,29 @@ def parse(argv, prog="python -m tracer"):
         if argv[i] == "--":
             break
         if argv[i] == "--sample":  # its rate is optional: a number after it is the rate
-            i += 2 if i + 1 < len(argv) and _NUMBER.fullmatch(argv[i + 1]) else 1
+            i += 2 if i + 1 < len(argv) and looks_like_number(argv[i + 1]) else 1
             continue
         i += 2 if argv[i] in _VALUED else 1
-    parser = _parser(prog)
-    options = parser.parse_args(argv[:i])
+    options = read_options(argv[:i]) or _parser(prog).parse_args(argv[:i])
     rest = argv[i + 1:] if i < len(argv) and argv[i] == "--" else argv[i:]
+
+    def error(message):
+        _parser(prog).error(message)
+
     if options.native_samples and not options.sample:
-        parser.error("--native-samples goes with --sample")
+        error("--native-samples goes with --sample")
     if options.lines and options.sample:
-        parser.error("--lines cannot be combined with --sample: line zones come from the per-call hook that "
-                     "sampling does without")
+        error("--lines cannot be combined with --sample: line zones come from the per-call hook that "
+              "sampling does without")
     if options.lines and not options.partial:
-        parser.error("--lines needs --partial (line zones are only recorded between Profiler().enable() and "
-                     "disable())")
+        error("--lines needs --partial (line zones are only recorded between Profiler().enable() and "
+              "disable())")
     if options.max_depth < 0:
-        parser.error("--max-depth must not be negative")
+        error("--max-depth must not be negative")
     if rest[:1] == ["-m"]:
         if len(rest) < 2:
-            parser.error("-m needs a module name")
+            error("-m needs a module name")
         return options, rest[1], None, rest[2:]
     if not rest:
-        parser.error("no script or module to run")
+        error("no script or module to run")
     return options, None, rest[0], rest[1:]

@@ -2,7 +2,6 @@
 site-packages (users of every Python profiler ask for that), and tracer itself."""
 import os
 import site
-import sysconfig
 
 
 def _as_dir(path):
@@ -11,6 +10,7 @@ def _as_dir(path):
 
 def skip_dirs():
     """The standard library and site-packages directories, as given and resolved."""
+    import sysconfig  # (not at every `import tracer`: only the tracing mode needs it)
     paths = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")}
     paths.update(site.getsitepackages())
     if site.ENABLE_USER_SITE:

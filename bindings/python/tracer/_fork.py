@@ -16,12 +16,11 @@ warning again exactly as CPython gave it, to the filters the program has. Neithe
 calls warnings._filters_mutated(): no registry of warnings already shown is reset."""
 import os
 import sys
-import threading
-import warnings
 
 from tracer import _tracer
 
-# (re is imported when a fork warns, not at start-up)
+# (re, threading and warnings are imported when a fork warns or its hooks run, not at
+# start-up, where they would cost every program ~2 ms)
 _TEXT = r"This process \(pid=\d+\) is multi-threaded, use of \w+\(\) may lead to deadlocks"
 
 
@@ -32,6 +31,7 @@ def _only_tracer_threads():
         listed = os.listdir("/proc/self/task")
     except OSError:
         return False
+    import threading
     own = _tracer._own_threads()
     me = threading.get_native_id()
     return all(int(tid) == me or int(tid) in own for tid in listed)
@@ -49,6 +49,7 @@ class _ForkWarningCausedByTheProfiler:
             # Warned as plain Python warns. The entry is out of the list the interpreter is
             # going through, so this one is ignored and the warning given again; removing
             # it and answering no would skip the filter after it.
+            import warnings
             frame = sys._getframe(1)  # the code that called os.fork(), where CPython warned
             registry = frame.f_globals.setdefault("__warningregistry__", {})
             warnings.warn_explicit(text, DeprecationWarning, frame.f_code.co_filename, frame.f_lineno,
@@ -63,6 +64,7 @@ _ENTRY = ("ignore", _ForkWarningCausedByTheProfiler(), DeprecationWarning, None,
 
 
 def _remove():
+    import warnings
     filters = warnings.filters
     for i, item in enumerate(filters):
         if item is _ENTRY:
@@ -71,6 +73,7 @@ def _remove():
 
 
 def _before_fork():
+    import warnings
     _remove()
     if _tracer._own_threads():
         warnings.filters.insert(0, _ENTRY)

@@ -9,46 +9,62 @@ Every thread is named before the sampler can meet it: a thread's name is asked f
 when its first sample arrives, so a name given after that would never reach the profile.
 """
 import atexit
-import functools
 import os
-import signal
-import threading
+import sys
 
-from tracer import _filters, _tracer
+from tracer import _filters, _imports, _tracer
 
 DEFAULT_HZ = 1000
 MAX_HZ = 10000
 
 _hooks_installed = False
-_original_bootstrap = threading.Thread._bootstrap_inner
-_original_signal = signal.signal
+_patching = False  # while sampling: threading and signal are patched when imported
+_patched = {}  # "bootstrap" (Thread._bootstrap_inner), "signal" (signal.signal): (original, patch)
 
 
-@functools.wraps(_original_bootstrap)
-def _bootstrap(self):
-    """The first thing a thread started through threading does, from just before sampling
-    starts until it stops: say its name, before the sampler can meet it."""
-    _tracer.name_thread(threading.get_native_id(), self.name)
-    return _original_bootstrap(self)
+def _patch_threading(threading):
+    """Threads started through threading, from just before sampling starts until it stops,
+    say their name first thing, before the sampler can meet them."""
+    import functools
+    original = threading.Thread._bootstrap_inner
+    if not _patching or "bootstrap" in _patched:
+        return
+
+    @functools.wraps(original)
+    def _bootstrap_inner(self):
+        _tracer.name_thread(threading.get_native_id(), self.name)
+        return original(self)
+    _patched["bootstrap"] = original, _bootstrap_inner
+    threading.Thread._bootstrap_inner = _bootstrap_inner
 
 
-@functools.wraps(_original_signal)
-def _signal(signalnum, handler):
-    if signalnum != signal.SIGURG or not _tracer.sampling_rate():
-        return _original_signal(signalnum, handler)
-    _tracer._sampling_signal_guard(True)
-    try:
-        return _original_signal(signalnum, handler)
-    finally:
-        _tracer._sampling_signal_guard(False)
+def _patch_signal(signal):
+    """signal.signal(SIGURG, ...) keeps the sampler's handler in front of the program's."""
+    import functools
+    original = signal.signal
+    if not _patching or "signal" in _patched:
+        return
+
+    @functools.wraps(original)
+    def _signal(signalnum, handler):
+        if signalnum != signal.SIGURG or not _tracer.sampling_rate():
+            return original(signalnum, handler)
+        _tracer._sampling_signal_guard(True)
+        try:
+            return original(signalnum, handler)
+        finally:
+            _tracer._sampling_signal_guard(False)
+    _patched["signal"] = original, _signal
+    signal.signal = _signal
 
 
 def _install():
-    global _hooks_installed
-    if threading.Thread._bootstrap_inner is _original_bootstrap:
-        threading.Thread._bootstrap_inner = _bootstrap
-    if signal.signal is _original_signal:
-        signal.signal = _signal
+    """The patches, now or when the program imports threading and signal (tracer's start-up
+    imports neither: ~2 ms of every start)."""
+    global _hooks_installed, _patching
+    _patching = True
+    _imports.when_imported("threading", _patch_threading)
+    _imports.when_imported("signal", _patch_signal)
     if not _hooks_installed:
         _hooks_installed = True
         atexit.register(stop)
@@ -56,10 +72,18 @@ def _install():
 
 
 def _uninstall():
-    if threading.Thread._bootstrap_inner is _bootstrap:
-        threading.Thread._bootstrap_inner = _original_bootstrap
-    if signal.signal is _signal:
-        signal.signal = _original_signal
+    global _patching
+    _patching = False
+    if "bootstrap" in _patched:
+        original, patch = _patched.pop("bootstrap")
+        thread = sys.modules["threading"].Thread
+        if thread._bootstrap_inner is patch:
+            thread._bootstrap_inner = original
+    if "signal" in _patched:
+        original, patch = _patched.pop("signal")
+        signal = sys.modules["signal"]
+        if signal.signal is patch:
+            signal.signal = original
 
 
 def _launcher_files():
@@ -94,7 +118,8 @@ def start(hz=DEFAULT_HZ, native=False):
         _start_profiler_without_native_samples()
     if not is_sampling():  # threads starting from now on name themselves; those running are named now
         _install()
-        for thread in threading.enumerate():
+        threading = sys.modules.get("threading")  # (without it, no thread of threading's runs)
+        for thread in threading.enumerate() if threading else ():
             if thread.native_id is not None and thread is not threading.main_thread():
                 _tracer.name_thread(thread.native_id, thread.name)
     own = os.path.abspath(__file__)
