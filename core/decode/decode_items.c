@@ -421,6 +421,25 @@ static size_t attached_string(struct tcd_decoder *dec, uint8_t type, const uint8
     return head + len;
 }
 
+/* ---- zones without their items ---------------------------------------------------------- */
+
+/* What the error message of a failed zone names: the item the event stands for. */
+static const uint8_t zone_begin_item[1] = {TCW_ZoneBegin}, zone_end_item[1] = {TCW_ZoneEnd};
+
+void tcd_items_zone_begin(struct tcd_decoder *dec, int64_t time, uint64_t srcloc_id)
+{
+    dec->frame_items = dec->item = zone_begin_item;
+    dec->item_type = TCW_ZoneBegin;
+    zone_begin_static(dec, (uint64_t)time - dec->ref_thread, srcloc_id, false);
+}
+
+void tcd_items_zone_end(struct tcd_decoder *dec, int64_t time)
+{
+    dec->frame_items = dec->item = zone_end_item;
+    dec->item_type = TCW_ZoneEnd;
+    zone_end(dec, (uint64_t)time - dec->ref_thread);
+}
+
 /* ---- the frame loop ---------------------------------------------------------------------------- */
 
 void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)

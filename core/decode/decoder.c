@@ -305,6 +305,44 @@ enum tcd_state tcd_decoder_feed_items(struct tcd_decoder *dec, const void *items
     return dec->state;
 }
 
+/* Between frames, after the handshake, as tcd_decoder_feed_items takes a frame. */
+static bool takes_items(struct tcd_decoder *dec)
+{
+    if (dec->state == TCD_STATE_HANDSHAKE)
+        tcd_fail(dec, "items before the handshake");
+    else if (dec->state == TCD_STATE_RUNNING && dec->inbuf_len > 0)
+        tcd_fail(dec, "a zone event in the middle of LZ4 frame %" PRIu64, dec->frame_index);
+    return dec->state == TCD_STATE_RUNNING;
+}
+
+/* After a zone event taken without its item: what a frame's end would do for it. */
+static enum tcd_state zone_taken(struct tcd_decoder *dec)
+{
+    if (dec->state != TCD_STATE_RUNNING)
+        return dec->state;
+    if (dec->query_head < dec->query_queue.count || dec->query_low_head < dec->query_queue_low.count)
+        tcd_flush_queries(dec); /* a new source location's */
+    if (done(dec))
+        dec->state = TCD_STATE_DONE;
+    return dec->state;
+}
+
+enum tcd_state tcd_decoder_zone_begin(struct tcd_decoder *dec, int64_t time, uint64_t srcloc)
+{
+    if (!takes_items(dec))
+        return dec->state;
+    tcd_items_zone_begin(dec, time, srcloc);
+    return zone_taken(dec);
+}
+
+enum tcd_state tcd_decoder_zone_end(struct tcd_decoder *dec, int64_t time)
+{
+    if (!takes_items(dec))
+        return dec->state;
+    tcd_items_zone_end(dec, time);
+    return zone_taken(dec);
+}
+
 enum tcd_state tcd_decoder_close(struct tcd_decoder *dec)
 {
     if (dec->state == TCD_STATE_HANDSHAKE)
