@@ -198,11 +198,6 @@ static size_t feed_handshake(struct tcd_decoder *dec, const uint8_t *p, size_t l
 
 /* ---- frames ---------------------------------------------------------------------------- */
 
-static bool done(const struct tcd_decoder *dec)
-{
-    return dec->terminated && tcd_nothing_pending(dec) && (dec->open_zones == 0 || dec->crashed);
-}
-
 /* The n bytes of items at the ring's current offset: one frame. */
 static void frame_items(struct tcd_decoder *dec, int n)
 {
@@ -220,7 +215,7 @@ static void frame_items(struct tcd_decoder *dec, int n)
         dec->ring_off = 0;
     dec->frame_index++;
     tcd_flush_queries(dec);
-    if (done(dec))
+    if (tcd_done(dec))
         dec->state = TCD_STATE_DONE;
 }
 
@@ -303,44 +298,6 @@ enum tcd_state tcd_decoder_feed_items(struct tcd_decoder *dec, const void *items
     memcpy(dec->ring + dec->ring_off, items, len);
     frame_items(dec, (int)len);
     return dec->state;
-}
-
-/* Between frames, after the handshake, as tcd_decoder_feed_items takes a frame. */
-static bool takes_items(struct tcd_decoder *dec)
-{
-    if (dec->state == TCD_STATE_HANDSHAKE)
-        tcd_fail(dec, "items before the handshake");
-    else if (dec->state == TCD_STATE_RUNNING && dec->inbuf_len > 0)
-        tcd_fail(dec, "a zone event in the middle of LZ4 frame %" PRIu64, dec->frame_index);
-    return dec->state == TCD_STATE_RUNNING;
-}
-
-/* After a zone event taken without its item: what a frame's end would do for it. */
-static enum tcd_state zone_taken(struct tcd_decoder *dec)
-{
-    if (dec->state != TCD_STATE_RUNNING)
-        return dec->state;
-    if (dec->query_head < dec->query_queue.count || dec->query_low_head < dec->query_queue_low.count)
-        tcd_flush_queries(dec); /* a new source location's */
-    if (done(dec))
-        dec->state = TCD_STATE_DONE;
-    return dec->state;
-}
-
-enum tcd_state tcd_decoder_zone_begin(struct tcd_decoder *dec, int64_t time, uint64_t srcloc)
-{
-    if (!takes_items(dec))
-        return dec->state;
-    tcd_items_zone_begin(dec, time, srcloc);
-    return zone_taken(dec);
-}
-
-enum tcd_state tcd_decoder_zone_end(struct tcd_decoder *dec, int64_t time)
-{
-    if (!takes_items(dec))
-        return dec->state;
-    tcd_items_zone_end(dec, time);
-    return zone_taken(dec);
 }
 
 enum tcd_state tcd_decoder_close(struct tcd_decoder *dec)
