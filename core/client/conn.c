@@ -75,6 +75,7 @@ int tc_conn_open(struct tc_conn *c, struct tc_transport *t, int slot, const uint
     tcw_enc_set_version(&c->enc, vi);
     if (t->send_items)
         tcw_enc_set_items_writer(&c->enc, enc_write_items);
+    c->bypass = t->zone_begin && t->zone_end && vi == TCW_V82;
     c->transport = t;
     c->alive = 1;
     return 0;

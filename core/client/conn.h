@@ -32,6 +32,11 @@ struct tc_transport {
     /* Optional, for a peer in the same process: takes a frame's items uncompressed (LZ4
      * costs both ends for nothing there). 0 when taken, -1 when the peer is gone. */
     int (*send_items)(struct tc_transport *t, const void *items, size_t len);
+    /* Optional, with send_items: a zone's begin (static source location id srcloc) or end
+     * on the thread of the items sent last, at its raw time, handed over without an item
+     * (tcd_decoder_zone_begin). 0 when taken, -1 when the peer is gone. */
+    int (*zone_begin)(struct tc_transport *t, int64_t time, uint64_t srcloc);
+    int (*zone_end)(struct tc_transport *t, int64_t time);
     int fd; /* readable when the peer has sent something (the worker waits on it); -1: none */
 };
 
@@ -52,6 +57,7 @@ struct tc_conn {
     int resolving; /* CallstackFrame/Symbol queries handed to the resolver, not answered */
     int alive;
     int terminated; /* the server asked to stop */
+    int bypass;     /* zone begins and ends go to the transport's zone_begin/zone_end, not as items */
     uint64_t dropped_reported;
     uint64_t plot_skipped_reported;
     uint64_t absent[TC_CONN_ABSENT_KINDS]; /* events this server's protocol lacks, not sent */

@@ -135,6 +135,16 @@ static int64_t record_time(const union tc_rec *r)
     }
 }
 
+/* A zone's begin (srcloc: its id) or end handed to a decoder in this process without its
+ * item: the items before it go first. */
+static void bypass_zone(struct tc_conn *c, int64_t time, uint64_t srcloc, int begin)
+{
+    struct tc_transport *t = c->transport;
+    if (tcw_enc_thread_bypass(&c->enc, time) != 0 ||
+        (begin ? t->zone_begin(t, time, srcloc) : t->zone_end(t, time)) != 0)
+        c->alive = 0;
+}
+
 /* Thread-bound records: zones, messages, plots, frames, fibers, sections. cs: the
  * record's callstack, or NULL. */
 static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, uint32_t tid, const union tc_rec *r,
@@ -159,6 +169,8 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, uint32_
     case TC_REC_ZONE_BEGIN:
         if (cs)
             tcw_enc_zone_begin_callstack(e, r->zone_begin.time, tc_conn_srcloc_id(c, r->zone_begin.srcloc));
+        else if (c->bypass)
+            bypass_zone(c, r->zone_begin.time, tc_conn_srcloc_id(c, r->zone_begin.srcloc), 1);
         else
             tcw_enc_zone_begin(e, r->zone_begin.time, tc_conn_srcloc_id(c, r->zone_begin.srcloc));
         ++*depth;
@@ -173,7 +185,10 @@ static void encode_thread_record(struct tc_conn *c, struct tc_thread *t, uint32_
     case TC_REC_ZONE_END:
         /* A zone begun before this connection existed is not open on it. */
         if (*depth) {
-            tcw_enc_zone_end(e, r->zone_end.time);
+            if (c->bypass)
+                bypass_zone(c, r->zone_end.time, 0, 0);
+            else
+                tcw_enc_zone_end(e, r->zone_end.time);
             --*depth;
         }
         break;

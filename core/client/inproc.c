@@ -103,6 +103,19 @@ static int ip_send_items(struct tc_transport *t, const void *items, size_t len)
     return fed(ip, tcd_decoder_feed_items(ip->dec, items, len));
 }
 
+/* The most frequent events, zone begins and ends, skip the items altogether. */
+static int ip_zone_begin(struct tc_transport *t, int64_t time, uint64_t srcloc)
+{
+    struct tc_inproc *ip = (struct tc_inproc *)t;
+    return fed(ip, tcd_decoder_zone_begin(ip->dec, time, srcloc));
+}
+
+static int ip_zone_end(struct tc_transport *t, int64_t time)
+{
+    struct tc_inproc *ip = (struct tc_inproc *)t;
+    return fed(ip, tcd_decoder_zone_end(ip->dec, time));
+}
+
 static long ip_recv(struct tc_transport *t, void *buf, size_t cap, int timeout_ms)
 {
     struct tc_inproc *ip = (struct tc_inproc *)t;
@@ -156,6 +169,8 @@ struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen)
     static const struct tcd_callbacks callbacks = {on_event, on_query};
     ip->base.send = ip_send;
     ip->base.send_items = ip_send_items;
+    ip->base.zone_begin = ip_zone_begin;
+    ip->base.zone_end = ip_zone_end;
     ip->base.recv = ip_recv;
     ip->base.close = ip_close;
     ip->base.fd = -1; /* its queries come while the worker sends, never in between */

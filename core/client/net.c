@@ -154,6 +154,8 @@ struct tc_transport *tc_net_transport(int fd)
     t->base.recv = tcp_recv;
     t->base.close = tcp_close;
     t->base.send_items = NULL; /* frames go over the wire LZ4-compressed */
+    t->base.zone_begin = NULL;
+    t->base.zone_end = NULL;
     t->base.fd = fd;
     t->fd = fd;
     return &t->base;

@@ -191,6 +191,13 @@ enum tcd_state tcd_decoder_feed(struct tcd_decoder *dec, const void *data, size_
  * a client in the same process (the in-process capture: no LZ4 either way), after the
  * handshake was fed. Otherwise as tcd_decoder_feed. */
 enum tcd_state tcd_decoder_feed_items(struct tcd_decoder *dec, const void *items, size_t len);
+/* A zone's begin (ZoneBegin, source location id srcloc) or end (ZoneEnd) on the client's
+ * current thread at its raw time `time`, from a client in the same process, between its
+ * frames: the same events and state as the item in a frame, without encoding and parsing
+ * it (the in-process capture, for the most frequent events). Queries it makes are handed
+ * to on_query at once. Otherwise as tcd_decoder_feed_items. */
+enum tcd_state tcd_decoder_zone_begin(struct tcd_decoder *dec, int64_t time, uint64_t srcloc);
+enum tcd_state tcd_decoder_zone_end(struct tcd_decoder *dec, int64_t time);
 
 /* The client closed the connection (or the owner gives up waiting). Returns DONE when the
  * stream ended cleanly between frames after a Terminate, even if queries are still

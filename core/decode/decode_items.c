@@ -421,6 +421,56 @@ static size_t attached_string(struct tcd_decoder *dec, uint8_t type, const uint8
     return head + len;
 }
 
+/* ---- zones without their items ---------------------------------------------------------- */
+
+/* What the error message of a failed zone names: the item the event stands for. */
+static const uint8_t zone_begin_item[1] = {TCW_ZoneBegin}, zone_end_item[1] = {TCW_ZoneEnd};
+
+/* Whether a zone event may come now: between frames, after the handshake, as
+ * tcd_decoder_feed_items takes a frame. */
+static bool zone_takes(struct tcd_decoder *dec, const uint8_t *item)
+{
+    if (dec->state != TCD_STATE_RUNNING || dec->inbuf_len > 0) {
+        if (dec->state == TCD_STATE_HANDSHAKE)
+            tcd_fail(dec, "items before the handshake");
+        else if (dec->state == TCD_STATE_RUNNING)
+            tcd_fail(dec, "a zone event in the middle of LZ4 frame %" PRIu64, dec->frame_index);
+        return false;
+    }
+    dec->frame_items = dec->item = item;
+    dec->item_type = item[0];
+    return true;
+}
+
+/* After the event: what a frame's end does for it (queries of a new source location). */
+static enum tcd_state zone_taken(struct tcd_decoder *dec)
+{
+    if (dec->state != TCD_STATE_RUNNING)
+        return dec->state;
+    if (dec->query_head < dec->query_queue.count || dec->query_low_head < dec->query_queue_low.count)
+        tcd_flush_queries(dec);
+    if (dec->terminated && tcd_done(dec))
+        dec->state = TCD_STATE_DONE;
+    return dec->state;
+}
+
+enum tcd_state tcd_decoder_zone_begin(struct tcd_decoder *dec, int64_t time, uint64_t srcloc)
+{
+    if (!zone_takes(dec, zone_begin_item))
+        return dec->state;
+    /* the delta that moves the thread's time chain to `time`, as the item's would */
+    zone_begin_static(dec, (uint64_t)time - dec->ref_thread, srcloc, false);
+    return zone_taken(dec);
+}
+
+enum tcd_state tcd_decoder_zone_end(struct tcd_decoder *dec, int64_t time)
+{
+    if (!zone_takes(dec, zone_end_item))
+        return dec->state;
+    zone_end(dec, (uint64_t)time - dec->ref_thread);
+    return zone_taken(dec);
+}
+
 /* ---- the frame loop ---------------------------------------------------------------------------- */
 
 void tcd_parse_items(struct tcd_decoder *dec, const uint8_t *p, size_t n)

@@ -221,6 +221,11 @@ bool tcd_nothing_pending(const struct tcd_decoder *dec)
            dec->pending_symbols == 0 && dec->pending_externals == 0 && dec->probe_pending == 0;
 }
 
+bool tcd_done(const struct tcd_decoder *dec)
+{
+    return dec->terminated && tcd_nothing_pending(dec) && (dec->open_zones == 0 || dec->crashed);
+}
+
 void tcd_reply_received(struct tcd_decoder *dec)
 {
     if (dec->outstanding)

@@ -62,5 +62,7 @@ int tcd_unsolicited(struct tcd_decoder *dec, const char *what, uint64_t id);
 void tcd_query(struct tcd_decoder *dec, uint8_t type, uint64_t ptr);
 void tcd_flush_queries(struct tcd_decoder *dec);
 bool tcd_nothing_pending(const struct tcd_decoder *dec);
+/* The client terminated and everything it owes has come: the decoder is DONE. */
+bool tcd_done(const struct tcd_decoder *dec);
 
 #endif

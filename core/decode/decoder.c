@@ -198,11 +198,6 @@ static size_t feed_handshake(struct tcd_decoder *dec, const uint8_t *p, size_t l
 
 /* ---- frames ---------------------------------------------------------------------------- */
 
-static bool done(const struct tcd_decoder *dec)
-{
-    return dec->terminated && tcd_nothing_pending(dec) && (dec->open_zones == 0 || dec->crashed);
-}
-
 /* The n bytes of items at the ring's current offset: one frame. */
 static void frame_items(struct tcd_decoder *dec, int n)
 {
@@ -220,7 +215,7 @@ static void frame_items(struct tcd_decoder *dec, int n)
         dec->ring_off = 0;
     dec->frame_index++;
     tcd_flush_queries(dec);
-    if (done(dec))
+    if (tcd_done(dec))
         dec->state = TCD_STATE_DONE;
 }
 

@@ -374,7 +374,8 @@ size_t tct_trace_memory(const struct tct_trace *tr)
         const struct tct_thread_state *t = tr->threads[i];
         bytes += sizeof *t + t->open_cap * sizeof *t->open;
         for (size_t k = 0; k < t->open_count; k++)
-            bytes += t->open[k].text_len + t->open[k].name_len;
+            if (t->open[k].extras)
+                bytes += t->open[k].text_len + t->open[k].name_len;
     }
     for (size_t i = 0; i < tr->source_count; i++) {
         const struct tct_source_state *s = tr->sources[i];

@@ -16,6 +16,9 @@ struct tct_open_zone {
     int64_t children; /* spans of its direct children, summed */
     uint64_t seq;
     uint32_t srcloc, callstack;
+    /* Whether the fields below are set: most zones get no text, name, value or colour, and
+     * their begin writes the fields above only (a zone begins with every call traced). */
+    uint8_t extras;
     char *text, *name; /* malloc'd; NULL when none */
     size_t text_len, name_len;
     uint64_t value;

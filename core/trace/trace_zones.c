@@ -44,8 +44,10 @@ void tct_trace_number_thread(struct tct_trace *tr, struct tct_thread_state *t)
 void tct_trace_free_thread(struct tct_thread_state *t)
 {
     for (size_t i = 0; i < t->open_count; i++) {
-        free(t->open[i].text);
-        free(t->open[i].name);
+        if (t->open[i].extras) {
+            free(t->open[i].text);
+            free(t->open[i].name);
+        }
     }
     free(t->open);
     free(t);
@@ -70,8 +72,13 @@ static void zone_begin(struct tct_trace *tr, struct tct_source_state *src, struc
         t->open = open;
     }
     tct_trace_zone_settle(tr, src, t);
-    t->open[t->open_count++] = (struct tct_open_zone){
-        .begin = ev->time, .seq = t->next_zone++, .srcloc = ev->srcloc, .callstack = ev->callstack};
+    struct tct_open_zone *z = &t->open[t->open_count++];
+    z->begin = ev->time;
+    z->children = 0;
+    z->seq = t->next_zone++;
+    z->srcloc = ev->srcloc;
+    z->callstack = ev->callstack;
+    z->extras = 0;
     uint32_t depth = (uint32_t)t->open_count - 1;
     if (depth > t->pub.max_depth)
         t->pub.max_depth = depth;
@@ -100,14 +107,22 @@ static void zone_deliver(struct tct_trace *tr, struct tct_source_state *src, str
     r->depth = depth;
     r->callstack = z->callstack;
     r->flags = flags;
-    r->text = z->text;
-    r->name = z->name;
-    r->text_len = z->text_len;
-    r->name_len = z->name_len;
-    r->value = z->value;
-    r->color = z->color;
-    r->has_value = z->has_value;
-    r->has_color = z->has_color;
+    if (z->extras) {
+        r->text = z->text;
+        r->name = z->name;
+        r->text_len = z->text_len;
+        r->name_len = z->name_len;
+        r->value = z->value;
+        r->color = z->color;
+        r->has_value = z->has_value;
+        r->has_color = z->has_color;
+    } else {
+        r->text = r->name = NULL;
+        r->text_len = r->name_len = 0;
+        r->value = 0;
+        r->color = 0;
+        r->has_value = r->has_color = 0;
+    }
     tct_trace_deliver(tr, &rec);
 }
 
@@ -134,11 +149,11 @@ static void zone_close(struct tct_trace *tr, struct tct_source_state *src, struc
     else
         t->pub.busy = tct_time_add(t->pub.busy, span);
     zone_deliver(tr, src, t, TCT_REC_ZONE, z, (uint32_t)t->open_count, end, tct_time_sub(span, z->children),
-                 flags | (z->renamed ? TCT_ZONE_RENAMED : 0));
-    if (z->text) /* most zones have neither: no call */
+                 flags | (z->extras && z->renamed ? TCT_ZONE_RENAMED : 0));
+    if (z->extras) { /* most zones have none: no call */
         free(z->text);
-    if (z->name)
         free(z->name);
+    }
 }
 
 static void zone_end(struct tct_trace *tr, struct tct_source_state *src, struct tct_thread_state *t,
@@ -198,6 +213,14 @@ static void zone_data(struct tct_trace *tr, struct tct_source_state *src, struct
         return;
     }
     struct tct_open_zone *z = &t->open[t->open_count - 1];
+    if (!z->extras) {
+        z->text = z->name = NULL;
+        z->text_len = z->name_len = 0;
+        z->value = 0;
+        z->color = 0;
+        z->has_value = z->has_color = z->renamed = 0;
+        z->extras = 1;
+    }
     const char *text = ev->text ? ev->text : "";
     size_t len = ev->text ? ev->text_len : 0;
     int rc = 0;

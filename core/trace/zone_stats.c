@@ -13,15 +13,30 @@ struct source_index {
     size_t cap;
 };
 
+/* An entry keeps the zones Tracy's server counts under TCT_STATS_UPSTREAM and the others
+ * (unfinished, or of no span) apart: one sum per zone, not one per rule. TCT_STATS_ALL is
+ * their merge, made when the entries are read (tct_zone_stats_sorted): the sums are exact
+ * integers and min/max, the same whatever way they are grouped. */
+struct entry {
+    struct tct_srcloc_stats pub;
+    struct tct_span_stats rest; /* the zones outside TCT_STATS_UPSTREAM */
+};
+
 struct tct_zone_stats {
     struct tct_sink sink;
-    struct tct_srcloc_stats *entries; /* in order of first appearance */
+    struct entry *entries; /* in order of first appearance */
     size_t count, cap;
     struct source_index *sources;
     size_t source_cap;
 };
 
-static struct tct_srcloc_stats *entry_for(struct tct_zone_stats *zs, uint32_t source, uint32_t srcloc)
+static void span_init(struct tct_span_stats *s)
+{
+    s->min = s->self_min = INT64_MAX;
+    s->max = s->self_max = INT64_MIN;
+}
+
+static struct entry *entry_for(struct tct_zone_stats *zs, uint32_t source, uint32_t srcloc)
 {
     if (source >= zs->source_cap) {
         size_t old = zs->source_cap;
@@ -42,17 +57,16 @@ static struct tct_srcloc_stats *entry_for(struct tct_zone_stats *zs, uint32_t so
         memset(grown + old, 0, (si->cap - old) * sizeof *grown);
         si->entry = grown;
     }
-    struct tct_srcloc_stats *grown = tcu_grow(NULL, zs->entries, &zs->cap, zs->count + 1, sizeof *grown);
+    struct entry *grown = tcu_grow(NULL, zs->entries, &zs->cap, zs->count + 1, sizeof *grown);
     if (!grown || zs->count >= UINT32_MAX - 1)
         return NULL;
     zs->entries = grown;
     si->entry[srcloc] = (uint32_t)zs->count + 1;
-    struct tct_srcloc_stats *e = &zs->entries[zs->count++];
-    *e = (struct tct_srcloc_stats){.source = source, .srcloc = srcloc};
-    for (int r = 0; r < TCT_STATS_RULES; r++) {
-        e->rule[r].min = e->rule[r].self_min = INT64_MAX;
-        e->rule[r].max = e->rule[r].self_max = INT64_MIN;
-    }
+    struct entry *e = &zs->entries[zs->count++];
+    *e = (struct entry){.pub = {.source = source, .srcloc = srcloc}};
+    for (int r = 0; r < TCT_STATS_RULES; r++)
+        span_init(&e->pub.rule[r]);
+    span_init(&e->rest);
     return e;
 }
 
@@ -73,12 +87,11 @@ static void on_record(struct tct_sink *sink, const struct tct_record *rec)
 {
     struct tct_zone_stats *zs = (struct tct_zone_stats *)sink;
     const struct tct_zone_record *z = &rec->u.zone;
-    struct tct_srcloc_stats *e = entry_for(zs, rec->source->index, z->srcloc);
+    struct entry *e = entry_for(zs, rec->source->index, z->srcloc);
     if (!e)
         return; /* out of memory: the statistic misses the zone (the trace is not told) */
-    for (int r = 0; r < TCT_STATS_RULES; r++)
-        if (tct_zone_counts(z, (enum tct_stats_rule)r))
-            add(&e->rule[r], z->end - z->begin, z->self);
+    add(tct_zone_counts(z, TCT_STATS_UPSTREAM) ? &e->pub.rule[TCT_STATS_UPSTREAM] : &e->rest, z->end - z->begin,
+        z->self);
 }
 
 static void stats_free(struct tct_sink *sink)
@@ -124,7 +137,7 @@ static int by_source_srcloc(const void *pa, const void *pb)
     return a->srcloc < b->srcloc ? -1 : a->srcloc > b->srcloc;
 }
 
-const struct tct_srcloc_stats **tct_zone_stats_sorted(const struct tct_zone_stats *zs, size_t *n)
+const struct tct_srcloc_stats **tct_zone_stats_sorted(struct tct_zone_stats *zs, size_t *n)
 {
     *n = 0;
     if (!zs || !zs->count)
@@ -134,8 +147,12 @@ const struct tct_srcloc_stats **tct_zone_stats_sorted(const struct tct_zone_stat
         *n = 1;
         return NULL;
     }
-    for (size_t i = 0; i < zs->count; i++)
-        out[i] = &zs->entries[i];
+    for (size_t i = 0; i < zs->count; i++) {
+        struct entry *e = &zs->entries[i];
+        e->pub.rule[TCT_STATS_ALL] = e->pub.rule[TCT_STATS_UPSTREAM];
+        tct_span_merge(&e->pub.rule[TCT_STATS_ALL], &e->rest);
+        out[i] = &e->pub;
+    }
     qsort(out, zs->count, sizeof *out, by_source_srcloc);
     *n = zs->count;
     return out;

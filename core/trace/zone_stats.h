@@ -37,7 +37,7 @@ struct tct_zone_stats *tct_zone_stats_of(struct tct_trace *tr);
 /* Every source location with a zone, ordered by source and source location index: a
  * malloc'd array of pointers into the statistics (the caller frees the array), its length
  * in *n; NULL with *n = 0 when there are none, NULL with *n = 1 when memory ran out. */
-const struct tct_srcloc_stats **tct_zone_stats_sorted(const struct tct_zone_stats *zs, size_t *n);
+const struct tct_srcloc_stats **tct_zone_stats_sorted(struct tct_zone_stats *zs, size_t *n);
 
 /* The zones of one place (name, file and line) summed over the processes of the trace
  * that have it (one source location of each): the first names it. */

@@ -64,6 +64,14 @@ static inline void tcw_enc_thread(struct tcw_encoder *e, uint32_t tid)
     if (e->thread != tid)
         tcw_enc_thread_switch(e, tid);
 }
+/* For a thread-bound event at `time` handed to a decoder in this process without its item
+ * (client/conn_records.c): flushes the items before it, which the decoder takes first, and
+ * moves the thread's time chain on as the item would have. 0, or -1 when the transport failed. */
+static inline int tcw_enc_thread_bypass(struct tcw_encoder *e, int64_t time)
+{
+    e->ref_thread = time;
+    return e->pos != e->start || e->failed ? tcw_enc_flush(e) : 0;
+}
 void tcw_enc_zone_begin(struct tcw_encoder *e, int64_t time, uint64_t srcloc);
 /* The same zone with the callstack sent just before it (tcw_enc_callstack, TCW_Callstack). */
 void tcw_enc_zone_begin_callstack(struct tcw_encoder *e, int64_t time, uint64_t srcloc);
