@@ -71,6 +71,7 @@ static struct {
     int npending;
     uint64_t accepted; /* connections accepted so far */
     int stalled;       /* the last pass left a thread waiting at a fiber for others */
+    int quiet_wait_ms; /* connected: the next wait, longer after each pass that found nothing */
     /* The in-process capture collects the program's children (tc_worker_collect_children):
      * they dial this socket (TRACYC_CONNECT in the environment). Under request_lock: the
      * socket, and whether it is wanted no more (the worker closes it). */
@@ -104,7 +105,10 @@ static void sleep_ms(int ms)
 /* How long the worker waits for work: a stream taking a new chunk (128 KiB recorded), a
  * server's query or connection, an answer of the resolver, a request or the stop wake it
  * sooner. While connected, events that trickle reach the server after this at most; with
- * no server, the wait ends only for the broadcast, a handshake's deadline or a new server. */
+ * no server, the wait ends only for the broadcast, a handshake's deadline or a new server.
+ * While connected and nothing comes (an idle program), each empty pass doubles the wait up
+ * to IDLE_WAIT_MS: the first event after a quiet spell may wait that long, the next ones
+ * TRICKLE_WAIT_MS again. */
 #define TRICKLE_WAIT_MS 50
 #define IDLE_WAIT_MS 250
 
@@ -555,7 +559,16 @@ static int wait_ms(void)
 {
     if (any_live() && w.stalled)
         return 1;
-    return any_live() ? TRICKLE_WAIT_MS : IDLE_WAIT_MS;
+    return any_live() ? w.quiet_wait_ms : IDLE_WAIT_MS;
+}
+
+/* After a pass that drained n bytes: the wait while connected (wait_ms). */
+static void note_pass(size_t n)
+{
+    int longer = w.quiet_wait_ms * 2;
+    w.quiet_wait_ms = n || w.quiet_wait_ms < TRICKLE_WAIT_MS ? TRICKLE_WAIT_MS
+                      : longer > IDLE_WAIT_MS                ? IDLE_WAIT_MS
+                                                             : longer;
 }
 
 static void finish(void);
@@ -585,6 +598,7 @@ static void *worker_main(void *arg)
         tc_sampling_update(any_live());
         size_t n = any_live() ? drain_all() : 0;
         service_connections(0);
+        note_pass(n);
         if (n < TRICKLE_PASS)
             wait_for_work(wait_ms(), children_fd);
         else if (n < SMALL_PASS)
