@@ -117,12 +117,16 @@ struct tcn_symbols *tcn_symbols_new(void)
     return s;
 }
 
-/* Frees what the map's values point to (its keys are addresses, never 0). */
+/* Frees what the map's values point to: the table's, and address 0's, which the map keeps
+ * apart (a server may ask about 0). */
 static void free_values(struct tcu_map *m)
 {
     for (size_t i = 0; m->slots && i <= m->mask; i++)
         if (m->slots[i].key)
             free((void *)(uintptr_t)m->slots[i].value);
+    uint64_t *zero = tcu_map_get(m, 0);
+    if (zero)
+        free((void *)(uintptr_t)*zero);
 }
 
 void tcn_symbols_free(struct tcn_symbols *s)
