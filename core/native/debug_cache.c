@@ -105,7 +105,7 @@ static int is_copy_name(const char *name)
 {
     size_t len = strlen(name);
     return name[0] != '.' && len > 6 && len < sizeof((struct cached *)0)->name &&
-           (!strcmp(name + len - 6, ".debug") || !strcmp(name + len - 4, ".elf"));
+           (!strcmp(name + len - 6, ".debug") || !strcmp(name + len - 4, ".elf") || !strcmp(name + len - 6, ".lines"));
 }
 
 /* Takes copies out, least recently used first, until those left fit the limit; `keep`
@@ -363,4 +363,56 @@ done:
     free(original.shdrs);
     close(in);
     return result;
+}
+
+/* ---- files of bytes (line tables) ------------------------------------------------------- */
+
+void *tcn_debug_cache_read(const char *name, size_t *len)
+{
+    char path[sizeof cache_dir + 256];
+    if (!cache_dir[0] || !is_copy_name(name) ||
+        (size_t)snprintf(path, sizeof path, "%s/%s", cache_dir, name) >= sizeof path)
+        return NULL;
+    int fd = tcu_fd_open(path, O_RDONLY, 0);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    char *data = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= cache_limit &&
+        (data = malloc((size_t)st.st_size))) {
+        size_t got = 0;
+        for (ssize_t n; got < (size_t)st.st_size && (n = read(fd, data + got, (size_t)st.st_size - got)) > 0;)
+            got += (size_t)n;
+        if (got == (size_t)st.st_size) {
+            *len = got;
+            futimens(fd, NULL); /* used now: the last to go */
+        } else {
+            free(data);
+            data = NULL;
+        }
+    }
+    close(fd);
+    return data;
+}
+
+int tcn_debug_cache_write(const char *name, const void *data, size_t len)
+{
+    char path[sizeof cache_dir + 256], tmp[sizeof cache_dir + 300];
+    if (!cache_dir[0] || !is_copy_name(name) || len > cache_limit ||
+        (size_t)snprintf(path, sizeof path, "%s/%s", cache_dir, name) >= sizeof path || make_dirs(cache_dir) != 0)
+        return -1;
+    snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", cache_dir, name, (long)getpid());
+    int out = tcu_fd_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0644);
+    if (out < 0)
+        return -1;
+    size_t put = 0;
+    for (ssize_t n; put < len && (n = write(out, (const char *)data + put, len - put)) > 0;)
+        put += (size_t)n;
+    int ok = put == len && fsync(out) == 0;
+    if (close(out) == 0 && ok && rename(tmp, path) == 0) {
+        trim(name);
+        return 0;
+    }
+    unlink(tmp);
+    return -1;
 }

@@ -1,4 +1,5 @@
-/* debug_cache.h - separate debug files kept uncompressed on disk, by build ID.
+/* debug_cache.h - separate debug files kept uncompressed on disk, by build ID (and what
+ * else libdw makes slowly from DWARF: copies of files to map, units' line tables).
  *
  * Distributions ship debug files with compressed sections (SHF_COMPRESSED: Debian's
  * libc6-dbg has 4 MB of them for libc, 10 MB inflated). libdw inflates every one of them
@@ -57,5 +58,11 @@ int tcn_debug_cache_copy(const struct tcn_debug_cache_elf *elf, const unsigned c
  * when there is no cache or no copy (the caller reads the file itself). */
 #define TCN_DEBUG_CACHE_MODULE_MIN (64 * 1024)
 int tcn_debug_cache_module(const char *file, char *path, size_t cap);
+
+/* Files of bytes named `name` (ending with ".lines": line tables, line_table.h), under the
+ * same limit and rules. Read: the whole file, malloc'd, *len set, marked used; NULL when
+ * there is none (the caller validates what it reads). Write: 0 when it is in place. */
+void *tcn_debug_cache_read(const char *name, size_t *len);
+int tcn_debug_cache_write(const char *name, const void *data, size_t len);
 
 #endif

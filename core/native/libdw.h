@@ -52,6 +52,13 @@
     X(dwarf_lowpc, "ELFUTILS_0.122")                                                                                   \
     X(dwarf_highpc, "ELFUTILS_0.122")                                                                                  \
     X(dwarf_getsrcfiles, "ELFUTILS_0.122")                                                                             \
+    X(dwarf_getsrclines, "ELFUTILS_0.122")                                                                             \
+    X(dwarf_onesrcline, "ELFUTILS_0.122")                                                                              \
+    X(dwarf_lineaddr, "ELFUTILS_0.122")                                                                                \
+    X(dwarf_lineno, "ELFUTILS_0.122")                                                                                  \
+    X(dwarf_lineendsequence, "ELFUTILS_0.122")                                                                         \
+    X(dwarf_linesrc, "ELFUTILS_0.122")                                                                                 \
+    X(dwarf_dieoffset, "ELFUTILS_0.122")                                                                               \
     X(dwarf_filesrc, "ELFUTILS_0.122")                                                                                 \
     X(elf_begin, "ELFUTILS_1.0")                                                                                       \
     X(elf_memory, "ELFUTILS_1.0")                                                                                      \

@@ -135,7 +135,8 @@ int main(void)
     tcn_debug_cache_configure(NULL, 0);
     char *plain = resolve_all(&lines, NULL, &mapped);
     CHECK(plain != NULL);
-    CHECK(lines > ADDRESSES / 4); /* the program's DWARF was read (the rest: code linked in without any, as the demangler's) */
+    /* the program's DWARF was read (the rest: code linked in without any, as the demangler's) */
+    CHECK(lines > ADDRESSES / 4);
 
     /* The copy is made, byte for byte, and mapped in place of the file: the same frames. */
     tcn_debug_cache_configure(dir, (size_t)1 << 30);
@@ -170,9 +171,10 @@ int main(void)
             ElfW(Ehdr) eh;
             CHECK(pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh);
             /* the last section's size, or the magic */
-            off_t at = bad == 1 ? (off_t)(eh.e_shoff + (uint64_t)(eh.e_shnum - 1) * eh.e_shentsize +
-                                          offsetof(ElfW(Shdr), sh_size))
-                                : 0;
+            off_t at =
+                bad == 1
+                    ? (off_t)(eh.e_shoff + (uint64_t)(eh.e_shnum - 1) * eh.e_shentsize + offsetof(ElfW(Shdr), sh_size))
+                    : 0;
             char byte;
             CHECK(pread(fd, &byte, 1, at) == 1);
             byte ^= 0x10;
