@@ -40,8 +40,8 @@ static int find_code(struct dl_phdr_info *info, size_t size, void *arg)
     for (int i = 0; i < info->dlpi_phnum && nsegments < 64; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
-            segments[nsegments++] = (struct segment){info->dlpi_addr + ph->p_vaddr,
-                                                     info->dlpi_addr + ph->p_vaddr + ph->p_memsz};
+            segments[nsegments++] =
+                (struct segment){info->dlpi_addr + ph->p_vaddr, info->dlpi_addr + ph->p_vaddr + ph->p_memsz};
     }
     return 0;
 }
@@ -76,8 +76,8 @@ static char *resolve_all(int *with_lines)
                 const char *file;
                 uint32_t at;
                 tcn_symbols_symbol(s, fr->sym_addr, &file, &at);
-                snprintf(line, sizeof line, "%" PRIx64 " %s %d/%d %s %s:%u %" PRIx64 "+%u %s:%u\n", address,
-                         loc->image, f, loc->count, fr->name, fr->file, fr->line, fr->sym_addr, fr->sym_len, file, at);
+                snprintf(line, sizeof line, "%" PRIx64 " %s %d/%d %s %s:%u %" PRIx64 "+%u %s:%u\n", address, loc->image,
+                         f, loc->count, fr->name, fr->file, fr->line, fr->sym_addr, fr->sym_len, file, at);
                 append(&out, &len, &cap, line);
                 *with_lines += fr->line > 0 && strcmp(fr->file, "[unknown]") != 0;
             }
