@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -367,7 +368,7 @@ done:
 
 /* ---- files of bytes (line tables) ------------------------------------------------------- */
 
-void *tcn_debug_cache_read(const char *name, size_t *len)
+void *tcn_debug_cache_map(const char *name, size_t *len)
 {
     char path[sizeof cache_dir + 256];
     if (!cache_dir[0] || !is_copy_name(name) ||
@@ -377,22 +378,18 @@ void *tcn_debug_cache_read(const char *name, size_t *len)
     if (fd < 0)
         return NULL;
     struct stat st;
-    char *data = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= cache_limit &&
-        (data = malloc((size_t)st.st_size))) {
-        size_t got = 0;
-        for (ssize_t n; got < (size_t)st.st_size && (n = read(fd, data + got, (size_t)st.st_size - got)) > 0;)
-            got += (size_t)n;
-        if (got == (size_t)st.st_size) {
-            *len = got;
-            futimens(fd, NULL); /* used now: the last to go */
+    void *map = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= cache_limit) {
+        map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            map = NULL;
         } else {
-            free(data);
-            data = NULL;
+            *len = (size_t)st.st_size;
+            futimens(fd, NULL); /* used now: the last to go */
         }
     }
     close(fd);
-    return data;
+    return map;
 }
 
 int tcn_debug_cache_write(const char *name, const void *data, size_t len)

@@ -60,9 +60,11 @@ int tcn_debug_cache_copy(const struct tcn_debug_cache_elf *elf, const unsigned c
 int tcn_debug_cache_module(const char *file, char *path, size_t cap);
 
 /* Files of bytes named `name` (ending with ".lines": line tables, line_table.h), under the
- * same limit and rules. Read: the whole file, malloc'd, *len set, marked used; NULL when
- * there is none (the caller validates what it reads). Write: 0 when it is in place. */
-void *tcn_debug_cache_read(const char *name, size_t *len);
+ * same limit and rules. Map: the whole file, read-only (munmap it), *len set, marked used;
+ * NULL when there is none (the caller validates what it reads; a file is replaced by
+ * renaming, never written in place, so a mapping keeps what it mapped). Write: 0 when it is
+ * in place. */
+void *tcn_debug_cache_map(const char *name, size_t *len);
 int tcn_debug_cache_write(const char *name, const void *data, size_t len);
 
 #endif

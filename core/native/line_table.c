@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 const struct tcn_line_row *tcn_line_table_find(const struct tcn_line_table *t, uint64_t addr)
 {
@@ -74,14 +75,14 @@ void *tcn_line_table_encode(const struct tcn_line_table *t, uint64_t unit, size_
     return out;
 }
 
-int tcn_line_table_decode(const void *data, size_t len, uint64_t unit, struct tcn_line_table *t)
+int tcn_line_table_decode(void *data, size_t len, int mapped, uint64_t unit, struct tcn_line_table *t)
 {
     memset(t, 0, sizeof *t);
     struct header h;
     if (len < sizeof h)
         return -1;
     memcpy(&h, data, sizeof h);
-    const unsigned char *body = (const unsigned char *)data + sizeof h;
+    unsigned char *body = (unsigned char *)data + sizeof h;
     size_t left = len - sizeof h;
     if (memcmp(h.magic, magic, sizeof magic) != 0 || h.order != ORDER || h.unit != unit ||
         h.nrows > left / sizeof *t->rows || h.nfiles > TCN_LINE_NO_FILE ||
@@ -90,13 +91,11 @@ int tcn_line_table_decode(const void *data, size_t len, uint64_t unit, struct tc
         (h.strings_len && body[left - 1] != 0) || checksum(body, left) != h.checksum)
         return -1;
     size_t rows = (size_t)h.nrows * sizeof *t->rows, offsets = (size_t)h.nfiles * sizeof(uint32_t);
-    t->rows = malloc(rows ? rows : 1);
     t->files = malloc(h.nfiles ? h.nfiles * sizeof *t->files : 1);
-    t->strings = malloc(h.strings_len ? h.strings_len : 1);
-    if (!t->rows || !t->files || !t->strings)
-        goto bad;
-    memcpy(t->rows, body, rows);
-    memcpy(t->strings, body + rows + offsets, (size_t)h.strings_len);
+    if (!t->files)
+        return -1;
+    t->rows = (struct tcn_line_row *)(void *)body; /* (after a 48-byte header: aligned) */
+    t->strings = (char *)body + rows + offsets;
     t->nrows = (size_t)h.nrows;
     t->nfiles = h.nfiles;
     t->strings_len = (size_t)h.strings_len;
@@ -115,16 +114,26 @@ int tcn_line_table_decode(const void *data, size_t len, uint64_t unit, struct tc
     }
     if (t->nrows && !(t->rows[t->nrows - 1].file & TCN_LINE_END_SEQUENCE))
         goto bad;
+    t->bytes = data;
+    t->bytes_len = len;
+    t->mapped = mapped;
     return 0;
 bad:
-    tcn_line_table_free(t);
+    free(t->files);
+    memset(t, 0, sizeof *t);
     return -1;
 }
 
 void tcn_line_table_free(struct tcn_line_table *t)
 {
-    free(t->rows);
     free(t->files);
-    free(t->strings);
+    if (t->bytes && t->mapped) {
+        munmap(t->bytes, t->bytes_len);
+    } else if (t->bytes) {
+        free(t->bytes);
+    } else {
+        free(t->rows);
+        free(t->strings);
+    }
     memset(t, 0, sizeof *t);
 }

@@ -8,7 +8,8 @@
  * order) and the unit's file names into this table, looks addresses up in it as
  * dwfl_module_getsrc does (the same binary search, so the same row for every address), and
  * keeps its bytes in the debug cache by build ID and unit (debug_cache.h), where the next
- * process reads them instead of having libdw decode the program again.
+ * process maps them and reads the rows and names where they are, instead of having libdw
+ * decode the program again.
  *
  * The bytes carry a checksum and the unit they were made from; a table is taken only when
  * both match and every row is in order and names a file the table has. */
@@ -34,6 +35,9 @@ struct tcn_line_table {
     uint32_t nfiles;
     char *strings; /* the names, each ended by a 0 */
     size_t strings_len;
+    void *bytes; /* decoded: the bytes the rows and names are read in; NULL: they are malloc'd */
+    size_t bytes_len;
+    int mapped; /* the bytes are a mapping (munmap), else malloc'd */
 };
 
 /* The row dwfl_module_getsrc would answer for addr (module address before bias), or NULL. */
@@ -43,9 +47,11 @@ const struct tcn_line_row *tcn_line_table_find(const struct tcn_line_table *t, u
  * set, or NULL. */
 void *tcn_line_table_encode(const struct tcn_line_table *t, uint64_t unit, size_t *len);
 
-/* The table in data (len bytes) made for `unit`, copied into t (free with
- * tcn_line_table_free): 0; -1 when the bytes are not a whole, valid table for that unit. */
-int tcn_line_table_decode(const void *data, size_t len, uint64_t unit, struct tcn_line_table *t);
+/* The table in data (len bytes, 8-byte aligned) made for `unit`: 0, and t reads its rows
+ * and names where they are in data, which it takes (released with t: munmap'd when
+ * `mapped`, else freed); -1 when the bytes are not a whole, valid table for that unit (the
+ * caller keeps data). */
+int tcn_line_table_decode(void *data, size_t len, int mapped, uint64_t unit, struct tcn_line_table *t);
 
 /* Frees what t holds (the table itself is the caller's). */
 void tcn_line_table_free(struct tcn_line_table *t);

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 struct symbol_source {
@@ -449,9 +450,10 @@ static const struct tcn_line_table *lines_of(struct tcn_symbols *s, Dwfl_Module 
                  (uint64_t)dw->dwarf_dieoffset(cu));
     uint64_t unit = unit_identity(dw, cu);
     size_t size = 0;
-    void *bytes = name[0] ? tcn_debug_cache_read(name, &size) : NULL;
-    int ok = bytes && tcn_line_table_decode(bytes, size, unit, t) == 0;
-    free(bytes);
+    void *bytes = name[0] ? tcn_debug_cache_map(name, &size) : NULL;
+    int ok = bytes && tcn_line_table_decode(bytes, size, 1, unit, t) == 0;
+    if (bytes && !ok)
+        munmap(bytes, size);
     if (!ok && (ok = lines_from_libdw(s, cu, t) == 0) && name[0] && (bytes = tcn_line_table_encode(t, unit, &size))) {
         tcn_debug_cache_write(name, bytes, size);
         free(bytes);
