@@ -4,14 +4,17 @@
 #include "util/fd.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <link.h>
 #include <unistd.h>
 
 static char cache_dir[4096]; /* "": no cache */
@@ -102,7 +105,8 @@ static int least_recent_first(const void *a, const void *b)
 static int is_copy_name(const char *name)
 {
     size_t len = strlen(name);
-    return name[0] != '.' && len > 6 && len < sizeof((struct cached *)0)->name && !strcmp(name + len - 6, ".debug");
+    return name[0] != '.' && len > 6 && len < sizeof((struct cached *)0)->name &&
+           (!strcmp(name + len - 6, ".debug") || !strcmp(name + len - 4, ".elf") || !strcmp(name + len - 6, ".lines"));
 }
 
 /* Takes copies out, least recently used first, until those left fit the limit; `keep`
@@ -212,4 +216,200 @@ int tcn_debug_cache_copy(const struct tcn_debug_cache_elf *dw, const unsigned ch
     }
     close(in);
     return result;
+}
+
+/* ---- copies of modules' own files ------------------------------------------------------ */
+
+/* A module's file's ELF header and section headers, read by hand (native class only). */
+struct layout {
+    ElfW(Ehdr) ehdr;
+    ElfW(Shdr) * shdrs;
+    off_t size;
+};
+
+static int layout_read(int fd, struct layout *l)
+{
+    struct stat st;
+    l->shdrs = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        pread(fd, &l->ehdr, sizeof l->ehdr, 0) != (ssize_t)sizeof l->ehdr)
+        return -1;
+    const ElfW(Ehdr) *e = &l->ehdr;
+    size_t bytes = (size_t)e->e_shnum * sizeof *l->shdrs;
+    if (memcmp(e->e_ident, ELFMAG, SELFMAG) != 0 ||
+        e->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) || e->e_shentsize != sizeof *l->shdrs ||
+        e->e_shnum == 0 || e->e_shoff > (uint64_t)st.st_size || bytes > (uint64_t)st.st_size - e->e_shoff ||
+        !(l->shdrs = malloc(bytes)))
+        return -1;
+    l->size = st.st_size;
+    if (pread(fd, l->shdrs, bytes, (off_t)e->e_shoff) != (ssize_t)bytes) {
+        free(l->shdrs);
+        l->shdrs = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* The bytes libelf would read into memory for libdw (the sections that are not loaded:
+ * DWARF, the symbol table), when none of them is compressed; else 0. */
+static uint64_t unloaded_bytes(const struct layout *l)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < l->ehdr.e_shnum; i++) {
+        const ElfW(Shdr) *sh = &l->shdrs[i];
+        if (sh->sh_flags & SHF_COMPRESSED)
+            return 0;
+        if (!(sh->sh_flags & SHF_ALLOC) && sh->sh_type != SHT_NOBITS)
+            n += sh->sh_size;
+    }
+    return n;
+}
+
+/* The GNU build ID in the file's note sections, as hex in name (2 * 64 + 1 bytes); 0 when found. */
+static int build_id_read(int fd, const struct layout *l, char *name)
+{
+    for (unsigned i = 0; i < l->ehdr.e_shnum; i++) {
+        const ElfW(Shdr) *sh = &l->shdrs[i];
+        unsigned char notes[1024];
+        if (sh->sh_type != SHT_NOTE || sh->sh_size > sizeof notes || sh->sh_offset > (uint64_t)l->size ||
+            pread(fd, notes, sh->sh_size, (off_t)sh->sh_offset) != (ssize_t)sh->sh_size)
+            continue;
+        for (size_t at = 0; at + sizeof(ElfW(Nhdr)) <= sh->sh_size;) {
+            ElfW(Nhdr) n;
+            memcpy(&n, notes + at, sizeof n);
+            size_t desc = at + sizeof n + ((n.n_namesz + 3u) & ~3u);
+            if (n.n_namesz > sh->sh_size || n.n_descsz > sh->sh_size || desc + n.n_descsz > sh->sh_size)
+                break;
+            if (n.n_type == NT_GNU_BUILD_ID && n.n_namesz == 4 && !memcmp(notes + at + sizeof n, "GNU", 4) &&
+                n.n_descsz >= 1 && n.n_descsz <= 64) {
+                for (unsigned j = 0; j < n.n_descsz; j++)
+                    snprintf(name + 2 * j, 3, "%02x", notes[desc + j]);
+                return 0;
+            }
+            at = desc + ((n.n_descsz + 3u) & ~3u);
+        }
+    }
+    return -1;
+}
+
+/* Whether two files have the same size, ELF header and section headers. */
+static int same_layout(const struct layout *a, const struct layout *b)
+{
+    return a->size == b->size && !memcmp(&a->ehdr, &b->ehdr, sizeof a->ehdr) &&
+           !memcmp(a->shdrs, b->shdrs, (size_t)a->ehdr.e_shnum * sizeof *a->shdrs);
+}
+
+/* A copy at path whose layout is the original's (a copy cut short, or of another file with
+ * the same build ID, is not). */
+static int copy_matches(const char *path, const struct layout *original)
+{
+    int fd = tcu_fd_open(path, O_RDONLY, 0);
+    struct layout copy;
+    int ok = fd >= 0 && layout_read(fd, &copy) == 0 && same_layout(&copy, original);
+    if (fd >= 0) {
+        free(copy.shdrs);
+        close(fd);
+    }
+    return ok;
+}
+
+static int same_file_state(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+int tcn_debug_cache_module(const char *file, char *path, size_t cap)
+{
+    if (!cache_dir[0])
+        return -1;
+    int in = tcu_fd_open(file, O_RDONLY, 0);
+    if (in < 0)
+        return -1;
+    struct layout original;
+    char name[2 * 64 + sizeof ".elf"];
+    struct stat before, after;
+    int result = -1;
+    if (layout_read(in, &original) != 0 || unloaded_bytes(&original) < TCN_DEBUG_CACHE_MODULE_MIN ||
+        build_id_read(in, &original, name) != 0 || fstat(in, &before) != 0)
+        goto done;
+    strcat(name, ".elf");
+    if ((size_t)snprintf(path, cap, "%s/%s", cache_dir, name) >= cap)
+        goto done;
+    if (copy_matches(path, &original)) {
+        utimensat(AT_FDCWD, path, NULL, 0); /* used now: the last to go */
+        result = 0;
+        goto done;
+    }
+    unlink(path);
+    char tmp[sizeof cache_dir + sizeof name + 32];
+    snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", cache_dir, name, (long)getpid());
+    int out = (uint64_t)original.size <= cache_limit && make_dirs(cache_dir) == 0
+                  ? tcu_fd_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0644)
+                  : -1;
+    if (out < 0)
+        goto done;
+    int written = 1;
+    for (off_t at = 0; written && at < original.size;)
+        written = sendfile(out, in, &at, (size_t)(original.size - at)) > 0;
+    /* The original unchanged meanwhile (a build writing it): the copy is of one version. */
+    written = written && fsync(out) == 0 && fstat(in, &after) == 0 && same_file_state(&before, &after);
+    if (close(out) == 0 && written && rename(tmp, path) == 0) {
+        trim(name);
+        result = 0;
+    } else {
+        unlink(tmp);
+    }
+done:
+    free(original.shdrs);
+    close(in);
+    return result;
+}
+
+/* ---- files of bytes (line tables) ------------------------------------------------------- */
+
+void *tcn_debug_cache_map(const char *name, size_t *len)
+{
+    char path[sizeof cache_dir + 256];
+    if (!cache_dir[0] || !is_copy_name(name) ||
+        (size_t)snprintf(path, sizeof path, "%s/%s", cache_dir, name) >= sizeof path)
+        return NULL;
+    int fd = tcu_fd_open(path, O_RDONLY, 0);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    void *map = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= cache_limit) {
+        map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map == MAP_FAILED) {
+            map = NULL;
+        } else {
+            *len = (size_t)st.st_size;
+            futimens(fd, NULL); /* used now: the last to go */
+        }
+    }
+    close(fd);
+    return map;
+}
+
+int tcn_debug_cache_write(const char *name, const void *data, size_t len)
+{
+    char path[sizeof cache_dir + 256], tmp[sizeof cache_dir + 300];
+    if (!cache_dir[0] || !is_copy_name(name) || len > cache_limit ||
+        (size_t)snprintf(path, sizeof path, "%s/%s", cache_dir, name) >= sizeof path || make_dirs(cache_dir) != 0)
+        return -1;
+    snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", cache_dir, name, (long)getpid());
+    int out = tcu_fd_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_EXCL, 0644);
+    if (out < 0)
+        return -1;
+    size_t put = 0;
+    for (ssize_t n; put < len && (n = write(out, (const char *)data + put, len - put)) > 0;)
+        put += (size_t)n;
+    int ok = put == len && fsync(out) == 0;
+    if (close(out) == 0 && ok && rename(tmp, path) == 0) {
+        trim(name);
+        return 0;
+    }
+    unlink(tmp);
+    return -1;
 }

@@ -1,4 +1,5 @@
-/* debug_cache.h - separate debug files kept uncompressed on disk, by build ID.
+/* debug_cache.h - separate debug files kept uncompressed on disk, by build ID (and what
+ * else libdw makes slowly from DWARF: copies of files to map, units' line tables).
  *
  * Distributions ship debug files with compressed sections (SHF_COMPRESSED: Debian's
  * libc6-dbg has 4 MB of them for libc, 10 MB inflated). libdw inflates every one of them
@@ -13,8 +14,9 @@
  *
  * A copy is written to a temporary name and renamed into place, so a reader sees a whole
  * file or none; files are taken out, least recently used first, when the directory's copies
- * pass TRACYC_DEBUG_CACHE_LIMIT (default 512M). Called from the symbol resolver's thread
- * only (libdw.c's tcn_libdw_find_debuginfo).
+ * pass TRACYC_DEBUG_CACHE_LIMIT (default 512M). Called from libdwfl's callbacks (libdw.c):
+ * the symbol resolver's thread and the sample unwinder's; two threads making the same copy
+ * at once meet at its temporary name (O_EXCL), and one of them reads the original.
  */
 #ifndef TRACYC_NATIVE_DEBUG_CACHE_H
 #define TRACYC_NATIVE_DEBUG_CACHE_H
@@ -42,5 +44,27 @@ void tcn_debug_cache_configure(const char *dir, size_t limit);
  * (the caller then reads debug_file itself). */
 int tcn_debug_cache_copy(const struct tcn_debug_cache_elf *elf, const unsigned char *id, int len,
                          const char *debug_file, char *path, size_t cap);
+
+/* A module's own file that carries its DWARF (a program or library built with -g, not
+ * stripped) is read by libelf into memory, all of it, when libdw first looks at it (8 MB
+ * for a zstd built with -g: ~5 ms in each of the resolver and the sample unwinder): it
+ * cannot be mapped, as perf would take the mapping for the loaded file (libdw.h). A copy of
+ * it can: the first process writes one, byte for byte, named by the file's build ID with
+ * ".elf", in the same directory under the same limit and rules, and libdw maps it from
+ * then on, reading only the pages it looks at. Taken when its size, ELF header and section
+ * headers are the file's; files with less than TCN_DEBUG_CACHE_MODULE_MIN bytes of sections
+ * that are not loaded, with compressed sections or without a build ID are not copied.
+ * Writes to path (cap bytes) the copy's path, made now when missing, and returns 0; -1
+ * when there is no cache or no copy (the caller reads the file itself). */
+#define TCN_DEBUG_CACHE_MODULE_MIN (64 * 1024)
+int tcn_debug_cache_module(const char *file, char *path, size_t cap);
+
+/* Files of bytes named `name` (ending with ".lines": line tables, line_table.h), under the
+ * same limit and rules. Map: the whole file, read-only (munmap it), *len set, marked used;
+ * NULL when there is none (the caller validates what it reads; a file is replaced by
+ * renaming, never written in place, so a mapping keeps what it mapped). Write: 0 when it is
+ * in place. */
+void *tcn_debug_cache_map(const char *name, size_t *len);
+int tcn_debug_cache_write(const char *name, const void *data, size_t len);
 
 #endif

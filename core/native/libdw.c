@@ -181,14 +181,30 @@ int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, D
      * Special and deleted files are left to libdwfl. */
     struct stat st;
     if (modname[0] == '/' && stat(modname, &st) == 0 && S_ISREG(st.st_mode)) {
-        int fd = module_file_open(modname, &st);
+        /* A file carrying its DWARF is mapped from the cache's copy of it (debug_cache.h),
+         * the way libdwfl maps the files it opens: not the loaded file, so perf is not
+         * misled. The module keeps its own name. */
+        char copy[4200];
+        struct stat copy_st;
+        int fd = -1;
+        if (tcn_debug_cache_module(modname, copy, sizeof copy) == 0 && stat(copy, &copy_st) == 0 &&
+            S_ISREG(copy_st.st_mode) && (fd = module_file_open(copy, &copy_st)) >= 0) {
+            *elfp = table.elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+            if (!*elfp) {
+                close(fd);
+                fd = -1;
+            }
+        }
+        if (fd < 0 && (fd = module_file_open(modname, &st)) >= 0)
+            *elfp = table.elf_begin(fd, ELF_C_READ, NULL);
         *file_name = fd >= 0 ? strdup(modname) : NULL;
         if (fd >= 0 && !*file_name) {
+            if (*elfp)
+                table.elf_end(*elfp);
+            *elfp = NULL;
             close(fd);
             return -1;
         }
-        if (fd >= 0)
-            *elfp = table.elf_begin(fd, ELF_C_READ, NULL);
         return fd;
     }
     int fd = table.dwfl_linux_proc_find_elf(mod, userdata, modname, base, file_name, elfp);

@@ -58,6 +58,13 @@
     X(dwarf_lowpc, "ELFUTILS_0.122")                                                                                   \
     X(dwarf_highpc, "ELFUTILS_0.122")                                                                                  \
     X(dwarf_getsrcfiles, "ELFUTILS_0.122")                                                                             \
+    X(dwarf_getsrclines, "ELFUTILS_0.122")                                                                             \
+    X(dwarf_onesrcline, "ELFUTILS_0.122")                                                                              \
+    X(dwarf_lineaddr, "ELFUTILS_0.122")                                                                                \
+    X(dwarf_lineno, "ELFUTILS_0.122")                                                                                  \
+    X(dwarf_lineendsequence, "ELFUTILS_0.122")                                                                         \
+    X(dwarf_linesrc, "ELFUTILS_0.122")                                                                                 \
+    X(dwarf_dieoffset, "ELFUTILS_0.122")                                                                               \
     X(dwarf_filesrc, "ELFUTILS_0.122")                                                                                 \
     X(elf_begin, "ELFUTILS_1.0")                                                                                       \
     X(elf_memory, "ELFUTILS_1.0")                                                                                      \
@@ -103,7 +110,9 @@ int tcn_libdw_report_self(Dwfl *dwfl, FILE **maps);
  * once tcn_libdw() has returned the table. The module's file is read with pread as it is needed, never
  * mapped: libdwfl would map the whole file (rw-p, private), and perf's DWARF unwinder takes
  * the lowest mapping of a file for its load address, so every callstack perf takes of the
- * program would stop at the first frame in that file. The vDSO's image is read where it is
+ * program would stop at the first frame in that file. A file that carries its own DWARF is
+ * mapped from the debug cache's copy of it instead (another file: debug_cache.h), when there
+ * is a cache. The vDSO's image is read where it is
  * mapped (elf_memory), with no descriptor (libdwfl would open /proc/PID/mem for it). */
 int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
                        Elf **elfp);

@@ -2,20 +2,24 @@
  *
  * libdwfl knows the process's modules from /proc/self/maps and finds each one's symbol
  * table and DWARF (in the file, or in a separate debug file found by build ID under
- * /usr/lib/debug/.build-id; never through debuginfod: tcn_symbols_new); libdw's scopes give the functions inlined at an address, innermost
- * first, each called from the call_file/call_line of the one inside it (as eu-addr2line -i
- * does). The module list is read again when the dynamic loader has loaded or unloaded
- * something since (dl_iterate_phdr's adds/subs counters), or when an address is in no
- * known module. A fresh Dwfl is made then: reporting modules again into one that has
- * already been used leaves libdwfl's symbol tables broken (and can crash it).
+ * /usr/lib/debug/.build-id; never through debuginfod: tcn_symbols_new); libdw's scopes give
+ * the functions inlined at an address, innermost first, each called from the
+ * call_file/call_line of the one inside it (as eu-addr2line -i does). Files and lines come
+ * from each unit's line table as libdw decodes it, kept in the debug cache for the next
+ * process (line_table.h). The module list is read again when the dynamic loader has loaded
+ * or unloaded something since (dl_iterate_phdr's adds/subs counters), or when an address
+ * is in no known module. A fresh Dwfl is made then: reporting modules again into one that
+ * has already been used leaves libdwfl's symbol tables broken (and can crash it).
  *
  * libdw is loaded at run time (libdw.c). Without it the dynamic loader answers (dladdr):
  * the image and the exported symbol at the address, nothing more.
  */
 #include "native/symbols.h"
 
+#include "native/debug_cache.h"
 #include "native/demangle.h"
 #include "native/libdw.h"
+#include "native/line_table.h"
 #include "native/loader_stamp.h"
 #include "util/arena.h"
 #include "util/map.h"
@@ -24,9 +28,11 @@
 #include <dwarf.h>
 #include <inttypes.h>
 #include <link.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 struct symbol_source {
@@ -46,6 +52,7 @@ struct tcn_symbols {
     struct tcu_map sources;   /* symbol address -> struct symbol_source * */
     struct tcu_map units;     /* compilation unit -> struct cu_functions *, of the current Dwfl */
     struct tcu_map modules;   /* Dwfl_Module -> struct module_symbols *, of the current Dwfl */
+    struct tcu_map lines;     /* compilation unit -> struct tcn_line_table * or &no_lines, of the current Dwfl */
     size_t memory;            /* of the locations and sources */
 };
 
@@ -80,12 +87,14 @@ static const char *intern_cstr(struct tcn_symbols *s, const char *text)
  * string, so the old one can go. */
 static void free_units(struct tcu_map *units);
 static void free_modules(struct tcu_map *modules);
+static void free_lines(struct tcu_map *lines);
 
 static void report_modules(struct tcn_symbols *s)
 {
     const struct tcn_libdw *dw = s->dw;
     free_units(&s->units); /* they point into the old Dwfl's data */
     free_modules(&s->modules);
+    free_lines(&s->lines);
     if (s->dwfl)
         dw->dwfl_end(s->dwfl);
     s->dwfl = dw->dwfl_begin(&s->callbacks);
@@ -117,12 +126,16 @@ struct tcn_symbols *tcn_symbols_new(void)
     return s;
 }
 
-/* Frees what the map's values point to (its keys are addresses, never 0). */
+/* Frees what the map's values point to: the table's, and address 0's, which the map keeps
+ * apart (a server may ask about 0). */
 static void free_values(struct tcu_map *m)
 {
     for (size_t i = 0; m->slots && i <= m->mask; i++)
         if (m->slots[i].key)
             free((void *)(uintptr_t)m->slots[i].value);
+    uint64_t *zero = tcu_map_get(m, 0);
+    if (zero)
+        free((void *)(uintptr_t)*zero);
 }
 
 void tcn_symbols_free(struct tcn_symbols *s)
@@ -133,6 +146,7 @@ void tcn_symbols_free(struct tcn_symbols *s)
     free_values(&s->sources);
     free_units(&s->units);
     free_modules(&s->modules);
+    free_lines(&s->lines);
     tcu_map_free(&s->locations);
     tcu_map_free(&s->sources);
     tcu_map_free(&s->interned);
@@ -216,16 +230,21 @@ static uint64_t range_start(const struct tcn_libdw *dw, Dwarf_Die *die, Dwarf_Ad
     return dw->dwarf_entrypc(die, &entry) == 0 ? entry : 0;
 }
 
-/* The file of a call_file index in the CU's line table. */
-static const char *call_file(struct tcn_symbols *s, Dwarf_Die *cu, Dwarf_Die *inlined)
+/* The file of a call_file index in the CU's line table (lines: the unit's table, or NULL
+ * to ask libdw). */
+static const char *call_file(struct tcn_symbols *s, Dwarf_Die *cu, const struct tcn_line_table *lines,
+                             Dwarf_Die *inlined)
 {
     const struct tcn_libdw *dw = s->dw;
     Dwarf_Attribute attr;
     Dwarf_Word index;
+    if (dw->dwarf_formudata(dw->dwarf_attr(inlined, DW_AT_call_file, &attr), &index) != 0)
+        return unknown;
+    if (lines)
+        return index < lines->nfiles && lines->files[index] ? intern_cstr(s, lines->files[index]) : unknown;
     Dwarf_Files *files;
     size_t count;
-    if (dw->dwarf_formudata(dw->dwarf_attr(inlined, DW_AT_call_file, &attr), &index) != 0 ||
-        dw->dwarf_getsrcfiles(cu, &files, &count) != 0 || index >= count)
+    if (dw->dwarf_getsrcfiles(cu, &files, &count) != 0 || index >= count)
         return unknown;
     const char *file = dw->dwarf_filesrc(files, index, NULL, NULL);
     return file ? intern_cstr(s, file) : unknown;
@@ -322,6 +341,177 @@ static void free_modules(struct tcu_map *modules)
         }
     tcu_map_free(modules);
     memset(modules, 0, sizeof *modules);
+}
+
+/* ---- the lines of a compilation unit ----------------------------------------------------- */
+
+static struct tcn_line_table no_lines; /* a unit whose table libdw cannot give: ask libdw each time */
+static int line_tables = 1;
+
+void tcn_symbols_line_tables_for_tests(int on)
+{
+    line_tables = on;
+}
+
+/* The unit's table as libdw has it: its rows in libdw's order, each file by its index in
+ * the unit's file names (libdw gives a row's file as a pointer to one of them). */
+static int lines_from_libdw(struct tcn_symbols *s, Dwarf_Die *cu, struct tcn_line_table *t)
+{
+    const struct tcn_libdw *dw = s->dw;
+    Dwarf_Lines *lines;
+    Dwarf_Files *files;
+    size_t nlines, nfiles;
+    if (dw->dwarf_getsrclines(cu, &lines, &nlines) != 0 || dw->dwarf_getsrcfiles(cu, &files, &nfiles) != 0 ||
+        nfiles >= TCN_LINE_NO_FILE)
+        return -1;
+    size_t total = 0;
+    for (size_t i = 0; i < nfiles; i++) {
+        const char *name = dw->dwarf_filesrc(files, i, NULL, NULL);
+        total += name ? strlen(name) + 1 : 0;
+    }
+    struct tcu_map by_name = {0}; /* libdw's name -> index + 1 */
+    t->strings = malloc(total ? total : 1);
+    t->files = calloc(nfiles ? nfiles : 1, sizeof *t->files);
+    t->rows = malloc(nlines ? nlines * sizeof *t->rows : 1);
+    int ok = t->strings && t->files && t->rows;
+    for (size_t i = 0; ok && i < nfiles; i++) {
+        const char *name = dw->dwarf_filesrc(files, i, NULL, NULL);
+        if (!name)
+            continue;
+        size_t len = strlen(name) + 1;
+        memcpy(t->strings + t->strings_len, name, len);
+        t->files[i] = t->strings + t->strings_len;
+        t->strings_len += len;
+        if (!tcu_map_get(&by_name, (uint64_t)(uintptr_t)name))
+            ok = tcu_map_put(&by_name, (uint64_t)(uintptr_t)name, i + 1) >= 0;
+    }
+    t->nfiles = (uint32_t)nfiles;
+    for (size_t i = 0; ok && i < nlines; i++) {
+        Dwarf_Line *line = dw->dwarf_onesrcline(lines, i);
+        Dwarf_Addr addr;
+        int lineno;
+        bool end;
+        ok = line && dw->dwarf_lineaddr(line, &addr) == 0 && dw->dwarf_lineno(line, &lineno) == 0 &&
+             dw->dwarf_lineendsequence(line, &end) == 0;
+        const char *name = ok ? dw->dwarf_linesrc(line, NULL, NULL) : NULL;
+        const uint64_t *index = name ? tcu_map_get(&by_name, (uint64_t)(uintptr_t)name) : NULL;
+        ok = ok && (!name || index); /* (a name not in the unit's files: libdw is asked instead) */
+        if (!ok)
+            break;
+        t->rows[i] = (struct tcn_line_row){addr, (uint32_t)lineno,
+                                           (index ? (uint32_t)(*index - 1) : TCN_LINE_NO_FILE) |
+                                               (end ? TCN_LINE_END_SEQUENCE : 0)};
+    }
+    t->nrows = nlines;
+    tcu_map_free(&by_name);
+    if (!ok)
+        tcn_line_table_free(t);
+    return ok ? 0 : -1;
+}
+
+/* What names the unit, for its table's bytes: where it is and what it says it is. */
+static uint64_t unit_identity(const struct tcn_libdw *dw, Dwarf_Die *cu)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word stmt_list = 0;
+    uint64_t offset = dw->dwarf_dieoffset(cu);
+    const char *name = dw->dwarf_diename(cu);
+    const char *comp_dir = dw->dwarf_formstring(dw->dwarf_attr(cu, DW_AT_comp_dir, &attr));
+    dw->dwarf_formudata(dw->dwarf_attr(cu, DW_AT_stmt_list, &attr), &stmt_list);
+    uint64_t h = tcu_hash_bytes(TCU_HASH_INIT, &offset, sizeof offset);
+    h = tcu_hash_bytes(h, &stmt_list, sizeof stmt_list);
+    h = tcu_hash_bytes(h, name ? name : "", name ? strlen(name) : 0);
+    return tcu_hash_bytes(h, comp_dir ? comp_dir : "", comp_dir ? strlen(comp_dir) : 0);
+}
+
+/* The unit's line table: from the debug cache when a process made it already, else from
+ * libdw (and put there); NULL when libdw cannot give one (ask it row by row then). */
+static const struct tcn_line_table *lines_of(struct tcn_symbols *s, Dwfl_Module *mod, Dwarf_Die *cu)
+{
+    uint64_t key = (uint64_t)(uintptr_t)cu->addr;
+    uint64_t *v = tcu_map_get(&s->lines, key);
+    if (v)
+        return *v == (uint64_t)(uintptr_t)&no_lines ? NULL : (const struct tcn_line_table *)(uintptr_t)*v;
+    if (!line_tables)
+        return NULL;
+    const struct tcn_libdw *dw = s->dw;
+    struct tcn_line_table *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    /* Named by the module's build ID and the unit's offset. */
+    char name[2 * 64 + 40] = "";
+    const unsigned char *id;
+    GElf_Addr id_at;
+    int len = dw->dwfl_module_build_id(mod, &id, &id_at);
+    for (int i = 0; len >= 1 && len <= 64 && i < len; i++)
+        snprintf(name + 2 * i, 3, "%02x", id[i]);
+    if (name[0])
+        snprintf(name + 2 * len, sizeof name - 2 * (size_t)len, "-%" PRIx64 ".lines",
+                 (uint64_t)dw->dwarf_dieoffset(cu));
+    uint64_t unit = unit_identity(dw, cu);
+    size_t size = 0;
+    void *bytes = name[0] ? tcn_debug_cache_map(name, &size) : NULL;
+    int ok = bytes && tcn_line_table_decode(bytes, size, 1, unit, t) == 0;
+    if (bytes && !ok)
+        munmap(bytes, size);
+    if (!ok && (ok = lines_from_libdw(s, cu, t) == 0) && name[0] && (bytes = tcn_line_table_encode(t, unit, &size))) {
+        tcn_debug_cache_write(name, bytes, size);
+        free(bytes);
+    }
+    if (!ok) {
+        free(t);
+        t = &no_lines;
+    }
+    if (tcu_map_put(&s->lines, key, (uint64_t)(uintptr_t)t) < 0) {
+        if (t != &no_lines) {
+            tcn_line_table_free(t);
+            free(t);
+        }
+        return NULL;
+    }
+    if (t == &no_lines)
+        return NULL;
+    s->memory += sizeof *t + t->nrows * sizeof *t->rows + t->nfiles * sizeof *t->files + t->strings_len;
+    return t;
+}
+
+static void free_lines(struct tcu_map *lines)
+{
+    for (size_t i = 0; lines->slots && i <= lines->mask; i++)
+        if (lines->slots[i].key) {
+            struct tcn_line_table *t = (struct tcn_line_table *)(uintptr_t)lines->slots[i].value;
+            if (t != &no_lines) {
+                tcn_line_table_free(t);
+                free(t);
+            }
+        }
+    tcu_map_free(lines);
+    memset(lines, 0, sizeof *lines);
+}
+
+/* Where the code at address is: the file and line of the line table's row for it, or
+ * "[unknown]" and 0. */
+static void source_of(struct tcn_symbols *s, Dwfl_Module *mod, const struct tcn_line_table *lines, uint64_t address,
+                      uint64_t pc, const char **file, uint32_t *line)
+{
+    *file = unknown;
+    *line = 0;
+    if (lines) {
+        const struct tcn_line_row *row = tcn_line_table_find(lines, pc);
+        uint32_t index = row ? row->file & ~TCN_LINE_END_SEQUENCE : TCN_LINE_NO_FILE;
+        if (index != TCN_LINE_NO_FILE && lines->files[index]) {
+            *file = intern_cstr(s, lines->files[index]);
+            *line = (int)row->line > 0 ? row->line : 0;
+        }
+        return;
+    }
+    Dwfl_Line *row = s->dw->dwfl_module_getsrc(mod, address);
+    int lineno = 0;
+    const char *src = row ? s->dw->dwfl_lineinfo(row, NULL, &lineno, NULL, NULL, NULL) : NULL;
+    if (src) {
+        *file = intern_cstr(s, src);
+        *line = lineno > 0 ? (uint32_t)lineno : 0;
+    }
 }
 
 /* ---- the functions at an address ------------------------------------------------------- */
@@ -486,17 +676,10 @@ static int dwarf_frames(struct tcn_symbols *s, Dwfl_Module *mod, uint64_t addres
     inlined_at(dw, &chain[0], pc, chain, &depth, TCN_SYMBOLS_MAX_FRAMES);
 
     /* Where the innermost function is: the line table's row for the address. */
-    const char *file = unknown;
-    uint32_t line = 0;
-    Dwfl_Line *row = dw->dwfl_module_getsrc(mod, address);
-    if (row) {
-        int lineno = 0;
-        const char *src = dw->dwfl_lineinfo(row, NULL, &lineno, NULL, NULL, NULL);
-        if (src) {
-            file = intern_cstr(s, src);
-            line = lineno > 0 ? (uint32_t)lineno : 0;
-        }
-    }
+    const char *file;
+    uint32_t line;
+    const struct tcn_line_table *lines = lines_of(s, mod, cu);
+    source_of(s, mod, lines, address, pc, &file, &line);
     int n = 0;
     for (int i = depth; i-- > 0;) {
         Dwarf_Die *die = &chain[i];
@@ -524,7 +707,7 @@ static int dwarf_frames(struct tcn_symbols *s, Dwfl_Module *mod, uint64_t addres
         f->sym_addr = start ? start + bias : 0;
         f->sym_len = 0;
         /* The function it was inlined into is at the call site. */
-        file = call_file(s, cu, die);
+        file = call_file(s, cu, lines, die);
         line = call_line(dw, die);
     }
     return n;
@@ -645,15 +828,10 @@ void tcn_symbols_symbol(struct tcn_symbols *s, uint64_t sym_addr, const char **f
     if (!s->dw)
         return; /* dladdr knows no files */
     Dwfl_Module *mod = module_of(s, sym_addr);
-    Dwfl_Line *row = mod ? s->dw->dwfl_module_getsrc(mod, sym_addr) : NULL;
-    if (row) {
-        int lineno = 0;
-        const char *src = s->dw->dwfl_lineinfo(row, NULL, &lineno, NULL, NULL, NULL);
-        if (src) {
-            *file = intern_cstr(s, src);
-            *line = lineno > 0 ? (uint32_t)lineno : 0;
-        }
-    }
+    Dwarf_Addr bias;
+    Dwarf_Die *cu = mod ? s->dw->dwfl_module_addrdie(mod, sym_addr, &bias) : NULL;
+    if (cu)
+        source_of(s, mod, lines_of(s, mod, cu), sym_addr, sym_addr - bias, file, line);
     struct symbol_source *src = malloc(sizeof *src);
     if (src) {
         *src = (struct symbol_source){*file, *line};

@@ -45,4 +45,9 @@ void tcn_symbols_symbol(struct tcn_symbols *s, uint64_t sym_addr, const char **f
 /* Bytes held by the caches (not libdw's own). */
 size_t tcn_symbols_memory(const struct tcn_symbols *s);
 
+/* Tests: 0 has resolvers made from then on ask libdw for each address's line and each
+ * inlined call's file (dwfl_module_getsrc, dwarf_getsrcfiles) instead of reading the units'
+ * line tables (line_table.h): what the tables must answer alike. 1 (the default): tables. */
+void tcn_symbols_line_tables_for_tests(int on);
+
 #endif

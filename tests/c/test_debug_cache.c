@@ -147,6 +147,9 @@ int main(void)
     snprintf(blocked, sizeof blocked, "%s/file/below", root);
 
     int lines;
+    /* The debug files' copies alone: the units' line tables the cache keeps too (and counts
+     * against its limit) have their own test, test_debug_cache_lines. */
+    tcn_symbols_line_tables_for_tests(0);
     tcn_debug_cache_configure(NULL, 0);
     char *plain = resolve_all(&lines);
     CHECK(plain != NULL);
