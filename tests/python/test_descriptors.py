@@ -154,7 +154,13 @@ for round_ in range(3):
                 failures += library_unwound(k, *WORK[k])
             failures += kept(k)
         finally:  # (an error's traceback needs stderr back)
-            os.dup2(saved, k)
+            while True:
+                try:
+                    os.dup2(saved, k)
+                    break
+                except OSError as exc:  # EBUSY: a thread's open() holds k for its instant
+                    if exc.errno != errno.EBUSY:
+                        raise
             os.close(saved)
 low = []
 for _ in range(3):  # (a descriptor tracer is moving above the floor is low for an instant)
