@@ -249,6 +249,7 @@ static void open_connection(int slot, struct tc_transport *t, const uint8_t hell
         return;
     }
     tc_replay_to(&w.conns[slot]);
+    w.quiet_wait_ms = TRICKLE_WAIT_MS; /* a new server gets what follows within TRICKLE_WAIT_MS */
     if (slot == SLOT_TCP)
         atomic_store(&tc_prof.connected, 1);
 }

@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const struct ___tracy_source_location_data loc = {"tick", "main", "versions.c", 1, 0};
@@ -68,7 +69,8 @@ int main(void)
         caps[i] = tt_capture_start_protocol(port, protocols[i]);
         wait_connected(1);
         mixed();
-        usleep(100000);
+        /* Everything mixed() recorded has reached this server once its last message has. */
+        tt_wait_text(caps[i], TCD_MESSAGE, (uint32_t)syscall(SYS_gettid), "error");
         __atomic_store_n(&caps[i]->stop, 1, __ATOMIC_RELAXED); /* this server leaves */
         tt_capture_join(caps[i]);
         wait_connected(0);
