@@ -190,32 +190,13 @@ static long thread_ticks(int stat_fd)
     return (long)(utime + stime);
 }
 
-static uint32_t worker_tid(void)
-{
-    uint32_t tids[16];
-    size_t n = tracyc_own_threads(tids, 16);
-    for (size_t i = 0; i < n && i < 16; i++) {
-        char path[64], comm[32] = "";
-        snprintf(path, sizeof path, "/proc/self/task/%u/comm", tids[i]);
-        FILE *f = fopen(path, "r");
-        if (f) {
-            if (!fgets(comm, sizeof comm, f))
-                comm[0] = 0;
-            fclose(f);
-        }
-        if (strncmp(comm, "tracyc worker", 13) == 0)
-            return tids[i];
-    }
-    return 0;
-}
-
 /* The process re-executed with TRACY_PORT set: its worker, at the limit, with a server's
  * connection waiting. */
 static int worker(void)
 {
     uint16_t port = (uint16_t)atoi(getenv("TRACY_PORT"));
     ___tracy_startup_profiler();
-    uint32_t tid = worker_tid();
+    uint32_t tid = tt_own_thread("tracyc worker");
     tt_check(tid != 0, "the worker thread is listed and named");
     char path[64];
     snprintf(path, sizeof path, "/proc/self/task/%u/stat", tid);

@@ -8,6 +8,7 @@
  * (Debian's libc6-dbg): skipped (77) without one. */
 #include "native/debug_cache.h"
 #include "native/symbols.h"
+#include "test_symbols.h"
 #include "test_util.h"
 
 #include <elf.h>
@@ -77,25 +78,7 @@ static int has_compressed_section(const char *path)
 static char *resolve_all(int *with_lines)
 {
     struct tcn_symbols *s = tcn_symbols_new();
-    size_t cap = 1 << 20, len = 0;
-    char *out = malloc(cap);
-    *with_lines = 0;
-    for (int i = 0; s && out && i < ADDRESSES; i++) {
-        uint64_t address = code_low + (code_high - code_low) / ADDRESSES * (uint64_t)i + (uint64_t)(i % 7);
-        const struct tcn_symbol_location *loc = tcn_symbols_location(s, address);
-        for (int f = 0; f < loc->count; f++) {
-            const struct tcn_symbol_frame *fr = &loc->frames[f];
-            if (cap - len < 1024) {
-                char *grown = realloc(out, cap *= 2);
-                if (!grown)
-                    break;
-                out = grown;
-            }
-            len += (size_t)snprintf(out + len, cap - len, "%" PRIx64 " %s %d/%d %s %s:%u %" PRIx64 "+%u\n", address,
-                                    loc->image, f, loc->count, fr->name, fr->file, fr->line, fr->sym_addr, fr->sym_len);
-            *with_lines += fr->line > 0 && strcmp(fr->file, "[unknown]") != 0;
-        }
-    }
+    char *out = tt_resolve_text(s, code_low, code_high, ADDRESSES, 7, with_lines);
     tcn_symbols_free(s);
     return out;
 }

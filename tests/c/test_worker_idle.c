@@ -22,26 +22,6 @@
 
 extern char **environ;
 
-/* The tid of tracyc's thread named name, 0 when there is none. */
-static uint32_t own_thread_tid(const char *name)
-{
-    uint32_t tids[16];
-    size_t n = tracyc_own_threads(tids, 16);
-    for (size_t i = 0; i < n && i < 16; i++) {
-        char path[64], comm[32] = "";
-        snprintf(path, sizeof path, "/proc/self/task/%u/comm", tids[i]);
-        FILE *f = fopen(path, "r");
-        if (f) {
-            if (!fgets(comm, sizeof comm, f))
-                comm[0] = 0;
-            fclose(f);
-        }
-        if (strncmp(comm, name, strlen(name)) == 0)
-            return tids[i];
-    }
-    return 0;
-}
-
 /* The times the thread went to sleep so far: its voluntary context switches (not the
  * involuntary ones, which a busy machine's scheduler adds whatever the thread does). */
 static long switches(uint32_t tid)
@@ -71,7 +51,7 @@ static long switches_over_a_second(uint32_t tid)
  * a second from one CPU-bound thread at 500 Hz). None when sampling is refused here. */
 static void check_sampler_while_computing(void)
 {
-    uint32_t tid = own_thread_tid("tracyc sampler");
+    uint32_t tid = tt_own_thread("tracyc sampler");
     if (!tid) {
         printf("# no sampler thread (sampling refused here): its passes not counted\n");
         return;
@@ -93,7 +73,7 @@ static void check_sampler_while_computing(void)
 static int dialing(void)
 {
     ___tracy_startup_profiler();
-    uint32_t tid = own_thread_tid("tracyc worker");
+    uint32_t tid = tt_own_thread("tracyc worker");
     tt_check(tid != 0, "dialing: the worker thread is listed and named");
     if (!tid)
         return tt_finish("test_worker_idle dialing");
@@ -125,7 +105,7 @@ int main(int argc, char **argv)
     check_dialing();
     tt_use_free_port();
     ___tracy_startup_profiler();
-    uint32_t tid = own_thread_tid("tracyc worker");
+    uint32_t tid = tt_own_thread("tracyc worker");
     tt_check(tid != 0, "the worker thread is listed and named");
     if (!tid)
         return tt_finish("test_worker_idle");
