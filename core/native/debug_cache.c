@@ -9,8 +9,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -319,7 +319,7 @@ static int same_file_state(const struct stat *a, const struct stat *b)
            a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
-int tcn_debug_cache_module(const char *file, char *path, size_t cap)
+int tcn_debug_cache_module(const char *file, int make, char *path, size_t cap)
 {
     if (!cache_dir[0])
         return -1;
@@ -341,7 +341,8 @@ int tcn_debug_cache_module(const char *file, char *path, size_t cap)
         result = 0;
         goto done;
     }
-    unlink(path);
+    if (!make)
+        goto done;
     char tmp[sizeof cache_dir + sizeof name + 32];
     snprintf(tmp, sizeof tmp, "%s/.%s.%ld.tmp", cache_dir, name, (long)getpid());
     int out = (uint64_t)original.size <= cache_limit && make_dirs(cache_dir) == 0
@@ -368,7 +369,7 @@ done:
 
 /* ---- files of bytes (line tables) ------------------------------------------------------- */
 
-void *tcn_debug_cache_map(const char *name, size_t *len)
+void *tcn_debug_cache_read(const char *name, size_t *len)
 {
     char path[sizeof cache_dir + 256];
     if (!cache_dir[0] || !is_copy_name(name) ||
@@ -378,18 +379,23 @@ void *tcn_debug_cache_map(const char *name, size_t *len)
     if (fd < 0)
         return NULL;
     struct stat st;
-    void *map = NULL;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= cache_limit) {
-        map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED) {
-            map = NULL;
-        } else {
-            *len = (size_t)st.st_size;
+    char *bytes = NULL;
+    size_t got = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= cache_limit &&
+        (bytes = malloc((size_t)st.st_size))) {
+        for (ssize_t n;
+             got < (size_t)st.st_size && (n = pread(fd, bytes + got, (size_t)st.st_size - got, (off_t)got)) > 0;)
+            got += (size_t)n;
+        if (got == (size_t)st.st_size) {
+            *len = got;
             futimens(fd, NULL); /* used now: the last to go */
+        } else {
+            free(bytes);
+            bytes = NULL;
         }
     }
     close(fd);
-    return map;
+    return bytes;
 }
 
 int tcn_debug_cache_write(const char *name, const void *data, size_t len)
@@ -405,9 +411,17 @@ int tcn_debug_cache_write(const char *name, const void *data, size_t len)
     size_t put = 0;
     for (ssize_t n; put < len && (n = write(out, (const char *)data + put, len - put)) > 0;)
         put += (size_t)n;
-    int ok = put == len && fsync(out) == 0;
+    /* No fsync: a file cut short by a crash fails its checksum and is made again. Trimmed
+     * after this process's first file, then each sixteenth of the limit it writes: a trim
+     * reads the whole directory, thousands of small files. */
+    static _Atomic size_t unscanned;
+    int ok = put == len;
     if (close(out) == 0 && ok && rename(tmp, path) == 0) {
-        trim(name);
+        size_t before = atomic_fetch_add(&unscanned, len + 1);
+        if (before == 0 || before + len + 1 > cache_limit / 16) {
+            atomic_store(&unscanned, 1);
+            trim(name);
+        }
         return 0;
     }
     unlink(tmp);

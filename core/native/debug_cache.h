@@ -54,17 +54,17 @@ int tcn_debug_cache_copy(const struct tcn_debug_cache_elf *elf, const unsigned c
  * then on, reading only the pages it looks at. Taken when its size, ELF header and section
  * headers are the file's; files with less than TCN_DEBUG_CACHE_MODULE_MIN bytes of sections
  * that are not loaded, with compressed sections or without a build ID are not copied.
- * Writes to path (cap bytes) the copy's path, made now when missing, and returns 0; -1
- * when there is no cache or no copy (the caller reads the file itself). */
+ * Writes to path (cap bytes) the copy's path, made now when missing and `make` (a bad one is
+ * replaced by the rename), and returns 0; -1 when there is no cache or no copy (the caller
+ * reads the file itself). */
 #define TCN_DEBUG_CACHE_MODULE_MIN (64 * 1024)
-int tcn_debug_cache_module(const char *file, char *path, size_t cap);
+int tcn_debug_cache_module(const char *file, int make, char *path, size_t cap);
 
 /* Files of bytes named `name` (ending with ".lines": line tables, line_table.h), under the
- * same limit and rules. Map: the whole file, read-only (munmap it), *len set, marked used;
- * NULL when there is none (the caller validates what it reads; a file is replaced by
- * renaming, never written in place, so a mapping keeps what it mapped). Write: 0 when it is
- * in place. */
-void *tcn_debug_cache_map(const char *name, size_t *len);
+ * same limit and rules. Read: the whole file, malloc'd (free it), *len set, marked used;
+ * NULL when there is none (the caller validates what it reads; read, not mapped, so a file
+ * changed or cut short afterwards changes nothing). Write: 0 when it is in place. */
+void *tcn_debug_cache_read(const char *name, size_t *len);
 int tcn_debug_cache_write(const char *name, const void *data, size_t len);
 
 #endif

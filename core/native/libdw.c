@@ -166,8 +166,8 @@ static int module_file_open(const char *path, const struct stat *st)
     return fd;
 }
 
-int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
-                       Elf **elfp)
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
+                    Elf **elfp, int make_copy)
 {
     if (base != 0 && base == getauxval(AT_SYSINFO_EHDR)) { /* the vDSO, as tcn_libdw_report_self reported it */
         Dwarf_Addr low = 0, high = 0;
@@ -187,7 +187,7 @@ int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, D
         char copy[4200];
         struct stat copy_st;
         int fd = -1;
-        if (tcn_debug_cache_module(modname, copy, sizeof copy) == 0 && stat(copy, &copy_st) == 0 &&
+        if (tcn_debug_cache_module(modname, make_copy, copy, sizeof copy) == 0 && stat(copy, &copy_st) == 0 &&
             S_ISREG(copy_st.st_mode) && (fd = module_file_open(copy, &copy_st)) >= 0) {
             *elfp = table.elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, NULL);
             if (!*elfp) {
@@ -213,6 +213,18 @@ int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, D
         *elfp = table.elf_begin(fd, ELF_C_READ, NULL);
     }
     return fd;
+}
+
+int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
+                       Elf **elfp)
+{
+    return find_elf(mod, userdata, modname, base, file_name, elfp, 1);
+}
+
+int tcn_libdw_find_elf_made(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
+                            Elf **elfp)
+{
+    return find_elf(mod, userdata, modname, base, file_name, elfp, 0);
 }
 
 int tcn_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,

@@ -116,6 +116,10 @@ int tcn_libdw_report_self(Dwfl *dwfl, FILE **maps);
  * mapped (elf_memory), with no descriptor (libdwfl would open /proc/PID/mem for it). */
 int tcn_libdw_find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
                        Elf **elfp);
+/* The same, taking a copy only when one is made already: the sampler's unwinder, which must
+ * not stop reading its rings to copy a whole program (the resolver makes the copy). */
+int tcn_libdw_find_elf_made(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
+                            Elf **elfp);
 int tcn_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
                              const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
                              char **debuginfo_file_name);

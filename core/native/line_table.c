@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 const struct tcn_line_row *tcn_line_table_find(const struct tcn_line_table *t, uint64_t addr)
 {
@@ -75,7 +74,7 @@ void *tcn_line_table_encode(const struct tcn_line_table *t, uint64_t unit, size_
     return out;
 }
 
-int tcn_line_table_decode(void *data, size_t len, int mapped, uint64_t unit, struct tcn_line_table *t)
+int tcn_line_table_decode(void *data, size_t len, uint64_t unit, struct tcn_line_table *t)
 {
     memset(t, 0, sizeof *t);
     struct header h;
@@ -116,7 +115,6 @@ int tcn_line_table_decode(void *data, size_t len, int mapped, uint64_t unit, str
         goto bad;
     t->bytes = data;
     t->bytes_len = len;
-    t->mapped = mapped;
     return 0;
 bad:
     free(t->files);
@@ -127,9 +125,7 @@ bad:
 void tcn_line_table_free(struct tcn_line_table *t)
 {
     free(t->files);
-    if (t->bytes && t->mapped) {
-        munmap(t->bytes, t->bytes_len);
-    } else if (t->bytes) {
+    if (t->bytes) {
         free(t->bytes);
     } else {
         free(t->rows);

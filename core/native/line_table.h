@@ -35,9 +35,9 @@ struct tcn_line_table {
     uint32_t nfiles;
     char *strings; /* the names, each ended by a 0 */
     size_t strings_len;
-    void *bytes; /* decoded: the bytes the rows and names are read in; NULL: they are malloc'd */
+    void *bytes; /* decoded: the bytes the rows and names are read in (malloc'd); NULL: the rows
+                  * and names are malloc'd apart */
     size_t bytes_len;
-    int mapped; /* the bytes are a mapping (munmap), else malloc'd */
 };
 
 /* The row dwfl_module_getsrc would answer for addr (module address before bias), or NULL. */
@@ -47,11 +47,10 @@ const struct tcn_line_row *tcn_line_table_find(const struct tcn_line_table *t, u
  * set, or NULL. */
 void *tcn_line_table_encode(const struct tcn_line_table *t, uint64_t unit, size_t *len);
 
-/* The table in data (len bytes, 8-byte aligned) made for `unit`: 0, and t reads its rows
- * and names where they are in data, which it takes (released with t: munmap'd when
- * `mapped`, else freed); -1 when the bytes are not a whole, valid table for that unit (the
- * caller keeps data). */
-int tcn_line_table_decode(void *data, size_t len, int mapped, uint64_t unit, struct tcn_line_table *t);
+/* The table in data (len malloc'd bytes, 8-byte aligned) made for `unit`: 0, and t reads its
+ * rows and names where they are in data, which it takes (freed with t); -1 when the bytes are
+ * not a whole, valid table for that unit (the caller keeps data). */
+int tcn_line_table_decode(void *data, size_t len, uint64_t unit, struct tcn_line_table *t);
 
 /* Frees what t holds (the table itself is the caller's). */
 void tcn_line_table_free(struct tcn_line_table *t);

@@ -192,7 +192,7 @@ struct tcn_sample_unwinder *tcn_sample_unwinder_new(void)
     if (!u)
         return NULL;
     u->dw = dw;
-    u->callbacks = (Dwfl_Callbacks){.find_elf = tcn_libdw_find_elf, .find_debuginfo = no_debuginfo};
+    u->callbacks = (Dwfl_Callbacks){.find_elf = tcn_libdw_find_elf_made, .find_debuginfo = no_debuginfo};
     tcn_sample_unwinder_sync(u);
     return u;
 }

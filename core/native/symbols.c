@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 struct symbol_source {
@@ -450,10 +449,10 @@ static const struct tcn_line_table *lines_of(struct tcn_symbols *s, Dwfl_Module 
                  (uint64_t)dw->dwarf_dieoffset(cu));
     uint64_t unit = unit_identity(dw, cu);
     size_t size = 0;
-    void *bytes = name[0] ? tcn_debug_cache_map(name, &size) : NULL;
-    int ok = bytes && tcn_line_table_decode(bytes, size, 1, unit, t) == 0;
+    void *bytes = name[0] ? tcn_debug_cache_read(name, &size) : NULL;
+    int ok = bytes && tcn_line_table_decode(bytes, size, unit, t) == 0;
     if (bytes && !ok)
-        munmap(bytes, size);
+        free(bytes);
     if (!ok && (ok = lines_from_libdw(s, cu, t) == 0) && name[0] && (bytes = tcn_line_table_encode(t, unit, &size))) {
         tcn_debug_cache_write(name, bytes, size);
         free(bytes);
@@ -499,7 +498,7 @@ static void source_of(struct tcn_symbols *s, Dwfl_Module *mod, const struct tcn_
     if (lines) {
         const struct tcn_line_row *row = tcn_line_table_find(lines, pc);
         uint32_t index = row ? row->file & ~TCN_LINE_END_SEQUENCE : TCN_LINE_NO_FILE;
-        if (index != TCN_LINE_NO_FILE && lines->files[index]) {
+        if (index < lines->nfiles && lines->files[index]) {
             *file = intern_cstr(s, lines->files[index]);
             *line = (int)row->line > 0 ? row->line : 0;
         }

@@ -124,7 +124,7 @@ static void check_refused(void)
     size_t len;
     struct tcn_line_table back;
     void *bytes = tcn_line_table_encode(&t, 7, &len);
-    CHECK(bytes && tcn_line_table_decode(bytes, len, 0, 7, &back) == 0); /* (back takes the bytes) */
+    CHECK(bytes && tcn_line_table_decode(bytes, len, 7, &back) == 0); /* (back takes the bytes) */
     CHECK(back.nrows == 3 && back.nfiles == 2 && !strcmp(back.files[1], names[1]));
     CHECK(tcn_line_table_find(&back, 0x1f) && tcn_line_table_find(&back, 0x1f)->line == 1);
     CHECK(tcn_line_table_find(&back, 0x25) && tcn_line_table_find(&back, 0x25)->line == 2);
@@ -132,8 +132,8 @@ static void check_refused(void)
     CHECK(tcn_line_table_find(&back, 0x0f) == NULL);
     tcn_line_table_free(&back);
     bytes = tcn_line_table_encode(&t, 7, &len);
-    CHECK(bytes && tcn_line_table_decode(bytes, len, 0, 8, &back) == -1); /* another unit's */
-    CHECK(tcn_line_table_decode(bytes, len - 1, 0, 7, &back) == -1);
+    CHECK(bytes && tcn_line_table_decode(bytes, len, 8, &back) == -1); /* another unit's */
+    CHECK(tcn_line_table_decode(bytes, len - 1, 7, &back) == -1);
     free(bytes);
 
     struct tcn_line_row unsorted[] = {{0x20, 1, 0}, {0x10, 2, 1}, {0x30, 0, TCN_LINE_END_SEQUENCE}};
@@ -149,7 +149,7 @@ static void check_refused(void)
                                    .strings = strings,
                                    .strings_len = sizeof strings};
         bytes = tcn_line_table_encode(&b, 7, &len);
-        CHECK(bytes && tcn_line_table_decode(bytes, len, 0, 7, &back) == -1);
+        CHECK(bytes && tcn_line_table_decode(bytes, len, 7, &back) == -1);
         free(bytes);
     }
     /* A name's offset past the names, and counts past the bytes. */
@@ -157,7 +157,7 @@ static void check_refused(void)
     struct tcn_line_table b = {
         .rows = good, .nrows = 3, .files = outside, .nfiles = 2, .strings = strings, .strings_len = sizeof strings};
     bytes = tcn_line_table_encode(&b, 7, &len);
-    CHECK(bytes && tcn_line_table_decode(bytes, len, 0, 7, &back) == -1);
+    CHECK(bytes && tcn_line_table_decode(bytes, len, 7, &back) == -1);
     free(bytes);
     b = (struct tcn_line_table){
         .rows = good, .nrows = 3, .files = files, .nfiles = 2, .strings = strings, .strings_len = sizeof strings};
@@ -165,7 +165,7 @@ static void check_refused(void)
     CHECK(bytes != NULL);
     uint64_t huge = (uint64_t)1 << 60;
     memcpy((char *)bytes + 16, &huge, sizeof huge); /* nrows */
-    CHECK(tcn_line_table_decode(bytes, len, 0, 7, &back) == -1);
+    CHECK(tcn_line_table_decode(bytes, len, 7, &back) == -1);
     free(bytes);
 }
 

@@ -8,6 +8,7 @@
  * an ELF file at all; a limit below the file's size leaves the file read. Skipped (77) when
  * this program carries no DWARF or no build ID. */
 #include "native/debug_cache.h"
+#include "native/libdw.h"
 #include "native/symbols.h"
 #include "test_symbols.h"
 #include "test_util.h"
@@ -55,6 +56,32 @@ static char *resolve_all(int *with_lines, const char *copy, int *mapped)
     free(maps);
     tcn_symbols_free(s);
     return out;
+}
+
+/* The program's module looked at through the sampler's unwinder's find_elf: whether `copy`
+ * is mapped then. It takes a copy made already and never makes one (copying a whole program
+ * would keep the sampler from reading its rings). */
+static int unwinder_maps(const char *copy)
+{
+    const struct tcn_libdw *dw = tcn_libdw();
+    Dwfl_Callbacks callbacks = {.find_elf = tcn_libdw_find_elf_made, .find_debuginfo = tcn_libdw_find_debuginfo};
+    Dwfl *dwfl = dw ? dw->dwfl_begin(&callbacks) : NULL;
+    FILE *maps = NULL;
+    int mapped = 0;
+    if (dwfl) {
+        dw->dwfl_report_begin(dwfl);
+        tcn_libdw_report_self(dwfl, &maps);
+        dw->dwfl_report_end(dwfl, NULL, NULL);
+        Dwfl_Module *mod = dw->dwfl_addrmodule(dwfl, code_low);
+        CHECK(mod && dw->dwfl_module_getsymtab(mod) > 0); /* (its file opened) */
+        char *now = tt_read_file("/proc/self/maps");
+        mapped = now && strstr(now, copy) != NULL;
+        free(now);
+        dw->dwfl_end(dwfl);
+    }
+    if (maps)
+        fclose(maps);
+    return mapped;
 }
 
 /* The program's build ID and the bytes of DWARF in it, read by hand (the test checks the
@@ -121,12 +148,16 @@ int main(void)
     /* the program's DWARF was read (the rest: code linked in without any, as the demangler's) */
     CHECK(lines > ADDRESSES / 4);
 
-    /* The copy is made, byte for byte, and mapped in place of the file: the same frames. */
+    /* The sampler's unwinder makes no copy; the resolver makes it, byte for byte, and maps it
+     * in place of the file: the same frames. The unwinder maps it from then on. */
     tcn_debug_cache_configure(dir, (size_t)1 << 30);
-    char *making = resolve_all(&again, copy, &mapped);
     struct stat made;
+    CHECK(!unwinder_maps(copy));
+    CHECK(stat(copy, &made) != 0);
+    char *making = resolve_all(&again, copy, &mapped);
     CHECK(stat(copy, &made) == 0);
     CHECK(made.st_size == program.st_size);
+    CHECK(unwinder_maps(copy));
     CHECK(files_equal(copy, exe));
     CHECK(mapped);
     CHECK(making && plain && strcmp(making, plain) == 0);
