@@ -11,6 +11,7 @@
  * server's connection waiting: its CPU time over a second, next to nothing, not the whole
  * second; then a capture connects and gets a message. */
 #include "test_capture.h"
+#include "test_threads.h"
 #include "test_util.h"
 #include "tracyc.h"
 #include <tracy/TracyC.h>

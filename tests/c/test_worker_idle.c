@@ -8,6 +8,7 @@
  * one that waits for work, for its timeouts (tens of milliseconds and more) and little
  * else; connected, its wait doubles up to 250 ms while nothing comes (it was 50 ms: 20
  * sleeps a second). The sampler thread is counted the same way while the program computes. */
+#include "test_threads.h"
 #include "test_util.h"
 #include "tracyc.h"
 #include <tracy/TracyC.h>

@@ -1,7 +1,6 @@
 /* test_util.c - tally, files read whole, free ports, resident memory, what the machine lets a test sample,
  * where a function's code lies, which files are mapped twice. */
 #include "test_util.h"
-#include "tracyc.h"
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -147,23 +146,4 @@ int tt_occurrences(const char *text, const char *what)
     for (const char *p = text; p && (p = strstr(p, what)); p += strlen(what))
         n++;
     return n;
-}
-
-uint32_t tt_own_thread(const char *name)
-{
-    uint32_t tids[16];
-    size_t n = tracyc_own_threads(tids, 16);
-    for (size_t i = 0; i < n && i < 16; i++) {
-        char path[64], comm[32] = "";
-        snprintf(path, sizeof path, "/proc/self/task/%u/comm", tids[i]);
-        FILE *f = fopen(path, "r");
-        if (f) {
-            if (!fgets(comm, sizeof comm, f))
-                comm[0] = 0;
-            fclose(f);
-        }
-        if (strncmp(comm, name, strlen(name)) == 0)
-            return tids[i];
-    }
-    return 0;
 }

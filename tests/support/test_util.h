@@ -59,10 +59,6 @@ int tt_occurrences(const char *text, const char *what);
 /* A loopback port nobody listens on right now, exported as TRACY_PORT. */
 uint16_t tt_use_free_port(void);
 
-/* The thread id of the profiler's thread whose name starts with name ("tracyc worker",
- * tracyc_own_threads), 0 when there is none. */
-uint32_t tt_own_thread(const char *name);
-
 /* Bytes of resident memory of this process. */
 size_t tt_rss_bytes(void);
 
