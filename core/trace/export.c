@@ -139,6 +139,30 @@ static FILE *open_output(const char *path, char *tmp, size_t tmplen)
     return NULL;
 }
 
+/* 0: an unnamed file can be made in path's directory; -1 with err set: it cannot (the
+ * error); -1 with err "": the file system makes none, ask with a named one. */
+static int check_unnamed(const char *path, char *err, size_t errlen)
+{
+    err[0] = '\0';
+    const char *slash = strrchr(path, '/');
+    size_t len = slash ? (size_t)(slash - path) + (slash == path) : 1;
+    char *dir = malloc(len + 1);
+    if (!dir)
+        return -1;
+    memcpy(dir, slash ? path : ".", len);
+    dir[len] = '\0';
+    int fd = tcu_fd_open(dir, O_TMPFILE | O_WRONLY, 0600);
+    int saved = errno;
+    free(dir);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    if (saved != EOPNOTSUPP && saved != EISDIR && saved != EINVAL)
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
+    return -1;
+}
+
 int tct_export_check_path(const char *path, char *err, size_t errlen)
 {
     if (tct_export_check_format(path, err, errlen) != 0)
@@ -155,7 +179,13 @@ int tct_export_check_path(const char *path, char *err, size_t errlen)
         return -1;
     }
     /* What access() says of the directory is not enough: root passes it everywhere, and
-     * /proc takes no new file even from root. */
+     * /proc takes no new file even from root. A file is made there: an unnamed one where the
+     * file system can (O_TMPFILE), which nothing outlives, since the check may run on the
+     * profiler's thread while another ends the process (os._exit) and leaves a named one. */
+    if (check_unnamed(path, err, errlen) == 0)
+        return 0;
+    if (err[0])
+        return -1;
     size_t tmplen = strlen(path) + 32;
     char *tmp = malloc(tmplen);
     if (!tmp) {

@@ -249,9 +249,16 @@ def test_pid_read_again_once_the_program_runs(tmp_path):
         while not select.select([shell.stdout], [], [], 0.1)[0]:
             assert capture.poll() is None, capture.communicate()  # it gave up: never found the port
         assert shell.stdout.readline().strip() == "connected"
+        # The program is connected once it has sent its welcome; the capture is recording once
+        # it has read it, which it says: a stop before that is a stop before any client.
+        said = ""
+        for line in iter(capture.stderr.readline, ""):  # until it says so, or ends
+            said += line
+            if "recording" in line:
+                break
         capture.send_signal(signal.SIGINT)
         _, stderr = capture.communicate(timeout=120)
-        assert "recording endless (pid %d) at 127.0.0.1 port %d" % (shell.pid, port) in stderr, stderr
+        assert "recording endless (pid %d) at 127.0.0.1 port %d" % (shell.pid, port) in said, said + stderr
         with open(out) as f:
             assert json.load(f)["otherData"]["pid"] == shell.pid
     finally:
