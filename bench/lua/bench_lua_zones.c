@@ -69,7 +69,7 @@ int main(int argc, char **argv)
     int whole = argc > 1 && strcmp(argv[1], "--whole") == 0;
     int server = whole || (argc > 1 && strcmp(argv[1], "--server") == 0);
     long pairs = argc > 1 + server ? atol(argv[1 + server]) : 1000000;
-    char out[] = "/tmp/bench_lua_zones_XXXXXX.txt";
+    char out[] = "bench_lua_zones_XXXXXX.txt"; /* in the folder it runs in, removed at the end */
     if (server) {
         if (bench_wait_for_server("bench_lua_zones") != 0)
             return 2;

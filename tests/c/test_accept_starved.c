@@ -14,6 +14,7 @@
 #include "test_threads.h"
 #include "test_util.h"
 #include "tracyc.h"
+#include <limits.h>
 #include <tracy/TracyC.h>
 
 #include "capture/collector.h"
@@ -229,7 +230,8 @@ static int worker(void)
 
 static void check_worker(void)
 {
-    char port[16], err_path[] = "/tmp/tracyc_accept_starved_XXXXXX";
+    char port[16], err_path[PATH_MAX];
+    tt_temp_path(err_path, sizeof err_path, "tracyc_accept_starved_XXXXXX");
     snprintf(port, sizeof port, "%u", tt_use_free_port());
     setenv("TRACY_PORT", port, 1);
     setenv("TRACY_NO_SYS_TRACE", "1", 1); /* no perf events: only the worker's descriptors */

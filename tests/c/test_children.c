@@ -18,6 +18,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -167,7 +168,8 @@ static int capture_collects(void *arg)
 {
     int fork_only = *(int *)arg; /* 1: TRACYC_FOLLOW_FORK=1 and a forked child; 0: the API and exec */
     const char *label = fork_only ? "TRACYC_FOLLOW_FORK, fork" : "tracyc_collect_children, exec";
-    char path[] = "/tmp/tracyc-children-XXXXXX.json";
+    char path[PATH_MAX];
+    tt_temp_path(path, sizeof path, "tracyc-children-XXXXXX.json");
     close(mkstemps(path, 5));
     unlink(path);
     unsetenv("TRACYC_CONNECT");

@@ -9,6 +9,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -42,7 +43,8 @@ int main(void)
     CHECK(tc_clock_calibrate((int64_t)3600 * 1000000000) == waited);
 
     /* A program that ends as soon as it starts, with an in-process capture. */
-    char path[] = "/tmp/tracyc-calibrate-XXXXXX.txt";
+    char path[PATH_MAX];
+    tt_temp_path(path, sizeof path, "tracyc-calibrate-XXXXXX.txt");
     int fd = mkstemps(path, 4);
     CHECK(fd >= 0);
     close(fd);

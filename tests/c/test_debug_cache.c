@@ -11,6 +11,7 @@
 #include "test_symbols.h"
 #include "test_util.h"
 
+#include <limits.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -122,7 +123,8 @@ int main(void)
                build_id[0] ? debug_file : "no build ID");
         return 77;
     }
-    char root[] = "/tmp/tracyc-debug-cache-XXXXXX";
+    char root[PATH_MAX];
+    tt_temp_path(root, sizeof root, "tracyc-debug-cache-XXXXXX");
     CHECK(mkdtemp(root) != NULL);
     char dir[4200], full[4200], blocked[4200];
     snprintf(dir, sizeof dir, "%s/made/here", root); /* made by the cache, parents too */

@@ -13,6 +13,7 @@
 #include "native/symbols.h"
 #include "test_util.h"
 
+#include <limits.h>
 #include <dirent.h>
 #include <elf.h>
 #include <fcntl.h>
@@ -173,7 +174,8 @@ int main(void)
 {
     check_refused();
     dl_iterate_phdr(find_code, NULL);
-    char root[] = "/tmp/tracyc-lines-XXXXXX";
+    char root[PATH_MAX];
+    tt_temp_path(root, sizeof root, "tracyc-lines-XXXXXX");
     CHECK(mkdtemp(root) != NULL);
     char dir[4200];
     snprintf(dir, sizeof dir, "%s/cache", root);

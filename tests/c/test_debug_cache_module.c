@@ -13,6 +13,7 @@
 #include "test_symbols.h"
 #include "test_util.h"
 
+#include <limits.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -132,7 +133,8 @@ int main(void)
         printf("test_debug_cache_module: skipped: %s has no DWARF of its own or no build ID\n", exe);
         return 77;
     }
-    char root[] = "/tmp/tracyc-module-cache-XXXXXX";
+    char root[PATH_MAX];
+    tt_temp_path(root, sizeof root, "tracyc-module-cache-XXXXXX");
     CHECK(mkdtemp(root) != NULL);
     char dir[4200], full[4200], copy[4400];
     snprintf(dir, sizeof dir, "%s/made/here", root); /* made by the cache, parents too */

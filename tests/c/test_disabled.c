@@ -51,7 +51,7 @@ int main(void)
     char hex[16];
     snprintf(hex, sizeof hex, ":%04X ", port);
     CHECK_EQ_INT(port_listening(hex), 0);
-    CHECK(tracyc_capture_start("/tmp/never.json") == -1);
+    CHECK(tracyc_capture_start("never.json") == -1);
     CHECK(strlen(tracyc_last_error()) > 0);
     ___tracy_shutdown_profiler();
     return tt_finish("test_disabled");

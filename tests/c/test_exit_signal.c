@@ -13,6 +13,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,7 +92,9 @@ int main(int argc, char **argv)
     if (argc == 4 && strcmp(argv[1], "--program") == 0)
         return run_program(atoi(argv[2]), argv[3]);
 
-    char dir[] = "/tmp/tracyc_exit_signal.XXXXXX";
+    char dir[PATH_MAX];
+
+    tt_temp_path(dir, sizeof dir, "tracyc_exit_signal.XXXXXX");
     CHECK(mkdtemp(dir) != NULL);
     const int sigs[] = {SIGINT, SIGTERM};
     for (int i = 0; i < 2; i++) {

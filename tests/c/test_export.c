@@ -20,6 +20,7 @@
 #include "trace/writer.h"
 #include "trace/zone_stats.h"
 
+#include <limits.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -575,9 +576,10 @@ static void test_chrome(void)
     /* every nanosecond survives tracy-import-chrome's uint64(ts * 1000.) */
     CHECK(strstr(json, "\"ts\":1.00001,\"dur\":9.00001,") != NULL);
     if (have_python()) {
-        char dir[] = "/tmp/tracyc_test_export_XXXXXX";
+        char dir[PATH_MAX];
+        tt_temp_path(dir, sizeof dir, "tracyc_test_export_XXXXXX");
         CHECK(mkdtemp(dir) != NULL);
-        char json_path[128], py_path[128], cmd[512];
+        char json_path[PATH_MAX + 16], py_path[PATH_MAX + 16], cmd[2 * PATH_MAX + 64];
         snprintf(json_path, sizeof json_path, "%s/trace.json", dir);
         snprintf(py_path, sizeof py_path, "%s/check.py", dir);
         FILE *f = fopen(json_path, "w");
@@ -1151,7 +1153,8 @@ static void test_export_file(void)
     struct tct_names names;
     tct_names_from_decoder(&names, dec);
     CHECK_EQ_INT(tct_trace_add_source(tr, &names, 0), 0);
-    char path[] = "/tmp/tracyc_test_export_XXXXXX.csv";
+    char path[PATH_MAX];
+    tt_temp_path(path, sizeof path, "tracyc_test_export_XXXXXX.csv");
     int fd = mkstemps(path, 4);
     CHECK(fd >= 0);
     close(fd);
@@ -1174,7 +1177,8 @@ static void test_export_file(void)
     CHECK(fgets(line, sizeof line, f) == NULL);
     fclose(f);
     unlink(path);
-    char refused[] = "/tmp/tracyc_test_export_XXXXXX.tracy";
+    char refused[PATH_MAX];
+    tt_temp_path(refused, sizeof refused, "tracyc_test_export_XXXXXX.tracy");
     fd = mkstemps(refused, 6);
     CHECK(fd >= 0);
     close(fd);

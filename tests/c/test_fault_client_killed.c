@@ -8,6 +8,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -55,7 +56,8 @@ static int doomed_program(void *arg)
 int main(void)
 {
     uint16_t port = tt_use_free_port();
-    char output[] = "/tmp/tracyc-client-killed-XXXXXX.txt";
+    char output[PATH_MAX];
+    tt_temp_path(output, sizeof output, "tracyc-client-killed-XXXXXX.txt");
     close(mkstemps(output, 4));
     int ready[2];
     if (pipe(ready) != 0)

@@ -9,6 +9,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -55,7 +56,8 @@ static int over_tcp(void *arg)
 
 int main(void)
 {
-    char json[] = "/tmp/tracyc-decoder-failed-XXXXXX.json";
+    char json[PATH_MAX];
+    tt_temp_path(json, sizeof json, "tracyc-decoder-failed-XXXXXX.json");
     close(mkstemps(json, 5));
     CHECK_EQ_INT(tf_wait(tf_fork(in_process, json)), 0);
     char *text = tf_read_file(json);
@@ -65,7 +67,8 @@ int main(void)
     unlink(json);
 
     uint16_t port = tt_use_free_port();
-    char summary[] = "/tmp/tracyc-decoder-failed-XXXXXX.txt";
+    char summary[PATH_MAX];
+    tt_temp_path(summary, sizeof summary, "tracyc-decoder-failed-XXXXXX.txt");
     close(mkstemps(summary, 4));
     pid_t capture = tf_spawn_capture(port, summary);
     pid_t program = tf_fork(over_tcp, &port);

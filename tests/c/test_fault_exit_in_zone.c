@@ -6,6 +6,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -55,7 +56,9 @@ int main(void)
 {
     uint16_t port = tt_use_free_port();
 
-    char summary[] = "/tmp/tracyc-exit-XXXXXX.json";
+    char summary[PATH_MAX];
+
+    tt_temp_path(summary, sizeof summary, "tracyc-exit-XXXXXX.json");
     close(mkstemps(summary, 5));
     pid_t program = tf_fork(program_for_server, NULL);
     pid_t capture = tf_spawn_capture(port, summary);
@@ -64,7 +67,9 @@ int main(void)
     check_output(summary, "still open at exit");
     unlink(summary);
 
-    char json[] = "/tmp/tracyc-exit-XXXXXX.json";
+    char json[PATH_MAX];
+
+    tt_temp_path(json, sizeof json, "tracyc-exit-XXXXXX.json");
     close(mkstemps(json, 5));
     program = tf_fork(program_in_process, json);
     CHECK_EQ_INT(tf_wait(program), 0);

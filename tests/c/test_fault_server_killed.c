@@ -7,6 +7,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -32,7 +33,8 @@ int main(void)
     uint16_t port = tt_use_free_port();
     setenv("TRACY_NO_EXIT", "1", 1);
     ___tracy_startup_profiler();
-    char output[] = "/tmp/tracyc-killed-XXXXXX";
+    char output[PATH_MAX];
+    tt_temp_path(output, sizeof output, "tracyc-killed-XXXXXX");
     close(mkstemp(output));
     pid_t first = tf_spawn_capture(port, output);
     while (!___tracy_connected())

@@ -14,6 +14,7 @@
 #include "tracyc.h"
 #include "util/fd.h"
 
+#include <limits.h>
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <dlfcn.h>
@@ -139,8 +140,9 @@ static int free_then_restored(int fd)
 int main(void)
 {
     uint16_t port = tt_use_free_port();
-    char out[64];
-    snprintf(out, sizeof out, "/tmp/tracyc-fd-floor-%d.txt", (int)getpid());
+    char name[64], out[PATH_MAX];
+    snprintf(name, sizeof name, "tracyc-fd-floor-%d.txt", (int)getpid());
+    tt_temp_path(out, sizeof out, name);
     setenv("TRACYC_OUTPUT", out, 1);
     for (int fd = 0; fd < TCU_FD_FLOOR; fd++)
         existing[fd] = !is_free(fd);

@@ -11,6 +11,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,8 @@ static void *images(void *arg)
 
 int main(void)
 {
-    char path[] = "/tmp/test_heap_records_XXXXXX.txt";
+    char path[PATH_MAX];
+    tt_temp_path(path, sizeof path, "test_heap_records_XXXXXX.txt");
     int fd = mkstemps(path, 4);
     tt_check(fd >= 0, "a temporary file");
     close(fd);

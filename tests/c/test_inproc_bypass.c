@@ -13,6 +13,7 @@
 #include "tracyc.h"
 #include "wire/protocol.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -161,7 +162,8 @@ int main(void)
     record_thread(&rs[0], 1000000, 0);
     record_thread(&rs[1], 1000300, 1);
     static const char *const formats[] = {"txt", "csv", "json", "pftrace", "folded", "svg"};
-    char dir[] = "/tmp/tracyc_bypass.XXXXXX";
+    char dir[PATH_MAX];
+    tt_temp_path(dir, sizeof dir, "tracyc_bypass.XXXXXX");
     if (!mkdtemp(dir))
         return 1;
     for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
@@ -172,7 +174,7 @@ int main(void)
             struct tc_thread *threads = calloc(2, sizeof *threads);
             threads[0].tid = 101;
             threads[1].tid = 102;
-            char path[128];
+            char path[PATH_MAX + 32];
             snprintf(path, sizeof path, "%s/%s.%s", dir, bypass ? "bypass" : "items", formats[f]);
             CHECK_EQ_INT(capture(path, rs, threads, bypass), 0);
             FILE *in = fopen(path, "rb");

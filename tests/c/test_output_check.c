@@ -8,6 +8,7 @@
 
 #include "trace/export.h"
 
+#include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +32,10 @@ static int created_while_checking(const char *dir, const char *path, int *checke
 
 int main(void)
 {
-    char dir[] = "/tmp/tracyc_output_check_XXXXXX";
+    char dir[PATH_MAX];
+    tt_temp_path(dir, sizeof dir, "tracyc_output_check_XXXXXX");
     CHECK(mkdtemp(dir) != NULL);
-    char path[256];
+    char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/trace.json", dir);
     int checked = -1;
     int made = created_while_checking(dir, path, &checked);

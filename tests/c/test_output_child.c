@@ -11,6 +11,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 
+#include <limits.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -59,9 +60,11 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "--parent") == 0)
         return run_parent();
 
-    char dir[] = "/tmp/tracyc_output_child.XXXXXX";
+    char dir[PATH_MAX];
+
+    tt_temp_path(dir, sizeof dir, "tracyc_output_child.XXXXXX");
     CHECK(mkdtemp(dir) != NULL);
-    char out[300], err[300];
+    char out[PATH_MAX + 16], err[PATH_MAX + 16];
     snprintf(out, sizeof out, "%s/out.json", dir);
     snprintf(err, sizeof err, "%s/stderr.txt", dir);
     /* Both processes hold `done` open: it ends when the last of them has exited. */
@@ -102,7 +105,7 @@ int main(int argc, char **argv)
         if (strncmp(e->d_name, "out.", 4) != 0 || strcmp(e->d_name, "out.json") == 0 || len < 10 ||
             strcmp(e->d_name + len - 5, ".json") != 0 || strspn(e->d_name + 4, "0123456789") != len - 9)
             continue;
-        char path[600];
+        char path[PATH_MAX + 256];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         free(child);
         child = tt_read_file(path);

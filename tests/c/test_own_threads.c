@@ -6,6 +6,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 
+#include <limits.h>
 #include <dirent.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -89,8 +90,9 @@ int main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    char out[64];
-    snprintf(out, sizeof out, "/tmp/tracyc-own-threads-%d.txt", (int)getpid());
+    char name[64], out[PATH_MAX];
+    snprintf(name, sizeof name, "tracyc-own-threads-%d.txt", (int)getpid());
+    tt_temp_path(out, sizeof out, name);
     setenv("TRACYC_OUTPUT", out, 1);
     /* ThreadSanitizer starts a thread of its own at the first pthread_create: have it now. */
     pthread_t first;

@@ -23,6 +23,7 @@
 #include "wire/protocol.h"
 #include "util/bytes.h"
 
+#include <limits.h>
 #include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -332,9 +333,10 @@ static void check_reason(const char *text, const char *errname)
  * once. (This process is under the filter already; the child inherits it.) */
 static void check_refused_folded(const char *errname)
 {
-    char dir[] = "/tmp/tracyc_refused.XXXXXX";
+    char dir[PATH_MAX];
+    tt_temp_path(dir, sizeof dir, "tracyc_refused.XXXXXX");
     CHECK(mkdtemp(dir) != NULL);
-    char out[128], err[128];
+    char out[PATH_MAX + 16], err[PATH_MAX + 16];
     snprintf(out, sizeof out, "%s/samples.folded", dir);
     snprintf(err, sizeof err, "%s/stderr.txt", dir);
     pid_t pid = fork();

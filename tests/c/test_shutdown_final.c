@@ -5,6 +5,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,8 @@ static void *late_thread(void *arg)
 
 int main(void)
 {
-    char dir[] = "/tmp/tracyc-final-XXXXXX", path[64], path2[64];
+    char dir[PATH_MAX], path[PATH_MAX + 16], path2[PATH_MAX + 16];
+    tt_temp_path(dir, sizeof dir, "tracyc-final-XXXXXX");
     if (!mkdtemp(dir))
         return 2;
     snprintf(path, sizeof path, "%s/trace.csv", dir);

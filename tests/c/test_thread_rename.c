@@ -17,6 +17,7 @@
 #include "util/bytes.h"
 #include "wire/protocol.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,8 @@ static int through_the_decoder(void *arg)
     struct tct_trace *trace = tct_trace_new();
     struct tct_names names;
     tct_names_from_decoder(&names, cap->dec);
-    char path[] = "/tmp/tracyc-rename-XXXXXX.json", err[256] = "";
+    char path[PATH_MAX], err[256] = "";
+    tt_temp_path(path, sizeof path, "tracyc-rename-XXXXXX.json");
     close(mkstemps(path, 5));
     struct tct_output *output = NULL;
     if (tct_trace_add_source(trace, &names, 0) == 0)

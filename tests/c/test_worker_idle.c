@@ -12,6 +12,7 @@
 #include "test_threads.h"
 #include "test_util.h"
 #include "tracyc.h"
+#include <limits.h>
 #include <tracy/TracyC.h>
 
 #include <spawn.h>
@@ -114,7 +115,9 @@ int main(int argc, char **argv)
     long idle = switches_over_a_second(tid);
     tt_check(idle <= 30, "no server: the worker slept %ld times in a second (<= 30)", idle);
 
-    char out[] = "/tmp/tracyc_worker_idle_XXXXXX.txt";
+    char out[PATH_MAX];
+
+    tt_temp_path(out, sizeof out, "tracyc_worker_idle_XXXXXX.txt");
     int fd = mkstemps(out, 4);
     tt_check(fd >= 0, "a temporary file");
     close(fd);

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <link.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -146,4 +147,16 @@ int tt_occurrences(const char *text, const char *what)
     for (const char *p = text; p && (p = strstr(p, what)); p += strlen(what))
         n++;
     return n;
+}
+
+char *tt_temp_path(char *path, size_t len, const char *name)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = 0;
+    snprintf(path, len, "%s/%s", slash ? exe : ".", name);
+    return path;
 }

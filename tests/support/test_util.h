@@ -53,6 +53,10 @@ void tt_zones(const struct ___tracy_source_location_data *loc, int n);
 
 /* A text file's contents (up to 1 MiB), malloc'd; NULL when it cannot be read. */
 char *tt_read_file(const char *path);
+/* A path for a test's files in the build folder, beside the test's own program (not a
+ * machine path such as /tmp): name is a file name, a mkstemp/mkdtemp template or not.
+ * Returns path (len bytes; PATH_MAX is enough). */
+char *tt_temp_path(char *path, size_t len, const char *name);
 /* How many times `what` occurs in text (0 for NULL text). */
 int tt_occurrences(const char *text, const char *what);
 
