@@ -11,6 +11,7 @@
 #include "capture/sockets.h"
 #include "trace/names.h"
 #include "util/array.h"
+#include "util/fd.h"
 #include "util/host_id.h"
 
 #define RECV_CHUNK (256 * 1024)
@@ -287,8 +288,8 @@ static void accept_all(struct tcs_collector *c, struct listener *l, double now)
         char peer[256];
         uint16_t peer_port;
         int fd = tcs_accept(l->fd, peer, sizeof peer, &peer_port);
-        if (fd < 0 && tcs_accept_starved(errno)) {
-            l->paused_until = now + TCS_ACCEPT_PAUSE_S;
+        if (fd < 0 && tcu_fd_accept_starved(errno)) {
+            l->paused_until = now + TCU_ACCEPT_PAUSE_MS / 1000.0;
             if (!l->starved && c->opt.on_accept_failed)
                 c->opt.on_accept_failed(c->opt.user, l->port, errno);
             l->starved = 1;

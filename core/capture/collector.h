@@ -73,7 +73,7 @@ struct tcs_collector_options {
     void (*on_end)(void *user, const struct tcs_client *client);
     /* Optional: accepting on the listener of port failed for want of descriptors or memory
      * (err: EMFILE, ...), the first time since it last accepted one. The connections wait;
-     * the listener is tried again every TCS_ACCEPT_PAUSE_S (capture/sockets.h). */
+     * the listener is tried again every TCU_ACCEPT_PAUSE_MS (util/fd.h). */
     void (*on_accept_failed)(void *user, uint16_t port, int err);
     void *user;
 };

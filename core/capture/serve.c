@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "capture/sockets.h"
+#include "util/fd.h"
 #include "wire/protocol.h"
 #include "wire/versions.h"
 
@@ -89,8 +90,8 @@ static void accept_server(struct tcs_serve *s)
     int fd = tcs_accept(s->listen_fd, peer, sizeof peer, &peer_port);
     if (fd >= 0)
         tcs_serve_adopt(s, fd);
-    else if (tcs_accept_starved(errno))
-        s->accept_paused_until = tcs_now_s() + TCS_ACCEPT_PAUSE_S; /* the caller's timeout tries again */
+    else if (tcu_fd_accept_starved(errno))
+        s->accept_paused_until = tcs_now_s() + TCU_ACCEPT_PAUSE_MS / 1000.0; /* the caller's timeout tries again */
 }
 
 /* This server is not the one: wait for the next (an adopted connection has no next). */

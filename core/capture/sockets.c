@@ -121,11 +121,6 @@ int tcs_accept(int listen_fd, char *peer, size_t peerlen, uint16_t *peer_port)
     return fd;
 }
 
-int tcs_accept_starved(int err)
-{
-    return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
-}
-
 static int64_t clock_ns(clockid_t id)
 {
     struct timespec ts;

@@ -26,11 +26,6 @@ int tcs_listen(const char *host, uint16_t port, uint16_t *bound, char *err, size
 /* A connection waiting on a listening socket, and who made it (numeric host, port):
  * the socket, or -1 when none waits (or with errno set on failure). */
 int tcs_accept(int listen_fd, char *peer, size_t peerlen, uint16_t *peer_port);
-/* Whether tcs_accept failed for want of descriptors or memory (err: its errno). The
- * connection then stays waiting and the socket readable: a poll on it returns at once
- * until a descriptor is free, so the caller leaves it out for TCS_ACCEPT_PAUSE_S. */
-int tcs_accept_starved(int err);
-#define TCS_ACCEPT_PAUSE_S 0.1
 
 /* CLOCK_MONOTONIC in seconds (deadlines), CLOCK_MONOTONIC_RAW and CLOCK_REALTIME in ns
  * (the clocks clients are put on, capture/clock.h). */

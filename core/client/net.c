@@ -125,11 +125,6 @@ int tc_net_accept_fd(int listen_fd)
     return tcu_fd_lift(accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));
 }
 
-int tc_net_accept_starved(int err)
-{
-    return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
-}
-
 int tc_net_socket(int family)
 {
     return tcu_fd_lift(socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));

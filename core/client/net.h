@@ -18,11 +18,7 @@ int tc_net_listen_loopback(uint16_t *bound_port);
 /* Accepts a pending connection without blocking: its socket (non-blocking), or -1 with
  * errno set (EAGAIN: none waits). */
 int tc_net_accept_fd(int listen_fd);
-/* Whether accepting failed for want of descriptors or memory (err: its errno). The
- * connection then waits and the socket stays readable, so a wait on it would return at
- * once until a descriptor is free: the worker leaves it out for TC_ACCEPT_PAUSE_NS. */
-int tc_net_accept_starved(int err);
-#define TC_ACCEPT_PAUSE_NS 100000000
+
 /* A non-blocking TCP socket of that address family, to connect out (client/dial.c); -1. */
 int tc_net_socket(int family);
 /* The transport of a connected non-blocking socket, which it owns from then on (NULL and

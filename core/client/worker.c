@@ -17,6 +17,7 @@
 #include "native/libdw.h"
 #include "client/net.h"
 #include "native/resolver.h"
+#include "util/fd.h"
 #include "util/threads.h"
 #include "client/sampling.h"
 #include "client/state.h"
@@ -319,7 +320,7 @@ static int64_t accept_paused(int64_t now, const char *what, uint16_t port)
         fprintf(stderr, "tracyc: cannot accept %s on port %u now: %s; it waits until a descriptor is free\n", what,
                 port, strerror(errno));
     }
-    return now + TC_ACCEPT_PAUSE_NS;
+    return now + TCU_ACCEPT_PAUSE_MS * 1000000LL;
 }
 
 /* Takes the connections waiting on the listening socket. When MAX_PENDING handshakes are
@@ -335,7 +336,7 @@ static void accept_servers(void)
             break;
         struct tc_transport *t = tc_net_accept(w.listen_fd);
         if (!t) {
-            if (tc_net_accept_starved(errno))
+            if (tcu_fd_accept_starved(errno))
                 w.listen_paused_until = accept_paused(now, "a server's connection", w.port);
             break;
         }
@@ -468,7 +469,7 @@ static int take_children(void)
     if (collecting) {
         for (int child; (child = tc_net_accept_fd(fd)) >= 0;)
             tc_inproc_adopt(w.inproc, child);
-        if (tc_net_accept_starved(errno))
+        if (tcu_fd_accept_starved(errno))
             w.children_paused_until = accept_paused(tc_clock_monotonic_ns(), "a child's connection", w.children_port);
     }
     tc_inproc_step(w.inproc, 0);

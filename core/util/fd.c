@@ -80,3 +80,8 @@ void tcu_fd_run_above_floor(void (*init)(void *), void *arg)
     free(taken);
     close(stand_in);
 }
+
+int tcu_fd_accept_starved(int err)
+{
+    return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
+}

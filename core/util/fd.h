@@ -37,4 +37,11 @@ FILE *tcu_fd_fopen_read(const char *path);
  * freed again afterwards, except one the program put a descriptor of its own on meanwhile. */
 void tcu_fd_run_above_floor(void (*init)(void *), void *arg);
 
+/* Whether accept(2) failed for want of descriptors or memory (err: its errno). The
+ * connection then stays waiting and the listening socket readable, so a wait on it returns
+ * at once until a descriptor is free: the socket is left out of the waits for
+ * TCU_ACCEPT_PAUSE_MS (the client's worker, the capture's collector and proxy). */
+int tcu_fd_accept_starved(int err);
+#define TCU_ACCEPT_PAUSE_MS 100
+
 #endif
