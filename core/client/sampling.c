@@ -27,6 +27,7 @@
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,7 @@ static struct {
     int *fds;
     size_t nfds, fds_cap;
     pthread_t thread;
+    sem_t opened; /* posted once the events are open, or stop set: the sampler may start */
     _Atomic int stop;
     int wake_fd;       /* an eventfd: stop_locked wakes the sampler with it */
     int sampling;      /* samples wanted (else only context switches) */
@@ -736,11 +738,19 @@ static void *sampler_main(void *arg)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* the program's signals are for its threads */
-    /* Kept across pauses: building them reads every module. */
+    /* Kept across pauses: building them reads every module, meanwhile the events open. */
     if (s.sampling && !s.use_callchain && !s.unwinder)
         s.unwinder = tcn_sample_unwinder_new();
     if (s.sampling && s.use_callchain && !s.callchain)
         s.callchain = tcn_sample_callchain_new();
+    while (sem_wait(&s.opened) != 0) /* EINTR */
+        ;
+    if (!s.nrings)
+        return NULL; /* the kernel refused the events */
+    /* The calibration waits until 20 ms after start-up, which a short program may not live
+     * to see: its records wait in the rings meanwhile. */
+    s.ns_per_tick = tc_clock_calibrate(20 * 1000000);
+    refresh_clock_pair();
     struct pollfd *polls = calloc((size_t)s.nrings + 1, sizeof *polls);
     int npolls = 0;
     if (polls && s.wake_fd >= 0)
@@ -806,17 +816,6 @@ static void start_locked(void)
     s.pid = getpid();
     atomic_store(&s.has_reason, 0);
     s.reason[0] = 0;
-    if (open_events(cfg) != 0) {
-        atomic_store(&s.refused, 1);
-        say_reason();
-        return;
-    }
-    /* The events run from here; the calibration waits until 20 ms after start-up, which a
-     * short program may not live to see: its samples wait in the rings meanwhile. */
-    s.ns_per_tick = tc_clock_calibrate(20 * 1000000);
-    refresh_clock_pair();
-    say_reason(); /* limited: not every thread is sampled */
-    atomic_store(&s.refused, 0);
     atomic_store(&s.stop, 0);
     /* Made once and kept: a descriptor is low for a moment when made (util/fd.h). A stop's
      * wake-up, not read by the sampler that stopped, is read here. */
@@ -825,12 +824,24 @@ static void start_locked(void)
         s.wake_fd = tcu_fd_lift(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     else
         eventfd_read(s.wake_fd, &stale);
-    if (tcu_thread_start(&s.thread, "tracyc sampler", sampler_main, NULL) != 0) {
-        close_events();
+    /* The sampler thread exists before the events: a thread created by one that has events
+     * inherits them, and the caller may be a program thread (tc_worker_start). */
+    if (sem_init(&s.opened, 0, 0) != 0 || tcu_thread_start(&s.thread, "tracyc sampler", sampler_main, NULL) != 0) {
         snprintf(s.reason, sizeof s.reason, "sampling unavailable: no thread for the sampler");
         atomic_store_explicit(&s.has_reason, 1, memory_order_release);
         return;
     }
+    if (open_events(cfg) != 0) {
+        atomic_store(&s.refused, 1);
+        atomic_store(&s.stop, 1);
+        sem_post(&s.opened);
+        tcu_thread_join(s.thread);
+        say_reason();
+        return;
+    }
+    say_reason(); /* limited: not every thread is sampled */
+    atomic_store(&s.refused, 0);
+    sem_post(&s.opened);
     s.running = 1;
 }
 
