@@ -66,7 +66,8 @@
  * connected, every thread of the process (those that exist when the capture starts and
  * every thread created later; not child processes) is sampled TRACY_SAMPLING_HZ times a
  * second of its CPU time, each sample with its callstack, and its context switches are
- * recorded, through the kernel's perf events. This needs
+ * recorded, through the kernel's perf events (with TRACYC_OUTPUT, from the moment the
+ * profiler's start returns). This needs
  * /proc/sys/kernel/perf_event_paranoid <= 2 (the default of most distributions), or
  * CAP_PERFMON / root; as root, time spent in system calls is sampled too. When the kernel
  * refuses, the program runs on and each server gets one message saying why (the error and

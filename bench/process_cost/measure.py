@@ -9,7 +9,8 @@ preloaded (start.c), in three modes, interleaved round by round:
 With --before LIB (another build's start library, whose rpath names its libtracyc), each
 traced mode runs with that build too, as MODE@before, in the same rounds.
 Prints, per program, the median process CPU of each mode with its range and its ratio to
-the untraced median of the same run, the median wall time and its ratio, the samples kept
+the untraced median of the same run, the median of each round's ratio to that round's
+untraced run ("paired": steadier when the machine's speed drifts), the median wall time and its ratio, the samples kept
 per CPU second and in how many runs the capture kept any, then the median per-thread split of tracyc's CPU:
 its worker, sampler and symbol resolver threads, and its shutdown on the program's main
 thread at exit ("exit"). Idle programs (--idle) print CPU milliseconds per second instead,
@@ -135,8 +136,8 @@ def report(name, modes, runs, idle_s):
     if idle_s:
         print(f"  {'mode':<14} {'process CPU ms':>15} {'range':>17} {'CPU ms/s':>9} {'tracyc ms/s':>12}")
     else:
-        print(f"  {'mode':<14} {'process CPU s':>14} {'range':>15} {'ratio':>7} {'wall s':>7} {'ratio':>6} "
-              f"{'samples/CPU s':>14} {'sampled':>8}")
+        print(f"  {'mode':<14} {'process CPU s':>14} {'range':>15} {'ratio':>7} {'paired':>7} {'wall s':>7} "
+              f"{'ratio':>6} {'samples/CPU s':>14} {'sampled':>8}")
     base_wall = med([r["wall"] for r in runs["untraced"]])
     for mode in modes:
         totals = [r["total"] for r in runs[mode]]
@@ -151,7 +152,10 @@ def report(name, modes, runs, idle_s):
             wall = med([r["wall"] for r in runs[mode]])
             # runs whose capture kept samples (a short program's can have none)
             sampled = "-" if mode == "untraced" else f"{len(rates)}/{len(runs[mode])}"
-            print(f"  {mode:<14} {m / 1e9:14.3f} {lo / 1e9:7.3f}-{hi / 1e9:<7.3f} {m / base:7.3f} "
+            # each round's run against the untraced run of the same round, their median: a
+            # machine whose speed drifts between rounds moves both runs of a round alike
+            paired = med([r["total"] / u["total"] for r, u in zip(runs[mode], runs["untraced"])])
+            print(f"  {mode:<14} {m / 1e9:14.3f} {lo / 1e9:7.3f}-{hi / 1e9:<7.3f} {m / base:7.3f} {paired:7.3f} "
                   f"{wall / 1e9:7.3f} {wall / base_wall:6.2f} {rate} {sampled:>8}")
     traced = [m for m in modes if m != "untraced"]
     unit, scale = ("ms/s", 1e6 * idle_s) if idle_s else ("ms (% of untraced CPU)", 1e6)

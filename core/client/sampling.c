@@ -27,6 +27,7 @@
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,7 @@ static struct {
     int *fds;
     size_t nfds, fds_cap;
     pthread_t thread;
+    sem_t opened; /* posted once the events are open, or stop set: the sampler may start */
     _Atomic int stop;
     int wake_fd;       /* an eventfd: stop_locked wakes the sampler with it */
     int sampling;      /* samples wanted (else only context switches) */
@@ -106,6 +108,10 @@ static struct {
     struct pending **queue;
     size_t queued, queue_cap;
     int64_t tsc_ref, ns_ref; /* a clock pair for converting perf times to ticks */
+    /* The profiler's threads at this pass and the last (tcu_threads_own): a thread joined
+     * since the last pass may have left records behind. */
+    uint32_t own[2][8];
+    size_t nown[2];
     double ns_per_tick;
 } s = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake_fd = -1};
 
@@ -567,40 +573,62 @@ static int sample_id(const uint8_t *p, const uint8_t *end, uint32_t *pid, uint32
     return 0;
 }
 
-static void on_sample(const uint8_t *p, const uint8_t *end)
+/* A thread of the profiler's that a program thread started (a binding's, such as Python's
+ * sampling thread, tcu_thread_start) inherited the events: its records are the profiler's
+ * own doing, left out as its other threads are. Left in, each of its wake-ups kept the
+ * sampler and the worker busy in an idle program. */
+static int own_thread(uint32_t tid)
+{
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < s.nown[k]; i++)
+            if (s.own[k][i] == tid)
+                return 1;
+    return 0;
+}
+
+static void refresh_own_threads(void)
+{
+    memcpy(s.own[1], s.own[0], sizeof s.own[0]);
+    s.nown[1] = s.nown[0];
+    size_t n = tcu_threads_own(s.own[0], sizeof s.own[0] / sizeof *s.own[0]);
+    s.nown[0] = n < sizeof s.own[0] / sizeof *s.own[0] ? n : sizeof s.own[0] / sizeof *s.own[0];
+}
+
+/* 1 when the sample is kept. */
+static int on_sample(const uint8_t *p, const uint8_t *end)
 {
     /* TID, TIME, CPU, then CALLCHAIN (nr, ips) or REGS_USER (abi, regs) and STACK_USER
      * (size, data, dyn_size) */
     if (end - p < 32)
-        return;
+        return 0;
     uint32_t pid = tcu_rd32(p), tid = tcu_rd32(p + 4), cpu = tcu_rd32(p + 16);
     int64_t time = (int64_t)tcu_rd64(p + 8);
     p += 24;
-    if (s.filter_pid && pid != (uint32_t)s.pid)
-        return;
+    if ((s.filter_pid && pid != (uint32_t)s.pid) || own_thread(tid))
+        return 0;
     uint64_t frames[MAX_FRAMES];
     if (s.use_callchain) {
         uint64_t nr = tcu_rd64(p);
         p += 8;
         if (nr > (uint64_t)(end - p) / 8)
-            return;
+            return 0;
         int n = s.callchain ? tcn_sample_callchain_frames(s.callchain, p, nr, frames, MAX_FRAMES) : 0;
         if (n > 0)
             add_pending(time, tid, TC_REC_SAMPLE, (uint8_t)cpu, 0, 0, frames, n);
-        return;
+        return 1;
     }
     uint64_t abi = tcu_rd64(p);
     p += 8;
     int nregs = __builtin_popcountll(tcn_sample_regs_mask());
     uint64_t regs[64];
     if (abi == PERF_SAMPLE_REGS_ABI_NONE || end - p < nregs * 8 + 8)
-        return; /* a kernel thread: none in a process of ours */
+        return 0; /* a kernel thread: none in a process of ours */
     memcpy(regs, p, (size_t)nregs * 8);
     p += nregs * 8;
     uint64_t size = tcu_rd64(p);
     p += 8;
     if ((uint64_t)(end - p) < size + (size ? 8 : 0))
-        return;
+        return 0;
     const uint8_t *stack = p;
     uint64_t dyn = size ? tcu_rd64(p + size) : 0;
     if (dyn > size)
@@ -608,23 +636,25 @@ static void on_sample(const uint8_t *p, const uint8_t *end)
     int n = s.unwinder ? tcn_sample_unwind(s.unwinder, tid, regs, stack, dyn, frames, MAX_FRAMES) : 0;
     if (n > 0)
         add_pending(time, tid, TC_REC_SAMPLE, (uint8_t)cpu, 0, 0, frames, n);
+    return 1;
 }
 
-static void on_record(const struct perf_event_header *h, const uint8_t *body, const uint8_t *end)
+/* 1 when the record is the program's (kept, or counted as lost), 0 when it is not. */
+static int on_record(const struct perf_event_header *h, const uint8_t *body, const uint8_t *end)
 {
     uint32_t pid, tid, cpu;
     int64_t time;
     switch (h->type) {
     case PERF_RECORD_SAMPLE:
-        on_sample(body, end);
-        break;
+        return on_sample(body, end);
     case PERF_RECORD_SWITCH:
-        if (sample_id(body, end, &pid, &tid, &time, &cpu) == 0 && (!s.filter_pid || pid == (uint32_t)s.pid)) {
-            int out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
-            int preempted = out && (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
-            add_pending(time, tid, TC_REC_CONTEXT_SWITCH, (uint8_t)cpu, (uint8_t)!out, (uint8_t)preempted, NULL, 0);
-        }
-        break;
+        if (sample_id(body, end, &pid, &tid, &time, &cpu) != 0 || (s.filter_pid && pid != (uint32_t)s.pid) ||
+            own_thread(tid))
+            return 0;
+        int out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+        int preempted = out && (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+        add_pending(time, tid, TC_REC_CONTEXT_SWITCH, (uint8_t)cpu, (uint8_t)!out, (uint8_t)preempted, NULL, 0);
+        return 1;
     case PERF_RECORD_LOST:
         if (end - body >= 16)
             atomic_fetch_add_explicit(&s.lost, tcu_rd64(body + 8), memory_order_relaxed);
@@ -634,11 +664,12 @@ static void on_record(const struct perf_event_header *h, const uint8_t *body, co
             atomic_fetch_add_explicit(&s.lost, tcu_rd64(body), memory_order_relaxed);
         break;
     default: /* throttling notices and the like */
-        break;
+        return 0;
     }
+    return 1;
 }
 
-/* Takes every complete record out of the ring; returns how many. */
+/* Takes every complete record out of the ring; returns how many were the program's. */
 static size_t read_ring(struct ring *r)
 {
     size_t count = 0;
@@ -665,9 +696,8 @@ static size_t read_ring(struct ring *r)
             memcpy(copy + first, r->data, h.size - first);
             rec = copy;
         }
-        on_record(&h, rec + sizeof h, rec + h.size);
+        count += (size_t)on_record(&h, rec + sizeof h, rec + h.size);
         tail += h.size;
-        count++;
     }
     __atomic_store_n(&r->page->data_tail, tail, __ATOMIC_RELEASE);
     return count;
@@ -736,11 +766,19 @@ static void *sampler_main(void *arg)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* the program's signals are for its threads */
-    /* Kept across pauses: building them reads every module. */
+    /* Kept across pauses: building them reads every module, meanwhile the events open. */
     if (s.sampling && !s.use_callchain && !s.unwinder)
         s.unwinder = tcn_sample_unwinder_new();
     if (s.sampling && s.use_callchain && !s.callchain)
         s.callchain = tcn_sample_callchain_new();
+    while (sem_wait(&s.opened) != 0) /* EINTR */
+        ;
+    if (!s.nrings)
+        return NULL; /* the kernel refused the events */
+    /* The calibration waits until 20 ms after start-up, which a short program may not live
+     * to see: its records wait in the rings meanwhile. */
+    s.ns_per_tick = tc_clock_calibrate(20 * 1000000);
+    refresh_clock_pair();
     struct pollfd *polls = calloc((size_t)s.nrings + 1, sizeof *polls);
     int npolls = 0;
     if (polls && s.wake_fd >= 0)
@@ -749,6 +787,7 @@ static void *sampler_main(void *arg)
         if (s.rings[i].page)
             polls[npolls++] = (struct pollfd){s.rings[i].fd, POLLIN, 0};
     int busy_poll_ms = busy_poll_interval_ms();
+    s.nown[0] = s.nown[1] = 0;
     size_t got = 1;
     for (;;) {
         int stopping = atomic_load(&s.stop);
@@ -756,6 +795,7 @@ static void *sampler_main(void *arg)
             poll(polls, (nfds_t)npolls, got || s.queued ? busy_poll_ms : IDLE_POLL_MS);
         int64_t now = tc_clock_monotonic_ns();
         refresh_clock_pair();
+        refresh_own_threads();
         if (s.unwinder)
             tcn_sample_unwinder_sync(s.unwinder);
         if (s.callchain)
@@ -806,17 +846,6 @@ static void start_locked(void)
     s.pid = getpid();
     atomic_store(&s.has_reason, 0);
     s.reason[0] = 0;
-    if (open_events(cfg) != 0) {
-        atomic_store(&s.refused, 1);
-        say_reason();
-        return;
-    }
-    /* The events run from here; the calibration waits until 20 ms after start-up, which a
-     * short program may not live to see: its samples wait in the rings meanwhile. */
-    s.ns_per_tick = tc_clock_calibrate(20 * 1000000);
-    refresh_clock_pair();
-    say_reason(); /* limited: not every thread is sampled */
-    atomic_store(&s.refused, 0);
     atomic_store(&s.stop, 0);
     /* Made once and kept: a descriptor is low for a moment when made (util/fd.h). A stop's
      * wake-up, not read by the sampler that stopped, is read here. */
@@ -825,12 +854,24 @@ static void start_locked(void)
         s.wake_fd = tcu_fd_lift(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     else
         eventfd_read(s.wake_fd, &stale);
-    if (tcu_thread_start(&s.thread, "tracyc sampler", sampler_main, NULL) != 0) {
-        close_events();
+    /* The sampler thread exists before the events: a thread created by one that has events
+     * inherits them, and the caller may be a program thread (tc_worker_start). */
+    if (sem_init(&s.opened, 0, 0) != 0 || tcu_thread_start(&s.thread, "tracyc sampler", sampler_main, NULL) != 0) {
         snprintf(s.reason, sizeof s.reason, "sampling unavailable: no thread for the sampler");
         atomic_store_explicit(&s.has_reason, 1, memory_order_release);
         return;
     }
+    if (open_events(cfg) != 0) {
+        atomic_store(&s.refused, 1);
+        atomic_store(&s.stop, 1);
+        sem_post(&s.opened);
+        tcu_thread_join(s.thread);
+        say_reason();
+        return;
+    }
+    say_reason(); /* limited: not every thread is sampled */
+    atomic_store(&s.refused, 0);
+    sem_post(&s.opened);
     s.running = 1;
 }
 

@@ -7,7 +7,8 @@
  * unwinds each sample's copied user stack (native/sample_unwind.c; without libdw, takes the
  * kernel's frame-pointer callchain instead: native/sample_callchain.c), merges the CPUs' records in
  * time order and writes them as records into its own stream, which the worker drains like
- * the serial stream. The worker starts and stops it (tc_sampling_update).
+ * the serial stream. The worker starts and stops it (tc_sampling_update); with the in-process
+ * capture configured, the thread that starts the profiler starts it (tc_worker_start).
  */
 #ifndef TRACYC_CLIENT_SAMPLING_H
 #define TRACYC_CLIENT_SAMPLING_H
@@ -31,7 +32,7 @@
  * samples, and the sampler lost 14 % of them. */
 #define TC_SAMPLE_COST_NS 20000
 
-/* Worker: makes sampling run exactly while `connected` and the program has not turned it
+/* Worker (and tc_worker_start): makes sampling run exactly while `connected` and the program has not turned it
  * off (___tracy_end_sampling_profiling). Opens or closes the kernel's events. */
 void tc_sampling_update(int connected);
 /* Nanoseconds between samples while sampling runs (the welcome's samplingPeriod), else 0. */

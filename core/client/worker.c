@@ -640,6 +640,11 @@ int tc_worker_start(void)
     if (tcu_thread_start(&w.thread, "tracyc worker", worker_main, NULL) != 0)
         return -1;
     w.started = 1;
+    /* The in-process capture is as good as connected: its sampling starts here, in the
+     * caller, not when the worker gets a CPU (a program's busy threads may keep it waiting
+     * past a short run's end). After the worker exists, which must not inherit the events. */
+    if (tc_prof.config.output)
+        tc_sampling_update(1);
     return 0;
 }
 

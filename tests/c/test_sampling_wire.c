@@ -5,6 +5,8 @@
  *   - threads created while sampling are sampled too; a forked child is not;
  *   - context switches of a sleeping thread arrive and pass the checks upstream's server
  *     makes with assertions (tests/support/switch_rules.c);
+ *   - a profiler's thread that a program thread starts (a binding's: Python's sampling
+ *     thread), which inherits the events, has neither samples nor context switches sent;
  *   - signals arriving all the while change nothing;
  *   - ___tracy_end_sampling_profiling stops samples, ___tracy_begin_sampling_profiling
  *     brings them back;
@@ -22,6 +24,7 @@
 #include "tracyc.h"
 #include "wire/protocol.h"
 #include "util/bytes.h"
+#include "util/threads.h"
 
 #include <limits.h>
 #include <dirent.h>
@@ -120,6 +123,22 @@ static void *sleeper_main(void *arg)
     return NULL;
 }
 
+/* A profiler's thread started by a program thread: it wakes and sleeps, and spins. */
+static uint32_t own_tid;
+
+static void *own_main(void *arg)
+{
+    (void)arg;
+    own_tid = gettid_();
+    for (int i = 0; i < 60; i++) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+    }
+    spin_here(50);
+    return NULL;
+}
+
 /* Stops (1) or restarts (0) the kernel writing into the sampler's ring buffers: what it
  * samples meanwhile it counts as lost (PERF_EVENT_IOC_PAUSE_OUTPUT), as when a ring
  * overflows. The events are this process's own file descriptors. */
@@ -162,7 +181,7 @@ struct sample {
 
 static struct sample samples[1 << 16];
 static size_t nsamples;
-static int switch_in, switch_out, switch_bad;
+static int switch_in, switch_out, switch_bad, own_switches;
 static const char *switch_first_bad;
 static int lost_messages, unavailable_messages;
 static uint64_t lost_reported;
@@ -171,7 +190,7 @@ static char unavailable_text[512];
 static void read_log(uint32_t sleeper)
 {
     nsamples = 0;
-    switch_in = switch_out = switch_bad = 0;
+    switch_in = switch_out = switch_bad = own_switches = 0;
     switch_first_bad = NULL;
     lost_messages = unavailable_messages = 0;
     struct ts_rules *rules = ts_rules_new();
@@ -207,6 +226,7 @@ static void read_log(uint32_t sleeper)
                 switch_first_bad = bad;
             switch_in += new_tid == sleeper;
             switch_out += old_tid == sleeper;
+            own_switches += old_tid == own_tid || new_tid == own_tid;
         } else if (nsamples < sizeof samples / sizeof *samples) {
             CHECK(payload_frames > 0); /* every sample comes after its own payload */
             samples[nsamples++] = (struct sample){tcu_rd32(it.p + 1), ref, payload[0], payload[1], payload_frames};
@@ -425,11 +445,12 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(period, sampling ? 500000 : 0); /* 2000 Hz */
 
     /* A busy thread, a sleeping one, short-lived busy threads, signals all the while. */
-    pthread_t busy, sleeper, brief[4];
+    pthread_t busy, sleeper, brief[4], own;
     struct spinner main_spin = {0, 300, 0, 0}, brief_spin[4];
     int64_t busy_created = now_ticks();
     pthread_create(&busy, NULL, spinner_main, &main_spin);
     pthread_create(&sleeper, NULL, sleeper_main, NULL);
+    CHECK(tcu_thread_start(&own, "test own", own_main, NULL) == 0);
     for (int i = 0; i < 4; i++) {
         brief_spin[i] = (struct spinner){0, 80, 0, 0};
         pthread_create(&brief[i], NULL, spinner_main, &brief_spin[i]);
@@ -442,6 +463,7 @@ int main(int argc, char **argv)
     pthread_join(busy, NULL);
     int64_t busy_joined = now_ticks();
     pthread_join(sleeper, NULL);
+    tcu_thread_join(own);
 
     /* A forked child spins too, and is not sampled. */
     pid_t child = fork();
@@ -523,6 +545,11 @@ int main(int argc, char **argv)
     tt_check(switch_in >= 10 && switch_out >= 10, "sleeper switched in %d and out %d times", switch_in, switch_out);
     tt_check(switch_bad == 0, "context switches the server would abort on: %d (%s)", switch_bad,
              switch_first_bad ? switch_first_bad : "none");
+    /* The profiler's thread: nothing of its 60 sleeps and its spin, but perhaps a record of
+     * its start, had the sampler read the profiler's threads just before it started. */
+    size_t own_samples = samples_of(own_tid, INT64_MIN, INT64_MAX);
+    tt_check(own_switches <= 2 && own_samples == 0, "the profiler's thread: %d context switches, %zu samples sent",
+             own_switches, own_samples);
 
     /* Lost records: reported with the count the client has, the last time at the end. */
     end_program();

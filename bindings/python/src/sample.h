@@ -145,9 +145,6 @@ unsigned tp_sampling_hz(void);
 /* A thread has started (threading names it first thing): the sampler's thread looks at the
  * threads now rather than at its next pass, which may be tens of milliseconds away. */
 void tp_sampling_wake(void);
-/* The id of the sampler's own thread while it runs (from when start_sampling creates it
- * until stop_sampling has joined it), else 0. */
-pid_t tp_sampling_thread_id(void);
 /* What sampling has done so far, for the Python side. */
 struct tp_sampling_stats {
     uint64_t samples, lost, threads, gil_released, truncated, broken, refused;

@@ -49,15 +49,12 @@ static PyObject *api_sampling_rate(PyObject *self, PyObject *unused)
 }
 
 /* The ids of tracer's own threads: the profiler's (worker, CPU sampler, symbol resolver)
- * and the sampling mode's drain thread. */
+ * and the sampling mode's drain thread, listed with them from the moment it exists. */
 static PyObject *api_own_threads(PyObject *self, PyObject *unused)
 {
     uint32_t tids[16];
-    size_t n = tracyc_own_threads(tids, 15);
-    n = n < 15 ? n : 15;
-    pid_t drain = tp_sampling_thread_id();
-    if (drain)
-        tids[n++] = (uint32_t)drain;
+    size_t n = tracyc_own_threads(tids, 16);
+    n = n < 16 ? n : 16;
     PyObject *set = PyFrozenSet_New(NULL);
     for (size_t i = 0; set && i < n; i++) {
         PyObject *tid = PyLong_FromUnsignedLong(tids[i]);

@@ -15,6 +15,7 @@
 #include "sample.h"
 #include "util/fd.h"
 #include "util/map.h"
+#include "util/threads.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -383,12 +384,10 @@ static void *drain_main(void *unused)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are for the program's threads */
-    pthread_setname_np(pthread_self(), "tracer sampler");
     d.task_dir = tcu_fd_open("/proc/self/task", O_RDONLY | O_DIRECTORY, 0);
     uint64_t *addrs = malloc((TP_SAMPLE_MAX_DEPTH + 2) * sizeof *addrs);
     pthread_mutex_lock(&d.lock);
     d.own_tid = (pid_t)syscall(SYS_gettid);
-    pthread_cond_broadcast(&d.scanned); /* tp_sampling_thread_id may be waiting for it */
     int wait_ms = PERIOD_MS;
     while (!atomic_load(&d.stop) && addrs) {
         d.look_now = 0;
@@ -554,10 +553,13 @@ int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame)
     atomic_store(&d.signal_taken, 0);
     atomic_store(&tp_sampling_on, 1);
     uint32_t scans = d.scans_done;
-    if ((rc = pthread_create(&d.thread, NULL, drain_main, NULL)) != 0) {
+    /* One of the profiler's threads (tracyc_own_threads): the profiler's perf events, which
+     * it inherits from this thread, leave its context switches out. */
+    if ((rc = tcu_thread_start(&d.thread, "tracer sampler", drain_main, NULL)) != 0) {
         atomic_store(&tp_sampling_on, 0);
         pthread_mutex_unlock(&d.lock);
-        PyErr_Format(PyExc_OSError, "sampling: cannot start its thread: %s", strerror(rc));
+        PyErr_Format(PyExc_OSError, "sampling: cannot start its thread: %s",
+                     rc > 0 ? strerror(rc) : "too many profiler threads");
         return -1;
     }
     d.running = 1;
@@ -577,23 +579,11 @@ void tp_sampling_stop(void)
     atomic_store(&d.stop, 1);
     pthread_cond_signal(&d.wake);
     pthread_mutex_unlock(&d.lock);
-    Py_BEGIN_ALLOW_THREADS pthread_join(d.thread, NULL);
+    Py_BEGIN_ALLOW_THREADS tcu_thread_join(d.thread);
     Py_END_ALLOW_THREADS pthread_mutex_lock(&d.lock);
     d.running = 0;
     d.own_tid = 0;
     pthread_mutex_unlock(&d.lock);
-}
-
-pid_t tp_sampling_thread_id(void)
-{
-    /* A thread just created says its id first thing, with no GIL needed: wait for it, so
-     * that a thread that exists is never left out. */
-    pthread_mutex_lock(&d.lock);
-    while (d.running && !d.own_tid)
-        pthread_cond_wait(&d.scanned, &d.lock);
-    pid_t tid = d.own_tid;
-    pthread_mutex_unlock(&d.lock);
-    return tid;
 }
 
 unsigned tp_sampling_hz(void)

@@ -1,0 +1,116 @@
+/* With the in-process capture, sampling runs from the moment the profiler's start returns,
+ * not from when its worker first gets a CPU: a short program's busy threads could keep the
+ * worker waiting past their end, and its capture had no sample at all (a 10 ms program of
+ * two busy threads kept samples in 3 runs of 7 on two CPUs). Checked directly (the perf
+ * events are open when ___tracy_startup_profiler returns, in the thread that called it) and
+ * end to end (a child that starts the profiler and at once burns 10 ms of CPU on each of two
+ * threads has the samples of both in its summary). */
+#include "test_util.h"
+#include "tracyc.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SAMPLING_HZ "5000"
+#define BURN_NS 10000000 /* each thread's CPU time: 50 samples at 5 kHz */
+
+static int perf_event_descriptors(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        char path[PATH_MAX], target[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        ssize_t len = readlink(path, target, sizeof target - 1);
+        if (len > 0) {
+            target[len] = '\0';
+            n += strcmp(target, "anon_inode:[perf_event]") == 0;
+        }
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static long long thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void *burn(void *arg)
+{
+    volatile unsigned long x = 0;
+    long long end = thread_cpu_ns() + BURN_NS;
+    while (thread_cpu_ns() < end)
+        for (int i = 0; i < 10000; i++)
+            x += (unsigned long)i * 7;
+    return arg;
+}
+
+/* The child: a short program. Its exit status says whether the events were open at once. */
+static int short_program(const char *output)
+{
+    setenv("TRACYC_OUTPUT", output, 1);
+    setenv("TRACY_SAMPLING_HZ", SAMPLING_HZ, 1);
+    ___tracy_startup_profiler();
+    int open_at_once = perf_event_descriptors() > 0;
+    pthread_t other;
+    pthread_create(&other, NULL, burn, NULL);
+    burn(NULL);
+    pthread_join(other, NULL);
+    return open_at_once ? 0 : 3;
+}
+
+/* "Sampling: N CPU samples on M threads" of the summary: N and M, or -1. */
+static void summary_samples(const char *text, long *samples, long *threads)
+{
+    *samples = *threads = -1;
+    const char *line = text ? strstr(text, "Sampling: ") : NULL;
+    if (line)
+        sscanf(line, "Sampling: %ld CPU samples on %ld thread", samples, threads);
+}
+
+int main(void)
+{
+    if (!tt_sampling_expected()) {
+        printf("test_sampling_early: perf events not allowed here: skipped\n");
+        return 77;
+    }
+    char dir[PATH_MAX], output[PATH_MAX + 16];
+    tt_temp_path(dir, sizeof dir, "tracyc-early-XXXXXX");
+    if (!mkdtemp(dir))
+        return 2;
+    snprintf(output, sizeof output, "%s/summary.txt", dir);
+    tt_use_free_port();
+
+    pid_t pid = fork();
+    if (pid == 0)
+        exit(short_program(output));
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status));
+    CHECK_EQ_INT(WEXITSTATUS(status), 0); /* 3: no perf event open when the start returned */
+
+    char *summary = tt_read_file(output);
+    long samples, threads;
+    summary_samples(summary, &samples, &threads);
+    CHECK_EQ_INT(threads, 2);
+    /* 100 expected (20 ms of CPU at 5 kHz): a bound far from it, but far above none. */
+    CHECK(samples >= 20);
+    if (samples < 20 || threads != 2)
+        fprintf(stderr, "summary:\n%s\n", summary ? summary : "(none)");
+    free(summary);
+    unlink(output);
+    rmdir(dir);
+    return tt_finish("test_sampling_early");
+}
