@@ -559,7 +559,7 @@ int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame)
         atomic_store(&tp_sampling_on, 0);
         pthread_mutex_unlock(&d.lock);
         PyErr_Format(PyExc_OSError, "sampling: cannot start its thread: %s",
-                     rc > 0 ? strerror(rc) : "too many profiler threads");
+                     rc > 0 ? strerror(rc) : "cannot list it among the profiler's threads");
         return -1;
     }
     d.running = 1;
