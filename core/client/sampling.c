@@ -94,7 +94,8 @@ static struct {
     int *fds;
     size_t nfds, fds_cap;
     pthread_t thread;
-    sem_t opened; /* posted once the events are open, or stop set: the sampler may start */
+    sem_t opened;     /* posted once the events are open, or refused: the sampler may start */
+    int opened_ready; /* made once: each start posts it once and its sampler waits once */
     _Atomic int stop;
     int wake_fd;       /* an eventfd: stop_locked wakes the sampler with it */
     int sampling;      /* samples wanted (else only context switches) */
@@ -108,10 +109,11 @@ static struct {
     struct pending **queue;
     size_t queued, queue_cap;
     int64_t tsc_ref, ns_ref; /* a clock pair for converting perf times to ticks */
-    /* The profiler's threads at this pass and the last (tcu_threads_own): a thread joined
-     * since the last pass may have left records behind. */
-    uint32_t own[2][8];
-    size_t nown[2];
+    /* The profiler's threads whose records a pass may read (refresh_own_threads), and the
+     * numbers of the latest joins at the last two passes (tcu_threads_joined). */
+    uint32_t own[TCU_MAX_OWN_THREADS + TCU_RECENT_JOINS];
+    size_t nown;
+    uint64_t joins_seen[2];
     double ns_per_tick;
 } s = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake_fd = -1};
 
@@ -439,19 +441,21 @@ static int open_events(const struct tc_config *cfg)
     /* The profiler does not sample itself: not its own threads, nor those they start,
      * which inherit their (absent) events. */
     struct tids done = {0}, todo = {0};
-    uint32_t own[8];
-    size_t nown = tcu_threads_own(own, sizeof own / sizeof *own);
     int result = 0;
     for (int attempt = 0;; attempt++) {
         for (int i = 0; i < o.ncpu; i++)
             s.rings[i] = (struct ring){.fd = -1, .cpu = i};
         done.n = todo.n = 0;
-        for (size_t i = 0; i < nown && i < sizeof own / sizeof *own; i++)
-            tids_add(&done, (pid_t)own[i]);
         o.err = 0;
         /* Until a pass finds no thread without events: a thread created meanwhile by one
-         * that had none yet would otherwise be missed. */
+         * that had none yet would otherwise be missed. The profiler's threads are read at
+         * each pass: the worker runs meanwhile, and may start the resolver. */
         for (;;) {
+            uint32_t own[TCU_MAX_OWN_THREADS];
+            size_t nown = tcu_threads_own(own, TCU_MAX_OWN_THREADS);
+            for (size_t i = 0; i < nown && i < TCU_MAX_OWN_THREADS; i++)
+                if (!tids_has(&done, (pid_t)own[i]))
+                    tids_add(&done, (pid_t)own[i]);
             todo.n = 0;
             new_threads(&done, &todo);
             if (!todo.n)
@@ -579,22 +583,44 @@ static int sample_id(const uint8_t *p, const uint8_t *end, uint32_t *pid, uint32
  * sampler and the worker busy in an idle program. */
 static int own_thread(uint32_t tid)
 {
-    for (int k = 0; k < 2; k++)
-        for (size_t i = 0; i < s.nown[k]; i++)
-            if (s.own[k][i] == tid)
-                return 1;
+    for (size_t i = 0; i < s.nown; i++)
+        if (s.own[i] == tid)
+            return 1;
     return 0;
 }
 
+/* After a pass has read the rings: the threads listed now (one started just before its
+ * first record was written is listed by then: tcu_thread_start lists it under the lock
+ * tcu_threads_own takes) and those joined since the pass before last (a thread joined
+ * after that pass's read, or during this one, wrote its records before its join). */
 static void refresh_own_threads(void)
 {
-    memcpy(s.own[1], s.own[0], sizeof s.own[0]);
-    s.nown[1] = s.nown[0];
-    size_t n = tcu_threads_own(s.own[0], sizeof s.own[0] / sizeof *s.own[0]);
-    s.nown[0] = n < sizeof s.own[0] / sizeof *s.own[0] ? n : sizeof s.own[0] / sizeof *s.own[0];
+    size_t n = tcu_threads_own(s.own, TCU_MAX_OWN_THREADS);
+    n = n < TCU_MAX_OWN_THREADS ? n : TCU_MAX_OWN_THREADS;
+    uint64_t latest;
+    n += tcu_threads_joined(s.joins_seen[1], s.own + n, TCU_RECENT_JOINS, &latest);
+    s.nown = n;
+    s.joins_seen[1] = s.joins_seen[0];
+    s.joins_seen[0] = latest;
 }
 
-/* 1 when the sample is kept. */
+/* Drops the records of the profiler's threads among the queue's from `first` on (those of
+ * this pass, checked against the threads refreshed after its read); returns how many. */
+static size_t drop_own_records(size_t first)
+{
+    size_t kept = first;
+    for (size_t i = first; i < s.queued; i++) {
+        if (own_thread(s.queue[i]->tid))
+            free(s.queue[i]);
+        else
+            s.queue[kept++] = s.queue[i];
+    }
+    size_t dropped = s.queued - kept;
+    s.queued = kept;
+    return dropped;
+}
+
+/* 1 when the sample is the program's (queued, or not unwound), 0 when it is not. */
 static int on_sample(const uint8_t *p, const uint8_t *end)
 {
     /* TID, TIME, CPU, then CALLCHAIN (nr, ips) or REGS_USER (abi, regs) and STACK_USER
@@ -766,15 +792,15 @@ static void *sampler_main(void *arg)
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* the program's signals are for its threads */
-    /* Kept across pauses: building them reads every module, meanwhile the events open. */
+    while (sem_wait(&s.opened) != 0)        /* EINTR */
+        ;
+    if (!s.nrings)
+        return NULL; /* the kernel refused the events */
+    /* Kept across pauses: building them reads every module. */
     if (s.sampling && !s.use_callchain && !s.unwinder)
         s.unwinder = tcn_sample_unwinder_new();
     if (s.sampling && s.use_callchain && !s.callchain)
         s.callchain = tcn_sample_callchain_new();
-    while (sem_wait(&s.opened) != 0) /* EINTR */
-        ;
-    if (!s.nrings)
-        return NULL; /* the kernel refused the events */
     /* The calibration waits until 20 ms after start-up, which a short program may not live
      * to see: its records wait in the rings meanwhile. */
     s.ns_per_tick = tc_clock_calibrate(20 * 1000000);
@@ -787,7 +813,9 @@ static void *sampler_main(void *arg)
         if (s.rings[i].page)
             polls[npolls++] = (struct pollfd){s.rings[i].fd, POLLIN, 0};
     int busy_poll_ms = busy_poll_interval_ms();
-    s.nown[0] = s.nown[1] = 0;
+    s.nown = 0;
+    tcu_threads_joined(0, s.own, 0, &s.joins_seen[0]); /* joined before the events: no records */
+    s.joins_seen[1] = s.joins_seen[0];
     size_t got = 1;
     for (;;) {
         int stopping = atomic_load(&s.stop);
@@ -795,15 +823,18 @@ static void *sampler_main(void *arg)
             poll(polls, (nfds_t)npolls, got || s.queued ? busy_poll_ms : IDLE_POLL_MS);
         int64_t now = tc_clock_monotonic_ns();
         refresh_clock_pair();
-        refresh_own_threads();
         if (s.unwinder)
             tcn_sample_unwinder_sync(s.unwinder);
         if (s.callchain)
             tcn_sample_callchain_sync(s.callchain);
         got = 0;
+        size_t first_new = s.queued;
         for (int i = 0; i < s.nrings; i++)
             if (s.rings[i].page)
                 got += read_ring(&s.rings[i]);
+        refresh_own_threads();
+        size_t dropped = drop_own_records(first_new);
+        got = got > dropped ? got - dropped : 0;
         emit(stopping ? INT64_MAX : now - MERGE_DELAY_NS);
         if (stopping)
             break;
@@ -856,7 +887,9 @@ static void start_locked(void)
         eventfd_read(s.wake_fd, &stale);
     /* The sampler thread exists before the events: a thread created by one that has events
      * inherits them, and the caller may be a program thread (tc_worker_start). */
-    if (sem_init(&s.opened, 0, 0) != 0 || tcu_thread_start(&s.thread, "tracyc sampler", sampler_main, NULL) != 0) {
+    if (!s.opened_ready)
+        s.opened_ready = sem_init(&s.opened, 0, 0) == 0;
+    if (!s.opened_ready || tcu_thread_start(&s.thread, "tracyc sampler", sampler_main, NULL) != 0) {
         snprintf(s.reason, sizeof s.reason, "sampling unavailable: no thread for the sampler");
         atomic_store_explicit(&s.has_reason, 1, memory_order_release);
         return;

@@ -8,15 +8,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define MAX_OWN_THREADS 8 /* the worker, the sampler, the resolver, and room */
-
 static struct {
     pthread_mutex_t lock;
     size_t n;
     struct {
         pthread_t thread;
         uint32_t tid;
-    } list[MAX_OWN_THREADS];
+    } list[TCU_MAX_OWN_THREADS];
+    uint64_t joins;                    /* joins so far: the latest one's number */
+    uint32_t joined[TCU_RECENT_JOINS]; /* join number j's thread at j % TCU_RECENT_JOINS */
 } own = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 struct start {
@@ -54,7 +54,7 @@ int tcu_thread_start(pthread_t *thread, const char *name, void *(*main)(void *),
         sigdelset(&all, faults[i]);
     pthread_sigmask(SIG_SETMASK, &all, &before);
     pthread_mutex_lock(&own.lock);
-    int rc = own.n < MAX_OWN_THREADS ? pthread_create(thread, NULL, run, &s) : -1;
+    int rc = own.n < TCU_MAX_OWN_THREADS ? pthread_create(thread, NULL, run, &s) : -1;
     if (rc == 0) {
         while (sem_wait(&s.listed) != 0) /* EINTR */
             ;
@@ -74,16 +74,32 @@ void tcu_thread_join(pthread_t thread)
     pthread_mutex_lock(&own.lock);
     for (size_t i = 0; i < own.n; i++)
         if (pthread_equal(own.list[i].thread, thread)) {
+            own.joined[++own.joins % TCU_RECENT_JOINS] = own.list[i].tid;
             own.list[i] = own.list[--own.n];
             break;
         }
     pthread_mutex_unlock(&own.lock);
 }
 
+size_t tcu_threads_joined(uint64_t since, uint32_t *tids, size_t cap, uint64_t *latest)
+{
+    pthread_mutex_lock(&own.lock);
+    uint64_t first = own.joins > TCU_RECENT_JOINS ? own.joins - TCU_RECENT_JOINS + 1 : 1;
+    if (first <= since)
+        first = since + 1;
+    size_t n = 0;
+    for (uint64_t j = first; j <= own.joins && n < cap; j++)
+        tids[n++] = own.joined[j % TCU_RECENT_JOINS];
+    *latest = own.joins;
+    pthread_mutex_unlock(&own.lock);
+    return n;
+}
+
 void tcu_threads_forget_after_fork(void)
 {
     pthread_mutex_init(&own.lock, NULL);
     own.n = 0;
+    own.joins = 0;
 }
 
 size_t tcu_threads_own(uint32_t *tids, size_t cap)

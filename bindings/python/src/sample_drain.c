@@ -265,11 +265,8 @@ static void on_sample(struct tp_slot *s, int64_t time, unsigned flags, const str
         d.broken += (flags & TP_SAMPLE_BROKEN) != 0;
         return;
     }
-    int k = 0;
-    if (flags & TP_SAMPLE_GIL_RELEASED) {
-        addrs[k++] = address(FN_GIL_RELEASED, 0);
-        d.gil_released++;
-    }
+    const int released = (flags & TP_SAMPLE_GIL_RELEASED) != 0; /* addrs[0], innermost */
+    int k = released;
     for (int i = 0; i < n; i++) {
         const struct tp_code_copy *c = tp_codes_at(frames[i].code);
         uint32_t function = c ? function_of(c) : FN_UNKNOWN;
@@ -280,6 +277,12 @@ static void on_sample(struct tp_slot *s, int64_t time, unsigned flags, const str
             break;
         }
         addrs[k++] = address(function, c ? line_of(c, frames[i].code, frames[i].offset) : 0);
+    }
+    if (k == released)
+        return; /* every frame was tracer's: its launcher's C code is not the program's */
+    if (released) {
+        addrs[0] = address(FN_GIL_RELEASED, 0);
+        d.gil_released++;
     }
     if (flags & TP_SAMPLE_TRUNCATED) {
         addrs[k++] = address(FN_TRUNCATED, 0);
@@ -559,7 +562,7 @@ int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame)
         atomic_store(&tp_sampling_on, 0);
         pthread_mutex_unlock(&d.lock);
         PyErr_Format(PyExc_OSError, "sampling: cannot start its thread: %s",
-                     rc > 0 ? strerror(rc) : "too many profiler threads");
+                     rc > 0 ? strerror(rc) : "cannot list it among the profiler's threads");
         return -1;
     }
     d.running = 1;
