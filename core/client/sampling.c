@@ -114,6 +114,7 @@ static struct {
     uint32_t own[TCU_MAX_OWN_THREADS + TCU_RECENT_JOINS];
     size_t nown;
     uint64_t joins_seen[2];
+    uint64_t joins_at_open; /* the latest join when the events were opened */
     double ns_per_tick;
 } s = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake_fd = -1};
 
@@ -814,8 +815,7 @@ static void *sampler_main(void *arg)
             polls[npolls++] = (struct pollfd){s.rings[i].fd, POLLIN, 0};
     int busy_poll_ms = busy_poll_interval_ms();
     s.nown = 0;
-    tcu_threads_joined(0, s.own, 0, &s.joins_seen[0]); /* joined before the events: no records */
-    s.joins_seen[1] = s.joins_seen[0];
+    s.joins_seen[0] = s.joins_seen[1] = s.joins_at_open; /* a thread joined before: no records */
     size_t got = 1;
     for (;;) {
         int stopping = atomic_load(&s.stop);
@@ -894,6 +894,7 @@ static void start_locked(void)
         atomic_store_explicit(&s.has_reason, 1, memory_order_release);
         return;
     }
+    tcu_threads_joined(0, NULL, 0, &s.joins_at_open);
     if (open_events(cfg) != 0) {
         atomic_store(&s.refused, 1);
         atomic_store(&s.stop, 1);
@@ -991,4 +992,5 @@ void tc_sampling_forget_after_fork(void)
         close(s.wake_fd);
     s.wake_fd = -1;
     s.running = 0;
+    s.opened_ready = 0; /* a post the parent's sampler had not taken yet: a new one at the next start */
 }

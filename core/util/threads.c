@@ -6,6 +6,7 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct {
@@ -68,9 +69,28 @@ int tcu_thread_start(pthread_t *thread, const char *name, void *(*main)(void *),
     return rc;
 }
 
+/* pthread_join returns once the kernel has cleared the thread's id, before it takes the
+ * thread's perf events away: a switch or a sample of it may still be written meanwhile. The
+ * kernel no longer knows the id once it has (a traced thread is released only when its
+ * tracer has waited for it: hence the bound, a second). */
+static void wait_released(uint32_t tid)
+{
+    pid_t pid = getpid();
+    for (int i = 0; i < 10000 && syscall(SYS_tgkill, pid, (pid_t)tid, 0) == 0; i++)
+        nanosleep(&(struct timespec){0, 100000}, NULL);
+}
+
 void tcu_thread_join(pthread_t thread)
 {
+    uint32_t tid = 0;
+    pthread_mutex_lock(&own.lock);
+    for (size_t i = 0; i < own.n; i++)
+        if (pthread_equal(own.list[i].thread, thread))
+            tid = own.list[i].tid;
+    pthread_mutex_unlock(&own.lock);
     pthread_join(thread, NULL);
+    if (tid)
+        wait_released(tid);
     pthread_mutex_lock(&own.lock);
     for (size_t i = 0; i < own.n; i++)
         if (pthread_equal(own.list[i].thread, thread)) {

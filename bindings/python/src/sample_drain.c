@@ -278,7 +278,7 @@ static void on_sample(struct tp_slot *s, int64_t time, unsigned flags, const str
         }
         addrs[k++] = address(function, c ? line_of(c, frames[i].code, frames[i].offset) : 0);
     }
-    if (k == released)
+    if (k == released && !(flags & TP_SAMPLE_TRUNCATED))
         return; /* every frame was tracer's: its launcher's C code is not the program's */
     if (released) {
         addrs[0] = address(FN_GIL_RELEASED, 0);
