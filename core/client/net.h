@@ -18,7 +18,6 @@ int tc_net_listen_loopback(uint16_t *bound_port);
 /* Accepts a pending connection without blocking: its socket (non-blocking), or -1 with
  * errno set (EAGAIN: none waits). */
 int tc_net_accept_fd(int listen_fd);
-
 /* A non-blocking TCP socket of that address family, to connect out (client/dial.c); -1. */
 int tc_net_socket(int family);
 /* The transport of a connected non-blocking socket, which it owns from then on (NULL and

@@ -592,8 +592,9 @@ static int own_thread(uint32_t tid)
 
 /* After a pass has read the rings: the threads listed now (one started just before its
  * first record was written is listed by then: tcu_thread_start lists it under the lock
- * tcu_threads_own takes) and those joined since the pass before last (a thread joined
- * after that pass's read, or during this one, wrote its records before its join). */
+ * tcu_threads_own takes) and those joined since the pass before last (a join is numbered
+ * once the kernel has released the thread, after its last record: one joined since that
+ * pass's read began may have records in this pass). */
 static void refresh_own_threads(void)
 {
     size_t n = tcu_threads_own(s.own, TCU_MAX_OWN_THREADS);
@@ -621,7 +622,8 @@ static size_t drop_own_records(size_t first)
     return dropped;
 }
 
-/* 1 when the sample is the program's (queued, or not unwound), 0 when it is not. */
+/* 1 when the sample is the program's (queued, or not unwound), 0 when it is not. A thread
+ * already known as the profiler's is not unwound (drop_own_records has the last word). */
 static int on_sample(const uint8_t *p, const uint8_t *end)
 {
     /* TID, TIME, CPU, then CALLCHAIN (nr, ips) or REGS_USER (abi, regs) and STACK_USER
@@ -675,8 +677,7 @@ static int on_record(const struct perf_event_header *h, const uint8_t *body, con
     case PERF_RECORD_SAMPLE:
         return on_sample(body, end);
     case PERF_RECORD_SWITCH:
-        if (sample_id(body, end, &pid, &tid, &time, &cpu) != 0 || (s.filter_pid && pid != (uint32_t)s.pid) ||
-            own_thread(tid))
+        if (sample_id(body, end, &pid, &tid, &time, &cpu) != 0 || (s.filter_pid && pid != (uint32_t)s.pid))
             return 0;
         int out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
         int preempted = out && (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;

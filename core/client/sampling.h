@@ -32,8 +32,9 @@
  * samples, and the sampler lost 14 % of them. */
 #define TC_SAMPLE_COST_NS 20000
 
-/* Worker (and tc_worker_start): makes sampling run exactly while `connected` and the program has not turned it
- * off (___tracy_end_sampling_profiling). Opens or closes the kernel's events. */
+/* Worker (and tc_worker_start): makes sampling run exactly while `connected` and the
+ * program has not turned it off (___tracy_end_sampling_profiling). Opens or closes the
+ * kernel's events. */
 void tc_sampling_update(int connected);
 /* Nanoseconds between samples while sampling runs (the welcome's samplingPeriod), else 0. */
 int64_t tc_sampling_period_ns(void);

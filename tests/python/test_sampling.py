@@ -252,6 +252,24 @@ def test_hidden_frames_releasing_the_gil_are_not_the_program(tmp_path, write):
     assert lone == 0, stacks
 
 
+def test_the_profilers_threads_get_no_clock(write):
+    """Only the program's threads are sampled: the profiler's own (its worker, started with it;
+    the sampling thread itself) get no clock. start_sampling returns after the first look at
+    the process's threads."""
+    script = write("alone.py", """\
+        import tracer
+        from tracer import _tracer
+        tracer.start_sampling(1000)
+        print(_tracer.sampling_stats()["threads"], len(_tracer._own_threads()))
+        tracer.stop_sampling()
+    """)
+    proc = subprocess.run([PYTHON, script], env=child_env(), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    clocks, own = map(int, proc.stdout.split())
+    assert own >= 2  # the worker and the sampling thread
+    assert clocks == 1  # the main thread's
+
+
 def test_cli_folded_summary_and_json(tracer_run, write):
     script = write("prog.py", PROGRAM)
     run = tracer_run("--sample", script, output="out.folded")

@@ -68,7 +68,6 @@ static struct {
     int running;
     _Atomic int stop;
     unsigned hz;
-    pid_t own_tid;
     int task_dir;         /* /proc/self/task, open while the thread runs (not opened at every scan) */
     uint32_t scan;        /* advanced by one per PERIOD_MS waited, so NATIVE_RETRY_SCANS is time */
     int look_now;         /* under lock: a new thread was announced (tp_sampling_wake) */
@@ -311,10 +310,14 @@ static void close_slot(struct tp_slot *s, uint64_t *addrs, int native)
     tp_slot_free(s);
 }
 
-/* A thread listed by a scan: a new one gets a clock. */
-static void thread_listed(pid_t tid, uint32_t scan)
+/* A thread listed by a scan: a new one gets a clock, unless it is the profiler's (this one
+ * among them: tracyc_own_threads). */
+static void thread_listed(pid_t tid, uint32_t scan, const uint32_t *own, size_t nown)
 {
-    if (tid <= 0 || tid == d.own_tid)
+    for (size_t i = 0; i < nown; i++)
+        if (own[i] == (uint32_t)tid)
+            return;
+    if (tid <= 0)
         return;
     uint64_t *known = tcu_map_get(&d.tids, (uint64_t)tid);
     if (known && !(*known & NATIVE)) {
@@ -338,12 +341,15 @@ static void scan_threads(uint64_t *addrs, uint32_t periods)
     if (d.task_dir < 0 || lseek(d.task_dir, 0, SEEK_SET) != 0)
         return;
     uint32_t scan = d.scan += periods;
+    uint32_t own[TCU_MAX_OWN_THREADS];
+    size_t nown = tcu_threads_own(own, TCU_MAX_OWN_THREADS);
+    nown = nown < TCU_MAX_OWN_THREADS ? nown : TCU_MAX_OWN_THREADS;
     _Alignas(8) char buf[4096];
     long n;
     while ((n = syscall(SYS_getdents64, d.task_dir, buf, sizeof buf)) > 0) {
         for (long at = 0; at < n;) {
             const struct dirent64 *e = (const struct dirent64 *)(const void *)(buf + at);
-            thread_listed((pid_t)atoi(e->d_name), scan);
+            thread_listed((pid_t)atoi(e->d_name), scan, own, nown);
             at += e->d_reclen;
         }
     }
@@ -384,13 +390,10 @@ void tp_sampling_wake(void)
 
 static void *drain_main(void *unused)
 {
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are for the program's threads */
+    /* (tcu_thread_start started it with the program's signals blocked) */
     d.task_dir = tcu_fd_open("/proc/self/task", O_RDONLY | O_DIRECTORY, 0);
     uint64_t *addrs = malloc((TP_SAMPLE_MAX_DEPTH + 2) * sizeof *addrs);
     pthread_mutex_lock(&d.lock);
-    d.own_tid = (pid_t)syscall(SYS_gettid);
     int wait_ms = PERIOD_MS;
     while (!atomic_load(&d.stop) && addrs) {
         d.look_now = 0;
@@ -551,7 +554,6 @@ int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame)
         return -1;
     }
     d.hz = hz;
-    d.own_tid = 0;
     atomic_store(&d.stop, 0);
     atomic_store(&d.signal_taken, 0);
     atomic_store(&tp_sampling_on, 1);
@@ -585,7 +587,6 @@ void tp_sampling_stop(void)
     Py_BEGIN_ALLOW_THREADS tcu_thread_join(d.thread);
     Py_END_ALLOW_THREADS pthread_mutex_lock(&d.lock);
     d.running = 0;
-    d.own_tid = 0;
     pthread_mutex_unlock(&d.lock);
 }
 
@@ -622,7 +623,6 @@ void tp_sampling_forget_after_fork(void)
     d.scanned = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
     d.functions_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     d.running = 0;
-    d.own_tid = 0;
     d.look_now = 0;
     if (d.task_dir >= 0) /* the parent's directory, which would list the parent's threads */
         close(d.task_dir);
