@@ -2,7 +2,9 @@
 import contextlib
 import io
 import itertools
+import os
 import re
+import shutil
 import signal
 import subprocess
 
@@ -168,6 +170,20 @@ def test_start_up_imports_only_what_it_needs(options, write, tmp_path):
     assert plain.returncode == run.returncode == 0, run.stderr
     added = set(run.stdout.splitlines()[0].split()) - set(plain.stdout.split())
     assert not added & NOT_AT_START_UP, sorted(added)
+
+
+def test_without_its_extension_tracer_says_how_to_build_it(tmp_path):
+    """A checkout where setup.py has not built the C extension yet: `python -m tracer` and
+    `import tracer` say so and how to build it (it was a circular import error)."""
+    package = os.path.dirname(os.path.abspath(_cli.__file__))
+    copy = tmp_path / "tracer"
+    shutil.copytree(package, copy, ignore=lambda _, names: [n for n in names if n.endswith(".so") or n == "__pycache__"])
+    env = child_env()
+    env["PYTHONPATH"] = str(tmp_path)
+    for args in (["-m", "tracer", "-c", "pass"], ["-c", "import tracer"]):
+        run = subprocess.run([PYTHON, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert run.returncode != 0
+        assert "C extension is not built" in run.stderr and "setup.py build_ext --inplace" in run.stderr, run.stderr
 
 
 def test_late_threading_import_traced_and_sampled(tracer_run, write):

@@ -7,7 +7,14 @@
 See docs/python.md.
 """
 import os
+import sys
 
+try:  # first: every module below needs it
+    from tracer import _tracer  # noqa: F401
+except ImportError as exc:
+    raise ImportError(f"tracer's C extension is not built for this Python ({sys.executable}): run "
+                      f"`{os.path.basename(sys.executable)} setup.py build_ext --inplace` in the tracyc checkout, "
+                      f"or install the package ({exc})") from exc
 from tracer import _fork
 from tracer._profiler import Profiler
 from tracer._sampling import start as start_sampling
