@@ -135,6 +135,18 @@ def wait_connected(client):
     time.sleep(1.0)
 
 
+def until_recording(capture):
+    """What the capture says on stderr until it says it records (or ends). A program is
+    connected once it has sent its welcome, the capture records once it has read it: a SIGINT
+    between the two is a stop before any client."""
+    said = ""
+    for line in iter(capture.stderr.readline, ""):
+        said += line
+        if "recording" in line:
+            break
+    return said
+
+
 def test_capture_says_which_program_it_records(tmp_path):
     port = free_port()
     client = start_client(example("game_loop"), port)
@@ -196,10 +208,11 @@ def test_program_that_moved_to_the_next_port(tmp_path):
         capture = subprocess.Popen([CAPTURE, "-p", str(port), "--pid", str(app.pid), "-o", str(out)],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert app.stdout.readline().strip() == "connected"
+        said = until_recording(capture)
         capture.send_signal(signal.SIGINT)
         _, stderr = capture.communicate(timeout=60)
-        assert capture.returncode == 1, stderr
-        assert "recording endless (pid %d) at 127.0.0.1 port %d" % (app.pid, port + 1) in stderr, stderr
+        assert capture.returncode == 1, said + stderr
+        assert "recording endless (pid %d) at 127.0.0.1 port %d" % (app.pid, port + 1) in said, said + stderr
         with open(out) as f:
             assert json.load(f)["otherData"]["pid"] == app.pid
     finally:
@@ -249,13 +262,7 @@ def test_pid_read_again_once_the_program_runs(tmp_path):
         while not select.select([shell.stdout], [], [], 0.1)[0]:
             assert capture.poll() is None, capture.communicate()  # it gave up: never found the port
         assert shell.stdout.readline().strip() == "connected"
-        # The program is connected once it has sent its welcome; the capture is recording once
-        # it has read it, which it says: a stop before that is a stop before any client.
-        said = ""
-        for line in iter(capture.stderr.readline, ""):  # until it says so, or ends
-            said += line
-            if "recording" in line:
-                break
+        said = until_recording(capture)
         capture.send_signal(signal.SIGINT)
         _, stderr = capture.communicate(timeout=120)
         assert "recording endless (pid %d) at 127.0.0.1 port %d" % (shell.pid, port) in said, said + stderr
