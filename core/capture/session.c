@@ -18,6 +18,7 @@
 #define CONNECT_RETRY_S 0.010
 #define CONNECT_ATTEMPT_S 1.0 /* an attempt in progress waits at least this long */
 #define FINAL_SEND_S 1.0      /* a Terminate query's time to leave */
+#define FINAL_ANSWERS_S 1.0   /* a stopped client's time to answer the queries already sent */
 
 struct tcs_session {
     struct tcd_decoder *dec;
@@ -39,7 +40,9 @@ struct tcs_session {
     bool welcomed;
     uint8_t *out; /* bytes waiting to be sent: the hello, then queries */
     size_t out_len, out_cap;
-    bool out_failed; /* the send buffer could not grow */
+    bool out_failed;     /* the send buffer could not grow */
+    bool stopping;       /* tcs_session_stop() came while names were awaited */
+    double stopping_end; /* then Terminate is sent at the latest */
     double closing_end;
     int result;
     char why[512];
@@ -244,6 +247,8 @@ int tcs_session_poll(const struct tcs_session *s, struct pollfd *p, double now)
         return ms_until(s->attempt_end, now);
     case TCS_SESSION_RUNNING:
         p->events = POLLIN | (s->out_len ? POLLOUT : 0);
+        if (s->stopping)
+            return ms_until(s->stopping_end, now);
         return s->handshake_end > 0 && !s->welcomed ? ms_until(s->handshake_end, now) : -1;
     case TCS_SESSION_CLOSING:
         p->events = POLLOUT;
@@ -385,7 +390,10 @@ static void running(struct tcs_session *s, short revents, double now, uint8_t *b
     if (!s->welcomed && s->handshake_end > 0 && now >= s->handshake_end) {
         say(s, "no welcome from the client within %g s of the connection", s->handshake_s);
         end(s, TCS_ERROR);
+        return;
     }
+    if (s->stopping && (!tcd_decoder_awaiting(s->dec) || now >= s->stopping_end))
+        terminate(s, TCS_INCOMPLETE, now);
 }
 
 void tcs_session_handle(struct tcs_session *s, short revents, double now, uint8_t *buf, size_t buflen)
@@ -408,13 +416,21 @@ void tcs_session_handle(struct tcs_session *s, short revents, double now, uint8_
 
 void tcs_session_stop(struct tcs_session *s, const char *why)
 {
-    if (s->state == TCS_SESSION_ENDED || s->state == TCS_SESSION_CLOSING)
+    if (s->state == TCS_SESSION_ENDED || s->state == TCS_SESSION_CLOSING || s->stopping)
         return;
     say(s, "%s", why);
-    if (s->state == TCS_SESSION_CONNECTING)
+    double now = tcs_now_s();
+    if (s->state == TCS_SESSION_CONNECTING) {
         end(s, TCS_ERROR);
-    else
-        terminate(s, TCS_INCOMPLETE, tcs_now_s());
+    } else if (s->welcomed && tcd_decoder_awaiting(s->dec)) {
+        /* Stopped a moment after the client's first events, the capture would have them
+         * without their names: the client answers what was asked first (events that come
+         * meanwhile are kept). */
+        s->stopping = true;
+        s->stopping_end = now + FINAL_ANSWERS_S;
+    } else {
+        terminate(s, TCS_INCOMPLETE, now);
+    }
 }
 
 enum tcs_session_state tcs_session_state(const struct tcs_session *s)

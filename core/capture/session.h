@@ -22,7 +22,9 @@
  *     it says DONE (Terminate seen), else TCS_INCOMPLETE with its reason (TCS_ERROR when
  *     the handshake was cut off)
  *   - tcs_session_stop(): a Terminate query is sent (best effort)             -> TCS_INCOMPLETE,
- *     or TCS_ERROR when no client had answered yet
+ *     or TCS_ERROR when no client had answered yet; while the decoder awaits answers to its
+ *     queries (tcd_decoder_awaiting), the session first runs on until they have come, for
+ *     at most a second
  *   - the connection cannot be made within retry_s, the handshake is refused, the decoder
  *     FAILED, the client gave no welcome within the handshake limit, or on_welcome refused
  *     the client (a Terminate query is sent first)                              -> TCS_ERROR

@@ -53,11 +53,11 @@ int tcs_capture(const struct tcs_options *opt, struct tcd_decoder *dec, char *er
         return TCS_ERROR;
     }
     double last_progress = start;
-    int connected = 0;
+    int connected = 0, stopped = 0;
     while (tcs_session_state(s) != TCS_SESSION_ENDED) {
         double now = tcs_now_s();
         int stop = opt->stop_flag && __atomic_load_n(opt->stop_flag, __ATOMIC_RELAXED);
-        if ((stop || (end > 0 && now >= end)) && tcs_session_state(s) != TCS_SESSION_CLOSING) {
+        if ((stop || (end > 0 && now >= end)) && !stopped) {
             if (tcs_session_state(s) == TCS_SESSION_CONNECTING && !stop)
                 snprintf(why, sizeof why, "no client connected to %s port %u within the time limit of %g s", address,
                          port, opt->time_limit_s);
@@ -66,7 +66,8 @@ int tcs_capture(const struct tcs_options *opt, struct tcd_decoder *dec, char *er
             else
                 snprintf(why, sizeof why, stop ? "stopped by the user" : "time limit of %g s reached",
                          opt->time_limit_s);
-            tcs_session_stop(s, why);
+            tcs_session_stop(s, why); /* it may run on a moment for the answers it awaits */
+            stopped = 1;
             continue;
         }
         struct pollfd p;

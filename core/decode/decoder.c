@@ -72,6 +72,11 @@ bool tcd_decoder_refused(const struct tcd_decoder *dec)
     return dec->refused;
 }
 
+bool tcd_decoder_awaiting(const struct tcd_decoder *dec)
+{
+    return dec->state == TCD_STATE_RUNNING && !tcd_nothing_pending(dec);
+}
+
 struct tcd_decoder *tcd_decoder_new(const struct tcd_callbacks *cb, void *user, const struct tcd_limits *limits)
 {
     struct tcd_decoder *dec = calloc(1, sizeof *dec);

@@ -20,6 +20,8 @@ enum script {
     SCRIPT_HANG_UP,  /* events, then close without Terminate */
     SCRIPT_SILENT,   /* welcome, then nothing until the server leaves */
     SCRIPT_OLD,      /* like upstream's 0.13 client: status 2 to all but protocol 76, then FULL in 76 */
+    SCRIPT_RUNNING,  /* events, no Terminate (the program runs on), answer every query */
+    SCRIPT_MUTE,     /* events, no Terminate, answer no query */
 };
 
 struct client {
@@ -124,6 +126,8 @@ static void *client_main(void *arg)
         if (q[0] == TCW_QUERY_TERMINATE) {
             c->got_terminate_query = 1;
             break;
+        } else if (c->script == SCRIPT_MUTE) {
+            continue;
         } else if (q[0] == TCW_QUERY_SOURCE_LOCATION) {
             uint64_t fn = 0x700, file = 0x708;
             uint32_t line = 3;
@@ -171,6 +175,7 @@ static void client_join(struct client *c)
 struct sink {
     int zones, ends;
     int64_t begin_time;
+    volatile int stop; /* the capture's stop flag: set at the first zone */
 };
 
 static void on_event(void *user, const struct tcd_event *ev)
@@ -179,6 +184,7 @@ static void on_event(void *user, const struct tcd_event *ev)
     if (ev->kind == TCD_ZONE_BEGIN) {
         s->zones++;
         s->begin_time = ev->time;
+        s->stop = 1;
     }
     if (ev->kind == TCD_ZONE_END)
         s->ends++;
@@ -193,9 +199,11 @@ static int capture(enum script script, double time_limit, struct sink *sink, cha
     struct tcd_decoder *dec = tcd_decoder_new(&cb, sink, NULL);
     struct tcs_options opt = {
         .address = "127.0.0.1", .port = c.port, .connect_timeout_s = 2, .time_limit_s = time_limit};
+    if (script == SCRIPT_RUNNING || script == SCRIPT_MUTE)
+        opt.stop_flag = &sink->stop; /* the user stops it once the first zone has come */
     int rc = tcs_capture(&opt, dec, err, errlen);
     client_join(&c);
-    if (script == SCRIPT_FULL || script == SCRIPT_OLD)
+    if (script != SCRIPT_MISMATCH && script != SCRIPT_HANG_UP && script != SCRIPT_SILENT)
         tt_check(c.got_terminate_query, "the client received the Terminate query");
     if (script == SCRIPT_OLD)
         tt_check(c.refused == 1, "protocol 82 refused once, then 76 offered (%d refusals)", c.refused);
@@ -240,6 +248,24 @@ int main(void)
 
     rc = capture(SCRIPT_SILENT, 0.3, &sink, err, sizeof err, &dec);
     tt_check(rc == TCS_INCOMPLETE && strstr(err, "time limit"), "silent client: time limit (%s)", err);
+    tcd_decoder_free(dec);
+
+    /* Stopped by the user as its first zone came, before the client could answer the
+     * queries for its names: the capture waits for the answers before it sends Terminate. */
+    sink = (struct sink){0};
+    rc = capture(SCRIPT_RUNNING, 0, &sink, err, sizeof err, &dec);
+    tt_check(rc == TCS_INCOMPLETE && strstr(err, "stopped by the user"), "stopped: incomplete (%s)", err);
+    sl = tcd_srcloc(dec, 0);
+    tt_check(sink.zones == 1 && sl && sl->function && !strcmp(sl->function, "func") &&
+                 !strcmp(tcd_thread_name(dec, 77), "work"),
+             "stopped at once, the zone still has its names");
+    tcd_decoder_free(dec);
+
+    /* ... for a second at most: a client that answers nothing is stopped all the same. */
+    sink = (struct sink){0};
+    rc = capture(SCRIPT_MUTE, 0, &sink, err, sizeof err, &dec);
+    tt_check(rc == TCS_INCOMPLETE && strstr(err, "stopped by the user"), "mute client stopped: incomplete (%s)", err);
+    tt_check(sink.zones == 1, "its zone decoded (%d)", sink.zones);
     tcd_decoder_free(dec);
 
     /* Nobody listens on a port we just closed. */

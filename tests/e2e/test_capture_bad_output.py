@@ -10,17 +10,15 @@ Run by ctest with TRACYC_BUILD_DIR set."""
 import csv
 import json
 import os
-import pty
-import re
 import resource
 import signal
 import socket
 import subprocess
 import sys
-import threading
 import xml.etree.ElementTree as ET
 
 import pytest
+from capture_terminal import capture_on_terminal
 
 BUILD = os.environ.get("TRACYC_BUILD_DIR", "build/test")
 CAPTURE = os.path.join(BUILD, "tools", "tracyc-capture")
@@ -256,39 +254,6 @@ def free_port():
         return s.getsockname()[1]
 
 
-class StatusLine(threading.Thread):
-    """Reads what tracyc-capture writes on a terminal (its stderr on a pseudo-terminal): its
-    status line, "... | N zones | ...", and then what it says."""
-
-    def __init__(self, master):
-        super().__init__(daemon=True)
-        self.master, self.text, self.cond = master, b"", threading.Condition()
-        self.start()
-
-    def run(self):
-        while True:
-            try:
-                chunk = os.read(self.master, 65536)
-            except OSError:  # EIO: the capture has closed the terminal
-                chunk = b""
-            with self.cond:
-                self.text += chunk
-                self.ended = not chunk
-                self.cond.notify_all()
-            if not chunk:
-                return
-
-    def zones(self):
-        counts = re.findall(rb"\| ([0-9,]+) zones \|", self.text)
-        return int(counts[-1].replace(b",", b"")) if counts else 0
-
-    def wait_for_zones(self, n):
-        with self.cond:
-            while self.zones() < n and not getattr(self, "ended", False):
-                self.cond.wait()
-            return self.zones() >= n
-
-
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_signal_writes_every_output_complete_so_far(tmp_path, sig):
     """A capture of a client that never ends (tests/e2e/endless.c), stopped by a signal once its
@@ -299,20 +264,15 @@ def test_signal_writes_every_output_complete_so_far(tmp_path, sig):
     env = dict(os.environ, TRACY_PORT=str(port), TRACY_NO_EXIT="1")
     client = subprocess.Popen([os.path.join(BUILD, "tests", "e2e", "endless")], env=env, stdout=subprocess.PIPE,
                               text=True)
-    master, slave = pty.openpty()
     try:
         assert client.stdout.readline().strip() == "ready"
-        capture = subprocess.Popen(capture_args(port, tmp_path), stdout=subprocess.PIPE, stderr=slave, text=True)
-        os.close(slave)
-        status = StatusLine(master)
-        assert status.wait_for_zones(2000), status.text
-        capture.send_signal(sig)
-        stdout, _ = capture.communicate(timeout=300)
-        status.join(timeout=60)
+        with capture_on_terminal(capture_args(port, tmp_path), stdout=subprocess.PIPE, text=True) as (capture, status):
+            assert status.wait_for_zones(2000), status.text
+            capture.send_signal(sig)
+            stdout, _ = capture.communicate(timeout=300)
     finally:
         client.kill()
         client.wait()
-        os.close(master)
     said = stdout + status.text.decode(errors="replace")
     assert capture.returncode == 1, said
     assert listing(tmp_path) == sorted(OUTPUTS)

@@ -13,7 +13,7 @@ import struct
 import subprocess
 import time
 
-import pytest
+from capture_terminal import capture_on_terminal
 
 BUILD = os.environ.get("TRACYC_BUILD_DIR", "build/test")
 CAPTURE = os.path.join(BUILD, "tools", "tracyc-capture")
@@ -126,13 +126,6 @@ def endless_client(port):
     client = start_client(os.path.join(BUILD, "tests", "e2e", "endless"), port)
     assert client.stdout.readline().strip() == "ready"
     return client
-
-
-def wait_connected(client):
-    """Until the capture has connected (the client says so), then a second for the events the
-    client kept since it started (its first frame's 50 zones and more) to arrive."""
-    assert client.stdout.readline().strip() == "connected"
-    time.sleep(1.0)
 
 
 def until_recording(capture):
@@ -309,15 +302,15 @@ def test_ctrl_c_stops_cleanly_and_writes_everything(tmp_path):
     client = endless_client(port)
     out = tmp_path / "stopped.json"
     try:
-        capture = subprocess.Popen([CAPTURE, "-p", str(port), "-o", str(out)], stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True)
-        wait_connected(client)
-        capture.send_signal(signal.SIGINT)
-        output, _ = capture.communicate(timeout=30)
+        with capture_on_terminal([CAPTURE, "-p", str(port), "-o", str(out)], stdout=subprocess.PIPE,
+                                 text=True) as (capture, status):
+            assert status.wait_for_zones(50), status.text
+            capture.send_signal(signal.SIGINT)
+            output, _ = capture.communicate(timeout=30)
     finally:
         client.kill()
         client.wait()
-    assert capture.returncode == 1, output
+    assert capture.returncode == 1, output + status.text.decode(errors="replace")
     zones = [e for e in load_trace(out) if e.get("ph") == "X" and e["name"] == "endless work"]
     assert len(zones) >= 50
 
@@ -326,15 +319,22 @@ def test_client_killed_mid_stream(tmp_path):
     port = free_port()
     client = endless_client(port)
     out = tmp_path / "killed.txt"
-    capture = subprocess.Popen([CAPTURE, "-p", str(port), "-o", str(out)], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
-    wait_connected(client)
-    client.kill()
-    client.wait()
-    output, _ = capture.communicate(timeout=30)
-    assert capture.returncode == 1, output
+    try:
+        with capture_on_terminal([CAPTURE, "-p", str(port), "-o", str(out)], stdout=subprocess.PIPE,
+                                 text=True) as (capture, status):
+            assert status.wait_for_zones(50), status.text
+            client.kill()
+            client.wait()
+            output, _ = capture.communicate(timeout=30)
+    finally:
+        client.kill()
+        client.wait()
+    assert capture.returncode == 1, output + status.text.decode(errors="replace")
     text = out.read_text()
-    assert "endless work" in text and "incomplete" in text.lower()
+    # What came is kept; the names the client did not live to send may be missing.
+    zones = re.search(r"Captured [0-9.]+ m?s: ([0-9,]+) zones", text)
+    assert zones and int(zones.group(1).replace(",", "")) >= 50, text
+    assert "incomplete" in text.lower(), text
 
 
 def test_protocol_mismatch_tries_every_version(tmp_path):
