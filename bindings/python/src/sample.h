@@ -128,8 +128,9 @@ extern _Atomic int tp_signal_changing;
 typedef void (*tp_sample_fn)(struct tp_slot *s, int64_t time, unsigned flags, const struct tp_frame_ref *frames, int n,
                              void *user);
 void tp_ring_drain(struct tp_slot *s, tp_sample_fn fn, void *user);
-/* How many samples of the deepest stack a ring holds: what it can keep between drains. */
-size_t tp_ring_capacity(void);
+/* An eventfd the handler writes to when a ring reaches half full, so that the drain
+ * thread, which otherwise waits long, empties it in time; -1 while sampling is off. */
+extern _Atomic int tp_ring_wake_fd;
 /* Handlers take samples only while this is set. */
 extern _Atomic int tp_sampling_on;
 

@@ -1,9 +1,9 @@
 /* sample_drain.c - the sampler's own thread: it finds the process's threads, gives each a
- * clock (sample_signal.c), empties their rings every 10 ms and records each sample with
- * the profiler as a callstack of synthetic frame addresses, which it also answers. It
- * waits longer after each pass that found no new thread, up to what the rings can keep
- * (samples or not: the rings are emptied at each pass); a thread that threading starts
- * wakes it at once.
+ * clock (sample_signal.c), empties their rings and records each sample with the profiler
+ * as a callstack of synthetic frame addresses, which it also answers. It waits longer
+ * after each pass that found no new thread, 10 ms after one that did, up to a second; a
+ * ring that reaches half full (its thread's handler says so) and a thread that threading
+ * starts wake it at once.
  *
  * A frame address is SAMPLE_BASE | function id << 28 | line: the function (qualified
  * name, file, first line: one id per distinct function, whatever code object it came
@@ -20,11 +20,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,9 +36,9 @@
 #define LINE_BITS 28
 #define MAX_FUNCTIONS ((1u << 30) - 1)
 #define PERIOD_MS 10
-/* The longest wait between passes: each doubles the last, up to this or to the time a ring
- * takes to fill at the sampling rate, whichever is shorter. */
-#define WAIT_MAX_MS 80
+/* The longest wait between passes, when no ring wakes the thread: how long a thread started
+ * outside threading (by C code) may go unsampled. */
+#define WAIT_MAX_MS 1000
 /* A thread whose samples never had a Python thread state is left alone for this many scans
  * (its clock off), then tried again: it may have attached to Python since. */
 #define NATIVE_RETRY_SCANS 500
@@ -60,8 +62,8 @@ struct function {
 };
 
 static struct {
-    pthread_mutex_t lock; /* start and stop */
-    pthread_cond_t wake;
+    pthread_mutex_t lock;   /* start and stop */
+    int wake_fd;            /* eventfd: a ring half full, a new thread, the stop (tp_ring_wake_fd) */
     pthread_cond_t scanned; /* after each look at the process's threads */
     uint32_t scans_done;    /* how many (under lock) */
     pthread_t thread;
@@ -69,7 +71,7 @@ static struct {
     _Atomic int stop;
     unsigned hz;
     int task_dir;         /* /proc/self/task, open while the thread runs (not opened at every scan) */
-    uint32_t scan;        /* advanced by one per PERIOD_MS waited, so NATIVE_RETRY_SCANS is time */
+    uint32_t scan;        /* advanced by one per PERIOD_MS since the last pass, so NATIVE_RETRY_SCANS is time */
     int look_now;         /* under lock: a new thread was announced (tp_sampling_wake) */
     uint64_t seen;        /* samples taken from the rings, whatever became of them */
     struct tcu_map tids;  /* tid -> slot index + 1, or NATIVE | scan it was left at */
@@ -85,10 +87,7 @@ static struct {
     struct tcu_map function_ids; /* content hash -> newest function id with it */
     int registered;
     struct file_list hide_below, hide_frame; /* set before the thread starts, fixed while it runs */
-} d = {.lock = PTHREAD_MUTEX_INITIALIZER,
-       .wake = PTHREAD_COND_INITIALIZER,
-       .functions_lock = PTHREAD_MUTEX_INITIALIZER,
-       .task_dir = -1};
+} d = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake_fd = -1, .functions_lock = PTHREAD_MUTEX_INITIALIZER, .task_dir = -1};
 
 #define NATIVE ((uint64_t)1 << 40)
 
@@ -363,19 +362,21 @@ static void scan_threads(uint64_t *addrs, uint32_t periods)
 }
 
 /* The wait after a pass: PERIOD_MS after a pass that found a new thread, else twice the
- * last one, up to WAIT_MAX_MS and to 3/4 of the time the deepest stacks take to fill a
- * ring at the sampling rate: whatever the threads do meanwhile, their rings keep it until
- * the next pass. Waking every PERIOD_MS while samples came cost the sampler's thread ~8 ms
- * of CPU per second (each pass is a wake-up and a look at /proc/self/task) for nothing
- * more recorded. */
+ * last one, up to WAIT_MAX_MS. A ring reaching half full ends the wait, so the threads'
+ * samples never wait for it. Waking every 10 to 80 ms cost the sampler's thread 7 ms of
+ * CPU over a 5 s sleep (each pass is a wake-up and a look at /proc/self/task). */
 static int next_wait_ms(int last_ms, int new_thread)
 {
     if (new_thread)
         return PERIOD_MS;
-    uint64_t ring_ms = (uint64_t)tp_ring_capacity() * 750 / (d.hz ? d.hz : 1);
-    int most = ring_ms < WAIT_MAX_MS ? (int)ring_ms : WAIT_MAX_MS;
-    int ms = last_ms * 2 < most ? last_ms * 2 : most;
-    return ms > PERIOD_MS ? ms : PERIOD_MS;
+    return last_ms * 2 < WAIT_MAX_MS ? last_ms * 2 : WAIT_MAX_MS;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
 void tp_sampling_wake(void)
@@ -383,7 +384,7 @@ void tp_sampling_wake(void)
     pthread_mutex_lock(&d.lock);
     if (d.running) {
         d.look_now = 1;
-        pthread_cond_signal(&d.wake);
+        eventfd_write(d.wake_fd, 1);
     }
     pthread_mutex_unlock(&d.lock);
 }
@@ -393,13 +394,16 @@ static void *drain_main(void *unused)
     /* (tcu_thread_start started it with the program's signals blocked) */
     d.task_dir = tcu_fd_open("/proc/self/task", O_RDONLY | O_DIRECTORY, 0);
     uint64_t *addrs = malloc((TP_SAMPLE_MAX_DEPTH + 2) * sizeof *addrs);
-    pthread_mutex_lock(&d.lock);
     int wait_ms = PERIOD_MS;
+    int64_t last_scan = now_ms() - PERIOD_MS;
+    pthread_mutex_lock(&d.lock);
     while (!atomic_load(&d.stop) && addrs) {
         d.look_now = 0;
         pthread_mutex_unlock(&d.lock);
         uint64_t threads = d.threads;
-        scan_threads(addrs, (uint32_t)(wait_ms / PERIOD_MS));
+        int64_t now = now_ms(), periods = (now - last_scan) / PERIOD_MS;
+        last_scan = now;
+        scan_threads(addrs, periods > 1 ? (uint32_t)periods : 1);
         pthread_mutex_lock(&d.lock);
         d.scans_done++;
         pthread_cond_broadcast(&d.scanned); /* start_sampling waits for the first */
@@ -425,15 +429,13 @@ static void *drain_main(void *unused)
         }
         pthread_mutex_lock(&d.lock);
         wait_ms = next_wait_ms(wait_ms, d.threads != threads || d.look_now);
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += wait_ms * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
-        if (!atomic_load(&d.stop) && !d.look_now)
-            pthread_cond_timedwait(&d.wake, &d.lock, &until);
+        int look_now = d.look_now;
+        pthread_mutex_unlock(&d.lock);
+        struct pollfd wake = {.fd = d.wake_fd, .events = POLLIN};
+        eventfd_t count;
+        if (!atomic_load(&d.stop) && !look_now && poll(&wake, 1, wait_ms) > 0)
+            eventfd_read(d.wake_fd, &count);
+        pthread_mutex_lock(&d.lock);
     }
     pthread_mutex_unlock(&d.lock);
     atomic_store(&tp_sampling_on, 0);
@@ -558,10 +560,21 @@ int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame)
     atomic_store(&d.signal_taken, 0);
     atomic_store(&tp_sampling_on, 1);
     uint32_t scans = d.scans_done;
+    if ((d.wake_fd = tcu_fd_lift(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))) < 0) {
+        rc = errno;
+        atomic_store(&tp_sampling_on, 0);
+        pthread_mutex_unlock(&d.lock);
+        PyErr_Format(PyExc_OSError, "sampling: cannot make its thread's wake-up descriptor: %s", strerror(rc));
+        return -1;
+    }
+    atomic_store(&tp_ring_wake_fd, d.wake_fd);
     /* One of the profiler's threads (tracyc_own_threads): the profiler's perf events, which
      * it inherits from this thread, leave its context switches out. */
     if ((rc = tcu_thread_start(&d.thread, "tracer sampler", drain_main, NULL)) != 0) {
         atomic_store(&tp_sampling_on, 0);
+        atomic_store(&tp_ring_wake_fd, -1);
+        close(d.wake_fd);
+        d.wake_fd = -1;
         pthread_mutex_unlock(&d.lock);
         PyErr_Format(PyExc_OSError, "sampling: cannot start its thread: %s",
                      rc > 0 ? strerror(rc) : "cannot list it among the profiler's threads");
@@ -582,10 +595,15 @@ void tp_sampling_stop(void)
         return;
     }
     atomic_store(&d.stop, 1);
-    pthread_cond_signal(&d.wake);
+    eventfd_write(d.wake_fd, 1);
     pthread_mutex_unlock(&d.lock);
     Py_BEGIN_ALLOW_THREADS tcu_thread_join(d.thread);
     Py_END_ALLOW_THREADS pthread_mutex_lock(&d.lock);
+    /* Every slot was closed as the thread ended, each once no handler ran on it: none can
+     * write to the descriptor now. */
+    atomic_store(&tp_ring_wake_fd, -1);
+    close(d.wake_fd);
+    d.wake_fd = -1;
     d.running = 0;
     pthread_mutex_unlock(&d.lock);
 }
@@ -619,7 +637,10 @@ void tp_sampling_forget_after_fork(void)
     atomic_store(&tp_sampling_on, 0);
     tp_slots_forget();
     d.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
-    d.wake = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
+    atomic_store(&tp_ring_wake_fd, -1);
+    if (d.wake_fd >= 0) /* its counter is the parent's too */
+        close(d.wake_fd);
+    d.wake_fd = -1;
     d.scanned = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
     d.functions_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     d.running = 0;

@@ -14,7 +14,8 @@
  * installed before ours.
  *
  * Each slot has a ring of fixed-size space written by its thread's handler (the only
- * producer) and read by the drain thread (the only consumer).
+ * producer) and read by the drain thread (the only consumer), which the handler wakes
+ * when the ring reaches half full.
  */
 #include "sample.h"
 #include "util/fd.h"
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -37,6 +39,7 @@
 
 struct tp_slot tp_slots[TP_MAX_SLOTS];
 _Atomic int tp_sampling_on;
+_Atomic int tp_ring_wake_fd = -1;
 _Atomic int tp_signal_changing;
 
 /* perf fd -> slot index + 1 and the slot's gen (0: not ours now); fds ever used for
@@ -89,7 +92,11 @@ static void take_sample(struct tp_slot *s)
     rec->time = time;
     rec->n = (uint16_t)n;
     rec->flags = (uint16_t)flags;
-    atomic_store_explicit(&r->head, head + sizeof *rec + (size_t)n * sizeof(struct tp_frame_ref), memory_order_release);
+    size_t next = head + sizeof *rec + (size_t)n * sizeof(struct tp_frame_ref);
+    atomic_store_explicit(&r->head, next, memory_order_release);
+    int wake_fd = atomic_load_explicit(&tp_ring_wake_fd, memory_order_relaxed);
+    if (used < RING_DATA / 2 && next - tail >= RING_DATA / 2 && wake_fd >= 0)
+        eventfd_write(wake_fd, 1); /* a write(2): async-signal-safe */
 }
 
 /* The slot a signal is for, with the gen it was sent under; NULL when it is not ours. */
@@ -338,11 +345,6 @@ void tp_slots_forget(void)
 }
 
 /* ---- draining ---------------------------------------------------------------------- */
-
-size_t tp_ring_capacity(void)
-{
-    return RING_DATA / RECORD_MAX;
-}
 
 void tp_ring_drain(struct tp_slot *s, tp_sample_fn fn, void *user)
 {
