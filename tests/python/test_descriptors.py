@@ -95,9 +95,10 @@ def new_thread_sampled(k):
     thread.join()
     return found
 
-def sampler_scans(k, scans=5):
-    # the sampling mode looks at the process's threads every 10 ms: once tracer has settled,
-    # nothing of its may take k then, not even for an instant. Three times over: one of the
+def sampler_scans(k, scans=2):
+    # the sampling mode looks at the process's threads at each of its passes (up to a second
+    # apart, sooner while rings fill): once tracer has settled, nothing of its may take k
+    # then, not even for an instant. Three times over: one of the
     # profiler's rare opens (the in-process capture's event tape going to a file once it
     # outgrows memory) may fall in one of them, a periodic one falls in each.
     for _ in range(3):

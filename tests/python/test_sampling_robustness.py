@@ -301,6 +301,61 @@ def test_handler_replaced_outside_python_stops_sampling_with_a_warning(python_ru
     assert "tracer: sampling stopped: the program installed its own SIGURG" in summary
 
 
+def test_program_that_closes_the_samplers_descriptor(python_run):
+    """A program may close descriptors it did not open (a daemon closing everything it does
+    not know of). The sampler's thread waits on an eventfd; closed under it, the thread
+    neither spins (poll answers POLLNVAL at once, for ever) nor writes into whatever the
+    program opens there next: it falls back to a pass every 10 ms, and the samples still
+    come."""
+    run = python_run("""\
+        import os, threading, time
+        import tracer
+
+        def eventfds():
+            found = set()
+            for fd in os.listdir("/proc/self/fd"):
+                try:
+                    if os.readlink(f"/proc/self/fd/{fd}") == "anon_inode:[eventfd]":
+                        found.add(int(fd))
+                except OSError:  # the listing's own descriptor
+                    pass
+            return found
+
+        def burn(seconds):
+            end = time.thread_time() + seconds
+            while time.thread_time() < end:
+                sum(i * i for i in range(300))
+
+        from tracer import _tracer
+        _tracer.startup()  # the profiler's own eventfds first
+        time.sleep(0.1)
+        before = eventfds()
+        tracer.start_sampling(1000)
+        (wake,) = eventfds() - before
+        os.close(wake)
+        time.sleep(0.2)  # the sampler's thread finds it closed
+        cpu = tracer.sampling_stats()["sampler_cpu_ns"]
+        time.sleep(1)
+        spent = tracer.sampling_stats()["sampler_cpu_ns"] - cpu
+        r, w = os.pipe()
+        os.dup2(w, wake)  # the program's own descriptor at that number now
+        thread = threading.Thread(target=burn, args=(0.3,), name="after-the-close")
+        thread.start()  # a new thread: the sampler's thread is told
+        thread.join()
+        tracer.stop_sampling()  # and told to stop
+        os.close(wake)
+        os.close(w)
+        print("spent ms", spent / 1e6, "written", len(os.read(r, 64)))  # both write ends closed: b"" if none
+        """, output="out.folded")
+    assert run.returncode == 0, run.stderr
+    words = run.stdout.split()
+    spent_ms, written = float(words[2]), int(words[4])
+    # Spinning, the thread takes the CPU it is given (about a second here); 10 ms passes, ~1 ms.
+    assert spent_ms < 200 and written == 0, run.stdout
+    stacks = folded(run.out_path)
+    assert samples_where(stacks, lambda s: s[0] == "after-the-close" and "burn" in s) > 0, list(stacks)[:10]
+
+
 def test_setitimer_keeps_working(python_run):
     """The program's interval timers (SIGPROF, SIGALRM) are its own: sampling uses neither."""
     run = python_run("""\

@@ -129,7 +129,8 @@ typedef void (*tp_sample_fn)(struct tp_slot *s, int64_t time, unsigned flags, co
                              void *user);
 void tp_ring_drain(struct tp_slot *s, tp_sample_fn fn, void *user);
 /* An eventfd the handler writes to when a ring reaches half full, so that the drain
- * thread, which otherwise waits long, empties it in time; -1 while sampling is off. */
+ * thread, which otherwise waits long, empties it in time; -1 when there is no drain thread
+ * to wake (before start_sampling, after stop_sampling). */
 extern _Atomic int tp_ring_wake_fd;
 /* Handlers take samples only while this is set. */
 extern _Atomic int tp_sampling_on;
@@ -144,7 +145,7 @@ int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame);
 void tp_sampling_stop(void);
 unsigned tp_sampling_hz(void);
 /* A thread has started (threading names it first thing): the sampler's thread looks at the
- * threads now rather than at its next pass, which may be tens of milliseconds away. */
+ * threads now rather than at its next pass, which may be up to a second away. */
 void tp_sampling_wake(void);
 /* What sampling has done so far, for the Python side. */
 struct tp_sampling_stats {

@@ -39,9 +39,9 @@
 /* The longest wait between passes, when no ring wakes the thread: how long a thread started
  * outside threading (by C code) may go unsampled. */
 #define WAIT_MAX_MS 1000
-/* A thread whose samples never had a Python thread state is left alone for this many scans
- * (its clock off), then tried again: it may have attached to Python since. */
-#define NATIVE_RETRY_SCANS 500
+/* A thread whose samples never had a Python thread state is left alone for this many
+ * PERIOD_MS (its clock off), then tried again: it may have attached to Python since. */
+#define NATIVE_RETRY_TICKS 500
 
 /* Functions with a fixed id: the frames tracer adds itself. */
 enum { FN_GIL_RELEASED = 1, FN_TRUNCATED, FN_UNKNOWN, FN_FIRST_FREE };
@@ -70,11 +70,13 @@ static struct {
     int running;
     _Atomic int stop;
     unsigned hz;
-    int task_dir;         /* /proc/self/task, open while the thread runs (not opened at every scan) */
-    uint32_t scan;        /* advanced by one per PERIOD_MS since the last pass, so NATIVE_RETRY_SCANS is time */
+    int task_dir;  /* /proc/self/task, open while the thread runs (not opened at every scan) */
+    uint32_t scan; /* passes made: a slot whose thread the last one did not list is closed */
+    uint32_t tick; /* PERIOD_MS since the thread started, as of the last pass */
+    int64_t started_ms;
     int look_now;         /* under lock: a new thread was announced (tp_sampling_wake) */
     uint64_t seen;        /* samples taken from the rings, whatever became of them */
-    struct tcu_map tids;  /* tid -> slot index + 1, or NATIVE | scan it was left at */
+    struct tcu_map tids;  /* tid -> slot index + 1, or NATIVE | tick it was left at */
     struct tcu_map lines; /* code copy ref << 32 | offset + 2 -> line + 1 */
     uint64_t samples, gil_released, truncated, broken, threads;
     _Atomic int64_t cpu_ns;   /* the sampler thread's own CPU time */
@@ -295,6 +297,13 @@ static void drain_slot(struct tp_slot *s, uint64_t *addrs)
     tp_ring_drain(s, on_sample, addrs);
 }
 
+static int64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 /* native: the thread is left alone for a while (its samples had no Python in them). */
 static void close_slot(struct tp_slot *s, uint64_t *addrs, int native)
 {
@@ -303,7 +312,7 @@ static void close_slot(struct tp_slot *s, uint64_t *addrs, int native)
     drain_slot(s, addrs); /* what came in while it stopped */
     atomic_fetch_add(&d.lost_total, atomic_exchange(&s->lost, 0));
     if (native)
-        tcu_map_put(&d.tids, (uint64_t)s->tid, NATIVE | d.scan);
+        tcu_map_put(&d.tids, (uint64_t)s->tid, NATIVE | d.tick);
     else
         tcu_map_remove(&d.tids, (uint64_t)s->tid, NULL);
     tp_slot_free(s);
@@ -323,7 +332,7 @@ static void thread_listed(pid_t tid, uint32_t scan, const uint32_t *own, size_t 
         tp_slots[*known - 1].seen = scan;
         return;
     }
-    if (known && scan - (uint32_t)*known < NATIVE_RETRY_SCANS)
+    if (known && d.tick - (uint32_t)*known < NATIVE_RETRY_TICKS)
         return;
     int index = tp_slot_open(tid, d.hz, scan);
     if (index >= 0) {
@@ -335,11 +344,12 @@ static void thread_listed(pid_t tid, uint32_t scan, const uint32_t *own, size_t 
 /* Lists the process's threads: new ones get a clock, gone ones are closed. The directory
  * is read again from its start through the descriptor kept open: a scan opens nothing, so
  * it never takes a number the program has just closed (util/fd.h). */
-static void scan_threads(uint64_t *addrs, uint32_t periods)
+static void scan_threads(uint64_t *addrs)
 {
     if (d.task_dir < 0 || lseek(d.task_dir, 0, SEEK_SET) != 0)
         return;
-    uint32_t scan = d.scan += periods;
+    uint32_t scan = ++d.scan;
+    d.tick = (uint32_t)((now_ms() - d.started_ms) / PERIOD_MS);
     uint32_t own[TCU_MAX_OWN_THREADS];
     size_t nown = tcu_threads_own(own, TCU_MAX_OWN_THREADS);
     nown = nown < TCU_MAX_OWN_THREADS ? nown : TCU_MAX_OWN_THREADS;
@@ -363,7 +373,7 @@ static void scan_threads(uint64_t *addrs, uint32_t periods)
 
 /* The wait after a pass: PERIOD_MS after a pass that found a new thread, else twice the
  * last one, up to WAIT_MAX_MS. A ring reaching half full ends the wait, so the threads'
- * samples never wait for it. Waking every 10 to 80 ms cost the sampler's thread 7 ms of
+ * samples never wait for it. Waking every 10 to 80 ms cost the sampler's thread 8.5 ms of
  * CPU over a 5 s sleep (each pass is a wake-up and a look at /proc/self/task). */
 static int next_wait_ms(int last_ms, int new_thread)
 {
@@ -372,20 +382,45 @@ static int next_wait_ms(int last_ms, int new_thread)
     return last_ms * 2 < WAIT_MAX_MS ? last_ms * 2 : WAIT_MAX_MS;
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 void tp_sampling_wake(void)
 {
     pthread_mutex_lock(&d.lock);
     if (d.running) {
         d.look_now = 1;
-        eventfd_write(d.wake_fd, 1);
+        if (d.wake_fd >= 0)
+            eventfd_write(d.wake_fd, 1);
     }
+    pthread_mutex_unlock(&d.lock);
+}
+
+/* For sampling_stats(): this thread's CPU time so far. */
+static void note_own_cpu(void)
+{
+    struct timespec cpu;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
+        atomic_store(&d.cpu_ns, (int64_t)cpu.tv_sec * 1000000000 + cpu.tv_nsec);
+}
+
+/* Waits wait_ms, or until the eventfd wakes it (a ring half full, a new thread, the stop).
+ * A program that closed the descriptor (poll says POLLNVAL) has taken the wakes away: the
+ * thread then makes a pass every PERIOD_MS, which the rings never outrun. */
+static void wait_for_work(int wait_ms)
+{
+    if (d.wake_fd < 0) {
+        poll(NULL, 0, wait_ms < PERIOD_MS ? wait_ms : PERIOD_MS);
+        return;
+    }
+    struct pollfd wake = {.fd = d.wake_fd, .events = POLLIN};
+    eventfd_t count;
+    if (poll(&wake, 1, wait_ms) <= 0)
+        return;
+    if (wake.revents & POLLIN) {
+        eventfd_read(d.wake_fd, &count);
+        return;
+    }
+    pthread_mutex_lock(&d.lock); /* the number is no longer ours: never written to again */
+    atomic_store(&tp_ring_wake_fd, -1);
+    d.wake_fd = -1;
     pthread_mutex_unlock(&d.lock);
 }
 
@@ -395,15 +430,13 @@ static void *drain_main(void *unused)
     d.task_dir = tcu_fd_open("/proc/self/task", O_RDONLY | O_DIRECTORY, 0);
     uint64_t *addrs = malloc((TP_SAMPLE_MAX_DEPTH + 2) * sizeof *addrs);
     int wait_ms = PERIOD_MS;
-    int64_t last_scan = now_ms() - PERIOD_MS;
+    d.started_ms = now_ms();
     pthread_mutex_lock(&d.lock);
     while (!atomic_load(&d.stop) && addrs) {
         d.look_now = 0;
         pthread_mutex_unlock(&d.lock);
         uint64_t threads = d.threads;
-        int64_t now = now_ms(), periods = (now - last_scan) / PERIOD_MS;
-        last_scan = now;
-        scan_threads(addrs, periods > 1 ? (uint32_t)periods : 1);
+        scan_threads(addrs);
         pthread_mutex_lock(&d.lock);
         d.scans_done++;
         pthread_cond_broadcast(&d.scanned); /* start_sampling waits for the first */
@@ -416,9 +449,7 @@ static void *drain_main(void *unused)
                     close_slot(s, addrs, 1);
             }
         }
-        struct timespec cpu;
-        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0)
-            atomic_store(&d.cpu_ns, (int64_t)cpu.tv_sec * 1000000000 + cpu.tv_nsec);
+        note_own_cpu();
         if (!atomic_load(&tp_signal_changing) && !tp_signal_check()) {
             static const char text[] = "tracer: sampling stopped: the program installed its own SIGURG handler "
                                        "(not through Python's signal module)";
@@ -431,10 +462,8 @@ static void *drain_main(void *unused)
         wait_ms = next_wait_ms(wait_ms, d.threads != threads || d.look_now);
         int look_now = d.look_now;
         pthread_mutex_unlock(&d.lock);
-        struct pollfd wake = {.fd = d.wake_fd, .events = POLLIN};
-        eventfd_t count;
-        if (!atomic_load(&d.stop) && !look_now && poll(&wake, 1, wait_ms) > 0)
-            eventfd_read(d.wake_fd, &count);
+        if (!atomic_load(&d.stop))
+            wait_for_work(look_now ? 0 : wait_ms);
         pthread_mutex_lock(&d.lock);
     }
     pthread_mutex_unlock(&d.lock);
@@ -442,6 +471,7 @@ static void *drain_main(void *unused)
     for (uint32_t i = 0; i < TP_MAX_SLOTS; i++)
         if (atomic_load(&tp_slots[i].gen) & 1)
             close_slot(&tp_slots[i], addrs, 0);
+    note_own_cpu(); /* with the last samples' */
     free(addrs);
     if (d.task_dir >= 0)
         close(d.task_dir);
@@ -595,14 +625,16 @@ void tp_sampling_stop(void)
         return;
     }
     atomic_store(&d.stop, 1);
-    eventfd_write(d.wake_fd, 1);
+    if (d.wake_fd >= 0)
+        eventfd_write(d.wake_fd, 1);
     pthread_mutex_unlock(&d.lock);
     Py_BEGIN_ALLOW_THREADS tcu_thread_join(d.thread);
     Py_END_ALLOW_THREADS pthread_mutex_lock(&d.lock);
     /* Every slot was closed as the thread ended, each once no handler ran on it: none can
      * write to the descriptor now. */
     atomic_store(&tp_ring_wake_fd, -1);
-    close(d.wake_fd);
+    if (d.wake_fd >= 0)
+        close(d.wake_fd);
     d.wake_fd = -1;
     d.running = 0;
     pthread_mutex_unlock(&d.lock);
