@@ -446,8 +446,8 @@ static int ended(struct tcs_collector *c, struct entry *e)
  * when one is due; returns the milliseconds until the next may be, -1 when none will. */
 static int probe_clock(struct entry *e)
 {
-    if (e->pub.source < 0 || e->clock.method != TCS_CLOCK_PROBES)
-        return -1;
+    if (e->pub.source < 0 || e->clock.method != TCS_CLOCK_PROBES || tcs_session_stopped(e->session))
+        return -1; /* a stopped client answers what it was asked, and is asked nothing new */
     int64_t raw = tcs_raw_ns();
     uint32_t id = tcs_clock_probe_due(&e->clock, raw);
     if (id && tcd_decoder_probe_clock(e->dec, id) == 0)

@@ -18,7 +18,7 @@
 #define CONNECT_RETRY_S 0.010
 #define CONNECT_ATTEMPT_S 1.0 /* an attempt in progress waits at least this long */
 #define FINAL_SEND_S 1.0      /* a Terminate query's time to leave */
-#define FINAL_ANSWERS_S 1.0   /* a stopped client's time to answer the queries already sent */
+#define FINAL_ANSWERS_S 1.0   /* a stopped client's time to answer what it is asked */
 
 struct tcs_session {
     struct tcd_decoder *dec;
@@ -41,8 +41,8 @@ struct tcs_session {
     uint8_t *out; /* bytes waiting to be sent: the hello, then queries */
     size_t out_len, out_cap;
     bool out_failed;     /* the send buffer could not grow */
-    bool stopping;       /* tcs_session_stop() came while names were awaited */
-    double stopping_end; /* then Terminate is sent at the latest */
+    bool stopping;       /* tcs_session_stop() came while queries were unanswered */
+    double stopping_end; /* Terminate is sent once none is, or then */
     double closing_end;
     int result;
     char why[512];
@@ -293,7 +293,12 @@ static void connecting(struct tcs_session *s, short revents, double now)
 static void end_of_stream(struct tcs_session *s, const char *why)
 {
     bool in_handshake = tcd_decoder_state(s->dec) == TCD_STATE_HANDSHAKE;
-    if (tcd_decoder_close(s->dec) == TCD_STATE_DONE) {
+    enum tcd_state st = tcd_decoder_close(s->dec);
+    if (s->stopping) { /* stopped: the stop's reason stands, whatever the client did then */
+        end(s, TCS_INCOMPLETE);
+        return;
+    }
+    if (st == TCD_STATE_DONE) {
         s->why[0] = '\0';
         end(s, TCS_COMPLETE);
         return;
@@ -368,8 +373,9 @@ static void running(struct tcs_session *s, short revents, double now, uint8_t *b
             if (s->state != TCS_SESSION_RUNNING)
                 return; /* refused by on_welcome */
             if (st == TCD_STATE_DONE) {
-                s->why[0] = '\0';
-                terminate(s, TCS_COMPLETE, now);
+                if (!s->stopping)
+                    s->why[0] = '\0';
+                terminate(s, s->stopping ? TCS_INCOMPLETE : TCS_COMPLETE, now);
                 return;
             }
             if (st == TCD_STATE_FAILED) {
@@ -424,13 +430,20 @@ void tcs_session_stop(struct tcs_session *s, const char *why)
         end(s, TCS_ERROR);
     } else if (s->welcomed && tcd_decoder_awaiting(s->dec)) {
         /* Stopped a moment after the client's first events, the capture would have them
-         * without their names: the client answers what was asked first (events that come
-         * meanwhile are kept). */
+         * without their names: the client answers what it is asked first (the events that
+         * come meanwhile are kept, and their names asked for too: a source location's
+         * answer brings the questions for its strings). A client streaming new names all
+         * the time is stopped after the second. */
         s->stopping = true;
         s->stopping_end = now + FINAL_ANSWERS_S;
     } else {
         terminate(s, TCS_INCOMPLETE, now);
     }
+}
+
+bool tcs_session_stopped(const struct tcs_session *s)
+{
+    return s->stopping || s->state == TCS_SESSION_CLOSING || s->state == TCS_SESSION_ENDED;
 }
 
 enum tcs_session_state tcs_session_state(const struct tcs_session *s)

@@ -22,9 +22,10 @@
  *     it says DONE (Terminate seen), else TCS_INCOMPLETE with its reason (TCS_ERROR when
  *     the handshake was cut off)
  *   - tcs_session_stop(): a Terminate query is sent (best effort)             -> TCS_INCOMPLETE,
- *     or TCS_ERROR when no client had answered yet; while the decoder awaits answers to its
- *     queries (tcd_decoder_awaiting), the session first runs on until they have come, for
- *     at most a second
+ *     or TCS_ERROR when no client had answered yet; while the decoder awaits answers
+ *     (tcd_decoder_awaiting), the session first runs on until it awaits none, for at most
+ *     a second, and ends INCOMPLETE with the stop's reason whatever the client does
+ *     meanwhile (Terminate, hang-up), TCS_ERROR if the decoder fails
  *   - the connection cannot be made within retry_s, the handshake is refused, the decoder
  *     FAILED, the client gave no welcome within the handshake limit, or on_welcome refused
  *     the client (a Terminate query is sent first)                              -> TCS_ERROR
@@ -36,6 +37,7 @@
 #define TRACYC_CAPTURE_SESSION_H
 
 #include <poll.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,6 +89,8 @@ int tcs_session_poll(const struct tcs_session *s, struct pollfd *p, double now);
 void tcs_session_handle(struct tcs_session *s, short revents, double now, uint8_t *buf, size_t buflen);
 /* Ends the session: a Terminate query goes out if it runs. why: the reason it ends. */
 void tcs_session_stop(struct tcs_session *s, const char *why);
+/* Whether it was stopped (or has ended): a capture asks it nothing more of its own. */
+bool tcs_session_stopped(const struct tcs_session *s);
 
 enum tcs_session_state tcs_session_state(const struct tcs_session *s);
 /* An enum tcs_result once ENDED. */

@@ -7,6 +7,7 @@
 #include "client/inproc.h"
 
 #include "capture/collector.h"
+#include "capture/sockets.h"
 #include "trace/export.h"
 #include "trace/names.h"
 #include "trace/trace.h"
@@ -235,7 +236,8 @@ int tc_inproc_step_with(struct tc_inproc *ip, int timeout_ms, struct pollfd *fds
 static void finish_children(struct tc_inproc *ip)
 {
     tcs_collector_stop(ip->children, "the program that collected it ended first");
-    for (int waited = 0; tcs_collector_live(ip->children) && waited < CHILDREN_STOP_MS; waited += 10)
+    double end = tcs_now_s() + CHILDREN_STOP_MS / 1000.0;
+    while (tcs_collector_live(ip->children) && tcs_now_s() < end)
         tcs_collector_step(ip->children, 10);
     tcs_collector_finish(ip->children);
 }

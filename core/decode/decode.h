@@ -187,9 +187,9 @@ bool tcd_decoder_refused(const struct tcd_decoder *dec);
  * DONE or FAILED are ignored. Queries are handed to on_query after each complete frame,
  * in the order the real server issues them. */
 enum tcd_state tcd_decoder_feed(struct tcd_decoder *dec, const void *data, size_t len);
-/* True while the decoder waits for the client to answer a query it sent (a name, a source
- * location, a callstack's frames...) or to finish an item it began: the names of what was
- * received so far are not all known yet. */
+/* True while the decoder waits for the client to answer a query it made (a name, a source
+ * location, a callstack's frames, a clock reading) or to finish an item it began: the
+ * names of what was received so far are not all known yet. */
 bool tcd_decoder_awaiting(const struct tcd_decoder *dec);
 /* One frame's items as they were before compression (1..TCW_TARGET_FRAME_SIZE bytes), from
  * a client in the same process (the in-process capture: no LZ4 either way), after the

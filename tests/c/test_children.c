@@ -11,7 +11,8 @@
  *   - the same with TRACYC_FOLLOW_FORK=1 and TRACYC_OUTPUT, for a forked child.
  *
  * Each case runs in a child process: a profiler's shutdown is final. Every process started
- * is waited for by its pid.
+ * is waited for by its pid. The forked children's own profilers run in the normal build
+ * only (main() says why).
  */
 #include "test_collector.h"
 #include "test_fault_util.h"

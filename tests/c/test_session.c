@@ -22,6 +22,8 @@ enum script {
     SCRIPT_OLD,      /* like upstream's 0.13 client: status 2 to all but protocol 76, then FULL in 76 */
     SCRIPT_RUNNING,  /* events, no Terminate (the program runs on), answer every query */
     SCRIPT_MUTE,     /* events, no Terminate, answer no query */
+    SCRIPT_ENDS,     /* like RUNNING, and sends Terminate with its first answer */
+    SCRIPT_LEAVES,   /* like RUNNING, and hangs up after its first answer */
 };
 
 struct client {
@@ -29,7 +31,8 @@ struct client {
     uint16_t port;
     enum script script;
     int got_terminate_query;
-    int refused; /* connections answered with status 2 */
+    int refused;  /* connections answered with status 2 */
+    int answered; /* queries answered */
     pthread_t thread;
 };
 
@@ -145,7 +148,12 @@ static void *client_main(void *arg)
             n = put(items, n, &len, 2);
             n = put(items, n, q[0] == TCW_QUERY_THREAD_STRING ? "work" : id == 0x700 ? "func" : "file", 4);
         }
+        if (c->script == SCRIPT_ENDS && !c->answered)
+            n = put(items, n, "\x49", 1); /* Terminate */
         send_frame(fd, items, n);
+        c->answered++;
+        if (c->script == SCRIPT_LEAVES)
+            break;
     }
     close(fd);
     return NULL;
@@ -199,11 +207,11 @@ static int capture(enum script script, double time_limit, struct sink *sink, cha
     struct tcd_decoder *dec = tcd_decoder_new(&cb, sink, NULL);
     struct tcs_options opt = {
         .address = "127.0.0.1", .port = c.port, .connect_timeout_s = 2, .time_limit_s = time_limit};
-    if (script == SCRIPT_RUNNING || script == SCRIPT_MUTE)
+    if (script >= SCRIPT_RUNNING)
         opt.stop_flag = &sink->stop; /* the user stops it once the first zone has come */
     int rc = tcs_capture(&opt, dec, err, errlen);
     client_join(&c);
-    if (script != SCRIPT_MISMATCH && script != SCRIPT_HANG_UP && script != SCRIPT_SILENT)
+    if (script != SCRIPT_MISMATCH && script != SCRIPT_HANG_UP && script != SCRIPT_SILENT && script != SCRIPT_LEAVES)
         tt_check(c.got_terminate_query, "the client received the Terminate query");
     if (script == SCRIPT_OLD)
         tt_check(c.refused == 1, "protocol 82 refused once, then 76 offered (%d refusals)", c.refused);
@@ -266,6 +274,18 @@ int main(void)
     rc = capture(SCRIPT_MUTE, 0, &sink, err, sizeof err, &dec);
     tt_check(rc == TCS_INCOMPLETE && strstr(err, "stopped by the user"), "mute client stopped: incomplete (%s)", err);
     tt_check(sink.zones == 1, "its zone decoded (%d)", sink.zones);
+    tcd_decoder_free(dec);
+
+    /* Whatever the client does while it answers, the capture was stopped, and says so: it
+     * ends (Terminate) or hangs up. */
+    sink = (struct sink){0};
+    rc = capture(SCRIPT_ENDS, 0, &sink, err, sizeof err, &dec);
+    tt_check(rc == TCS_INCOMPLETE && strstr(err, "stopped by the user"), "stopped, then it ended: incomplete (%s)",
+             err);
+    tcd_decoder_free(dec);
+    sink = (struct sink){0};
+    rc = capture(SCRIPT_LEAVES, 0, &sink, err, sizeof err, &dec);
+    tt_check(rc == TCS_INCOMPLETE && strstr(err, "stopped by the user"), "stopped, then it left: incomplete (%s)", err);
     tcd_decoder_free(dec);
 
     /* Nobody listens on a port we just closed. */

@@ -7,6 +7,7 @@ import pty
 import re
 import subprocess
 import threading
+import time
 
 
 class StatusLine(threading.Thread):
@@ -35,10 +36,14 @@ class StatusLine(threading.Thread):
         counts = re.findall(rb"\| ([0-9,]+) zones \|", self.text)
         return int(counts[-1].replace(b",", b"")) if counts else 0
 
-    def wait_for_zones(self, n):
+    def wait_for_zones(self, n, give_up_s=120):
+        """Until the status line counts n zones (True), or the capture has ended or not got
+        that far in give_up_s (False: a capture that never records fails its test rather
+        than hang the file)."""
+        deadline = time.monotonic() + give_up_s
         with self.cond:
-            while self.zones() < n and not self.ended:
-                self.cond.wait()
+            while self.zones() < n and not self.ended and time.monotonic() < deadline:
+                self.cond.wait(timeout=1)
             return self.zones() >= n
 
 
