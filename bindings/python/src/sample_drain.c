@@ -70,10 +70,9 @@ static struct {
     int running;
     _Atomic int stop;
     unsigned hz;
-    int task_dir;  /* /proc/self/task, open while the thread runs (not opened at every scan) */
-    uint32_t scan; /* passes made: a slot whose thread the last one did not list is closed */
-    uint32_t tick; /* PERIOD_MS since the thread started, as of the last pass */
-    int64_t started_ms;
+    int task_dir;         /* /proc/self/task, open while the thread runs (not opened at every scan) */
+    uint32_t scan;        /* passes made: a slot whose thread the last one did not list is closed */
+    uint32_t tick;        /* the monotonic clock in PERIOD_MS (wrapping), as of the last pass */
     int look_now;         /* under lock: a new thread was announced (tp_sampling_wake) */
     uint64_t seen;        /* samples taken from the rings, whatever became of them */
     struct tcu_map tids;  /* tid -> slot index + 1, or NATIVE | tick it was left at */
@@ -349,7 +348,7 @@ static void scan_threads(uint64_t *addrs)
     if (d.task_dir < 0 || lseek(d.task_dir, 0, SEEK_SET) != 0)
         return;
     uint32_t scan = ++d.scan;
-    d.tick = (uint32_t)((now_ms() - d.started_ms) / PERIOD_MS);
+    d.tick = (uint32_t)(now_ms() / PERIOD_MS);
     uint32_t own[TCU_MAX_OWN_THREADS];
     size_t nown = tcu_threads_own(own, TCU_MAX_OWN_THREADS);
     nown = nown < TCU_MAX_OWN_THREADS ? nown : TCU_MAX_OWN_THREADS;
@@ -430,7 +429,6 @@ static void *drain_main(void *unused)
     d.task_dir = tcu_fd_open("/proc/self/task", O_RDONLY | O_DIRECTORY, 0);
     uint64_t *addrs = malloc((TP_SAMPLE_MAX_DEPTH + 2) * sizeof *addrs);
     int wait_ms = PERIOD_MS;
-    d.started_ms = now_ms();
     pthread_mutex_lock(&d.lock);
     while (!atomic_load(&d.stop) && addrs) {
         d.look_now = 0;
