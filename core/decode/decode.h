@@ -34,7 +34,7 @@ enum tcd_event_kind {
     TCD_ZONE_VALUE,       /* thread, value */
     TCD_MESSAGE,          /* thread, time, text, color (0 = none), severity, format = source
                           * (0 user, 1 Tracy); literal messages: id = string handle, text is
-                          * "" until the client answered, see tcd_string() */
+                          * "" on the event, see tcd_string() */
     TCD_APP_INFO,         /* time, text */
     TCD_FRAME_MARK,       /* time, id = frame set (0 = main "Frame") */
     TCD_FRAME_START,      /* time, id = frame set */
@@ -117,7 +117,12 @@ struct tcd_event {
     size_t text_len;
 };
 
-/* A source location, static or allocated. Strings are "" until the client answered.
+/* What a name the client has not sent (yet, or ever: a client killed, a capture stopped
+ * before its answer) reads as: Tracy's server shows the same. */
+#define TCD_UNKNOWN_NAME "???"
+
+/* A source location, static or allocated. Until the client answered, a static one has no
+ * name ("") and TCD_UNKNOWN_NAME for function and file, so it is labelled by the latter.
  * Static source locations (u64 ids) and inline ones (SourceLocationPayload, deduplicated
  * by content) share one dense index space. */
 struct tcd_srcloc {
@@ -220,7 +225,7 @@ const char *tcd_decoder_error(const struct tcd_decoder *dec); /* "" when none */
 /* Valid once the state has left TCD_STATE_HANDSHAKE. */
 const struct tcd_welcome *tcd_decoder_welcome(const struct tcd_decoder *dec);
 
-/* Symbol tables. Unknown or unresolved entries give "" (or a NULL-free default).
+/* Symbol tables. Unknown or unresolved entries give "" or TCD_UNKNOWN_NAME (never NULL).
  * Returned pointers stay valid until tcd_decoder_free(). tcd_srcloc() refreshes the
  * record's strings on each call, so call it again after names were answered.
  * tcd_thread_name() gives the decimal id while the name is unknown (for an id the
@@ -231,8 +236,8 @@ const char *tcd_thread_name(const struct tcd_decoder *dec, uint32_t thread);
 const char *tcd_plot_name(const struct tcd_decoder *dec, uint32_t plot);
 const char *tcd_frame_name(const struct tcd_decoder *dec, uint32_t frame_set); /* 0: "Frame" */
 const char *tcd_pool_name(const struct tcd_decoder *dec, uint32_t pool);       /* 0: "" */
-/* The text of a string handle (the id of literal-message and crash events); "" for 0
- * and while unanswered. */
+/* The text of a string handle (the id of literal-message and crash events); "" for 0,
+ * TCD_UNKNOWN_NAME while unanswered. */
 const char *tcd_string(const struct tcd_decoder *dec, uint32_t handle);
 
 /* Callstacks (docs/protocol.md §25). Each distinct callstack the client sent gets an id
