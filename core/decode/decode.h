@@ -34,7 +34,7 @@ enum tcd_event_kind {
     TCD_ZONE_VALUE,       /* thread, value */
     TCD_MESSAGE,          /* thread, time, text, color (0 = none), severity, format = source
                           * (0 user, 1 Tracy); literal messages: id = string handle, text is
-                          * "" on the event, see tcd_string() */
+                          * "" until the client answered, see tcd_string() */
     TCD_APP_INFO,         /* time, text */
     TCD_FRAME_MARK,       /* time, id = frame set (0 = main "Frame") */
     TCD_FRAME_START,      /* time, id = frame set */
@@ -64,7 +64,8 @@ enum tcd_event_kind {
     TCD_FIBER_ENTER,      /* thread = os thread, id = fiber's virtual thread (0x80000000 | n), time;
                           * until TCD_FIBER_LEAVE, that os thread's events carry the fiber's id */
     TCD_FIBER_LEAVE,      /* thread = os thread, time */
-    TCD_CRASH,            /* thread, time (0 when unknown), text, id = string handle of the text */
+    TCD_CRASH,            /* thread, time (0 when unknown), text ("" until the client answered), id = string
+                          * handle of the text */
     TCD_DROPPED,        /* thread, time, value = the running total of events the client dropped: follows the TCD_MESSAGE
                           * "tracyc: dropped <count>..." (source Tracy) of a tracyc client */
     TCD_SECTION_ENTER,  /* thread, time, id = section, query = category, text */
@@ -117,8 +118,10 @@ struct tcd_event {
     size_t text_len;
 };
 
-/* What a name the client has not sent (yet, or ever: a client killed, a capture stopped
- * before its answer) reads as: Tracy's server shows the same. */
+/* What a source location's function and file, and a string (a literal text, a memory pool's
+ * name), read as while the client has not sent them (yet, or ever: a client killed, a capture
+ * stopped before its answer): Tracy's server shows the same. Plots and frame sets keep "",
+ * which the outputs number ("plot 3"); threads their decimal id. */
 #define TCD_UNKNOWN_NAME "???"
 
 /* A source location, static or allocated. Until the client answered, a static one has no

@@ -521,7 +521,7 @@ static uint32_t check_named(struct tcd_decoder *dec, struct tcu_map *ids, struct
     struct tcd_named *e = tcd_table_add(dec, v, ids, name);
     if (!e)
         return 0;
-    *e = (struct tcd_named){.name = TCD_UNKNOWN_NAME, .pending = 1};
+    *e = (struct tcd_named){.name = "", .pending = 1};
     (*pending)++;
     tcd_query(dec, query, name);
     return (uint32_t)v->count - 1;
