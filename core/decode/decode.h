@@ -64,7 +64,8 @@ enum tcd_event_kind {
     TCD_FIBER_ENTER,      /* thread = os thread, id = fiber's virtual thread (0x80000000 | n), time;
                           * until TCD_FIBER_LEAVE, that os thread's events carry the fiber's id */
     TCD_FIBER_LEAVE,      /* thread = os thread, time */
-    TCD_CRASH,            /* thread, time (0 when unknown), text, id = string handle of the text */
+    TCD_CRASH,            /* thread, time (0 when unknown), text ("" until the client answered), id = string
+                          * handle of the text */
     TCD_DROPPED,        /* thread, time, value = the running total of events the client dropped: follows the TCD_MESSAGE
                           * "tracyc: dropped <count>..." (source Tracy) of a tracyc client */
     TCD_SECTION_ENTER,  /* thread, time, id = section, query = category, text */
@@ -117,7 +118,14 @@ struct tcd_event {
     size_t text_len;
 };
 
-/* A source location, static or allocated. Strings are "" until the client answered.
+/* What a source location's function and file, and a string (a literal text, a memory pool's
+ * name), read as while the client has not sent them (yet, or ever: a client killed, a capture
+ * stopped before its answer): Tracy's server shows the same. Plots and frame sets keep "",
+ * which the outputs number ("plot 3"); threads their decimal id. */
+#define TCD_UNKNOWN_NAME "???"
+
+/* A source location, static or allocated. Until the client answered, a static one has no
+ * name ("") and TCD_UNKNOWN_NAME for function and file, so it is labelled by the latter.
  * Static source locations (u64 ids) and inline ones (SourceLocationPayload, deduplicated
  * by content) share one dense index space. */
 struct tcd_srcloc {
@@ -220,7 +228,7 @@ const char *tcd_decoder_error(const struct tcd_decoder *dec); /* "" when none */
 /* Valid once the state has left TCD_STATE_HANDSHAKE. */
 const struct tcd_welcome *tcd_decoder_welcome(const struct tcd_decoder *dec);
 
-/* Symbol tables. Unknown or unresolved entries give "" (or a NULL-free default).
+/* Symbol tables. Unknown or unresolved entries give "" or TCD_UNKNOWN_NAME (never NULL).
  * Returned pointers stay valid until tcd_decoder_free(). tcd_srcloc() refreshes the
  * record's strings on each call, so call it again after names were answered.
  * tcd_thread_name() gives the decimal id while the name is unknown (for an id the
@@ -231,8 +239,8 @@ const char *tcd_thread_name(const struct tcd_decoder *dec, uint32_t thread);
 const char *tcd_plot_name(const struct tcd_decoder *dec, uint32_t plot);
 const char *tcd_frame_name(const struct tcd_decoder *dec, uint32_t frame_set); /* 0: "Frame" */
 const char *tcd_pool_name(const struct tcd_decoder *dec, uint32_t pool);       /* 0: "" */
-/* The text of a string handle (the id of literal-message and crash events); "" for 0
- * and while unanswered. */
+/* The text of a string handle (the id of literal-message and crash events); "" for 0,
+ * TCD_UNKNOWN_NAME while unanswered. */
 const char *tcd_string(const struct tcd_decoder *dec, uint32_t handle);
 
 /* Callstacks (docs/protocol.md §25). Each distinct callstack the client sent gets an id

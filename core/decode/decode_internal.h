@@ -53,7 +53,7 @@ enum tcd_clock_state {
 };
 
 struct tcd_string_entry {
-    const char *text; /* "" while the client has not answered */
+    const char *text; /* TCD_UNKNOWN_NAME while the client has not answered */
     uint8_t pending;
 };
 

@@ -188,7 +188,7 @@ static void message_literal(struct tcd_decoder *dec, uint64_t time, uint32_t col
 {
     struct tcd_thread *td = tcd_current_thread(dec);
     uint32_t handle = tcd_check_string(dec, field >> 8);
-    const char *text = tcd_string(dec, handle);
+    const char *text = tcd_string_answered(dec, handle);
     uint8_t meta = (uint8_t)field;
     uint32_t callstack = with_callstack ? tcd_take_thread_callstack(dec, true) : 0;
     if (with_callstack && !callstack)
@@ -278,7 +278,7 @@ static void crash_report(struct tcd_decoder *dec, const uint8_t *it)
 {
     uint32_t handle = tcd_check_string(dec, tcu_rd64(it + 9));
     struct tcd_thread *td = tcd_current_thread(dec);
-    const char *text = tcd_string(dec, handle);
+    const char *text = tcd_string_answered(dec, handle);
     dec->crash_reported = 1;
     tcd_emit(dec, &(struct tcd_event){.kind = TCD_CRASH,
                                       .thread = td->id,

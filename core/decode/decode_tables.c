@@ -250,7 +250,7 @@ uint32_t tcd_check_string(struct tcd_decoder *dec, uint64_t id)
     struct tcd_string_entry *e = tcd_table_add(dec, &dec->strings, &dec->string_ids, id);
     if (!e)
         return 0;
-    *e = (struct tcd_string_entry){"", 1};
+    *e = (struct tcd_string_entry){TCD_UNKNOWN_NAME, 1};
     dec->pending_strings++;
     tcd_query(dec, TCW_QUERY_STRING, id);
     return (uint32_t)dec->strings.count;
@@ -274,6 +274,14 @@ const char *tcd_string(const struct tcd_decoder *dec, uint32_t handle)
     if (handle == 0 || handle > dec->strings.count)
         return "";
     return ((const struct tcd_string_entry *)tcu_array_at(&dec->strings, handle - 1))->text;
+}
+
+const char *tcd_string_answered(const struct tcd_decoder *dec, uint32_t handle)
+{
+    if (handle == 0 || handle > dec->strings.count)
+        return "";
+    const struct tcd_string_entry *e = tcu_array_at(&dec->strings, handle - 1);
+    return e->pending ? "" : e->text;
 }
 
 /* ---- threads and fibers ------------------------------------------------------------- */
@@ -394,7 +402,8 @@ static struct tcd_srcloc_rec *new_srcloc(struct tcd_decoder *dec)
     struct tcd_srcloc_rec *rec = tcu_chunks_push(&dec->srclocs);
     if (!rec)
         return NULL;
-    rec->pub.name = rec->pub.function = rec->pub.file = "";
+    rec->pub.name = "";
+    rec->pub.function = rec->pub.file = TCD_UNKNOWN_NAME;
     return rec;
 }
 
@@ -484,11 +493,11 @@ uint32_t tcd_payload_srcloc(struct tcd_decoder *dec, uint32_t color, uint32_t li
 
 const struct tcd_srcloc *tcd_srcloc(const struct tcd_decoder *dec, uint32_t index)
 {
-    static const struct tcd_srcloc unknown = {"", "", "", 0, 0};
+    static const struct tcd_srcloc unknown = {"", TCD_UNKNOWN_NAME, TCD_UNKNOWN_NAME, 0, 0};
     if (index >= dec->srclocs.count)
         return &unknown;
     struct tcd_srcloc_rec *rec = tcu_chunks_at(&dec->srclocs, index);
-    if (rec->is_static) { /* strings may have been answered since the last call */
+    if (rec->is_static && rec->answered) { /* strings may have been answered since the last call */
         rec->pub.name = tcd_string(dec, rec->name_str);
         rec->pub.function = tcd_string(dec, rec->function_str);
         rec->pub.file = tcd_string(dec, rec->file_str);

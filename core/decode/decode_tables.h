@@ -22,6 +22,9 @@ int tcd_pending_keep(struct tcd_decoder *dec, struct tcd_pending_bytes *pb);
  * allocation failure the decoder is FAILED and a harmless stand-in is returned (handle 0,
  * index 0, the scratch thread). */
 uint32_t tcd_check_string(struct tcd_decoder *dec, uint64_t id);
+/* What an event carries of a string handle's text: the text, or "" while unanswered (the
+ * outputs look the handle up again, tct_text_or_string). */
+const char *tcd_string_answered(const struct tcd_decoder *dec, uint32_t handle);
 struct tcd_thread *tcd_find_thread(const struct tcd_decoder *dec, uint32_t tid);
 struct tcd_thread *tcd_notice_thread(struct tcd_decoder *dec, uint32_t tid);
 struct tcd_thread *tcd_fiber_thread(struct tcd_decoder *dec, uint64_t fiber);

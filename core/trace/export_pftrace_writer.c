@@ -431,7 +431,7 @@ static const char *lock_name(struct tct_pftrace *p, const struct tct_pf_lock *l,
         return stats->name;
     const struct tct_names *names = &tct_trace_source(p->trace, l->source)->names;
     const char *label = stats ? tct_srcloc_label(names, stats->srcloc) : "";
-    if (label[0])
+    if (label[0] && strcmp(label, TCD_UNKNOWN_NAME))
         return label;
     snprintf(buf, size, "lock %" PRIu32, l->id);
     return buf;

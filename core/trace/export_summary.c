@@ -680,7 +680,7 @@ static void lock_table(struct summary *s)
         if (!name) {
             const struct tcd_srcloc *sl = names->srcloc(names->ctx, l->srcloc);
             name = sl ? tct_srcloc_label(names, l->srcloc) : "";
-            if (!name[0]) {
+            if (!name[0] || !strcmp(name, TCD_UNKNOWN_NAME)) {
                 snprintf(fallback, sizeof fallback, "lock %" PRIu32, l->id);
                 name = fallback;
             }

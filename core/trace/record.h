@@ -54,7 +54,7 @@ struct tct_names {
     const char *(*plot)(const void *ctx, uint32_t plot);
     const char *(*frame)(const void *ctx, uint32_t frame_set); /* 0: "Frame" */
     const char *(*pool)(const void *ctx, uint32_t pool);
-    const char *(*string)(const void *ctx, uint32_t handle); /* literal texts, "" unknown */
+    const char *(*string)(const void *ctx, uint32_t handle); /* literal texts, "???" unknown */
     const struct tcd_welcome *welcome;                       /* NULL when the handshake never completed */
     /* Callstacks (tcd_callstack(), tcd_frame(), tcd_symbol()); NULL when these names have
      * none: callstacks then expand to nothing. */

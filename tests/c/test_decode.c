@@ -946,6 +946,12 @@ static void names_settle(void)
     tt_check(!tcd_name_settled(r.dec, TCD_NAME_SRCLOC, srcloc) && !tcd_name_settled(r.dec, TCD_NAME_THREAD, 7) &&
                  !tcd_name_settled(r.dec, TCD_NAME_STRING, string) && !tcd_name_settled(r.dec, TCD_NAME_PLOT, plot_id),
              "asked, not answered: not settled");
+    const struct tcd_srcloc *sl = tcd_srcloc(r.dec, srcloc);
+    tt_check(!strcmp(sl->name, "") && !strcmp(sl->function, "???") && !strcmp(sl->file, "???") &&
+                 !strcmp(tcd_string(r.dec, string), "???") && !strcmp(msg->text, "") &&
+                 !strcmp(tcd_plot_name(r.dec, plot_id), ""),
+             "not answered: the source location and string read \"???\" as in Tracy's server (the message's event "
+             "carries \"\", the plot's name is \"\": the outputs number it)");
     tt_check(tcd_name_settled(r.dec, TCD_NAME_THREAD, 8) && tcd_name_settled(r.dec, TCD_NAME_SRCLOC, 99) &&
                  tcd_name_settled(r.dec, TCD_NAME_FRAME, 5) && tcd_name_settled(r.dec, TCD_NAME_SYMBOL, 0x1234) &&
                  tcd_name_settled(r.dec, TCD_NAME_POOL, 0),
@@ -958,6 +964,10 @@ static void names_settle(void)
     answer_queries(&r, &answered);
     tt_check(tcd_name_settled(r.dec, TCD_NAME_SRCLOC, srcloc) && tcd_srcloc(r.dec, srcloc)->file[0],
              "a source location with its strings answered: settled");
+    sl = tcd_srcloc(r.dec, srcloc);
+    tt_check(strcmp(sl->function, "???") && strcmp(sl->file, "???") && strcmp(tcd_string(r.dec, string), "???") &&
+                 tcd_plot_name(r.dec, plot_id)[0],
+             "answered: the client's names");
     rec_free(&r);
     free(items.p);
     free(wire.p);

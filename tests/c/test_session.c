@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "capture/session.h"
+#include "trace/names.h"
 #include "wire/protocol.h"
 
 #include "test_util.h"
@@ -274,6 +275,13 @@ int main(void)
     rc = capture(SCRIPT_MUTE, 0, &sink, err, sizeof err, &dec);
     tt_check(rc == TCS_INCOMPLETE && strstr(err, "stopped by the user"), "mute client stopped: incomplete (%s)", err);
     tt_check(sink.zones == 1, "its zone decoded (%d)", sink.zones);
+    /* Its names never came: the outputs show Tracy's "???", not an empty name. */
+    struct tct_names names;
+    tct_names_from_decoder(&names, dec);
+    sl = tcd_srcloc(dec, 0);
+    tt_check(!strcmp(sl->name, "") && !strcmp(sl->function, "???") && !strcmp(sl->file, "???") &&
+                 !strcmp(tct_srcloc_label(&names, 0), "???"),
+             "the zone is labelled \"???\" (\"%s\")", tct_srcloc_label(&names, 0));
     tcd_decoder_free(dec);
 
     /* Whatever the client does while it answers, the capture was stopped, and says so: it
