@@ -928,15 +928,18 @@ static void names_settle(void)
     u64(&items, 0x600);
     u64(&items, 30);
     f64(&items, 1.5);
+    u8(&items, TCW_CrashReport);
+    u64(&items, 40);
+    u64(&items, 0x700);
     struct recorder r;
     rec_init(&r, NULL);
     welcome(&wire, 1.0, INIT_BEGIN, 0);
     frame(&wire, &items);
     feed(&r, &wire);
     const struct rec_event *zone = find_event(&r, TCD_ZONE_BEGIN, 0), *msg = find_event(&r, TCD_MESSAGE, 0),
-                           *plot = find_event(&r, TCD_PLOT, 0);
-    tt_check(zone && msg && plot, "the events came");
-    if (!zone || !msg || !plot) {
+                           *plot = find_event(&r, TCD_PLOT, 0), *crash = find_event(&r, TCD_CRASH, 0);
+    tt_check(zone && msg && plot && crash, "the events came");
+    if (!zone || !msg || !plot || !crash) {
         rec_free(&r);
         free(items.p);
         free(wire.p);
@@ -948,10 +951,10 @@ static void names_settle(void)
              "asked, not answered: not settled");
     const struct tcd_srcloc *sl = tcd_srcloc(r.dec, srcloc);
     tt_check(!strcmp(sl->name, "") && !strcmp(sl->function, "???") && !strcmp(sl->file, "???") &&
-                 !strcmp(tcd_string(r.dec, string), "???") && !strcmp(msg->text, "") &&
+                 !strcmp(tcd_string(r.dec, string), "???") && !strcmp(msg->text, "") && !strcmp(crash->text, "") &&
                  !strcmp(tcd_plot_name(r.dec, plot_id), ""),
-             "not answered: the source location and string read \"???\" as in Tracy's server (the message's event "
-             "carries \"\", the plot's name is \"\": the outputs number it)");
+             "not answered: the source location and string read \"???\" as in Tracy's server (the message's and the "
+             "crash's events carry \"\", the plot's name is \"\": the outputs number it)");
     tt_check(tcd_name_settled(r.dec, TCD_NAME_THREAD, 8) && tcd_name_settled(r.dec, TCD_NAME_SRCLOC, 99) &&
                  tcd_name_settled(r.dec, TCD_NAME_FRAME, 5) && tcd_name_settled(r.dec, TCD_NAME_SYMBOL, 0x1234) &&
                  tcd_name_settled(r.dec, TCD_NAME_POOL, 0),
@@ -966,7 +969,7 @@ static void names_settle(void)
              "a source location with its strings answered: settled");
     sl = tcd_srcloc(r.dec, srcloc);
     tt_check(strcmp(sl->function, "???") && strcmp(sl->file, "???") && strcmp(tcd_string(r.dec, string), "???") &&
-                 tcd_plot_name(r.dec, plot_id)[0],
+                 strcmp(tcd_string(r.dec, crash->ev.id), "???") && tcd_plot_name(r.dec, plot_id)[0],
              "answered: the client's names");
     rec_free(&r);
     free(items.p);
