@@ -207,10 +207,14 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
         }
         return fd;
     }
+    struct tcu_fd_guard g;
+    tcu_fd_guard_standard(&g);
     int fd = table.dwfl_linux_proc_find_elf(mod, userdata, modname, base, file_name, elfp);
     if (fd >= 0 && !*elfp) { /* (an Elf made already has the descriptor) */
-        fd = tcu_fd_lift(fd);
+        fd = tcu_fd_lift_guarded(&g, fd);
         *elfp = table.elf_begin(fd, ELF_C_READ, NULL);
+    } else {
+        tcu_fd_lift_guarded(&g, -1);
     }
     return fd;
 }
@@ -233,9 +237,13 @@ int tcn_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 {
     /* libdwfl asks for a module's dwz file (.gnu_debugaltlink) with its name and the crc 0
      * (a .gnu_debuglink's crc is never 0 but one time in 2^32): libdwfl finds that one. */
-    if (debuglink_file && debuglink_crc == 0)
-        return tcu_fd_lift(table.dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-                                                              debuglink_crc, debuginfo_file_name));
+    if (debuglink_file && debuglink_crc == 0) {
+        struct tcu_fd_guard g;
+        tcu_fd_guard_standard(&g);
+        return tcu_fd_lift_guarded(&g, table.dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+                                                                          debuglink_file, debuglink_crc,
+                                                                          debuginfo_file_name));
+    }
     /* The module's debug file, where dwfl_build_id_find_debuginfo looks, kept as the
      * modules' files are (libdwfl's would be on a low number while it checks the file). */
     const unsigned char *id;

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,9 +34,75 @@ int tcu_fd_lift(int fd)
     return high >= 0 ? high : fd;
 }
 
+void tcu_fd_guard_standard(struct tcu_fd_guard *g)
+{
+    g->count = 0;
+    int saved = errno;
+    if (fcntl(0, F_GETFD) >= 0 && fcntl(1, F_GETFD) >= 0 && fcntl(2, F_GETFD) >= 0)
+        return; /* (the usual case) */
+    /* New descriptors take the lowest free numbers: the pipe's ends and their copies take
+     * the free standard ones, until one lands at 3 or above. */
+    int ends[2];
+    struct stat st;
+    if (pipe2(ends, O_CLOEXEC) != 0 || fstat(ends[0], &st) != 0) {
+        errno = saved;
+        return;
+    }
+    g->dev = st.st_dev;
+    g->ino = st.st_ino;
+    int above = 0;
+    for (int i = 0; i < 2; i++) {
+        if (ends[i] <= 2) {
+            g->held[g->count++] = ends[i];
+        } else {
+            close(ends[i]);
+            above = 1;
+        }
+    }
+    while (!above && g->count < 3) {
+        int copy = fcntl(g->held[0], F_DUPFD_CLOEXEC, 0);
+        if (copy < 0 || copy > 2) {
+            if (copy >= 0)
+                close(copy);
+            break;
+        }
+        g->held[g->count++] = copy;
+    }
+    errno = saved;
+}
+
+int tcu_fd_lift_guarded(struct tcu_fd_guard *g, int fd)
+{
+    int saved = errno;
+    for (int i = 0; i < g->count; i++) {
+        struct stat now;
+        if (fstat(g->held[i], &now) == 0 && now.st_dev == g->dev && now.st_ino == g->ino)
+            close(g->held[i]);
+    }
+    g->count = 0;
+    errno = saved;
+    return tcu_fd_lift(fd);
+}
+
 int tcu_fd_open(const char *path, int flags, int mode)
 {
-    return tcu_fd_lift(open(path, flags | O_CLOEXEC, mode));
+    struct tcu_fd_guard g;
+    tcu_fd_guard_standard(&g);
+    return tcu_fd_lift_guarded(&g, open(path, flags | O_CLOEXEC, mode));
+}
+
+int tcu_fd_socket(int domain, int type)
+{
+    struct tcu_fd_guard g;
+    tcu_fd_guard_standard(&g);
+    return tcu_fd_lift_guarded(&g, socket(domain, type | SOCK_CLOEXEC, 0));
+}
+
+int tcu_fd_eventfd(void)
+{
+    struct tcu_fd_guard g;
+    tcu_fd_guard_standard(&g);
+    return tcu_fd_lift_guarded(&g, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 }
 
 FILE *tcu_fd_fopen_read(const char *path)
@@ -53,12 +121,15 @@ void tcu_fd_run_above_floor(void (*init)(void *), void *arg)
      * it) is told apart and left alone. F_DUPFD takes only free numbers. */
     int ends[2];
     struct stat mine;
+    struct tcu_fd_guard g;
+    tcu_fd_guard_standard(&g);
     if (pipe2(ends, O_CLOEXEC) != 0) {
+        tcu_fd_lift_guarded(&g, -1);
         init(arg);
         return;
     }
     close(ends[1]);
-    int stand_in = tcu_fd_lift(ends[0]);
+    int stand_in = tcu_fd_lift_guarded(&g, ends[0]);
     int *taken = fstat(stand_in, &mine) == 0 ? malloc(TCU_FD_FLOOR * sizeof *taken) : NULL;
     int n = 0;
     while (taken) {

@@ -9,27 +9,57 @@
  * to the lowest free number at or above TCU_FD_FLOOR, close-on-exec (and libraries that
  * keep descriptors by number open them with the low numbers taken: tcu_fd_run_above_floor).
  * The kernel offers no way to open at a chosen number, so a descriptor is low for the
- * moment between its opening and its move: a program's dup2 onto the number then fails
- * (EBUSY) or replaces it. One that replaces it after the move has duplicated it is left
- * alone (tcu_fd_lift closes the low number only while it is still the same file); one
- * before is not told apart. So the profiler opens nothing periodically, only at start-up
- * and at rare events (a server connecting, a library's file read the first time, a
- * thread's name asked for); what it reads again and again it keeps open (native/libdw.c:
- * /proc/self/maps, the libraries' files). */
+ * moment between its opening and its move, however long its thread is held up there.
+ * - The standard numbers 0, 1 and 2, the ones programs close and put back, are taken by
+ *   stand-ins for that moment when they are free (tcu_fd_guard_standard): the new
+ *   descriptor lands at 3 or above, and a program's dup2 onto a standard number replaces a
+ *   stand-in, which is then left alone. Before this, a thread of the profiler held up
+ *   between its open and its move let the program's dup2(saved, 1) replace its file, and
+ *   it wrote its file's bytes to the program's stdout.
+ * - On any other number a program's dup2 in that moment fails (EBUSY) or replaces the
+ *   descriptor. One that replaces it after the move has duplicated it is left alone
+ *   (tcu_fd_lift closes the low number only while it is still the same file); one before
+ *   is not told apart. So the profiler opens nothing periodically, only at start-up and at
+ *   rare events (a server connecting, a library's file read the first time, a thread's
+ *   name asked for); what it reads again and again it keeps open (native/libdw.c:
+ *   /proc/self/maps, the libraries' files). */
 #ifndef TRACYC_UTIL_FD_H
 #define TRACYC_UTIL_FD_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #define TCU_FD_FLOOR 256
+
+/* The standard numbers a stand-in holds while a descriptor is made. */
+struct tcu_fd_guard {
+    int held[3];
+    int count;
+    dev_t dev; /* the stand-ins' file: a pipe of the guard's own */
+    ino_t ino;
+};
+/* Takes each of 0, 1 and 2 that is free with a stand-in, so that a descriptor made next by
+ * this thread lands at 3 or above. Best effort: with no descriptor to spare it takes none.
+ * Always followed by tcu_fd_lift_guarded. Costs three fcntl calls when none is free. */
+void tcu_fd_guard_standard(struct tcu_fd_guard *g);
+/* Frees the numbers the guard took, except one the program has put a descriptor of its own
+ * on meanwhile (dup2 replaces a stand-in), then lifts fd: the usual way to make one is
+ *     struct tcu_fd_guard g;
+ *     tcu_fd_guard_standard(&g);
+ *     int fd = tcu_fd_lift_guarded(&g, socket(...)); */
+int tcu_fd_lift_guarded(struct tcu_fd_guard *g, int fd);
 
 /* Moves fd to the lowest free number >= TCU_FD_FLOOR, close-on-exec, and returns the new
  * number. When no such number can be had (RLIMIT_NOFILE at or below the floor, or none
  * free) fd stays where it is, made close-on-exec. A negative fd is returned as it is. */
 int tcu_fd_lift(int fd);
-/* open(2) (O_CLOEXEC added), lifted. */
+/* open(2) (O_CLOEXEC added), guarded and lifted. */
 int tcu_fd_open(const char *path, int flags, int mode);
-/* fopen(path, "r"), its descriptor lifted; NULL with errno set. */
+/* socket(2) (SOCK_CLOEXEC added), guarded and lifted. */
+int tcu_fd_socket(int domain, int type);
+/* A non-blocking eventfd, guarded and lifted. */
+int tcu_fd_eventfd(void);
+/* fopen(path, "r"), its descriptor guarded and lifted; NULL with errno set. */
 FILE *tcu_fd_fopen_read(const char *path);
 /* Runs init(arg) while every free number below the floor is taken (the numbers below are
  * never touched otherwise), so that what init opens lands at or above the floor: for a

@@ -19,19 +19,12 @@ int tcu_tempfile(void)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/tracyc-XXXXXX", tcu_tempfile_dir());
-    int fd = mkostemp(path, O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    unlink(path);
     /* The in-process capture's spill files are the profiler's descriptors: out of the
-     * program's way (util/fd.h). Where they cannot go above the floor, at least not 0-2. */
-    fd = tcu_fd_lift(fd);
-    if (fd <= 2) {
-        int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-        int saved = errno;
-        close(fd);
-        errno = saved;
-        fd = high;
-    }
+     * program's way (util/fd.h). */
+    struct tcu_fd_guard g;
+    tcu_fd_guard_standard(&g);
+    int fd = tcu_fd_lift_guarded(&g, mkostemp(path, O_CLOEXEC));
+    if (fd >= 0)
+        unlink(path);
     return fd;
 }

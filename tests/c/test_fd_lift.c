@@ -1,8 +1,10 @@
 /* tcu_fd_lift leaves alone a descriptor the program puts on the number while the profiler
  * moves its own above the floor (core/util/fd.h): the program's dup2 lands between the
  * move's duplication and its close. The test puts it exactly there, from a wrapper of
- * fcntl that the library's calls reach (the test is linked with it statically). And the
- * in-process capture's spill files (tcu_tempfile) are lifted too. */
+ * fcntl that the library's calls reach (the test is linked with it statically). A program
+ * that closed 0 and puts its descriptor back while the profiler opens a file (between the
+ * open and the move) keeps it, and the profiler keeps its file: the open did not take 0.
+ * And the in-process capture's spill files (tcu_tempfile) are lifted too. */
 #include "test_util.h"
 #include "util/fd.h"
 #include "util/tempfile.h"
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 static int programs_file = -1; /* dup2'd onto the number being lifted, once, when >= 0 */
+static int put_back = -1;      /* dup2'd onto 0 just before a lift, once, when >= 0 */
 
 int fcntl(int fd, int cmd, ...)
 {
@@ -21,6 +24,10 @@ int fcntl(int fd, int cmd, ...)
     va_start(ap, cmd);
     long arg = va_arg(ap, long);
     va_end(ap);
+    if (cmd == F_DUPFD_CLOEXEC && arg == TCU_FD_FLOOR && put_back >= 0) {
+        dup2(put_back, 0); /* the program's, while the profiler's thread is held up */
+        put_back = -1;
+    }
     long r = syscall(SYS_fcntl, fd, cmd, arg);
     if (cmd == F_DUPFD_CLOEXEC && arg == TCU_FD_FLOOR && r >= 0 && programs_file >= 0) {
         dup2(programs_file, fd); /* what a program's thread may do at this instant */
@@ -60,8 +67,55 @@ int main(void)
     close(high);
     close(mine);
 
-    /* A spill file, with 0 closed by the program meanwhile: not on 0, nor below the floor. */
+    /* The program closed 0 and puts its descriptor back between the profiler's open and
+     * its move: each keeps its own. Before the standard numbers were guarded, the open took
+     * 0, the program's dup2 replaced the file, and the profiler moved (and then wrote to)
+     * the program's descriptor, and closed it on 0. */
+    struct stat null_st;
+    CHECK_EQ_INT(stat("/dev/null", &null_st), 0);
     int saved = dup(0);
+    close(0);
+    put_back = ends[0];
+    int opened = tcu_fd_open("/dev/null", O_RDONLY, 0);
+    CHECK_EQ_INT(put_back, -1); /* the wrapper ran */
+    CHECK(opened >= TCU_FD_FLOOR);
+    tt_check(inode(opened) == null_st.st_ino, "the profiler's descriptor is its file");
+    tt_check(inode(0) == inode(ends[0]), "the program's descriptor, put back on 0, stays");
+    close(opened);
+
+    /* The same, the program's dup2 landing while the guard holds 0: it replaces the
+     * stand-in, which is left alone. */
+    close(0);
+    struct tcu_fd_guard g;
+    tcu_fd_guard_standard(&g);
+    CHECK(fcntl(0, F_GETFD) >= 0); /* the stand-in */
+    dup2(ends[0], 0);
+    int made = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    CHECK(made > 2);
+    opened = tcu_fd_lift_guarded(&g, made);
+    CHECK(opened >= TCU_FD_FLOOR);
+    tt_check(inode(opened) == null_st.st_ino, "the profiler's descriptor is its file");
+    tt_check(inode(0) == inode(ends[0]), "the program's descriptor, put on the stand-in's number, stays");
+    close(opened);
+
+    /* With 0, 1 and 2 all closed, a made descriptor takes none of them, and the guard gives
+     * all three back. */
+    int saved_out = dup(1), saved_err = dup(2);
+    close(0);
+    close(1);
+    close(2);
+    opened = tcu_fd_open("/dev/null", O_RDONLY, 0);
+    int standard_free = fcntl(0, F_GETFD) < 0 && fcntl(1, F_GETFD) < 0 && fcntl(2, F_GETFD) < 0;
+    dup2(saved_out, 1);
+    dup2(saved_err, 2);
+    close(saved_out);
+    close(saved_err);
+    CHECK(opened >= TCU_FD_FLOOR);
+    tt_check(standard_free, "0, 1 and 2 free again after the guard");
+    close(opened);
+    dup2(saved, 0);
+
+    /* A spill file, with 0 closed by the program meanwhile: not on 0, nor below the floor. */
     close(0);
     int spill = tcu_tempfile();
     tt_check(spill >= TCU_FD_FLOOR, "a spill file's descriptor is at %d or above (%d)", TCU_FD_FLOOR, spill);

@@ -222,7 +222,9 @@ enum tp_clock tp_signal_clock(void)
 
 static int start_perf(struct tp_slot *s, uint32_t index, uint32_t gen, unsigned hz)
 {
-    long fd = tcu_fd_lift((int)perf_open(s->tid, hz));
+    struct tcu_fd_guard g;
+    tcu_fd_guard_standard(&g);
+    long fd = tcu_fd_lift_guarded(&g, (int)perf_open(s->tid, hz));
     if (fd < 0)
         return -1;
     struct f_owner_ex owner = {F_OWNER_TID, s->tid};
