@@ -2,6 +2,7 @@
 #include "client/dial.h"
 
 #include "client/net.h"
+#include "util/fd.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -75,7 +76,9 @@ static int resolve(void)
     if (d.addrs)
         return 0;
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+    tcu_fd_guard_begin(); /* (it opens files and sockets of its own, for a moment each) */
     int rc = getaddrinfo(d.host, d.port, &hints, &d.addrs);
+    tcu_fd_guard_end(-1);
     if (rc == 0)
         return 0;
     d.addrs = NULL;

@@ -122,9 +122,8 @@ int tc_net_accept_fd(int listen_fd)
         errno = EAGAIN;
         return -1;
     }
-    struct tcu_fd_guard g;
-    tcu_fd_guard_standard(&g);
-    return tcu_fd_lift_guarded(&g, accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    tcu_fd_guard_begin();
+    return tcu_fd_guard_end(accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));
 }
 
 int tc_net_socket(int family)

@@ -242,9 +242,8 @@ static int open_thread(struct opener *o, pid_t tid)
             continue;
         if (s.nfds >= o->max_fds)
             return 1;
-        struct tcu_fd_guard g;
-        tcu_fd_guard_standard(&g);
-        int fd = tcu_fd_lift_guarded(&g, (int)perf_event_open(&o->attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+        tcu_fd_guard_begin();
+        int fd = tcu_fd_guard_end((int)perf_event_open(&o->attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
         if (fd < 0) {
             if (errno == ESRCH) /* the thread has exited meanwhile */
                 return 0;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -22,6 +23,8 @@ int tcu_fd_lift(int fd)
         return fd;
     int saved = errno;
     int high = fcntl(fd, F_DUPFD_CLOEXEC, TCU_FD_FLOOR);
+    if (high < 0 && fd <= 2) /* (no number at or above the floor: at least not a standard one) */
+        high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
     if (high >= 0) {
         /* The program may have put a descriptor of its own on the number meanwhile (dup2
          * replaces ours silently): that one is not closed. */
@@ -34,75 +37,130 @@ int tcu_fd_lift(int fd)
     return high >= 0 ? high : fd;
 }
 
-void tcu_fd_guard_standard(struct tcu_fd_guard *g)
+/* ---- the standard numbers, held while the profiler makes a descriptor ---------------------- */
+
+/* One guard for the process: while any thread of the profiler makes a descriptor, each
+ * standard number that was free is held by a stand-in, released when the last of them is
+ * done (a guard of each thread's own would let one thread release a number another is
+ * counting on). A stand-in is the read end of a pipe of its own whose write end is closed:
+ * the program's read of the number meets the end of a file, its write fails (EBADF) as on a
+ * closed number, and no byte goes anywhere. */
+struct stand_in {
+    int fd;
+    dev_t dev;
+    ino_t ino;
+};
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+static int guard_users;
+static struct stand_in stand_ins[3];
+static int stand_in_count;
+
+/* Whether the number still holds the stand-in: the program's dup2 onto it replaces it (and
+ * clears close-on-exec, which the stand-ins have). */
+static int still_stand_in(const struct stand_in *s)
 {
-    g->count = 0;
+    struct stat now;
+    int flags = fcntl(s->fd, F_GETFD);
+    return flags >= 0 && (flags & FD_CLOEXEC) && fstat(s->fd, &now) == 0 && now.st_dev == s->dev &&
+           now.st_ino == s->ino;
+}
+
+static int standard_free(void)
+{
+    return fcntl(0, F_GETFD) < 0 || fcntl(1, F_GETFD) < 0 || fcntl(2, F_GETFD) < 0;
+}
+
+/* A new descriptor takes the lowest free number: each pipe's read end takes a free standard
+ * number until one lands at 3 or above. A pipe's two ends are told to be the guard's own
+ * (the program may dup2 onto either as soon as they exist) by their shared inode. */
+static void take_free_standard(void)
+{
+    while (stand_in_count < 3) {
+        int ends[2];
+        struct stat r, w;
+        if (pipe2(ends, O_CLOEXEC) != 0)
+            return;
+        if (!(fstat(ends[0], &r) == 0 && fstat(ends[1], &w) == 0 && S_ISFIFO(r.st_mode) && r.st_dev == w.st_dev &&
+              r.st_ino == w.st_ino)) {
+            /* The program put a descriptor on a standard one: the ends there are left to
+             * the program's dup2s, which are putting its standard descriptors back. */
+            for (int i = 0; i < 2; i++) {
+                if (ends[i] > 2)
+                    close(ends[i]);
+            }
+            return;
+        }
+        close(ends[1]); /* (its number, when a standard one, goes to the next pipe's read end) */
+        if (ends[0] > 2) {
+            close(ends[0]);
+            return;
+        }
+        stand_ins[stand_in_count++] = (struct stand_in){ends[0], r.st_dev, r.st_ino};
+    }
+}
+
+static void release_stand_ins(void)
+{
+    for (int i = 0; i < stand_in_count; i++) {
+        if (still_stand_in(&stand_ins[i]))
+            close(stand_ins[i].fd);
+    }
+    stand_in_count = 0;
+}
+
+/* A forked child has none of the threads that were making descriptors. */
+static void guard_after_fork(void)
+{
+    pthread_mutex_init(&guard_lock, NULL);
+    guard_users = 0;
+    release_stand_ins();
+}
+
+static void guard_register_fork(void)
+{
+    pthread_atfork(NULL, NULL, guard_after_fork);
+}
+
+void tcu_fd_guard_begin(void)
+{
     int saved = errno;
-    if (fcntl(0, F_GETFD) >= 0 && fcntl(1, F_GETFD) >= 0 && fcntl(2, F_GETFD) >= 0)
-        return; /* (the usual case) */
-    /* New descriptors take the lowest free numbers: the pipe's ends and their copies take
-     * the free standard ones, until one lands at 3 or above. */
-    int ends[2];
-    struct stat st;
-    if (pipe2(ends, O_CLOEXEC) != 0 || fstat(ends[0], &st) != 0) {
-        errno = saved;
-        return;
-    }
-    g->dev = st.st_dev;
-    g->ino = st.st_ino;
-    int above = 0;
-    for (int i = 0; i < 2; i++) {
-        if (ends[i] <= 2) {
-            g->held[g->count++] = ends[i];
-        } else {
-            close(ends[i]);
-            above = 1;
-        }
-    }
-    while (!above && g->count < 3) {
-        int copy = fcntl(g->held[0], F_DUPFD_CLOEXEC, 0);
-        if (copy < 0 || copy > 2) {
-            if (copy >= 0)
-                close(copy);
-            break;
-        }
-        g->held[g->count++] = copy;
-    }
+    pthread_once(&guard_once, guard_register_fork);
+    pthread_mutex_lock(&guard_lock);
+    guard_users++;
+    if (standard_free())
+        take_free_standard();
+    pthread_mutex_unlock(&guard_lock);
     errno = saved;
 }
 
-int tcu_fd_lift_guarded(struct tcu_fd_guard *g, int fd)
+int tcu_fd_guard_end(int fd)
 {
     int saved = errno;
-    for (int i = 0; i < g->count; i++) {
-        struct stat now;
-        if (fstat(g->held[i], &now) == 0 && now.st_dev == g->dev && now.st_ino == g->ino)
-            close(g->held[i]);
-    }
-    g->count = 0;
+    pthread_mutex_lock(&guard_lock);
+    if (guard_users > 0 && --guard_users == 0)
+        release_stand_ins();
+    pthread_mutex_unlock(&guard_lock);
     errno = saved;
     return tcu_fd_lift(fd);
 }
 
 int tcu_fd_open(const char *path, int flags, int mode)
 {
-    struct tcu_fd_guard g;
-    tcu_fd_guard_standard(&g);
-    return tcu_fd_lift_guarded(&g, open(path, flags | O_CLOEXEC, mode));
+    tcu_fd_guard_begin();
+    return tcu_fd_guard_end(open(path, flags | O_CLOEXEC, mode));
 }
 
 int tcu_fd_socket(int domain, int type)
 {
-    struct tcu_fd_guard g;
-    tcu_fd_guard_standard(&g);
-    return tcu_fd_lift_guarded(&g, socket(domain, type | SOCK_CLOEXEC, 0));
+    tcu_fd_guard_begin();
+    return tcu_fd_guard_end(socket(domain, type | SOCK_CLOEXEC, 0));
 }
 
 int tcu_fd_eventfd(void)
 {
-    struct tcu_fd_guard g;
-    tcu_fd_guard_standard(&g);
-    return tcu_fd_lift_guarded(&g, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    tcu_fd_guard_begin();
+    return tcu_fd_guard_end(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 }
 
 FILE *tcu_fd_fopen_read(const char *path)
@@ -121,15 +179,14 @@ void tcu_fd_run_above_floor(void (*init)(void *), void *arg)
      * it) is told apart and left alone. F_DUPFD takes only free numbers. */
     int ends[2];
     struct stat mine;
-    struct tcu_fd_guard g;
-    tcu_fd_guard_standard(&g);
+    tcu_fd_guard_begin();
     if (pipe2(ends, O_CLOEXEC) != 0) {
-        tcu_fd_lift_guarded(&g, -1);
+        tcu_fd_guard_end(-1);
         init(arg);
         return;
     }
     close(ends[1]);
-    int stand_in = tcu_fd_lift_guarded(&g, ends[0]);
+    int stand_in = tcu_fd_guard_end(ends[0]);
     int *taken = fstat(stand_in, &mine) == 0 ? malloc(TCU_FD_FLOOR * sizeof *taken) : NULL;
     int n = 0;
     while (taken) {

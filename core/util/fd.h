@@ -10,12 +10,13 @@
  * keep descriptors by number open them with the low numbers taken: tcu_fd_run_above_floor).
  * The kernel offers no way to open at a chosen number, so a descriptor is low for the
  * moment between its opening and its move, however long its thread is held up there.
- * - The standard numbers 0, 1 and 2, the ones programs close and put back, are taken by
- *   stand-ins for that moment when they are free (tcu_fd_guard_standard): the new
- *   descriptor lands at 3 or above, and a program's dup2 onto a standard number replaces a
- *   stand-in, which is then left alone. Before this, a thread of the profiler held up
- *   between its open and its move let the program's dup2(saved, 1) replace its file, and
- *   it wrote its file's bytes to the program's stdout.
+ * - The standard numbers 0, 1 and 2, the ones programs close and put back, are held by
+ *   stand-ins for that moment when they are free (tcu_fd_guard_begin): the new descriptor
+ *   lands at 3 or above, and a program's dup2 onto a standard number replaces a stand-in,
+ *   which is then left alone. Before this, a thread of the profiler held up between its
+ *   open and its move let the program's dup2(saved, 1) replace its file, and it wrote its
+ *   file's bytes to the program's stdout. (A program that closes a standard number between
+ *   the guard's look and the open is not covered.)
  * - On any other number a program's dup2 in that moment fails (EBUSY) or replaces the
  *   descriptor. One that replaces it after the move has duplicated it is left alone
  *   (tcu_fd_lift closes the low number only while it is still the same file); one before
@@ -27,31 +28,28 @@
 #define TRACYC_UTIL_FD_H
 
 #include <stdio.h>
-#include <sys/types.h>
 
 #define TCU_FD_FLOOR 256
 
-/* The standard numbers a stand-in holds while a descriptor is made. */
-struct tcu_fd_guard {
-    int held[3];
-    int count;
-    dev_t dev; /* the stand-ins' file: a pipe of the guard's own */
-    ino_t ino;
-};
-/* Takes each of 0, 1 and 2 that is free with a stand-in, so that a descriptor made next by
- * this thread lands at 3 or above. Best effort: with no descriptor to spare it takes none.
- * Always followed by tcu_fd_lift_guarded. Costs three fcntl calls when none is free. */
-void tcu_fd_guard_standard(struct tcu_fd_guard *g);
-/* Frees the numbers the guard took, except one the program has put a descriptor of its own
- * on meanwhile (dup2 replaces a stand-in), then lifts fd: the usual way to make one is
- *     struct tcu_fd_guard g;
- *     tcu_fd_guard_standard(&g);
- *     int fd = tcu_fd_lift_guarded(&g, socket(...)); */
-int tcu_fd_lift_guarded(struct tcu_fd_guard *g, int fd);
+/* Hold each of 0, 1 and 2 that is free, while the profiler makes a descriptor, so that it
+ * lands at 3 or above; the usual way to make one is
+ *     tcu_fd_guard_begin();
+ *     int fd = tcu_fd_guard_end(socket(...));
+ * Begin takes each free standard number with a stand-in (costing three fcntl calls when
+ * none is free); the stand-ins stay until the last thread that began has ended, so every
+ * thread's new descriptors avoid them meanwhile, the program's included (a program that
+ * closed 0 and opens a file expecting it on 0 then finds it at 3 or above: the window is
+ * the time a descriptor takes to be made). With fewer than two numbers free it takes none.
+ * End releases the stand-ins the program has left alone (dup2 onto a number replaces its
+ * stand-in: close-on-exec cleared, another file), then lifts fd. A program's dup2 onto a
+ * stand-in between end's look at it and its close is not told apart (as tcu_fd_lift's). */
+void tcu_fd_guard_begin(void);
+int tcu_fd_guard_end(int fd);
 
 /* Moves fd to the lowest free number >= TCU_FD_FLOOR, close-on-exec, and returns the new
  * number. When no such number can be had (RLIMIT_NOFILE at or below the floor, or none
- * free) fd stays where it is, made close-on-exec. A negative fd is returned as it is. */
+ * free) a standard fd goes to 3 or above if it can, and any other stays where it is, made
+ * close-on-exec. A negative fd is returned as it is. */
 int tcu_fd_lift(int fd);
 /* open(2) (O_CLOEXEC added), guarded and lifted. */
 int tcu_fd_open(const char *path, int flags, int mode);

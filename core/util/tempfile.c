@@ -21,10 +21,15 @@ int tcu_tempfile(void)
     snprintf(path, sizeof path, "%s/tracyc-XXXXXX", tcu_tempfile_dir());
     /* The in-process capture's spill files are the profiler's descriptors: out of the
      * program's way (util/fd.h). */
-    struct tcu_fd_guard g;
-    tcu_fd_guard_standard(&g);
-    int fd = tcu_fd_lift_guarded(&g, mkostemp(path, O_CLOEXEC));
-    if (fd >= 0)
+    tcu_fd_guard_begin();
+    int made = mkostemp(path, O_CLOEXEC);
+    if (made >= 0)
         unlink(path);
+    int fd = tcu_fd_guard_end(made);
+    if (fd >= 0 && fd <= 2) { /* (no other number free) */
+        close(fd);
+        errno = EMFILE;
+        return -1;
+    }
     return fd;
 }

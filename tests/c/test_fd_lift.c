@@ -11,7 +11,10 @@
 
 #include <fcntl.h>
 #include <stdarg.h>
+#include <errno.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -86,33 +89,73 @@ int main(void)
     /* The same, the program's dup2 landing while the guard holds 0: it replaces the
      * stand-in, which is left alone. */
     close(0);
-    struct tcu_fd_guard g;
-    tcu_fd_guard_standard(&g);
+    tcu_fd_guard_begin();
     CHECK(fcntl(0, F_GETFD) >= 0); /* the stand-in */
     dup2(ends[0], 0);
     int made = open("/dev/null", O_RDONLY | O_CLOEXEC);
     CHECK(made > 2);
-    opened = tcu_fd_lift_guarded(&g, made);
+    opened = tcu_fd_guard_end(made);
     CHECK(opened >= TCU_FD_FLOOR);
     tt_check(inode(opened) == null_st.st_ino, "the profiler's descriptor is its file");
     tt_check(inode(0) == inode(ends[0]), "the program's descriptor, put on the stand-in's number, stays");
     close(opened);
 
-    /* With 0, 1 and 2 all closed, a made descriptor takes none of them, and the guard gives
-     * all three back. */
+    /* With 0, 1 and 2 all closed, a made descriptor takes none of them; while held, the
+     * program's write to 1 fails and its read of 0 meets the end (as on closed numbers: no
+     * byte goes anywhere); and the guard gives all three back. */
     int saved_out = dup(1), saved_err = dup(2);
     close(0);
     close(1);
     close(2);
-    opened = tcu_fd_open("/dev/null", O_RDONLY, 0);
+    tcu_fd_guard_begin();
+    char byte = 'x';
+    errno = 0;
+    int write_fails = write(1, &byte, 1) == -1 && errno == EBADF;
+    int read_ends = read(0, &byte, 1) == 0;
+    made = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    opened = tcu_fd_guard_end(made);
     int standard_free = fcntl(0, F_GETFD) < 0 && fcntl(1, F_GETFD) < 0 && fcntl(2, F_GETFD) < 0;
     dup2(saved_out, 1);
     dup2(saved_err, 2);
     close(saved_out);
     close(saved_err);
+    tt_check(made > 2, "made on %d, none of 0, 1 and 2", made);
     CHECK(opened >= TCU_FD_FLOOR);
+    tt_check(write_fails && read_ends, "a stand-in: writes fail (EBADF), reads meet the end");
     tt_check(standard_free, "0, 1 and 2 free again after the guard");
     close(opened);
+
+    /* Two threads making descriptors at once: the stand-ins stay until the last is done
+     * (one thread's end must not free a number the other's open counts on). */
+    close(0);
+    tcu_fd_guard_begin();
+    tcu_fd_guard_begin();
+    tcu_fd_guard_end(-1);
+    int held_for_other = fcntl(0, F_GETFD) >= 0;
+    tcu_fd_guard_end(-1);
+    tt_check(held_for_other && fcntl(0, F_GETFD) < 0, "0 held until the last guard ends, then free");
+
+    /* A child forked while a guard holds 0 does not keep the stand-in. */
+    tcu_fd_guard_begin();
+    pid_t child = fork();
+    if (child == 0)
+        _exit(fcntl(0, F_GETFD) < 0 ? 0 : 1);
+    tcu_fd_guard_end(-1);
+    int status = -1;
+    waitpid(child, &status, 0);
+    tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a forked child has 0 free");
+
+    /* With descriptors so scarce that only 0 is free, nothing is made on 0: a spill file
+     * fails (EMFILE) rather than take it. */
+    child = fork();
+    if (child == 0) {
+        struct rlimit few = {3, 3};
+        setrlimit(RLIMIT_NOFILE, &few);
+        int fd = tcu_tempfile();
+        _exit(fd == -1 && errno == EMFILE && fcntl(0, F_GETFD) < 0 ? 0 : 1);
+    }
+    waitpid(child, &status, 0);
+    tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "only 0 free: no spill file, 0 left free");
     dup2(saved, 0);
 
     /* A spill file, with 0 closed by the program meanwhile: not on 0, nor below the floor. */
