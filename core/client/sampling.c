@@ -430,7 +430,9 @@ static int open_events(const struct tc_config *cfg)
                        * it to the ring's size) */
     a->wakeup_watermark = RING_PAGES_MAX * 4096 / 4;
 
+    tcu_fd_guard_begin(); /* (it opens a file in /sys) */
     o.ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+    tcu_fd_guard_end(-1);
     if (o.ncpu < 1)
         o.ncpu = 1;
     struct rlimit lim;

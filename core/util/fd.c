@@ -37,89 +37,136 @@ int tcu_fd_lift(int fd)
     return high >= 0 ? high : fd;
 }
 
+/* ---- stand-ins: numbers held for the profiler a while ------------------------------------- */
+
+/* A stand-in is a copy of the source: the read end of a pipe whose write end is closed, kept
+ * at or above the floor, made the first time a stand-in is needed. On a stand-in's number the
+ * program's reads meet the end of a file and its writes fail (EBADF), as on a closed number.
+ * F_DUPFD makes a copy on the lowest free number at once, so no descriptor of another kind is
+ * ever on a number the guard takes. A copy is told apart from what the program may have put
+ * on its number meanwhile (dup2 replaces it silently) by its inode and its close-on-exec,
+ * which dup2 clears. Under guard_lock. */
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+static int source = -1;
+static struct stat source_st;
+
+/* The pipe is made like any descriptor, on the lowest free numbers, so each of its ends is
+ * told to be the guard's by its inode before it is closed or used (the program may put a
+ * descriptor of its own on either meanwhile: then a new pipe). */
+static int same_inode(int fd, const struct stat *st)
+{
+    struct stat now;
+    return fstat(fd, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
+}
+
+static int close_on_exec(int fd)
+{
+    int flags = fcntl(fd, F_GETFD);
+    return flags >= 0 && (flags & FD_CLOEXEC);
+}
+
+static int close_on_exec_fifo(int fd)
+{
+    struct stat now;
+    return close_on_exec(fd) && fstat(fd, &now) == 0 && S_ISFIFO(now.st_mode);
+}
+
+static int make_source(void)
+{
+    for (int tries = 0; source < 0 && tries < 3; tries++) {
+        int ends[2];
+        struct stat st;
+        if (pipe2(ends, O_CLOEXEC) != 0)
+            return -1;
+        int ours = close_on_exec_fifo(ends[0]) && close_on_exec_fifo(ends[1]) && fstat(ends[0], &st) == 0 &&
+                   same_inode(ends[1], &st);
+        int high = ours ? fcntl(ends[0], F_DUPFD_CLOEXEC, TCU_FD_FLOOR) : -1;
+        if (high < 0 && ours)
+            high = fcntl(ends[0], F_DUPFD_CLOEXEC, 3); /* (no number at or above the floor) */
+        for (int i = 0; i < 2; i++) {                  /* (the program's dup2 clears close-on-exec) */
+            if (ends[i] > 2 || close_on_exec_fifo(ends[i]))
+                close(ends[i]);
+        }
+        if (high >= 0 && same_inode(high, &st)) {
+            source = high;
+            source_st = st;
+        } else if (high >= 0) {
+            close(high); /* (a copy of the program's descriptor, put on the end's number) */
+        }
+    }
+    return source >= 0 ? 0 : -1;
+}
+
+/* Whether fd still holds a stand-in (not the program's own, put on its number). */
+static int is_stand_in(int fd)
+{
+    return close_on_exec(fd) && same_inode(fd, &source_st);
+}
+
+/* Takes the free numbers below limit, lowest first, with stand-ins into held (at most cap);
+ * returns how many. */
+static int take_free_below(int limit, int *held, int cap)
+{
+    int n = 0;
+    while (n < cap && make_source() == 0) {
+        int copy = fcntl(source, F_DUPFD_CLOEXEC, 0);
+        if (copy < 0)
+            break;
+        if (copy >= limit) {
+            close(copy);
+            break;
+        }
+        held[n++] = copy;
+    }
+    return n;
+}
+
+static void release(const int *held, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (is_stand_in(held[i]))
+            close(held[i]);
+    }
+}
+
 /* ---- the standard numbers, held while the profiler makes a descriptor ---------------------- */
 
 /* One guard for the process: while any thread of the profiler makes a descriptor, each
- * standard number that was free is held by a stand-in, released when the last of them is
- * done (a guard of each thread's own would let one thread release a number another is
- * counting on). A stand-in is the read end of a pipe of its own whose write end is closed:
- * the program's read of the number meets the end of a file, its write fails (EBADF) as on a
- * closed number, and no byte goes anywhere. */
-struct stand_in {
-    int fd;
-    dev_t dev;
-    ino_t ino;
-};
-static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+ * standard number that was free is held, released when the last of them is done (a guard
+ * of each thread's own would let one thread release a number another is counting on). */
 static int guard_users;
-static struct stand_in stand_ins[3];
-static int stand_in_count;
-
-/* Whether the number still holds the stand-in: the program's dup2 onto it replaces it (and
- * clears close-on-exec, which the stand-ins have). */
-static int still_stand_in(const struct stand_in *s)
-{
-    struct stat now;
-    int flags = fcntl(s->fd, F_GETFD);
-    return flags >= 0 && (flags & FD_CLOEXEC) && fstat(s->fd, &now) == 0 && now.st_dev == s->dev &&
-           now.st_ino == s->ino;
-}
+static int standard_held[3];
+static int standard_count;
 
 static int standard_free(void)
 {
     return fcntl(0, F_GETFD) < 0 || fcntl(1, F_GETFD) < 0 || fcntl(2, F_GETFD) < 0;
 }
 
-/* A new descriptor takes the lowest free number: each pipe's read end takes a free standard
- * number until one lands at 3 or above. A pipe's two ends are told to be the guard's own
- * (the program may dup2 onto either as soon as they exist) by their shared inode. */
-static void take_free_standard(void)
+/* A fork never happens in the middle of a guard's bookkeeping; the child has none of the
+ * threads that were making descriptors. */
+static void guard_before_fork(void)
 {
-    while (stand_in_count < 3) {
-        int ends[2];
-        struct stat r, w;
-        if (pipe2(ends, O_CLOEXEC) != 0)
-            return;
-        if (!(fstat(ends[0], &r) == 0 && fstat(ends[1], &w) == 0 && S_ISFIFO(r.st_mode) && r.st_dev == w.st_dev &&
-              r.st_ino == w.st_ino)) {
-            /* The program put a descriptor on a standard one: the ends there are left to
-             * the program's dup2s, which are putting its standard descriptors back. */
-            for (int i = 0; i < 2; i++) {
-                if (ends[i] > 2)
-                    close(ends[i]);
-            }
-            return;
-        }
-        close(ends[1]); /* (its number, when a standard one, goes to the next pipe's read end) */
-        if (ends[0] > 2) {
-            close(ends[0]);
-            return;
-        }
-        stand_ins[stand_in_count++] = (struct stand_in){ends[0], r.st_dev, r.st_ino};
-    }
+    pthread_mutex_lock(&guard_lock);
 }
 
-static void release_stand_ins(void)
+static void guard_after_fork_parent(void)
 {
-    for (int i = 0; i < stand_in_count; i++) {
-        if (still_stand_in(&stand_ins[i]))
-            close(stand_ins[i].fd);
-    }
-    stand_in_count = 0;
+    pthread_mutex_unlock(&guard_lock);
 }
 
-/* A forked child has none of the threads that were making descriptors. */
-static void guard_after_fork(void)
+static void guard_after_fork_child(void)
 {
-    pthread_mutex_init(&guard_lock, NULL);
     guard_users = 0;
-    release_stand_ins();
+    release(standard_held, standard_count);
+    standard_count = 0;
+    pthread_mutex_unlock(&guard_lock);
 }
 
 static void guard_register_fork(void)
 {
-    pthread_atfork(NULL, NULL, guard_after_fork);
+    pthread_atfork(guard_before_fork, guard_after_fork_parent, guard_after_fork_child);
 }
 
 void tcu_fd_guard_begin(void)
@@ -128,8 +175,8 @@ void tcu_fd_guard_begin(void)
     pthread_once(&guard_once, guard_register_fork);
     pthread_mutex_lock(&guard_lock);
     guard_users++;
-    if (standard_free())
-        take_free_standard();
+    if (standard_count < 3 && standard_free())
+        standard_count += take_free_below(3, standard_held + standard_count, 3 - standard_count);
     pthread_mutex_unlock(&guard_lock);
     errno = saved;
 }
@@ -138,8 +185,10 @@ int tcu_fd_guard_end(int fd)
 {
     int saved = errno;
     pthread_mutex_lock(&guard_lock);
-    if (guard_users > 0 && --guard_users == 0)
-        release_stand_ins();
+    if (guard_users > 0 && --guard_users == 0) {
+        release(standard_held, standard_count);
+        standard_count = 0;
+    }
     pthread_mutex_unlock(&guard_lock);
     errno = saved;
     return tcu_fd_lift(fd);
@@ -174,39 +223,25 @@ FILE *tcu_fd_fopen_read(const char *path)
 
 void tcu_fd_run_above_floor(void (*init)(void *), void *arg)
 {
-    /* The stand-in taking the free low numbers: a pipe's read end, whose inode no other
-     * descriptor shares, so that a number the program has taken over meanwhile (dup2 onto
-     * it) is told apart and left alone. F_DUPFD takes only free numbers. */
-    int ends[2];
-    struct stat mine;
+    /* The guard holds the free standard numbers meanwhile: the others below the floor are
+     * taken with stand-ins, and a guard another thread begins or ends meanwhile changes none
+     * of them. */
+    int saved = errno;
     tcu_fd_guard_begin();
-    if (pipe2(ends, O_CLOEXEC) != 0) {
-        tcu_fd_guard_end(-1);
-        init(arg);
-        return;
-    }
-    close(ends[1]);
-    int stand_in = tcu_fd_guard_end(ends[0]);
-    int *taken = fstat(stand_in, &mine) == 0 ? malloc(TCU_FD_FLOOR * sizeof *taken) : NULL;
+    int *taken = malloc(TCU_FD_FLOOR * sizeof *taken);
     int n = 0;
-    while (taken) {
-        int fd = fcntl(stand_in, F_DUPFD_CLOEXEC, 0);
-        if (fd < 0)
-            break;
-        if (fd >= TCU_FD_FLOOR) {
-            close(fd);
-            break;
-        }
-        taken[n++] = fd;
+    if (taken) {
+        pthread_mutex_lock(&guard_lock);
+        n = take_free_below(TCU_FD_FLOOR, taken, TCU_FD_FLOOR);
+        pthread_mutex_unlock(&guard_lock);
     }
+    errno = saved;
     init(arg);
-    for (int i = 0; i < n; i++) {
-        struct stat now;
-        if (fstat(taken[i], &now) == 0 && now.st_ino == mine.st_ino && now.st_dev == mine.st_dev)
-            close(taken[i]);
-    }
+    saved = errno;
+    release(taken, n);
     free(taken);
-    close(stand_in);
+    errno = saved;
+    tcu_fd_guard_end(-1);
 }
 
 int tcu_fd_accept_starved(int err)

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <errno.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -45,8 +46,45 @@ static ino_t inode(int fd)
     return fstat(fd, &st) == 0 ? st.st_ino : 0;
 }
 
+/* What run_above_floor's init does: as another thread of the profiler might meanwhile, a
+ * guard begins (or ends) and a descriptor is made; it must land above the floor. */
+static int made_in_init = -1;
+static void init_with_guard_begun(void *arg)
+{
+    (void)arg;
+    tcu_fd_guard_begin();
+    made_in_init = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    tcu_fd_guard_end(-1);
+}
+
+static void init_with_guard_ended(void *arg)
+{
+    tcu_fd_guard_end(-1); /* the guard begun before run_above_floor, by "another thread" */
+    int ends[2];
+    made_in_init = pipe(ends) == 0 ? ends[0] : -1;
+    if (made_in_init >= 0)
+        close(ends[1]);
+    (void)arg;
+}
+
 int main(void)
 {
+    /* Whatever the environment: 0-2 open to begin with, and numbers above the floor. */
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+            return tt_finish("test_fd_lift (cannot open 0-2)");
+    }
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur <= 2 * TCU_FD_FLOOR) {
+        lim.rlim_cur =
+            lim.rlim_max == RLIM_INFINITY || lim.rlim_max > 4 * TCU_FD_FLOOR ? 4 * TCU_FD_FLOOR : lim.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &lim);
+        if (lim.rlim_cur <= 2 * TCU_FD_FLOOR) {
+            printf("skipped: RLIMIT_NOFILE's hard limit (%llu) leaves no room above the floor\n",
+                   (unsigned long long)lim.rlim_max);
+            return 77;
+        }
+    }
     int ends[2];
     CHECK_EQ_INT(pipe(ends), 0);
 
@@ -111,7 +149,8 @@ int main(void)
     char byte = 'x';
     errno = 0;
     int write_fails = write(1, &byte, 1) == -1 && errno == EBADF;
-    int read_ends = read(0, &byte, 1) == 0;
+    struct pollfd in = {0, POLLIN, 0}; /* (a writer left would make read wait) */
+    int read_ends = poll(&in, 1, 0) == 1 && (in.revents & POLLHUP) && read(0, &byte, 1) == 0;
     made = open("/dev/null", O_RDONLY | O_CLOEXEC);
     opened = tcu_fd_guard_end(made);
     int standard_free = fcntl(0, F_GETFD) < 0 && fcntl(1, F_GETFD) < 0 && fcntl(2, F_GETFD) < 0;
@@ -156,6 +195,17 @@ int main(void)
     }
     waitpid(child, &status, 0);
     tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "only 0 free: no spill file, 0 left free");
+    /* run_above_floor holds 0-2 with the guard: another thread's guard, begun or ended
+     * while init runs, changes nothing below the floor. */
+    close(0);
+    tcu_fd_run_above_floor(init_with_guard_begun, NULL);
+    tt_check(made_in_init >= TCU_FD_FLOOR, "a guard begun during init: made at %d", made_in_init);
+    close(made_in_init);
+    tcu_fd_guard_begin();
+    tcu_fd_run_above_floor(init_with_guard_ended, NULL);
+    tt_check(made_in_init >= TCU_FD_FLOOR, "a guard ended during init: made at %d", made_in_init);
+    close(made_in_init);
+    tt_check(fcntl(0, F_GETFD) < 0, "0 free after both");
     dup2(saved, 0);
 
     /* A spill file, with 0 closed by the program meanwhile: not on 0, nor below the floor. */
