@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
@@ -46,14 +47,15 @@ int tcu_fd_lift(int fd)
  * ever on a number the guard takes. A copy is told apart from what the program may have put
  * on its number meanwhile (dup2 replaces it silently) by its inode and its close-on-exec,
  * which dup2 clears. Under guard_lock. */
+struct held {
+    int fd;
+    struct stat st; /* the source's when the copy was made */
+};
 static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 static int source = -1;
 static struct stat source_st;
 
-/* The pipe is made like any descriptor, on the lowest free numbers, so each of its ends is
- * told to be the guard's by its inode before it is closed or used (the program may put a
- * descriptor of its own on either meanwhile: then a new pipe). */
 static int same_inode(int fd, const struct stat *st)
 {
     struct stat now;
@@ -72,9 +74,29 @@ static int close_on_exec_fifo(int fd)
     return close_on_exec(fd) && fstat(fd, &now) == 0 && S_ISFIFO(now.st_mode);
 }
 
+/* Whether the source is still the guard's pipe end and has no writer: the program may
+ * close its number or put a descriptor of its own there, or open the pipe for writing
+ * through a stand-in's /proc/self/fd entry. Else it is let go (closed while it is ours). */
+static int source_sound(void)
+{
+    if (source < 0)
+        return 0;
+    struct pollfd p = {source, POLLIN, 0};
+    int ours = close_on_exec(source) && same_inode(source, &source_st);
+    if (ours && poll(&p, 1, 0) == 1 && p.revents == POLLHUP)
+        return 1;
+    if (ours)
+        close(source);
+    source = -1;
+    return 0;
+}
+
+/* The pipe is made like any descriptor, on the lowest free numbers, so each of its ends is
+ * told to be the guard's (close-on-exec, one pipe's) before it is closed or used: the program
+ * may put a descriptor of its own on either meanwhile, and then a new pipe is made. */
 static int make_source(void)
 {
-    for (int tries = 0; source < 0 && tries < 3; tries++) {
+    for (int tries = 0; !source_sound() && tries < 3; tries++) {
         int ends[2];
         struct stat st;
         if (pipe2(ends, O_CLOEXEC) != 0)
@@ -84,8 +106,8 @@ static int make_source(void)
         int high = ours ? fcntl(ends[0], F_DUPFD_CLOEXEC, TCU_FD_FLOOR) : -1;
         if (high < 0 && ours)
             high = fcntl(ends[0], F_DUPFD_CLOEXEC, 3); /* (no number at or above the floor) */
-        for (int i = 0; i < 2; i++) {                  /* (the program's dup2 clears close-on-exec) */
-            if (ends[i] > 2 || close_on_exec_fifo(ends[i]))
+        for (int i = 0; i < 2; i++) {
+            if (close_on_exec_fifo(ends[i]))
                 close(ends[i]);
         }
         if (high >= 0 && same_inode(high, &st)) {
@@ -98,35 +120,35 @@ static int make_source(void)
     return source >= 0 ? 0 : -1;
 }
 
-/* Whether fd still holds a stand-in (not the program's own, put on its number). */
-static int is_stand_in(int fd)
+/* Whether the number still holds the stand-in (not the program's own, put on it). */
+static int is_stand_in(const struct held *h)
 {
-    return close_on_exec(fd) && same_inode(fd, &source_st);
+    return close_on_exec(h->fd) && same_inode(h->fd, &h->st);
 }
 
 /* Takes the free numbers below limit, lowest first, with stand-ins into held (at most cap);
  * returns how many. */
-static int take_free_below(int limit, int *held, int cap)
+static int take_free_below(int limit, struct held *held, int cap)
 {
     int n = 0;
     while (n < cap && make_source() == 0) {
         int copy = fcntl(source, F_DUPFD_CLOEXEC, 0);
         if (copy < 0)
             break;
-        if (copy >= limit) {
+        if (copy >= limit || !same_inode(copy, &source_st)) {
             close(copy);
             break;
         }
-        held[n++] = copy;
+        held[n++] = (struct held){copy, source_st};
     }
     return n;
 }
 
-static void release(const int *held, int n)
+static void release(const struct held *held, int n)
 {
     for (int i = 0; i < n; i++) {
-        if (is_stand_in(held[i]))
-            close(held[i]);
+        if (is_stand_in(&held[i]))
+            close(held[i].fd);
     }
 }
 
@@ -136,8 +158,10 @@ static void release(const int *held, int n)
  * standard number that was free is held, released when the last of them is done (a guard
  * of each thread's own would let one thread release a number another is counting on). */
 static int guard_users;
-static int standard_held[3];
+static struct held standard_held[3];
 static int standard_count;
+static struct held *floor_held; /* tcu_fd_run_above_floor's, while its init runs */
+static int floor_count;
 
 static int standard_free(void)
 {
@@ -161,6 +185,9 @@ static void guard_after_fork_child(void)
     guard_users = 0;
     release(standard_held, standard_count);
     standard_count = 0;
+    release(floor_held, floor_count);
+    floor_count = 0; /* (floor_held is its caller's, in the parent) */
+    floor_held = NULL;
     pthread_mutex_unlock(&guard_lock);
 }
 
@@ -175,8 +202,14 @@ void tcu_fd_guard_begin(void)
     pthread_once(&guard_once, guard_register_fork);
     pthread_mutex_lock(&guard_lock);
     guard_users++;
-    if (standard_count < 3 && standard_free())
-        standard_count += take_free_below(3, standard_held + standard_count, 3 - standard_count);
+    if (standard_free()) {
+        int kept = 0; /* (a number the program has put its own descriptor on is not held) */
+        for (int i = 0; i < standard_count; i++) {
+            if (is_stand_in(&standard_held[i]))
+                standard_held[kept++] = standard_held[i];
+        }
+        standard_count = kept + take_free_below(3, standard_held + kept, 3 - kept);
+    }
     pthread_mutex_unlock(&guard_lock);
     errno = saved;
 }
@@ -225,20 +258,29 @@ void tcu_fd_run_above_floor(void (*init)(void *), void *arg)
 {
     /* The guard holds the free standard numbers meanwhile: the others below the floor are
      * taken with stand-ins, and a guard another thread begins or ends meanwhile changes none
-     * of them. */
+     * of them. Only when there is room above the floor: else init would find none free. */
     int saved = errno;
     tcu_fd_guard_begin();
-    int *taken = malloc(TCU_FD_FLOOR * sizeof *taken);
-    int n = 0;
-    if (taken) {
-        pthread_mutex_lock(&guard_lock);
-        n = take_free_below(TCU_FD_FLOOR, taken, TCU_FD_FLOOR);
-        pthread_mutex_unlock(&guard_lock);
+    struct held *taken = malloc(TCU_FD_FLOOR * sizeof *taken);
+    pthread_mutex_lock(&guard_lock);
+    int room = make_source() == 0 ? fcntl(source, F_DUPFD_CLOEXEC, TCU_FD_FLOOR) : -1;
+    if (room >= 0)
+        close(room);
+    if (taken && room >= 0 && !floor_held) {
+        floor_held = taken;
+        floor_count = take_free_below(TCU_FD_FLOOR, taken, TCU_FD_FLOOR);
     }
+    pthread_mutex_unlock(&guard_lock);
     errno = saved;
     init(arg);
     saved = errno;
-    release(taken, n);
+    pthread_mutex_lock(&guard_lock);
+    if (floor_held == taken) {
+        release(floor_held, floor_count);
+        floor_held = NULL;
+        floor_count = 0;
+    }
+    pthread_mutex_unlock(&guard_lock);
     free(taken);
     errno = saved;
     tcu_fd_guard_end(-1);

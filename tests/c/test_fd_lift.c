@@ -26,7 +26,7 @@ int fcntl(int fd, int cmd, ...)
 {
     va_list ap;
     va_start(ap, cmd);
-    long arg = va_arg(ap, long);
+    int arg = va_arg(ap, int); /* (the commands wrapped take an int) */
     va_end(ap);
     if (cmd == F_DUPFD_CLOEXEC && arg == TCU_FD_FLOOR && put_back >= 0) {
         dup2(put_back, 0); /* the program's, while the profiler's thread is held up */
@@ -44,6 +44,36 @@ static ino_t inode(int fd)
 {
     struct stat st;
     return fstat(fd, &st) == 0 ? st.st_ino : 0;
+}
+
+/* A child forked while run_above_floor holds the low numbers: they are free in it. */
+static int child_status = -1;
+static void init_forks(void *arg)
+{
+    (void)arg;
+    pid_t child = fork();
+    if (child == 0)
+        _exit(fcntl(100, F_GETFD) < 0 && fcntl(200, F_GETFD) < 0 ? 0 : 1);
+    waitpid(child, &child_status, 0);
+}
+
+/* The guard's source: the one pipe end above the floor. */
+static int find_source(void)
+{
+    for (int fd = TCU_FD_FLOOR; fd < 4 * TCU_FD_FLOOR; fd++) {
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+            return fd;
+    }
+    return -1;
+}
+
+static int open_count(void)
+{
+    int n = 0;
+    for (int fd = 0; fd < 4 * TCU_FD_FLOOR; fd++)
+        n += fcntl(fd, F_GETFD) >= 0;
+    return n;
 }
 
 /* What run_above_floor's init does: as another thread of the profiler might meanwhile, a
@@ -85,6 +115,7 @@ int main(void)
             return 77;
         }
     }
+    int open_at_start = open_count();
     int ends[2];
     CHECK_EQ_INT(pipe(ends), 0);
 
@@ -116,6 +147,8 @@ int main(void)
     CHECK_EQ_INT(stat("/dev/null", &null_st), 0);
     int saved = dup(0);
     close(0);
+    tcu_fd_guard_begin(); /* (the guard's source made first: the dup2 below lands in the open's moment) */
+    tcu_fd_guard_end(-1);
     put_back = ends[0];
     int opened = tcu_fd_open("/dev/null", O_RDONLY, 0);
     CHECK_EQ_INT(put_back, -1); /* the wrapper ran */
@@ -206,6 +239,39 @@ int main(void)
     tt_check(made_in_init >= TCU_FD_FLOOR, "a guard ended during init: made at %d", made_in_init);
     close(made_in_init);
     tt_check(fcntl(0, F_GETFD) < 0, "0 free after both");
+
+    /* A child forked during run_above_floor's init: the numbers it held are free there. */
+    CHECK(fcntl(100, F_GETFD) < 0 && fcntl(200, F_GETFD) < 0);
+    tcu_fd_run_above_floor(init_forks, NULL);
+    tt_check(WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0, "forked during run_above_floor: 3-255 free");
+
+    /* The program puts its own descriptor on the source's number: the guard makes another
+     * source and copies nothing of the program's onto 0. */
+    int source = find_source();
+    CHECK(source >= TCU_FD_FLOOR);
+    int programs = open("/dev/null", O_RDONLY); /* (not close-on-exec: as a dup2 leaves it) */
+    dup2(programs, source);
+    close(programs);
+    close(0);
+    tcu_fd_guard_begin();
+    int stand_in_held = fcntl(0, F_GETFD) >= 0 && inode(0) != null_st.st_ino;
+    tcu_fd_guard_end(-1);
+    tt_check(stand_in_held && fcntl(0, F_GETFD) < 0, "a new source: a stand-in on 0, then 0 free");
+    tt_check(inode(source) == null_st.st_ino, "the program's descriptor on the old source's number, untouched");
+    close(source);
+
+    /* The program opens a stand-in for writing (through /proc/self/fd): the source gets a
+     * writer. The next guard makes another, whose stand-ins still meet the end of a file. */
+    tcu_fd_guard_begin();
+    int writer = open("/proc/self/fd/0", O_WRONLY | O_CLOEXEC);
+    tcu_fd_guard_end(-1);
+    CHECK(writer >= 0);
+    tcu_fd_guard_begin();
+    struct pollfd on0 = {0, POLLIN, 0};
+    int ends_reads = poll(&on0, 1, 0) == 1 && on0.revents == POLLHUP;
+    tcu_fd_guard_end(-1);
+    close(writer);
+    tt_check(ends_reads, "a source given a writer is replaced: a stand-in's reads meet the end");
     dup2(saved, 0);
 
     /* A spill file, with 0 closed by the program meanwhile: not on 0, nor below the floor. */
@@ -217,5 +283,8 @@ int main(void)
     close(saved);
     close(ends[0]);
     close(ends[1]);
+    /* Nothing left behind but the guard's source (one descriptor, above the floor). */
+    tt_check(open_count() == open_at_start + 1, "descriptors open: %d at the start, %d now (the source added)",
+             open_at_start, open_count());
     return tt_finish("test_fd_lift");
 }
