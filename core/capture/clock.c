@@ -1,5 +1,6 @@
 /* clock.c - a client's event clock on the collector's raw clock (clock.h). */
 #include "capture/clock.h"
+#include "util/rounding.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -147,7 +148,7 @@ static int readings_line(const struct tcs_clock *c, struct tcs_clock_line *out)
         if (off > worst)
             worst = off;
     }
-    out->error = to_ns(ceil(worst));
+    out->error = to_ns(tcu_ceil(worst));
     return 0;
 }
 

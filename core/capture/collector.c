@@ -13,6 +13,7 @@
 #include "util/array.h"
 #include "util/fd.h"
 #include "util/host_id.h"
+#include "util/rounding.h"
 
 #define RECV_CHUNK (256 * 1024)
 #define SCAN_EVERY_S 0.5
@@ -88,7 +89,7 @@ static void single_reading_error(const struct tcs_collector *c, const struct ent
     const struct tct_source *src = tct_trace_source(c->opt.trace, (uint32_t)e->pub.source);
     /* (no fmin or fmax: libtracyc links without libm) */
     double before = fabs((double)line->t0), after = fabs((double)src->last_time - (double)line->t0);
-    double error = ceil((before > after ? before : after) * TCS_CLOCK_RATE_KNOWN);
+    double error = tcu_ceil((before > after ? before : after) * TCS_CLOCK_RATE_KNOWN);
     line->error = (int64_t)(error < OFFSET_LIMIT ? error : OFFSET_LIMIT);
 }
 

@@ -1,12 +1,12 @@
 /* serve_ids.c - the proxy's ids: what the server is told, for each process's own. */
 #include "capture/serve_internal.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/array.h"
+#include "util/rounding.h"
 
 #define FIRST_SPARE_TID 0x40000000u /* threads whose own tid another process already has */
 
@@ -146,7 +146,7 @@ int64_t serve_time(struct tcs_serve *s, const struct tct_source *ts, int64_t t)
     if (src->offset == ts->offset && src->scale == ts->scale)
         return t;
     double local = ((double)t - (double)ts->offset) / (ts->scale > 0 ? ts->scale : 1.0);
-    return src->offset + llround(local * src->scale);
+    return src->offset + tcu_llround(local * src->scale);
 }
 
 int64_t serve_monotonic(struct tcs_serve *s, uint32_t source, uint64_t key, int64_t t)

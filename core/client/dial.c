@@ -2,7 +2,9 @@
 #include "client/dial.h"
 
 #include "client/net.h"
+#include "util/fd.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
@@ -75,7 +77,15 @@ static int resolve(void)
     if (d.addrs)
         return 0;
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+    /* A name's lookup opens files and sockets of its own, for a moment each: the standard
+     * numbers are held meanwhile (util/fd.h). An address opens nothing. */
+    unsigned char address[sizeof(struct in6_addr)];
+    int numeric = inet_pton(AF_INET, d.host, address) == 1 || inet_pton(AF_INET6, d.host, address) == 1;
+    if (!numeric)
+        tcu_fd_guard_begin();
     int rc = getaddrinfo(d.host, d.port, &hints, &d.addrs);
+    if (!numeric)
+        tcu_fd_guard_end(-1);
     if (rc == 0)
         return 0;
     d.addrs = NULL;

@@ -75,7 +75,7 @@ int tc_net_listen(uint16_t port, int any, uint16_t *bound_port)
     int tries = port ? 1 : 20;
     uint16_t first = port ? port : TCW_DEFAULT_PORT;
     for (int i = 0; i < tries; i++) {
-        int fd = tcu_fd_lift(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+        int fd = tcu_fd_socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK);
         if (fd < 0)
             return -1;
         int one = 1;
@@ -97,7 +97,7 @@ int tc_net_listen(uint16_t port, int any, uint16_t *bound_port)
 
 int tc_net_listen_loopback(uint16_t *bound_port)
 {
-    int fd = tcu_fd_lift(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    int fd = tcu_fd_socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK);
     if (fd < 0)
         return -1;
     struct sockaddr_in addr = {.sin_family = AF_INET};
@@ -122,12 +122,13 @@ int tc_net_accept_fd(int listen_fd)
         errno = EAGAIN;
         return -1;
     }
-    return tcu_fd_lift(accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    tcu_fd_guard_begin();
+    return tcu_fd_guard_end(accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC));
 }
 
 int tc_net_socket(int family)
 {
-    return tcu_fd_lift(socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    return tcu_fd_socket(family, SOCK_STREAM | SOCK_NONBLOCK);
 }
 
 struct tc_transport *tc_net_accept(int listen_fd)
@@ -162,7 +163,7 @@ static int broadcast_fd = -1;
 void tc_net_broadcast(uint16_t port, int32_t active_time)
 {
     if (broadcast_fd < 0) {
-        broadcast_fd = tcu_fd_lift(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+        broadcast_fd = tcu_fd_socket(AF_INET, SOCK_DGRAM);
         if (broadcast_fd < 0)
             return;
         int one = 1;

@@ -242,7 +242,8 @@ static int open_thread(struct opener *o, pid_t tid)
             continue;
         if (s.nfds >= o->max_fds)
             return 1;
-        int fd = tcu_fd_lift((int)perf_event_open(&o->attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+        tcu_fd_guard_begin();
+        int fd = tcu_fd_guard_end((int)perf_event_open(&o->attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
         if (fd < 0) {
             if (errno == ESRCH) /* the thread has exited meanwhile */
                 return 0;
@@ -429,7 +430,9 @@ static int open_events(const struct tc_config *cfg)
                        * it to the ring's size) */
     a->wakeup_watermark = RING_PAGES_MAX * 4096 / 4;
 
+    tcu_fd_guard_begin(); /* (it opens a file in /sys) */
     o.ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
+    tcu_fd_guard_end(-1);
     if (o.ncpu < 1)
         o.ncpu = 1;
     struct rlimit lim;
@@ -883,7 +886,7 @@ static void start_locked(void)
      * wake-up, not read by the sampler that stopped, is read here. */
     eventfd_t stale;
     if (s.wake_fd < 0)
-        s.wake_fd = tcu_fd_lift(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+        s.wake_fd = tcu_fd_eventfd();
     else
         eventfd_read(s.wake_fd, &stale);
     /* The sampler thread exists before the events: a thread created by one that has events

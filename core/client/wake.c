@@ -20,7 +20,7 @@ int tc_wake_fd(void)
     if (!made) { /* made once, under the lock */
         pthread_mutex_lock(&lock);
         if (!made) {
-            fd = tcu_fd_lift(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+            fd = tcu_fd_eventfd();
             made = 1;
         }
         pthread_mutex_unlock(&lock);

@@ -4,6 +4,7 @@
 #include "client/clock.h"
 #include "client/sampling.h"
 #include "client/state.h"
+#include "util/fd.h"
 #include "wire/protocol.h"
 #include "tracyc.h"
 
@@ -82,6 +83,20 @@ static void cpu_identity(uint8_t *manufacturer, uint32_t *id, char *brand, size_
 #endif
 }
 
+/* Read once (it opens a file in /sys): a welcome is built at each connection, and every
+ * few seconds while broadcasting, and the profiler opens nothing periodically
+ * (util/fd.h). Built by the worker alone. */
+static long cpu_cores(void)
+{
+    static long cores;
+    if (!cores) {
+        tcu_fd_guard_begin();
+        cores = sysconf(_SC_NPROCESSORS_ONLN);
+        tcu_fd_guard_end(-1);
+    }
+    return cores;
+}
+
 static void host_info(char *buf, size_t cap, const char *cpu)
 {
     struct utsname u;
@@ -91,7 +106,7 @@ static void host_info(char *buf, size_t cap, const char *cpu)
     /* TCW_HOST_INFO_TRACYC tells our decoder it may ask for tracyc's extensions. */
     snprintf(buf, cap,
              "OS: %s %s\n" TCW_HOST_INFO_TRACYC " (C11)\nUser: %s\nArch: %s\nCPU: %s\nCPU cores: %ld\nRAM: %lld MB\n",
-             u.sysname, u.release, user ? user : "?", u.machine, cpu, sysconf(_SC_NPROCESSORS_ONLN),
+             u.sysname, u.release, user ? user : "?", u.machine, cpu, cpu_cores(),
              (long long)pages * page / (1024 * 1024));
 }
 

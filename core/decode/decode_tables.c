@@ -269,19 +269,21 @@ int tcd_reply_string(struct tcd_decoder *dec, uint64_t id, const uint8_t *s, siz
     return 0;
 }
 
+static const struct tcd_string_entry *string_entry(const struct tcd_decoder *dec, uint32_t handle)
+{
+    return handle == 0 || handle > dec->strings.count ? NULL : tcu_array_at(&dec->strings, handle - 1);
+}
+
 const char *tcd_string(const struct tcd_decoder *dec, uint32_t handle)
 {
-    if (handle == 0 || handle > dec->strings.count)
-        return "";
-    return ((const struct tcd_string_entry *)tcu_array_at(&dec->strings, handle - 1))->text;
+    const struct tcd_string_entry *e = string_entry(dec, handle);
+    return e ? e->text : "";
 }
 
 const char *tcd_string_answered(const struct tcd_decoder *dec, uint32_t handle)
 {
-    if (handle == 0 || handle > dec->strings.count)
-        return "";
-    const struct tcd_string_entry *e = tcu_array_at(&dec->strings, handle - 1);
-    return e->pending ? "" : e->text;
+    const struct tcd_string_entry *e = string_entry(dec, handle);
+    return e && !e->pending ? e->text : "";
 }
 
 /* ---- threads and fibers ------------------------------------------------------------- */

@@ -17,7 +17,9 @@ static const char *unwinder_name = "none";
  * which must not take the place of libgcc's in the program's global scope. */
 static unwind_fn load_libunwind(void)
 {
+    tcu_fd_guard_begin(); /* (the loader opens the libraries' files on low numbers for a moment) */
     void *lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    tcu_fd_guard_end(-1);
     if (!lib)
         return NULL;
     unwind_fn fn = (unwind_fn)dlsym(lib, "unw_backtrace");

@@ -33,7 +33,9 @@ static void fail(void)
  * they could take the place of another copy the program links itself. */
 static void load(void)
 {
+    tcu_fd_guard_begin(); /* (the loader opens the libraries' files on low numbers for a moment) */
     void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    tcu_fd_guard_end(-1);
     if (!lib) {
         const char *err = dlerror();
         if (err && strncmp(err, soname, strlen(soname)) == 0 && strstr(err, "cannot open shared object file"))
@@ -145,7 +147,7 @@ static int module_file_open(const char *path, const struct stat *st)
     if (i < kept_count) {
         fd = fcntl(kept[i].fd, F_DUPFD_CLOEXEC, TCU_FD_FLOOR);
         if (fd < 0) /* (no number at or above the floor: as tcu_fd_lift) */
-            fd = fcntl(kept[i].fd, F_DUPFD_CLOEXEC, 0);
+            fd = fcntl(kept[i].fd, F_DUPFD_CLOEXEC, 3);
     } else {
         fd = tcu_fd_open(path, O_RDONLY, 0);
         if (fd >= 0 && kept_count == kept_cap) {
@@ -207,10 +209,13 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
         }
         return fd;
     }
+    tcu_fd_guard_begin();
     int fd = table.dwfl_linux_proc_find_elf(mod, userdata, modname, base, file_name, elfp);
     if (fd >= 0 && !*elfp) { /* (an Elf made already has the descriptor) */
-        fd = tcu_fd_lift(fd);
+        fd = tcu_fd_guard_end(fd);
         *elfp = table.elf_begin(fd, ELF_C_READ, NULL);
+    } else {
+        tcu_fd_guard_end(-1);
     }
     return fd;
 }
@@ -233,9 +238,11 @@ int tcn_libdw_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 {
     /* libdwfl asks for a module's dwz file (.gnu_debugaltlink) with its name and the crc 0
      * (a .gnu_debuglink's crc is never 0 but one time in 2^32): libdwfl finds that one. */
-    if (debuglink_file && debuglink_crc == 0)
-        return tcu_fd_lift(table.dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-                                                              debuglink_crc, debuginfo_file_name));
+    if (debuglink_file && debuglink_crc == 0) {
+        tcu_fd_guard_begin();
+        return tcu_fd_guard_end(table.dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+                                                                   debuglink_file, debuglink_crc, debuginfo_file_name));
+    }
     /* The module's debug file, where dwfl_build_id_find_debuginfo looks, kept as the
      * modules' files are (libdwfl's would be on a low number while it checks the file). */
     const unsigned char *id;

@@ -427,12 +427,8 @@ static const char *lock_name(struct tct_pftrace *p, const struct tct_pf_lock *l,
     const struct tct_lock *stats = tct_lock_at(p->lock_stats, index);
     if (stats && (stats->source != l->source || stats->id != l->id))
         stats = NULL;
-    if (stats && stats->name)
-        return stats->name;
-    const struct tct_names *names = &tct_trace_source(p->trace, l->source)->names;
-    const char *label = stats ? tct_srcloc_label(names, stats->srcloc) : "";
-    if (label[0] && strcmp(label, TCD_UNKNOWN_NAME))
-        return label;
+    if (stats)
+        return tct_lock_label(p->trace, stats, buf, size);
     snprintf(buf, size, "lock %" PRIu32, l->id);
     return buf;
 }

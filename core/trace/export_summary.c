@@ -674,17 +674,8 @@ static void lock_table(struct summary *s)
     fprintf(s->out, "  %-32s %12s %12s %12s %12s %12s\n", "lock", "obtains", "contended", "waited", "max wait", "%cap");
     for (size_t i = 0; i < tct_lock_count(s->p->locks); i++) {
         const struct tct_lock *l = tct_lock_at(s->p->locks, i);
-        const struct tct_names *names = names_of(s, l->source);
-        const char *name = l->name;
         char fallback[48];
-        if (!name) {
-            const struct tcd_srcloc *sl = names->srcloc(names->ctx, l->srcloc);
-            name = sl ? tct_srcloc_label(names, l->srcloc) : "";
-            if (!name[0] || !strcmp(name, TCD_UNKNOWN_NAME)) {
-                snprintf(fallback, sizeof fallback, "lock %" PRIu32, l->id);
-                name = fallback;
-            }
-        }
+        const char *name = tct_lock_label(s->tr, l, fallback, sizeof fallback);
         char o[TCT_UNITS_BUF], c[TCT_UNITS_BUF], w[TCT_UNITS_BUF], mx[TCT_UNITS_BUF], pc[16];
         char named[512];
         fputs("  ", s->out);

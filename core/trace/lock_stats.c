@@ -1,8 +1,11 @@
 /* lock_stats.c - each lock's obtains, contention and waiting time (lock_stats.h). */
 #include "trace/lock_stats.h"
+#include "trace/names.h"
 #include "util/array.h"
 #include "util/map.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,4 +167,15 @@ const struct tct_lock *tct_lock_at(const struct tct_lock_stats *ls, size_t index
 uint64_t tct_lock_stats_lost(const struct tct_lock_stats *ls)
 {
     return ls ? ls->lost : 0;
+}
+
+const char *tct_lock_label(const struct tct_trace *tr, const struct tct_lock *l, char *buf, size_t size)
+{
+    if (l->name)
+        return l->name;
+    const char *label = tct_srcloc_label(&tct_trace_source(tr, l->source)->names, l->srcloc);
+    if (label[0] && strcmp(label, TCD_UNKNOWN_NAME) != 0)
+        return label;
+    snprintf(buf, size, "lock %" PRIu32, l->id);
+    return buf;
 }

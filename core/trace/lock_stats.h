@@ -33,6 +33,9 @@ struct tct_lock_stats *tct_lock_stats_of(struct tct_trace *tr);
 /* The locks, in the order they first appeared. */
 size_t tct_lock_count(const struct tct_lock_stats *ls);
 const struct tct_lock *tct_lock_at(const struct tct_lock_stats *ls, size_t index);
+/* Its name as the outputs show it: its LockName, else the label of where it was announced,
+ * else "lock N" written into buf. */
+const char *tct_lock_label(const struct tct_trace *tr, const struct tct_lock *l, char *buf, size_t size);
 /* Events the statistics could not keep (memory ran out). */
 uint64_t tct_lock_stats_lost(const struct tct_lock_stats *ls);
 

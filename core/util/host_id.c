@@ -1,6 +1,8 @@
 /* host_id.c - see host_id.h. */
 #include "util/host_id.h"
 
+#include "util/fd.h"
+
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -17,7 +19,7 @@ uint64_t tcu_host_id_of(const char *text, unsigned long len)
 
 static uint64_t read_host_id(void)
 {
-    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    int fd = tcu_fd_open("/proc/sys/kernel/random/boot_id", O_RDONLY, 0);
     if (fd < 0)
         return 0;
     char text[64];

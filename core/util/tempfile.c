@@ -19,19 +19,17 @@ int tcu_tempfile(void)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/tracyc-XXXXXX", tcu_tempfile_dir());
-    int fd = mkostemp(path, O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    unlink(path);
     /* The in-process capture's spill files are the profiler's descriptors: out of the
-     * program's way (util/fd.h). Where they cannot go above the floor, at least not 0-2. */
-    fd = tcu_fd_lift(fd);
-    if (fd <= 2) {
-        int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-        int saved = errno;
+     * program's way (util/fd.h). */
+    tcu_fd_guard_begin();
+    int made = mkostemp(path, O_CLOEXEC);
+    if (made >= 0)
+        unlink(path);
+    int fd = tcu_fd_guard_end(made);
+    if (fd >= 0 && fd <= 2) { /* (no other number free) */
         close(fd);
-        errno = saved;
-        fd = high;
+        errno = EMFILE;
+        return -1;
     }
     return fd;
 }

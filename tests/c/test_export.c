@@ -370,6 +370,17 @@ static void test_records(void)
     const struct tct_lock *l = tct_lock_at(locks, 0);
     CHECK(l->obtains == 2 && l->waits == 1 && l->contended == 1 && l->wait_total == 300);
     CHECK(l->releases == 2 && l->held == 0);
+    /* its name: the LockName, else the label of where it was announced, else "lock N" (a
+     * source location never answered reads "???": no name for a lock) */
+    char label[48];
+    CHECK_STR(tct_lock_label(tr, l, label, sizeof label), "queue lock");
+    struct tct_lock named = *l, unknown = *l;
+    named.name = "the queue's";
+    CHECK_STR(tct_lock_label(tr, &named, label, sizeof label), "the queue's");
+    unknown.srcloc = 999;
+    char expected[48];
+    snprintf(expected, sizeof expected, "lock %u", (unsigned)l->id);
+    CHECK_STR(tct_lock_label(tr, &unknown, label, sizeof label), expected);
 
     /* GPU times may come in any order: each answers its own query */
     CHECK_EQ_INT(tct_trace_gpu_context_count(tr), 2);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# A static link needs nothing but -ltracyc: from C with libtracyc.a alone, from C with
-# pkg-config --static against an install that has no shared library, and from Rust with
-# #[link(kind = "static")] as tracy-client-sys's static mode links it. Each program
-# profiles itself through the in-process capture (which pulls in the exporters too).
+# A static link needs nothing but -ltracyc: from C with libtracyc.a alone (every member of
+# it: no libm, whatever the build type), from C with pkg-config --static against an
+# install that has no shared library, and from Rust with #[link(kind = "static")] as
+# tracy-client-sys's static mode links it. Each program profiles itself through the
+# in-process capture (which pulls in the exporters too).
 #
 #   static_link.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
@@ -25,6 +26,9 @@ cc "$work/src/main.c" -I"$source_dir/include" -DTRACY_ENABLE -L"$work/lib" -ltra
 TRACYC_OUTPUT="$work/c.csv" "$work/c-static"
 grep -q '^static zone,' "$work/c.csv"
 ! ldd "$work/c-static" | grep -q tracyc
+# Every member of the archive, not only those this program pulls in: nothing from libm.
+cc "$work/src/main.c" -I"$source_dir/include" -DTRACY_ENABLE -L"$work/lib" -Wl,--whole-archive -ltracyc \
+  -Wl,--no-whole-archive -o "$work/c-whole"
 
 cmake --install "$build_dir" --prefix "$work/prefix" >/dev/null
 rm -f "$work/prefix/lib/"libtracyc.so*
@@ -32,7 +36,7 @@ export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
 cc "$work/src/main.c" -o "$work/pc-static" $(pkg-config --static --cflags --libs tracyc)
 TRACYC_OUTPUT="$work/pc.csv" "$work/pc-static"
 grep -q '^static zone,' "$work/pc.csv"
-echo "static: C with -ltracyc alone, and with pkg-config --static"
+echo "static: C with -ltracyc alone (the whole archive too), and with pkg-config --static"
 
 rustc=$(command -v rustc || true)
 if [ -z "$rustc" ]; then

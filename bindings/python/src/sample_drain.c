@@ -588,7 +588,7 @@ int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame)
     atomic_store(&d.signal_taken, 0);
     atomic_store(&tp_sampling_on, 1);
     uint32_t scans = d.scans_done;
-    if ((d.wake_fd = tcu_fd_lift(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))) < 0) {
+    if ((d.wake_fd = tcu_fd_eventfd()) < 0) {
         rc = errno;
         atomic_store(&tp_sampling_on, 0);
         pthread_mutex_unlock(&d.lock);

@@ -211,7 +211,8 @@ enum tp_clock tp_signal_clock(void)
         if (forced && strcmp(forced, "timer") == 0) {
             clock_kind = TP_CLOCK_TIMER;
         } else {
-            long fd = perf_open((pid_t)syscall(SYS_gettid), TP_SAMPLE_DEFAULT_HZ);
+            tcu_fd_guard_begin();
+            long fd = tcu_fd_guard_end((int)perf_open((pid_t)syscall(SYS_gettid), TP_SAMPLE_DEFAULT_HZ));
             clock_kind = fd >= 0 ? TP_CLOCK_PERF : TP_CLOCK_TIMER;
             if (fd >= 0)
                 close((int)fd);
@@ -222,7 +223,8 @@ enum tp_clock tp_signal_clock(void)
 
 static int start_perf(struct tp_slot *s, uint32_t index, uint32_t gen, unsigned hz)
 {
-    long fd = tcu_fd_lift((int)perf_open(s->tid, hz));
+    tcu_fd_guard_begin();
+    long fd = tcu_fd_guard_end((int)perf_open(s->tid, hz));
     if (fd < 0)
         return -1;
     struct f_owner_ex owner = {F_OWNER_TID, s->tid};
