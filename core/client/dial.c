@@ -4,7 +4,6 @@
 #include "client/net.h"
 #include "util/fd.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
@@ -78,14 +77,10 @@ static int resolve(void)
         return 0;
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
     /* A name's lookup opens files and sockets of its own, for a moment each: the standard
-     * numbers are held meanwhile (util/fd.h). An address opens nothing. */
-    unsigned char address[sizeof(struct in6_addr)];
-    int numeric = inet_pton(AF_INET, d.host, address) == 1 || inet_pton(AF_INET6, d.host, address) == 1;
-    if (!numeric)
-        tcu_fd_guard_begin();
+     * numbers are held meanwhile (util/fd.h), as long as the lookup takes. */
+    tcu_fd_guard_begin();
     int rc = getaddrinfo(d.host, d.port, &hints, &d.addrs);
-    if (!numeric)
-        tcu_fd_guard_end(-1);
+    tcu_fd_guard_end(-1);
     if (rc == 0)
         return 0;
     d.addrs = NULL;

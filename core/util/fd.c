@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Whether a and b are the same file (as far as fstat tells). */
-static int same_file(int a, int b)
+/* Whether fd is the file st was taken of (as far as fstat tells). */
+static int same_inode(int fd, const struct stat *st)
 {
-    struct stat x, y;
-    return fstat(a, &x) == 0 && fstat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+    struct stat now;
+    return fstat(fd, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
 }
 
 int tcu_fd_lift(int fd)
@@ -29,7 +29,8 @@ int tcu_fd_lift(int fd)
     if (high >= 0) {
         /* The program may have put a descriptor of its own on the number meanwhile (dup2
          * replaces ours silently): that one is not closed. */
-        if (same_file(fd, high))
+        struct stat ours;
+        if (fstat(high, &ours) == 0 && same_inode(fd, &ours))
             close(fd);
     } else {
         fcntl(fd, F_SETFD, FD_CLOEXEC);
@@ -55,12 +56,6 @@ static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 static int source = -1;
 static struct stat source_st;
-
-static int same_inode(int fd, const struct stat *st)
-{
-    struct stat now;
-    return fstat(fd, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
-}
 
 static int close_on_exec(int fd)
 {
