@@ -6,12 +6,14 @@
  * is kept. */
 #include "client/inproc.h"
 
+#include "capture/clock.h"
 #include "capture/collector.h"
 #include "capture/sockets.h"
 #include "trace/export.h"
 #include "trace/names.h"
 #include "trace/trace.h"
 #include "util/array.h"
+#include "util/host_id.h"
 #include "decode/decode.h"
 #include "wire/protocol.h"
 
@@ -32,35 +34,35 @@ struct tc_inproc {
     size_t pending_len, pending_cap, pending_read;
     int handshake_sent;
     /* The program's children, recorded into the same trace (tc_inproc_collect), on the
-     * program's clock: its first and latest readings of the clock extension (§28). */
+     * program's clock: the line through its readings of the clock extension (§28), kept
+     * from the first one on, which comes with the handshake, before there are children. */
     struct tcs_collector *children;
-    int64_t ref_t0, ref_raw0;
-    int has_reference;
+    struct tcs_clock program;
 };
 
 /* The trace's clock is the program's: a reading pairs its time on it with
  * CLOCK_MONOTONIC_RAW; the line through the first and the latest is the reference the
- * children are put on. */
-static void program_clock(struct tc_inproc *ip, const struct tcd_event *ev)
+ * children are put on. From the first reading on, so that a child's events lie between
+ * readings: placed from a later first reading, they would be placed by extrapolation,
+ * where an error in the latest reading's rate grows with the distance. */
+static void give_reference(struct tc_inproc *ip)
 {
-    double rate = 1.0;
-    if (!ip->has_reference) {
-        ip->ref_t0 = ev->time;
-        ip->ref_raw0 = (int64_t)ev->value;
-        ip->has_reference = 1;
-    } else if (ev->time > ip->ref_t0) {
-        rate = (double)((int64_t)ev->value - ip->ref_raw0) / (double)(ev->time - ip->ref_t0);
-    }
-    tcs_collector_set_reference(
-        ip->children, &(struct tcs_clock_line){.t0 = ip->ref_t0, .raw0 = ip->ref_raw0, .rate = rate, .error = 0});
+    struct tcs_clock_line line;
+    if (!ip->children || !ip->program.kept_count || tcs_clock_line(&ip->program, &line) != 0)
+        return;
+    line.error = line.error > 0 ? line.error : 0; /* the program's readings define the trace's clock */
+    tcs_collector_set_reference(ip->children, &line);
 }
 
 static void on_event(void *user, const struct tcd_event *ev)
 {
     struct tc_inproc *ip = user;
     tct_trace_on_event(ip->trace, 0, ev);
-    if (ev->kind == TCD_CLOCK_SYNC && ip->children)
-        program_clock(ip, ev);
+    if (ev->kind == TCD_CLOCK_SYNC) {
+        /* the program's own readings: of this host, whatever the one they name */
+        tcs_clock_reading(&ip->program, ev->time, (int64_t)ev->value, ev->time2, ip->program.host, ev->id, 0, 0);
+        give_reference(ip);
+    }
 }
 
 static void push_bytes(struct tc_inproc *ip, const uint8_t *data, size_t len)
@@ -175,6 +177,7 @@ struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen)
     ip->base.recv = ip_recv;
     ip->base.close = ip_close;
     ip->base.fd = -1; /* its queries come while the worker sends, never in between */
+    tcs_clock_init(&ip->program, tcu_host_id());
     ip->path = strdup(path);
     ip->dec = tcd_decoder_new(&callbacks, ip, NULL);
     ip->trace = tct_trace_new();
@@ -198,14 +201,16 @@ struct tc_transport *tc_inproc_transport(struct tc_inproc *ip)
 
 int tc_inproc_collect(struct tc_inproc *ip)
 {
-    if (!ip->children)
+    if (!ip->children) {
         ip->children = tcs_collector_new(&(struct tcs_collector_options){.trace = ip->trace});
+        give_reference(ip);
+    }
     return ip->children ? 0 : -1;
 }
 
 int tc_inproc_takes_children(const struct tc_inproc *ip)
 {
-    return ip->children && ip->has_reference;
+    return ip->children && ip->program.kept_count;
 }
 
 void tc_inproc_adopt(struct tc_inproc *ip, int fd)

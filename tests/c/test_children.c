@@ -8,7 +8,9 @@
  *     -o file (Chrome JSON) holds both processes, the child's zones between the parent's
  *     zone before the child started and its zone after the child ended; the child writes
  *     no file of its own;
- *   - the same with TRACYC_FOLLOW_FORK=1 and TRACYC_OUTPUT, for a forked child.
+ *   - the same with TRACYC_FOLLOW_FORK=1 and TRACYC_OUTPUT, for a forked child;
+ *   - and again with the parent's last clock readings held up in their middle, as by a busy
+ *     machine's scheduler: the child still lies between the parent's zones.
  *
  * Each case runs in a child process: a profiler's shutdown is final. Every process started
  * is waited for by its pid. The forked children's own profilers run in the normal build
@@ -20,9 +22,12 @@
 #include "tracyc.h"
 
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const struct ___tracy_source_location_data before_loc = {"parent before", "main", "children.c", 1, 0};
@@ -58,6 +63,24 @@ static size_t zones_named(const struct tcol_client *cl, const char *name)
         n += ev->kind == TCD_ZONE_BEGIN && strcmp(tcd_srcloc(cl->dec, ev->srcloc)->name, name) == 0;
     }
     return n;
+}
+
+/* The library's clock_gettime (this program's definition comes before libc's). While
+ * stall_readings is set, each CLOCK_MONOTONIC_RAW read returns 100 ms after it was taken.
+ * A clock reading (client/conn_clock.c) reads the event clock, CLOCK_MONOTONIC_RAW, the
+ * event clock again and CLOCK_REALTIME: each reading the shutdown takes is held up between
+ * its raw clock and its second read of the event clock, as a thread the scheduler takes off
+ * its CPU there would be. */
+static atomic_int stall_readings, stalled_reads;
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+    int rc = (int)syscall(SYS_clock_gettime, id, ts);
+    if (atomic_load(&stall_readings) && id == CLOCK_MONOTONIC_RAW) {
+        nanosleep(&(struct timespec){0, 100000000}, NULL);
+        atomic_fetch_add(&stalled_reads, 1);
+    }
+    return rc;
 }
 
 /* ---- TRACYC_FOLLOW_FORK=1 with TRACYC_CONNECT ------------------------------------------------ */
@@ -151,10 +174,15 @@ static void check_file(const char *label, const char *path, long parent, long ch
     unlink(own);
 }
 
+enum collect_case { API_EXEC, FOLLOW_FORK, FOLLOW_FORK_STALLED };
+
 static int capture_collects(void *arg)
 {
-    int fork_only = *(int *)arg; /* 1: TRACYC_FOLLOW_FORK=1 and a forked child; 0: the API and exec */
-    const char *label = fork_only ? "TRACYC_FOLLOW_FORK, fork" : "tracyc_collect_children, exec";
+    enum collect_case how = *(enum collect_case *)arg;
+    int fork_only = how != API_EXEC; /* TRACYC_FOLLOW_FORK=1 and a forked child, or the API and exec */
+    const char *label = how == API_EXEC      ? "tracyc_collect_children, exec"
+                        : how == FOLLOW_FORK ? "TRACYC_FOLLOW_FORK, fork"
+                                             : "TRACYC_FOLLOW_FORK, fork, the shutdown's readings held up";
     char path[PATH_MAX];
     tt_temp_path(path, sizeof path, "tracyc-children-XXXXXX.json");
     close(mkstemps(path, 5));
@@ -184,10 +212,17 @@ static int capture_collects(void *arg)
     }
     tt_check(wait_child(child), "%s: the child exits cleanly", label);
     tt_zones(&after_loc, 20);
+    if (how == FOLLOW_FORK_STALLED)
+        atomic_store(&stall_readings, 1);
     ___tracy_shutdown_profiler();
+    atomic_store(&stall_readings, 0);
+    if (how == FOLLOW_FORK_STALLED)
+        tt_check(atomic_load(&stalled_reads) > 0, "%s: the shutdown's readings were held up", label);
     check_file(label, path, (long)getpid(), (long)child);
     unlink(path);
-    return finish(fork_only ? "test_children (TRACYC_FOLLOW_FORK)" : "test_children (tracyc_collect_children)");
+    return finish(how == API_EXEC      ? "test_children (tracyc_collect_children)"
+                  : how == FOLLOW_FORK ? "test_children (TRACYC_FOLLOW_FORK)"
+                                       : "test_children (TRACYC_FOLLOW_FORK, readings held up)");
 }
 
 /* Without an in-process capture there is nothing to collect into. */
@@ -217,8 +252,8 @@ int main(int argc, char **argv)
     unsetenv("TRACYC_CONNECT");
     unsetenv("TRACYC_FOLLOW_FORK");
     /* Every child first: a child forked after a check would inherit its count. */
-    static int api = 0, follow = 1;
-    int status[4] = {0};
+    static enum collect_case api = API_EXEC, follow = FOLLOW_FORK, stalled = FOLLOW_FORK_STALLED;
+    int status[5] = {0};
     /* A child forked from a process with threads starts a profiler of its own, whose threads
      * allocate. Neither sanitizer of this compiler makes that safe: ThreadSanitizer does not
      * run threads in such a child ("dup thread with used id"), and AddressSanitizer's
@@ -233,6 +268,7 @@ int main(int argc, char **argv)
     if (forked_children) {
         status[0] = tf_wait(tf_fork(fork_dials_out, NULL));
         status[2] = tf_wait(tf_fork(capture_collects, &follow));
+        status[4] = tf_wait(tf_fork(capture_collects, &stalled));
     } else {
         printf("skip TRACYC_FOLLOW_FORK cases under a sanitizer\n");
     }
@@ -242,5 +278,6 @@ int main(int argc, char **argv)
     tt_check(status[1] == 0, "tracyc_collect_children, a child started with exec");
     tt_check(status[2] == 0, "TRACYC_FOLLOW_FORK with TRACYC_OUTPUT, a forked child");
     tt_check(status[3] == 0, "nothing to collect into");
+    tt_check(status[4] == 0, "TRACYC_FOLLOW_FORK with TRACYC_OUTPUT, the parent's last readings held up");
     return tt_finish("test_children");
 }
