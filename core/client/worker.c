@@ -83,26 +83,20 @@ static struct {
     int capturing;       /* an in-process capture was asked for, and did not fail to open */
 } w = {.listen_fd = -1, .children_fd = -1, .request_lock = PTHREAD_MUTEX_INITIALIZER};
 
-static void sleep_us(long us)
+static void sleep_ms(int ms)
 {
-    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
 
-static void sleep_ms(int ms)
-{
-    sleep_us(ms * 1000L);
-}
-
-/* Bytes per pass below which the worker pauses before the next pass. Reading a
- * thread's published position pulls its cache line away from the producing thread, so
- * short passes in a tight loop would slow the program down; a pause lets records pile up
- * and be drained in bulk. */
+/* Bytes per pass below which the worker waits for work before the next pass: a stream
+ * taking a new chunk (128 KiB recorded) wakes it, so while a program records fast each
+ * pass drains about a chunk per thread. Reading a thread's published position pulls its
+ * cache line away from the producing thread, and each wait costs the worker a switch
+ * (some 8 us of CPU on a VM), so short passes in a tight loop, or paced by a short sleep,
+ * would cost the process more than the records they move: at 5 M zones a second, a 200 us
+ * sleep between passes cost the worker a seventh of its time. */
 #define SMALL_PASS (64 * 1024)
-/* Below this a pass is a trickle (CPU samples arrive at ~150 bytes a millisecond): the
- * worker waits for more, or for TRICKLE_WAIT_MS, rather than cost the program a pass for
- * little data. */
-#define TRICKLE_PASS (4 * 1024)
 /* How long the worker waits for work: a stream taking a new chunk (128 KiB recorded), a
  * server's query or connection, an answer of the resolver, a request or the stop wake it
  * sooner. While connected, events that trickle reach the server after this at most; with
@@ -601,10 +595,8 @@ static void *worker_main(void *arg)
         size_t n = any_live() ? drain_all() : 0;
         service_connections(0);
         note_pass(n);
-        if (n < TRICKLE_PASS)
+        if (n < SMALL_PASS)
             wait_for_work(wait_ms(), children_fd);
-        else if (n < SMALL_PASS)
-            sleep_us(200);
     }
     if (!atomic_load(&w.stop))
         finish_on_exit_signal();
