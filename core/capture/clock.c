@@ -96,12 +96,17 @@ static void answer(struct tcs_clock *c, int64_t t, int64_t raw_now)
     c->answers++;
 }
 
+void tcs_clock_same_host_reading(struct tcs_clock *c, int64_t t, int64_t raw)
+{
+    c->method = TCS_CLOCK_READINGS;
+    keep(c, t, raw);
+}
+
 void tcs_clock_reading(struct tcs_clock *c, int64_t t, int64_t raw, int64_t real, uint64_t host, uint32_t probe,
                        int64_t raw_now, int64_t real_now)
 {
     if (host && host == c->host) {
-        c->method = TCS_CLOCK_READINGS;
-        keep(c, t, raw);
+        tcs_clock_same_host_reading(c, t, raw);
         return;
     }
     if (c->method != TCS_CLOCK_PROBES) {
@@ -189,4 +194,13 @@ int tcs_clock_line(const struct tcs_clock *c, struct tcs_clock_line *out)
     default:
         return -1;
     }
+}
+
+void tcs_clock_bound_error(struct tcs_clock_line *line, int64_t last)
+{
+    if (line->error >= 0)
+        return;
+    /* (no fmin or fmax: libtracyc links without libm) */
+    double before = fabs((double)line->t0), after = fabs((double)last - (double)line->t0);
+    line->error = to_ns(tcu_ceil((before > after ? before : after) * TCS_CLOCK_RATE_KNOWN));
 }

@@ -94,6 +94,9 @@ void tcs_clock_arrival(struct tcs_clock *c, int64_t raw_now, int64_t latest);
  * address, probe = id), received at raw_now (the collector's real clock then: real_now). */
 void tcs_clock_reading(struct tcs_clock *c, int64_t t, int64_t raw, int64_t real, uint64_t host, uint32_t probe,
                        int64_t raw_now, int64_t real_now);
+/* A reading known to be of the collector's raw clock, whatever host id it names (or none):
+ * the in-process capture's own program's (client/inproc.c). */
+void tcs_clock_same_host_reading(struct tcs_clock *c, int64_t t, int64_t raw);
 /* The id of a probe to send now (the caller sends it, then calls tcs_clock_probe_sent),
  * or 0 when none is due. */
 uint32_t tcs_clock_probe_due(const struct tcs_clock *c, int64_t raw_now);
@@ -101,5 +104,10 @@ void tcs_clock_probe_sent(struct tcs_clock *c, uint32_t id, int64_t raw_now);
 
 /* The line as known now: 0, or -1 when nothing is known. */
 int tcs_clock_line(const struct tcs_clock *c, struct tcs_clock_line *out);
+/* For a line whose error is not known (same host, one reading or no rate to trust: rate 1
+ * through a reading), the error over events from time 0 to `last`: the event clock may run
+ * off the raw clock by as much as its calibration allows, TCS_CLOCK_RATE_KNOWN of the way
+ * from the reading to the farthest of them. A known error is left as it is. */
+void tcs_clock_bound_error(struct tcs_clock_line *line, int64_t last);
 
 #endif

@@ -13,7 +13,6 @@
 #include "util/array.h"
 #include "util/fd.h"
 #include "util/host_id.h"
-#include "util/rounding.h"
 
 #define RECV_CHUNK (256 * 1024)
 #define SCAN_EVERY_S 0.5
@@ -79,18 +78,11 @@ static const struct entry *reference_client(const struct tcs_collector *c)
 }
 
 /* One reading of a client on this host (a short-lived one that ended before it was asked
- * again) places it exactly at that reading; away from it, its event clock may run at
- * another rate than the raw clock by as much as its calibration against it allows: 10 ppm
- * of the way to its farthest event (clock.h). */
+ * again) places it exactly at that reading; away from it, by its calibration (clock.h). */
 static void single_reading_error(const struct tcs_collector *c, const struct entry *e, struct tcs_clock_line *line)
 {
-    if (line->error >= 0 || e->clock.method != TCS_CLOCK_READINGS || e->pub.source < 0)
-        return;
-    const struct tct_source *src = tct_trace_source(c->opt.trace, (uint32_t)e->pub.source);
-    /* (no fmin or fmax: libtracyc links without libm) */
-    double before = fabs((double)line->t0), after = fabs((double)src->last_time - (double)line->t0);
-    double error = tcu_ceil((before > after ? before : after) * TCS_CLOCK_RATE_KNOWN);
-    line->error = (int64_t)(error < OFFSET_LIMIT ? error : OFFSET_LIMIT);
+    if (e->clock.method == TCS_CLOCK_READINGS && e->pub.source >= 0)
+        tcs_clock_bound_error(line, tct_trace_source(c->opt.trace, (uint32_t)e->pub.source)->last_time);
 }
 
 /* Puts a client on the trace's clock: trace time = ref.t0 + (raw - ref.raw0) / ref.rate,

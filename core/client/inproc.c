@@ -13,7 +13,6 @@
 #include "trace/names.h"
 #include "trace/trace.h"
 #include "util/array.h"
-#include "util/host_id.h"
 #include "decode/decode.h"
 #include "wire/protocol.h"
 
@@ -50,7 +49,7 @@ static void give_reference(struct tc_inproc *ip)
     struct tcs_clock_line line;
     if (!ip->children || !ip->program.kept_count || tcs_clock_line(&ip->program, &line) != 0)
         return;
-    line.error = line.error > 0 ? line.error : 0; /* the program's readings define the trace's clock */
+    tcs_clock_bound_error(&line, tct_trace_source(ip->trace, 0)->last_time);
     tcs_collector_set_reference(ip->children, &line);
 }
 
@@ -59,8 +58,8 @@ static void on_event(void *user, const struct tcd_event *ev)
     struct tc_inproc *ip = user;
     tct_trace_on_event(ip->trace, 0, ev);
     if (ev->kind == TCD_CLOCK_SYNC) {
-        /* the program's own readings: of this host, whatever the one they name */
-        tcs_clock_reading(&ip->program, ev->time, (int64_t)ev->value, ev->time2, ip->program.host, ev->id, 0, 0);
+        /* the program's own: its raw clock is the children's collector's (this process's) */
+        tcs_clock_same_host_reading(&ip->program, ev->time, (int64_t)ev->value);
         give_reference(ip);
     }
 }
@@ -177,7 +176,7 @@ struct tc_inproc *tc_inproc_open(const char *path, char *err, size_t errlen)
     ip->base.recv = ip_recv;
     ip->base.close = ip_close;
     ip->base.fd = -1; /* its queries come while the worker sends, never in between */
-    tcs_clock_init(&ip->program, tcu_host_id());
+    tcs_clock_init(&ip->program, 0);
     ip->path = strdup(path);
     ip->dec = tcd_decoder_new(&callbacks, ip, NULL);
     ip->trace = tct_trace_new();

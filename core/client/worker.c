@@ -94,15 +94,24 @@ static void sleep_ms(int ms)
     sleep_us(ms * 1000L);
 }
 
-/* Bytes per pass below which the worker pauses before the next pass. Reading a
- * thread's published position pulls its cache line away from the producing thread, so
- * short passes in a tight loop would slow the program down; a pause lets records pile up
- * and be drained in bulk. */
+/* Bytes per pass below which the worker pauses before the next pass: reading a thread's
+ * published position pulls its cache line away from the producing thread, so short passes
+ * in a tight loop would slow the program down; a pause lets records pile up and be drained
+ * in bulk. A pause is a sleep, not a wait for work: a waiting worker is woken by a stream
+ * taking a new chunk, and that wake (an eventfd write, and the switch to the worker) costs
+ * the recording thread more than the worker's sleep costs the worker. The pause is
+ * BUSY_PAUSE_US: each costs the worker a switch (some 8 us of CPU on a VM), and at 5 M
+ * zones a second a pause of 200 us took a seventh of the worker's time. */
 #define SMALL_PASS (64 * 1024)
+#define BUSY_PAUSE_US 1000
 /* Below this a pass is a trickle (CPU samples arrive at ~150 bytes a millisecond): the
  * worker waits for more, or for TRICKLE_WAIT_MS, rather than cost the program a pass for
  * little data. */
 #define TRICKLE_PASS (4 * 1024)
+/* While the memory kept for events is past half its limit (TRACYC_BUFFER_LIMIT), the pause
+ * is PRESSED_PAUSE_US: records own heap data (allocated source locations) that only their
+ * drain releases. */
+#define PRESSED_PAUSE_US 200
 /* How long the worker waits for work: a stream taking a new chunk (128 KiB recorded), a
  * server's query or connection, an answer of the resolver, a request or the stop wake it
  * sooner. While connected, events that trickle reach the server after this at most; with
@@ -112,6 +121,11 @@ static void sleep_ms(int ms)
  * TRICKLE_WAIT_MS again. */
 #define TRICKLE_WAIT_MS 50
 #define IDLE_WAIT_MS 250
+
+static int buffer_pressed(void)
+{
+    return atomic_load_explicit(&tc_buffer_bytes, memory_order_relaxed) > tc_buffer_limit / 2;
+}
 
 static int conn_live(int slot)
 {
@@ -604,7 +618,7 @@ static void *worker_main(void *arg)
         if (n < TRICKLE_PASS)
             wait_for_work(wait_ms(), children_fd);
         else if (n < SMALL_PASS)
-            sleep_us(200);
+            sleep_us(buffer_pressed() ? PRESSED_PAUSE_US : BUSY_PAUSE_US);
     }
     if (!atomic_load(&w.stop))
         finish_on_exit_signal();

@@ -126,7 +126,12 @@ static int is_stand_in(const struct held *h)
 static int take_free_below(int limit, struct held *held, int cap)
 {
     int n = 0;
-    while (n < cap && make_source() == 0) {
+    /* The source is looked at once per call, not once per copy: each look is three system
+     * calls, some microseconds on a VM, and run_above_floor takes up to 253 numbers at a
+     * program's start. Each copy is still told to be of the source's pipe. */
+    if (cap > 0 && make_source() != 0)
+        return 0;
+    while (n < cap) {
         int copy = fcntl(source, F_DUPFD_CLOEXEC, 0);
         if (copy < 0)
             break;
