@@ -86,7 +86,7 @@ static int start_locked(void)
     tc_prof.epoch = (uint64_t)time(NULL);
     tc_prof.main_tid = (uint32_t)getpid();
     if (!tc_prof.config.no_callstack)
-        tcn_callstack_enable();
+        tcn_callstack_init();
     if (tc_stream_init(&tc_prof.serial) != 0)
         return -1;
     tc_prof.init_end = tc_clock_now();

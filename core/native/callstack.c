@@ -5,20 +5,12 @@
 
 #include <dlfcn.h>
 #include <execinfo.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef int (*unwind_fn)(void **buffer, int size);
 
-/* Loaded at the first capture, not at the profiler's start: loading takes ~4 ms here (the
- * library, the descriptors below the floor, the unwinder's own state), which a program that
- * records no callstack (python -m tracer, most C programs) would pay in its start-up. */
-static atomic_int enabled;
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static _Thread_local int loading; /* this thread is loading it: its own captures meanwhile get none */
-static unwind_fn unwinder;        /* set once, in load(): read after pthread_once */
+static unwind_fn unwinder;
 static const char *unwinder_name = "none";
 
 /* libunwind is loaded privately (RTLD_LOCAL): it also defines _Unwind_* and backtrace,
@@ -64,12 +56,10 @@ static void warm_up(void *arg)
     ((struct warm_up *)arg)->fn(warm, 4);
 }
 
-/* The loader allocates: an allocation hook of the program's that records its allocations
- * with a callstack (TracyCAllocS) comes back here on this thread, where it waits for
- * nothing (pthread_once would wait for itself). */
-static void load(void)
+void tcn_callstack_init(void)
 {
-    loading = 1;
+    if (unwinder)
+        return;
     unwind_fn fn = USE_LIBUNWIND ? load_libunwind() : NULL;
     if (fn) {
         unwinder_name = "libunwind";
@@ -78,17 +68,11 @@ static void load(void)
         unwinder_name = "backtrace";
     }
     /* The first call loads and initialises the unwinder's own state (glibc's backtrace
-     * loads libgcc_s): done here, before the capture's own walk. libunwind opens a pipe then,
-     * which it keeps by number (and reopens, closing those numbers, when a read of it fails):
-     * it must not land on a number the program uses. */
+     * loads libgcc_s): done here, not on the first event. libunwind opens a pipe then, which
+     * it keeps by number (and reopens, closing those numbers, when a read of it fails): it
+     * must not land on a number the program uses. */
     tcu_fd_run_above_floor(warm_up, &(struct warm_up){fn});
     unwinder = fn;
-    loading = 0;
-}
-
-void tcn_callstack_enable(void)
-{
-    atomic_store_explicit(&enabled, 1, memory_order_relaxed);
 }
 
 const char *tcn_callstack_unwinder(void)
@@ -111,9 +95,8 @@ static int find_caller(void *const *buf, int n, int limit, const void *caller)
 
 int tcn_callstack_capture(uint64_t *frames, int32_t depth, const void *caller)
 {
-    if (depth <= 0 || !atomic_load_explicit(&enabled, memory_order_relaxed) || loading)
+    if (depth <= 0 || !unwinder)
         return 0;
-    pthread_once(&load_once, load);
     if (depth > TCN_CALLSTACK_MAX)
         depth = TCN_CALLSTACK_MAX;
     void *buf[TCN_CALLSTACK_MAX + OWN_FRAMES_MAX];

@@ -1,7 +1,7 @@
 /* callstack.h - capturing the calling thread's callstack: return addresses only, on the
  * hot path; names are resolved later, off it (symbols.c).
  *
- * The unwinder is chosen once, at the first capture: nongnu libunwind's
+ * The unwinder is chosen once at start-up (tcn_callstack_init): nongnu libunwind's
  * unw_backtrace when libunwind.so.8 can be loaded (it walks DWARF call frame information,
  * so code built without frame pointers unwinds correctly, and it caches what it learns per
  * address: ~7 ns a frame here), else glibc's backtrace() (the same information through
@@ -16,9 +16,9 @@
 /* Deepest callstack a record carries, as upstream. Deeper requests are cut to it. */
 #define TCN_CALLSTACK_MAX 62
 
-/* Callstacks are on: the unwinder is loaded at the first capture. The profiler calls it at
- * start-up unless callstacks are disabled (TRACY_NO_CALLSTACK=1). */
-void tcn_callstack_enable(void);
+/* Loads the unwinder. Idempotent; the profiler calls it at start-up unless callstacks are
+ * disabled (TRACY_NO_CALLSTACK=1). */
+void tcn_callstack_init(void);
 /* Which unwinder is in use: "libunwind", "backtrace" or "none". */
 const char *tcn_callstack_unwinder(void);
 
