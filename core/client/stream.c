@@ -14,20 +14,29 @@ _Atomic size_t tc_buffer_bytes;
 _Atomic size_t tc_buffer_peak;
 size_t tc_buffer_limit = (size_t)256 << 20;
 
+static size_t pressure_mark(void)
+{
+    return tc_buffer_limit / 2;
+}
+
+int tc_buffer_pressed(void)
+{
+    return atomic_load_explicit(&tc_buffer_bytes, memory_order_relaxed) > pressure_mark();
+}
+
 /* A compare-and-swap rather than add-then-undo, so that even a failed charge never
- * shows above the bound. The charge that takes the memory past half the limit wakes the
- * worker, which drains at a quicker pace from then on (worker.c, PRESSED_PAUSE_US): the
- * drain releases the data records own (allocated source locations). */
+ * shows above the bound. The charge that takes the memory past the pressure mark wakes the
+ * worker (tc_buffer_pressed). */
 int tc_buffer_charge(size_t n, int force)
 {
-    size_t cap = tc_buffer_limit + (force ? TC_BUFFER_RESERVE : 0), half = tc_buffer_limit / 2;
+    size_t cap = tc_buffer_limit + (force ? TC_BUFFER_RESERVE : 0), mark = pressure_mark();
     size_t used = atomic_load_explicit(&tc_buffer_bytes, memory_order_relaxed);
     do {
         if (used > cap || n > cap - used)
             return -1;
     } while (!atomic_compare_exchange_weak_explicit(&tc_buffer_bytes, &used, used + n, memory_order_relaxed,
                                                     memory_order_relaxed));
-    if (used <= half && used + n > half)
+    if (used <= mark && used + n > mark)
         tc_wake_worker();
     size_t peak = atomic_load_explicit(&tc_buffer_peak, memory_order_relaxed);
     while (used + n > peak && !atomic_compare_exchange_weak_explicit(&tc_buffer_peak, &peak, used + n,

@@ -68,6 +68,9 @@ extern size_t tc_buffer_limit;
  * the reserve. 0 when charged. */
 int tc_buffer_charge(size_t n, int force);
 void tc_buffer_release(size_t n);
+/* Whether the memory kept for events is past half its limit: the worker drains at a
+ * quicker pace then (worker.c), as records' heap data is released only by their drain. */
+int tc_buffer_pressed(void);
 /* malloc charged to the budget (not forced): NULL past the limit. */
 void *tc_buffer_alloc(size_t n);
 /* Frees what tc_buffer_alloc(n) returned. */

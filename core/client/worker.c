@@ -108,9 +108,7 @@ static void sleep_ms(int ms)
  * worker waits for more, or for TRICKLE_WAIT_MS, rather than cost the program a pass for
  * little data. */
 #define TRICKLE_PASS (4 * 1024)
-/* While the memory kept for events is past half its limit (TRACYC_BUFFER_LIMIT), the pause
- * is PRESSED_PAUSE_US: records own heap data (allocated source locations) that only their
- * drain releases. */
+/* The pause while the memory kept for events is past half its limit (tc_buffer_pressed). */
 #define PRESSED_PAUSE_US 200
 /* How long the worker waits for work: a stream taking a new chunk (128 KiB recorded), a
  * server's query or connection, an answer of the resolver, a request or the stop wake it
@@ -121,11 +119,6 @@ static void sleep_ms(int ms)
  * TRICKLE_WAIT_MS again. */
 #define TRICKLE_WAIT_MS 50
 #define IDLE_WAIT_MS 250
-
-static int buffer_pressed(void)
-{
-    return atomic_load_explicit(&tc_buffer_bytes, memory_order_relaxed) > tc_buffer_limit / 2;
-}
 
 static int conn_live(int slot)
 {
@@ -618,7 +611,7 @@ static void *worker_main(void *arg)
         if (n < TRICKLE_PASS)
             wait_for_work(wait_ms(), children_fd);
         else if (n < SMALL_PASS)
-            sleep_us(buffer_pressed() ? PRESSED_PAUSE_US : BUSY_PAUSE_US);
+            sleep_us(tc_buffer_pressed() ? PRESSED_PAUSE_US : BUSY_PAUSE_US);
     }
     if (!atomic_load(&w.stop))
         finish_on_exit_signal();
