@@ -48,6 +48,7 @@ static void after_fork_child(void)
     tc_self = NULL;
     tc_worker_forget_after_fork();
     tcn_resolver_forget_after_fork();
+    tcn_callstack_forget_after_fork();
     tcu_threads_forget_after_fork();
     if (follow) {
         pthread_mutex_init(&start_lock, NULL);
@@ -61,7 +62,7 @@ static void start_once(void)
 {
     tc_clock_init();
     pthread_key_create(&thread_key, thread_exit);
-    pthread_atfork(NULL, NULL, after_fork_child);
+    pthread_atfork(tcn_callstack_before_fork, NULL, after_fork_child);
     atexit(at_exit);
 }
 

@@ -5,13 +5,27 @@
 
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 typedef int (*unwind_fn)(void **buffer, int size);
 
-static unwind_fn unwinder;
+/* The unwinder's first walk sets up its state (libunwind's pipe, with every free descriptor
+ * below the floor held meanwhile): ~2 ms here, which a program that never records a
+ * callstack (python -m tracer, most C programs) would pay in its start-up. So libunwind's
+ * library is loaded at start-up, and its first walk is made by the first capture. */
+enum { COLD, WARMING, WARM };
+static atomic_int warmth = COLD;
+static _Thread_local int warming; /* this thread makes the first walk: its own captures meanwhile get none */
+static unwind_fn unwinder;        /* set at start-up, before warmth leaves COLD */
 static const char *unwinder_name = "none";
+
+/* A capture waits for another thread's first walk up to TCN_CALLSTACK_WARM_WAIT_NS, then
+ * gets no frames. The walk takes milliseconds; the wait is bounded only so that a thread
+ * the walk could wait for (one holding a lock of the program's allocator that the walk's
+ * malloc needs, say) cannot deadlock with it. */
 
 /* libunwind is loaded privately (RTLD_LOCAL): it also defines _Unwind_* and backtrace,
  * which must not take the place of libgcc's in the program's global scope. */
@@ -56,23 +70,81 @@ static void warm_up(void *arg)
     ((struct warm_up *)arg)->fn(warm, 4);
 }
 
+/* The unwinder's first walk, which initialises its own state. libunwind opens a pipe then,
+ * which it keeps by number (and reopens, closing those numbers, when a read of it fails): it
+ * must not land on a number the program uses. */
+static void first_walk(void)
+{
+    tcu_fd_run_above_floor(warm_up, &(struct warm_up){unwinder});
+}
+
 void tcn_callstack_init(void)
 {
     if (unwinder)
         return;
     unwind_fn fn = USE_LIBUNWIND ? load_libunwind() : NULL;
-    if (fn) {
-        unwinder_name = "libunwind";
-    } else {
-        fn = glibc_backtrace;
-        unwinder_name = "backtrace";
+    unwinder_name = fn ? "libunwind" : "backtrace";
+    unwinder = fn ? fn : glibc_backtrace;
+    if (fn)
+        return; /* (walked first by the first capture) */
+    /* glibc's backtrace loads libgcc_s at its first walk: a dlopen, which must not be made
+     * at a capture, where another thread may hold the loader's lock (in a library's
+     * constructor) while it waits for this walk. */
+    first_walk();
+    atomic_store_explicit(&warmth, WARM, memory_order_release);
+}
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The state once another thread's first walk under way has ended, or the wait outlasts
+ * TCN_CALLSTACK_WARM_WAIT_NS. */
+static int wait_for_first_walk(void)
+{
+    long long deadline = now_ns() + TCN_CALLSTACK_WARM_WAIT_NS;
+    int state;
+    while ((state = atomic_load_explicit(&warmth, memory_order_acquire)) == WARMING && now_ns() < deadline)
+        nanosleep(&(struct timespec){0, 50 * 1000}, NULL);
+    return state;
+}
+
+/* The unwinder once it has made its first walk (this thread makes it if none has); NULL when
+ * callstacks are off, or the walk is this thread's own or outlasts TCN_CALLSTACK_WARM_WAIT_NS. */
+static unwind_fn warm_unwinder(void)
+{
+    int state = atomic_load_explicit(&warmth, memory_order_acquire);
+    if (state == WARM)
+        return unwinder;
+    if (!unwinder || warming)
+        return NULL;
+    if (state == COLD &&
+        atomic_compare_exchange_strong_explicit(&warmth, &state, WARMING, memory_order_acquire, memory_order_acquire)) {
+        warming = 1;
+        first_walk();
+        warming = 0;
+        atomic_store_explicit(&warmth, WARM, memory_order_release);
+        return unwinder;
     }
-    /* The first call loads and initialises the unwinder's own state (glibc's backtrace
-     * loads libgcc_s): done here, not on the first event. libunwind opens a pipe then, which
-     * it keeps by number (and reopens, closing those numbers, when a read of it fails): it
-     * must not land on a number the program uses. */
-    tcu_fd_run_above_floor(warm_up, &(struct warm_up){fn});
-    unwinder = fn;
+    return wait_for_first_walk() == WARM ? unwinder : NULL;
+}
+
+void tcn_callstack_before_fork(void)
+{
+    /* libunwind holds a lock of its own in the middle of a walk, which the child would find
+     * held by a thread it does not have: its first capture would wait on it forever. */
+    if (!warming)
+        wait_for_first_walk();
+}
+
+void tcn_callstack_forget_after_fork(void)
+{
+    /* A first walk that outlasted the wait, on another thread: the child makes its own. */
+    if (atomic_load_explicit(&warmth, memory_order_relaxed) == WARMING && !warming)
+        atomic_store_explicit(&warmth, COLD, memory_order_relaxed);
 }
 
 const char *tcn_callstack_unwinder(void)
@@ -95,15 +167,16 @@ static int find_caller(void *const *buf, int n, int limit, const void *caller)
 
 int tcn_callstack_capture(uint64_t *frames, int32_t depth, const void *caller)
 {
-    if (depth <= 0 || !unwinder)
+    unwind_fn walk = depth > 0 ? warm_unwinder() : NULL;
+    if (!walk)
         return 0;
     if (depth > TCN_CALLSTACK_MAX)
         depth = TCN_CALLSTACK_MAX;
     void *buf[TCN_CALLSTACK_MAX + OWN_FRAMES_MAX];
-    int n = unwinder(buf, depth + OWN_FRAMES + 1);
+    int n = walk(buf, depth + OWN_FRAMES + 1);
     int first = find_caller(buf, n, OWN_FRAMES + 1, caller);
     if (first < 0) {
-        n = unwinder(buf, depth + OWN_FRAMES_MAX);
+        n = walk(buf, depth + OWN_FRAMES_MAX);
         first = find_caller(buf, n, OWN_FRAMES_MAX, caller);
     }
     if (first < 0) {

@@ -17,8 +17,16 @@
 #define TCN_CALLSTACK_MAX 62
 
 /* Loads the unwinder. Idempotent; the profiler calls it at start-up unless callstacks are
- * disabled (TRACY_NO_CALLSTACK=1). */
+ * disabled (TRACY_NO_CALLSTACK=1). libunwind's first walk, which sets up its state, is left
+ * to the first capture; a capture on another thread meanwhile waits for it (up to a second,
+ * then gets no frames). */
 void tcn_callstack_init(void);
+#define TCN_CALLSTACK_WARM_WAIT_NS 1000000000LL
+/* Around fork: before, a first walk under way on another thread is waited for (libunwind
+ * holds a lock in it, which the child would find held forever); in the child, one that
+ * outlasted the wait is made again by the child's first capture. */
+void tcn_callstack_before_fork(void);
+void tcn_callstack_forget_after_fork(void);
 /* Which unwinder is in use: "libunwind", "backtrace" or "none". */
 const char *tcn_callstack_unwinder(void);
 

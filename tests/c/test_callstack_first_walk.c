@@ -1,0 +1,201 @@
+/* The unwinder's first walk (native/callstack.h) is made by the first capture, at whatever
+ * moment and on whatever thread that is, not at the profiler's start:
+ * - a capture on another thread while it is under way waits for it and gets its frames;
+ *   one inside a library's constructor (in dlopen, holding the loader's lock) too, and
+ *   neither deadlocks (a first version loaded libunwind at the first capture, under
+ *   pthread_once: a thread in dlopen waited for it there while it waited for the loader);
+ * - a fork while it is under way on another thread waits for it to end: libunwind sets
+ *   its state up in it under a lock of its own (every signal blocked), which a child forked
+ *   meanwhile would find held forever.
+ * The walk is held in the middle by this program's own dl_iterate_phdr, which libunwind
+ * calls to find each address's unwind information (exported: it takes the place of libc's).
+ * With glibc's backtrace (ThreadSanitizer builds) the first walk is made at start-up:
+ * skipped. */
+#include "native/callstack.h"
+#include "test_util.h"
+#include "tracyc.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void pause_ms(int ms)
+{
+    nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL);
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char text[] = "test_callstack_first_walk: no progress in 60 s: deadlocked\n";
+    (void)!write(2, text, sizeof text - 1);
+    _exit(1);
+}
+
+static int capture(void)
+{
+    uint64_t frames[TCN_CALLSTACK_MAX];
+    return tcn_callstack_capture(frames, 8, __builtin_return_address(0));
+}
+
+/* ---- the walk held in the middle ------------------------------------------------------- */
+
+static atomic_int hold_walks;                             /* hold the next dl_iterate_phdr call */
+static atomic_int walk_held;                              /* a walk is being held there */
+static atomic_int release_walk;                           /* let it go on */
+static atomic_int walk_called_back;                       /* libunwind called dl_iterate_phdr at all */
+static __typeof__(dl_iterate_phdr) *real_dl_iterate_phdr; /* (found in main: dlsym takes the loader's lock) */
+
+#if defined(__SANITIZE_THREAD__)
+#define UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+/* (Not under ThreadSanitizer, whose runtime calls it before main: glibc's backtrace walks
+ * there, at start-up, and the test is skipped. Not instrumented by AddressSanitizer, whose
+ * runtime calls it before its shadow is set up.) */
+#ifndef UNDER_TSAN
+__attribute__((no_sanitize("address"))) int dl_iterate_phdr(int (*callback)(struct dl_phdr_info *, size_t, void *),
+                                                            void *data)
+{
+    atomic_store(&walk_called_back, 1);
+    if (atomic_exchange(&hold_walks, 0)) {
+        atomic_store(&walk_held, 1);
+        while (!atomic_load(&release_walk))
+            pause_ms(1);
+    }
+    if (!real_dl_iterate_phdr) /* (before main) */
+        real_dl_iterate_phdr = (__typeof__(dl_iterate_phdr) *)dlsym(RTLD_NEXT, "dl_iterate_phdr");
+    return real_dl_iterate_phdr(callback, data);
+}
+#endif
+
+struct walker {
+    pthread_t thread;
+    int frames;
+};
+
+static void *walker_main(void *arg)
+{
+    struct walker *w = arg;
+    w->frames = capture();
+    return NULL;
+}
+
+/* ---- a capture in a library's constructor during the first walk ------------------------ */
+
+static struct walker constructor_walker;
+static int constructor_frames = -1;
+static long long constructor_capture_ns;
+
+void test_first_walk_in_constructor(void)
+{
+    /* With the loader's lock held: the first walk starts on another thread, and this
+     * thread captures while it is under way. */
+    atomic_store(&hold_walks, 1);
+    pthread_create(&constructor_walker.thread, NULL, walker_main, &constructor_walker);
+    while (!atomic_load(&walk_held))
+        pause_ms(1);
+    atomic_store(&release_walk, 1);
+    long long start = now_ns();
+    constructor_frames = capture();
+    constructor_capture_ns = now_ns() - start;
+}
+
+static void check_constructor(const char *lib)
+{
+    void *handle = dlopen(lib, RTLD_NOW);
+    tt_check(handle != NULL, "dlopen %s: %s", lib, handle ? "" : dlerror());
+    pthread_join(constructor_walker.thread, NULL);
+    tt_check(constructor_walker.frames > 0, "the first walk, on another thread: %d frames", constructor_walker.frames);
+    /* It waits for the walk, unless that outlasts the bound (then none, as documented). */
+    tt_check(constructor_frames > 0 || constructor_capture_ns >= TCN_CALLSTACK_WARM_WAIT_NS,
+             "a capture in a library's constructor during the first walk: %d frames (it took %lld ms)",
+             constructor_frames, constructor_capture_ns / 1000000);
+    tt_check(capture() > 0, "a capture after the first walk gets frames");
+}
+
+/* ---- a fork during the first walk ----------------------------------------------------- */
+
+static void *release_soon(void *unused)
+{
+    (void)unused;
+    pause_ms(100);
+    atomic_store(&release_walk, 1);
+    return NULL;
+}
+
+static void check_fork(void)
+{
+    struct walker w = {0};
+    pthread_t releaser;
+    atomic_store(&walk_held, 0);
+    atomic_store(&release_walk, 0);
+    atomic_store(&hold_walks, 1);
+    pthread_create(&w.thread, NULL, walker_main, &w);
+    while (!atomic_load(&walk_held))
+        pause_ms(1);
+    /* The walk goes on 100 ms from now: the fork waits for it (up to the bound). */
+    pthread_create(&releaser, NULL, release_soon, NULL);
+    long long start = now_ns();
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    long long took = now_ns() - start;
+    int released = atomic_load(&release_walk);
+    waitpid(child, NULL, 0);
+    tt_check(released || took >= TCN_CALLSTACK_WARM_WAIT_NS,
+             "a fork during another thread's first walk waits for it to end (fork took %lld ms)", took / 1000000);
+    pthread_join(releaser, NULL);
+    pthread_join(w.thread, NULL);
+    tt_check(w.frames > 0, "the first walk, held over the fork, ends with frames: %d", w.frames);
+}
+
+int main(int argc, char **argv)
+{
+    signal(SIGALRM, on_alarm);
+    real_dl_iterate_phdr = (__typeof__(dl_iterate_phdr) *)dlsym(RTLD_NEXT, "dl_iterate_phdr");
+    alarm(60);
+    const char *lib = getenv("FIRST_WALK_LIB");
+    if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+        /* The profiler's own fork handlers (TRACYC_FOLLOW_FORK: the child profiles too). */
+        char out[PATH_MAX];
+        setenv("TRACYC_OUTPUT", tt_temp_path(out, sizeof out, "tracyc-first-walk.txt"), 1);
+        setenv("TRACYC_FOLLOW_FORK", "1", 1);
+        setenv("TRACY_NO_SAMPLING", "1", 1);
+        ___tracy_startup_profiler();
+    } else {
+        tcn_callstack_init();
+    }
+    if (strcmp(tcn_callstack_unwinder(), "libunwind") != 0) {
+        printf("unwinder %s: its first walk is made at start-up: skipped\n", tcn_callstack_unwinder());
+        return 77;
+    }
+    if (argc > 1 && strcmp(argv[1], "fork") == 0) {
+        check_fork();
+        tt_check(atomic_load(&walk_called_back), "libunwind's walk called dl_iterate_phdr (the hold point)");
+        ___tracy_shutdown_profiler();
+    } else {
+        tt_check(lib != NULL, "FIRST_WALK_LIB names the library");
+        if (lib)
+            check_constructor(lib);
+    }
+    return tt_finish("test_callstack_first_walk");
+}
