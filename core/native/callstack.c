@@ -22,11 +22,6 @@ static _Thread_local int warming; /* this thread makes the first walk: its own c
 static unwind_fn unwinder;        /* set at start-up, before warmth leaves COLD */
 static const char *unwinder_name = "none";
 
-/* A capture waits for another thread's first walk up to TCN_CALLSTACK_WARM_WAIT_NS, then
- * gets no frames. The walk takes milliseconds; the wait is bounded only so that a thread
- * the walk could wait for (one holding a lock of the program's allocator that the walk's
- * malloc needs, say) cannot deadlock with it. */
-
 /* libunwind is loaded privately (RTLD_LOCAL): it also defines _Unwind_* and backtrace,
  * which must not take the place of libgcc's in the program's global scope. */
 static unwind_fn load_libunwind(void)
@@ -60,14 +55,11 @@ static int glibc_backtrace(void **buffer, int size)
 #define USE_LIBUNWIND 1
 #endif
 
-struct warm_up {
-    unwind_fn fn;
-};
-
-static void warm_up(void *arg)
+static void warm_up(void *unused)
 {
+    (void)unused;
     void *warm[4];
-    ((struct warm_up *)arg)->fn(warm, 4);
+    unwinder(warm, 4);
 }
 
 /* The unwinder's first walk, which initialises its own state. libunwind opens a pipe then,
@@ -75,7 +67,7 @@ static void warm_up(void *arg)
  * must not land on a number the program uses. */
 static void first_walk(void)
 {
-    tcu_fd_run_above_floor(warm_up, &(struct warm_up){unwinder});
+    tcu_fd_run_above_floor(warm_up, NULL);
 }
 
 void tcn_callstack_init(void)
@@ -102,7 +94,9 @@ static long long now_ns(void)
 }
 
 /* The state once another thread's first walk under way has ended, or the wait outlasts
- * TCN_CALLSTACK_WARM_WAIT_NS. */
+ * TCN_CALLSTACK_WARM_WAIT_NS. The walk takes milliseconds; the wait is bounded only so that
+ * a thread the walk could wait for (one holding a lock of the program's allocator that the
+ * walk's malloc needs, say) cannot deadlock with it. */
 static int wait_for_first_walk(void)
 {
     long long deadline = now_ns() + TCN_CALLSTACK_WARM_WAIT_NS;
@@ -134,8 +128,9 @@ static unwind_fn warm_unwinder(void)
 
 void tcn_callstack_before_fork(void)
 {
-    /* libunwind holds a lock of its own in the middle of a walk, which the child would find
-     * held by a thread it does not have: its first capture would wait on it forever. */
+    /* libunwind sets its state up in the first walk under a lock of its own (every signal
+     * blocked), which a child forked meanwhile would find held by a thread it does not
+     * have: its first capture would wait on it forever. */
     if (!warming)
         wait_for_first_walk();
 }

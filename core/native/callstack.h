@@ -23,8 +23,8 @@
 void tcn_callstack_init(void);
 #define TCN_CALLSTACK_WARM_WAIT_NS 1000000000LL
 /* Around fork: before, a first walk under way on another thread is waited for (libunwind
- * holds a lock in it, which the child would find held forever); in the child, one that
- * outlasted the wait is made again by the child's first capture. */
+ * sets its state up in it under a lock, which the child would find held forever); in the
+ * child, one that outlasted the wait is made again by the child's first capture. */
 void tcn_callstack_before_fork(void);
 void tcn_callstack_forget_after_fork(void);
 /* Which unwinder is in use: "libunwind", "backtrace" or "none". */
