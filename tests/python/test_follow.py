@@ -217,6 +217,40 @@ def test_children_in_the_output_file(way, tmp_path):
     assert "parent_work" in processes[parent][1] and function not in processes[parent][1]
 
 
+WATCHED_NAMES = """\
+import os
+from tracer import _follow
+real = _follow._tracer
+class Watched:
+    def __getattr__(self, attr):
+        return getattr(real, attr)
+    def set_program_name(self, text):
+        with open("names.txt", "a") as f:
+            f.write(f"{os.getpid()} {real.profiler_started()} {text}\\n")
+        real.set_program_name(text)
+_follow._tracer = Watched()
+"""
+
+
+@needs_in_process_collector
+@pytest.mark.skipif(not _header_says("TRACYC_FOLLOW_FORK"), reason="no TRACYC_FOLLOW_FORK")
+def test_forked_child_named_before_its_profiler_starts(tmp_path):
+    """A forked child's name ("prog.py (fork)") is given before anything starts its profiler:
+    its worker builds the welcome as soon as it reaches the collector, with the name given by
+    then. (The child was once asked whether it was disabled first, which starts the profiler,
+    and under load it was welcomed as "prog.py".) The watching module is not traced
+    (--exclude): a traced call would start the profiler itself."""
+    (tmp_path / "watched.py").write_text(WATCHED_NAMES)
+    (tmp_path / "prog.py").write_text("import os, watched\npid = os.fork()\nif pid == 0:\n    os._exit(0)\n"
+                                      "os.waitpid(pid, 0)\nprint('child', pid)\n")
+    run = subprocess.run([PYTHON, "-m", "tracer", "--exclude", "*/watched.py", "-o", "out.json", "prog.py"],
+                         cwd=tmp_path, env=child_env(), capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    child = run.stdout.split()[-1]
+    names = [line.split(" ", 2) for line in (tmp_path / "names.txt").read_text().splitlines()]
+    assert names == [[child, "False", "prog.py (fork)"]], names
+
+
 @needs_in_process_collector
 @pytest.mark.parametrize("method", ["spawn"] + (["fork"] if _header_says("TRACYC_FOLLOW_FORK") else []))
 def test_multiprocessing_named_though_not_imported_at_start_up(method, tmp_path):

@@ -148,10 +148,14 @@ def after_fork_in_child():
     """A forked child of a followed process: when the profiler follows it (a profiler of its
     own, dialling the parent's collector: TRACYC_FOLLOW_FORK), the zones open at the fork
     are the parent's, and tracing (or sampling) goes on in the child from here."""
-    if not following or _tracer.disabled():
+    if not following:
+        return
+    # Named first: asking whether the profiler is on starts it, and its worker puts the name
+    # it has then in the welcome as soon as it reaches the collector.
+    name(f"{_name or program_name()} (fork)")
+    if _tracer.disabled():
         return  # the profiler of a forked child it does not follow is inert
     _tracer.forget_zones_after_fork()
-    name(f"{_name or program_name()} (fork)")
     _finish_at_exit()
     if _session.sample_hz:  # the parent's sampler is not the child's
         from tracer import _sampling
