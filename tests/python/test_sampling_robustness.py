@@ -333,7 +333,10 @@ def test_program_that_closes_the_samplers_descriptor(python_run):
         tracer.start_sampling(1000)
         (wake,) = eventfds() - before
         os.close(wake)
-        time.sleep(0.2)  # the sampler's thread finds it closed
+        deadline = time.monotonic() + 60
+        while not tracer.sampling_stats()["wake_descriptor_closed"] and time.monotonic() < deadline:
+            time.sleep(0.01)  # the sampler's thread finds it closed (at the end of its wait)
+        noticed = tracer.sampling_stats()["wake_descriptor_closed"]
         cpu = tracer.sampling_stats()["sampler_cpu_ns"]
         time.sleep(1)
         spent = tracer.sampling_stats()["sampler_cpu_ns"] - cpu
@@ -345,13 +348,13 @@ def test_program_that_closes_the_samplers_descriptor(python_run):
         tracer.stop_sampling()  # and told to stop
         os.close(wake)
         os.close(w)
-        print("spent ms", spent / 1e6, "written", len(os.read(r, 64)))  # both write ends closed: b"" if none
+        print("spent ms", spent / 1e6, "written", len(os.read(r, 64)), "noticed", noticed)  # (b"" if none written)
         """, output="out.folded")
     assert run.returncode == 0, run.stderr
     words = run.stdout.split()
-    spent_ms, written = float(words[2]), int(words[4])
+    spent_ms, written, noticed = float(words[2]), int(words[4]), words[6]
     # Spinning, the thread takes the CPU it is given (about a second here); 10 ms passes, ~1 ms.
-    assert spent_ms < 200 and written == 0, run.stdout
+    assert spent_ms < 200 and written == 0 and noticed == "True", run.stdout
     stacks = folded(run.out_path)
     assert samples_where(stacks, lambda s: s[0] == "after-the-close" and "burn" in s) > 0, list(stacks)[:10]
 

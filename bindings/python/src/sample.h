@@ -152,6 +152,7 @@ struct tp_sampling_stats {
     uint64_t samples, lost, threads, gil_released, truncated, broken, refused;
     const char *clock;
     int signal_taken; /* stopped: the program's own handler took our signal */
+    int wake_closed;  /* the program closed the thread's eventfd: it passes every PERIOD_MS instead */
     int64_t cpu_ns;   /* CPU time of the sampler's own thread */
 };
 void tp_sampling_stats(struct tp_sampling_stats *out);

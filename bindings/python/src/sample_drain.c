@@ -80,6 +80,7 @@ static struct {
     uint64_t samples, gil_released, truncated, broken, threads;
     _Atomic int64_t cpu_ns;   /* the sampler thread's own CPU time */
     _Atomic int signal_taken; /* the program put its own handler on our signal: stopped */
+    _Atomic int wake_closed;  /* the program closed wake_fd (seen by poll) */
     _Atomic uint64_t lost_total;
     /* the functions, shared with the frame resolver (which runs on the profiler's thread) */
     pthread_mutex_t functions_lock;
@@ -420,6 +421,7 @@ static void wait_for_work(int wait_ms)
     pthread_mutex_lock(&d.lock); /* the number is no longer ours: never written to again */
     atomic_store(&tp_ring_wake_fd, -1);
     d.wake_fd = -1;
+    atomic_store(&d.wake_closed, 1);
     pthread_mutex_unlock(&d.lock);
 }
 
@@ -586,6 +588,7 @@ int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame)
     d.hz = hz;
     atomic_store(&d.stop, 0);
     atomic_store(&d.signal_taken, 0);
+    atomic_store(&d.wake_closed, 0);
     atomic_store(&tp_sampling_on, 1);
     uint32_t scans = d.scans_done;
     if ((d.wake_fd = tcu_fd_eventfd()) < 0) {
@@ -657,6 +660,7 @@ void tp_sampling_stats(struct tp_sampling_stats *out)
                                       tp_codes_refused(),
                                       tp_signal_clock() == TP_CLOCK_PERF ? "perf task-clock" : "POSIX CPU timer",
                                       atomic_load(&d.signal_taken),
+                                      atomic_load(&d.wake_closed),
                                       atomic_load(&d.cpu_ns)};
 }
 
