@@ -1,9 +1,10 @@
 """Which calls become zones: path filters, --max-depth, --min-duration."""
 import os
+import subprocess
 
 import pytest
 
-from conftest import pythons
+from conftest import FOUND_PYTHONS, REPO, pythons
 
 
 def test_standard_library_is_left_out_by_default(tracer_run, write):
@@ -169,3 +170,34 @@ def test_generated_code_of_libraries_is_left_out_under_pytest(tracer_run, tmp_pa
     files = {z["args"]["file"] for z in run.trace.zones}
     assert not {f for f in files if not f.startswith("/")} - {"<built-in>"}, files  # the test's, the plugin's
     assert {"Point", "test_point"} <= run.trace.names()
+
+
+# Every directory sysconfig names for the standard library and site-packages, under one
+# CPython, from tracer/_filters.py loaded alone (it finds them without importing sysconfig).
+SYSCONFIG_DIRS = """\
+import importlib.util, os, sys, sysconfig
+spec = importlib.util.spec_from_file_location("filters", sys.argv[1])
+filters = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(filters)
+wanted = {os.path.join(os.path.abspath(sysconfig.get_paths()[key]), "")
+          for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+missing = wanted - set(filters.skip_dirs())
+print("missing:", sorted(missing)) if missing else print("ok")
+"""
+
+
+@pytest.mark.parametrize("version", pythons())
+@pytest.mark.parametrize("where", ["installed", "venv"])
+def test_left_out_directories_are_sysconfigs(version, where, tmp_path):
+    python = FOUND_PYTHONS[version]
+    if where == "venv":
+        made = subprocess.run([python, "-m", "venv", "--without-pip", str(tmp_path / "venv")], capture_output=True,
+                              text=True, timeout=120)
+        if made.returncode != 0:
+            pytest.skip(f"no venv for {python}: {made.stderr.strip()[-200:]}")
+        python = str(tmp_path / "venv" / "bin" / "python")
+    script = tmp_path / "dirs.py"
+    script.write_text(SYSCONFIG_DIRS)
+    run = subprocess.run([python, str(script), os.path.join(REPO, "bindings", "python", "tracer", "_filters.py")],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stdout + run.stderr
