@@ -22,6 +22,23 @@ static _Thread_local int warming; /* this thread makes the first walk: its own c
 static unwind_fn unwinder;        /* set at start-up, before warmth leaves COLD */
 static const char *unwinder_name = "none";
 
+/* Walks under way, counted per stripe of threads (so that captures on different threads do
+ * not share a cache line), and a fork about to be made: the fork waits for the walks, and
+ * walks wait for the fork (begin_walk, tcn_callstack_before_fork). libunwind keeps what it
+ * learns of each address in one cache shared by all threads, under a lock that a walk holds
+ * (every signal blocked) while it looks up code it has not seen: a child forked meanwhile
+ * would find that lock held by a thread it does not have, and its first capture would wait
+ * on it forever. */
+#define WALK_STRIPES 16
+static struct {
+    _Alignas(64) atomic_int n;
+} walks[WALK_STRIPES];
+static atomic_int stripes_given;
+static _Thread_local int stripe = -1;
+static atomic_int forking;
+static _Thread_local int forking_here; /* this thread is forking: its own captures go on */
+static int count_walks;                /* only when forked children capture (two atomic operations a capture) */
+
 /* libunwind is loaded privately (RTLD_LOCAL): it also defines _Unwind_* and backtrace,
  * which must not take the place of libgcc's in the program's global scope. */
 static unwind_fn load_libunwind(void)
@@ -70,8 +87,9 @@ static void first_walk(void)
     tcu_fd_run_above_floor(warm_up, NULL);
 }
 
-void tcn_callstack_init(void)
+void tcn_callstack_init(int children_capture)
 {
+    count_walks = children_capture;
     if (unwinder)
         return;
     unwind_fn fn = USE_LIBUNWIND ? load_libunwind() : NULL;
@@ -106,6 +124,43 @@ static int wait_for_first_walk(void)
     return state;
 }
 
+/* Waits (up to TCN_CALLSTACK_WARM_WAIT_NS) for the walks under way to end; 1 if they did. */
+static int wait_for_walks(void)
+{
+    long long deadline = now_ns() + TCN_CALLSTACK_WARM_WAIT_NS;
+    for (;;) {
+        int under_way = 0;
+        for (int i = 0; i < WALK_STRIPES; i++)
+            under_way += atomic_load(&walks[i].n);
+        if (!under_way)
+            return 1;
+        if (now_ns() >= deadline)
+            return 0;
+        nanosleep(&(struct timespec){0, 50 * 1000}, NULL);
+    }
+}
+
+/* Counts this thread's walk as under way, once no fork is about to be made (waited for up
+ * to TCN_CALLSTACK_WARM_WAIT_NS); NULL when the wait outlasts that: no frames then. */
+static atomic_int *begin_walk(void)
+{
+    if (stripe < 0)
+        stripe = atomic_fetch_add_explicit(&stripes_given, 1, memory_order_relaxed) % WALK_STRIPES;
+    atomic_int *n = &walks[stripe].n;
+    long long deadline = 0;
+    for (;;) {
+        atomic_fetch_add(n, 1); /* (sequentially consistent, with the fork's store and loads) */
+        if (!atomic_load(&forking) || forking_here)
+            return n;
+        atomic_fetch_sub(n, 1);
+        if (!deadline)
+            deadline = now_ns() + TCN_CALLSTACK_WARM_WAIT_NS;
+        if (now_ns() >= deadline)
+            return NULL;
+        nanosleep(&(struct timespec){0, 50 * 1000}, NULL);
+    }
+}
+
 /* The unwinder once it has made its first walk (this thread makes it if none has); NULL when
  * callstacks are off, or the walk is this thread's own or outlasts TCN_CALLSTACK_WARM_WAIT_NS. */
 static unwind_fn warm_unwinder(void)
@@ -130,9 +185,19 @@ void tcn_callstack_before_fork(void)
 {
     /* libunwind sets its state up in the first walk under a lock of its own (every signal
      * blocked), which a child forked meanwhile would find held by a thread it does not
-     * have: its first capture would wait on it forever. */
+     * have: its first capture would wait on it forever. Any walk meeting new code holds
+     * that lock too, for a moment. */
     if (!warming)
         wait_for_first_walk();
+    forking_here = 1;
+    atomic_store(&forking, 1);
+    wait_for_walks();
+}
+
+void tcn_callstack_after_fork_parent(void)
+{
+    forking_here = 0;
+    atomic_store(&forking, 0);
 }
 
 void tcn_callstack_forget_after_fork(void)
@@ -140,6 +205,11 @@ void tcn_callstack_forget_after_fork(void)
     /* A first walk that outlasted the wait, on another thread: the child makes its own. */
     if (atomic_load_explicit(&warmth, memory_order_relaxed) == WARMING && !warming)
         atomic_store_explicit(&warmth, COLD, memory_order_relaxed);
+    /* The threads of walks that outlasted the wait are not in the child. */
+    for (int i = 0; i < WALK_STRIPES; i++)
+        atomic_store_explicit(&walks[i].n, 0, memory_order_relaxed);
+    forking_here = 0;
+    atomic_store(&forking, 0);
 }
 
 const char *tcn_callstack_unwinder(void)
@@ -167,6 +237,9 @@ int tcn_callstack_capture(uint64_t *frames, int32_t depth, const void *caller)
         return 0;
     if (depth > TCN_CALLSTACK_MAX)
         depth = TCN_CALLSTACK_MAX;
+    atomic_int *under_way = count_walks ? begin_walk() : NULL;
+    if (count_walks && !under_way)
+        return 0;
     void *buf[TCN_CALLSTACK_MAX + OWN_FRAMES_MAX];
     int n = walk(buf, depth + OWN_FRAMES + 1);
     int first = find_caller(buf, n, OWN_FRAMES + 1, caller);
@@ -174,6 +247,8 @@ int tcn_callstack_capture(uint64_t *frames, int32_t depth, const void *caller)
         n = walk(buf, depth + OWN_FRAMES_MAX);
         first = find_caller(buf, n, OWN_FRAMES_MAX, caller);
     }
+    if (under_way)
+        atomic_fetch_sub_explicit(under_way, 1, memory_order_release);
     if (first < 0) {
         /* The unwinder lost its way (no unwind information here): the call site alone is
          * still known for certain. */
