@@ -129,7 +129,7 @@ static void check_constructor(const char *lib)
     pthread_join(constructor_walker.thread, NULL);
     tt_check(constructor_walker.frames > 0, "the first walk, on another thread: %d frames", constructor_walker.frames);
     /* It waits for the walk, unless that outlasts the bound (then none, as documented). */
-    tt_check(constructor_frames > 0 || constructor_capture_ns >= TCN_CALLSTACK_WARM_WAIT_NS,
+    tt_check(constructor_frames > 0 || constructor_capture_ns >= TCN_CALLSTACK_WAIT_NS,
              "a capture in a library's constructor during the first walk: %d frames (it took %lld ms)",
              constructor_frames, constructor_capture_ns / 1000000);
     tt_check(capture() > 0, "a capture after the first walk gets frames");
@@ -164,7 +164,7 @@ static void check_fork(void)
     long long took = now_ns() - start;
     int released = atomic_load(&release_walk);
     waitpid(child, NULL, 0);
-    tt_check(released || took >= TCN_CALLSTACK_WARM_WAIT_NS,
+    tt_check(released || took >= TCN_CALLSTACK_WAIT_NS,
              "a fork during another thread's first walk waits for it to end (fork took %lld ms)", took / 1000000);
     pthread_join(releaser, NULL);
     pthread_join(w.thread, NULL);
@@ -200,9 +200,11 @@ static void check_fork_during_walk(void)
         kill(child, SIGKILL);
         waitpid(child, &status, 0);
     }
-    tt_check(released || took >= TCN_CALLSTACK_WARM_WAIT_NS,
+    tt_check(released || took >= TCN_CALLSTACK_WAIT_NS,
              "a fork during another thread's walk waits for it to end (fork took %lld ms)", took / 1000000);
-    tt_check(!hung && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+    /* (A releaser kept off the CPU past the bound lets the fork go with the walk held: then
+     * the child may wait forever, as documented, and is not checked.) */
+    tt_check(!released || (!hung && WIFEXITED(status) && WEXITSTATUS(status) == 0),
              "the child captures with frames and exits (%s, status %d; 3: no frames)",
              hung ? "deadlocked: killed after 20 s" : "ended", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     pthread_join(releaser, NULL);
