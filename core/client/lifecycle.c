@@ -62,7 +62,7 @@ static void start_once(void)
 {
     tc_clock_init();
     pthread_key_create(&thread_key, thread_exit);
-    pthread_atfork(tcn_callstack_before_fork, NULL, after_fork_child);
+    pthread_atfork(tcn_callstack_before_fork, tcn_callstack_after_fork_parent, after_fork_child);
     atexit(at_exit);
 }
 
@@ -87,7 +87,7 @@ static int start_locked(void)
     tc_prof.epoch = (uint64_t)time(NULL);
     tc_prof.main_tid = (uint32_t)getpid();
     if (!tc_prof.config.no_callstack)
-        tcn_callstack_init();
+        tcn_callstack_init(tc_prof.config.follow_fork);
     if (tc_stream_init(&tc_prof.serial) != 0)
         return -1;
     tc_prof.init_end = tc_clock_now();

@@ -19,13 +19,20 @@
 /* Loads the unwinder. Idempotent; the profiler calls it at start-up unless callstacks are
  * disabled (TRACY_NO_CALLSTACK=1). libunwind's first walk, which sets up its state, is left
  * to the first capture; a capture on another thread meanwhile waits for it (up to a second,
- * then gets no frames). */
-void tcn_callstack_init(void);
-#define TCN_CALLSTACK_WARM_WAIT_NS 1000000000LL
-/* Around fork: before, a first walk under way on another thread is waited for (libunwind
- * sets its state up in it under a lock, which the child would find held forever); in the
- * child, one that outlasted the wait is made again by the child's first capture. */
+ * then gets no frames). children_capture: forked children capture too (TRACYC_FOLLOW_FORK),
+ * so a fork waits for the walks under way (below); otherwise a child never walks. */
+void tcn_callstack_init(int children_capture);
+/* The bound of every wait here: for another thread's first walk, for the walks under way at
+ * a fork, and for a fork under way. */
+#define TCN_CALLSTACK_WAIT_NS 1000000000LL
+/* Around fork, when children capture: before it, the walks under way on other threads are
+ * waited for, and walks that begin meanwhile (the first walk too) wait for the fork, each up
+ * to TCN_CALLSTACK_WAIT_NS. libunwind holds a lock of its own while it sets its state up and
+ * while it looks up code it has not seen, which a child forked meanwhile would find held
+ * forever. After it, walks go on, in the parent and the child; in the child, a first walk
+ * that outlasted the wait is made again by the child's first capture. */
 void tcn_callstack_before_fork(void);
+void tcn_callstack_after_fork_parent(void);
 void tcn_callstack_forget_after_fork(void);
 /* Which unwinder is in use: "libunwind", "backtrace" or "none". */
 const char *tcn_callstack_unwinder(void);
