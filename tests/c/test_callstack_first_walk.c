@@ -145,18 +145,24 @@ static void *release_soon(void *unused)
     return NULL;
 }
 
+/* A walk on a new thread, held at its first dl_iterate_phdr call until 100 ms from its
+ * hold: a fork meanwhile waits for it (up to the bound). */
+static void hold_walk_until_soon(struct walker *w, pthread_t *releaser)
+{
+    atomic_store(&walk_held, 0);
+    atomic_store(&release_walk, 0);
+    atomic_store(&hold_walks, 1);
+    pthread_create(&w->thread, NULL, walker_main, w);
+    while (!atomic_load(&walk_held))
+        pause_ms(1);
+    pthread_create(releaser, NULL, release_soon, NULL);
+}
+
 static void check_fork(void)
 {
     struct walker w = {0};
     pthread_t releaser;
-    atomic_store(&walk_held, 0);
-    atomic_store(&release_walk, 0);
-    atomic_store(&hold_walks, 1);
-    pthread_create(&w.thread, NULL, walker_main, &w);
-    while (!atomic_load(&walk_held))
-        pause_ms(1);
-    /* The walk goes on 100 ms from now: the fork waits for it (up to the bound). */
-    pthread_create(&releaser, NULL, release_soon, NULL);
+    hold_walk_until_soon(&w, &releaser);
     long long start = now_ns();
     pid_t child = fork();
     if (child == 0)
@@ -178,13 +184,7 @@ static void check_fork_during_walk(void)
     tt_check(capture() > 0, "the first walk, before the fork: frames");
     struct walker w = {0};
     pthread_t releaser;
-    atomic_store(&walk_held, 0);
-    atomic_store(&release_walk, 0);
-    atomic_store(&hold_walks, 1);
-    pthread_create(&w.thread, NULL, walker_main, &w); /* (walker_main: a return address not seen yet) */
-    while (!atomic_load(&walk_held))
-        pause_ms(1);
-    pthread_create(&releaser, NULL, release_soon, NULL);
+    hold_walk_until_soon(&w, &releaser); /* (walker_main: a return address not seen yet) */
     long long start = now_ns();
     pid_t child = fork();
     if (child == 0)
