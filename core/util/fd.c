@@ -169,14 +169,33 @@ static int standard_free(void)
 }
 
 /* A fork never happens in the middle of a guard's bookkeeping; the child has none of the
- * threads that were making descriptors. */
+ * threads that were making descriptors. The forking thread holds guard_lock from the guard's
+ * prepare handler on: the handlers that run after it (a program's, registered before the
+ * profiler started) may still make descriptors, the first callstack walk's pipe among them,
+ * without waiting for themselves. */
+static _Thread_local int forking_holds_guard;
+
+static void lock_guard(void)
+{
+    if (!forking_holds_guard)
+        pthread_mutex_lock(&guard_lock);
+}
+
+static void unlock_guard(void)
+{
+    if (!forking_holds_guard)
+        pthread_mutex_unlock(&guard_lock);
+}
+
 static void guard_before_fork(void)
 {
     pthread_mutex_lock(&guard_lock);
+    forking_holds_guard = 1;
 }
 
 static void guard_after_fork_parent(void)
 {
+    forking_holds_guard = 0;
     pthread_mutex_unlock(&guard_lock);
 }
 
@@ -188,6 +207,7 @@ static void guard_after_fork_child(void)
     release(floor_held, floor_count);
     floor_count = 0; /* (floor_held is its caller's, in the parent) */
     floor_held = NULL;
+    forking_holds_guard = 0;
     pthread_mutex_unlock(&guard_lock);
 }
 
@@ -200,7 +220,7 @@ void tcu_fd_guard_begin(void)
 {
     int saved = errno;
     pthread_once(&guard_once, guard_register_fork);
-    pthread_mutex_lock(&guard_lock);
+    lock_guard();
     guard_users++;
     if (standard_free()) {
         int kept = 0; /* (a number the program has put its own descriptor on is not held) */
@@ -210,19 +230,19 @@ void tcu_fd_guard_begin(void)
         }
         standard_count = kept + take_free_below(3, standard_held + kept, 3 - kept);
     }
-    pthread_mutex_unlock(&guard_lock);
+    unlock_guard();
     errno = saved;
 }
 
 int tcu_fd_guard_end(int fd)
 {
     int saved = errno;
-    pthread_mutex_lock(&guard_lock);
+    lock_guard();
     if (guard_users > 0 && --guard_users == 0) {
         release(standard_held, standard_count);
         standard_count = 0;
     }
-    pthread_mutex_unlock(&guard_lock);
+    unlock_guard();
     errno = saved;
     return tcu_fd_lift(fd);
 }
@@ -262,7 +282,7 @@ void tcu_fd_run_above_floor(void (*init)(void *), void *arg)
     int saved = errno;
     tcu_fd_guard_begin();
     struct held *taken = malloc(TCU_FD_FLOOR * sizeof *taken);
-    pthread_mutex_lock(&guard_lock);
+    lock_guard();
     int room = make_source() == 0 ? fcntl(source, F_DUPFD_CLOEXEC, TCU_FD_FLOOR) : -1;
     if (room >= 0)
         close(room);
@@ -270,17 +290,17 @@ void tcu_fd_run_above_floor(void (*init)(void *), void *arg)
         floor_held = taken;
         floor_count = take_free_below(TCU_FD_FLOOR, taken, TCU_FD_FLOOR);
     }
-    pthread_mutex_unlock(&guard_lock);
+    unlock_guard();
     errno = saved;
     init(arg);
     saved = errno;
-    pthread_mutex_lock(&guard_lock);
+    lock_guard();
     if (floor_held == taken) {
         release(floor_held, floor_count);
         floor_held = NULL;
         floor_count = 0;
     }
-    pthread_mutex_unlock(&guard_lock);
+    unlock_guard();
     free(taken);
     errno = saved;
     tcu_fd_guard_end(-1);

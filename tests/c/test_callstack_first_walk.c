@@ -9,7 +9,10 @@
  *   meanwhile would find held forever.
  * - a fork while another thread's walk meets code libunwind has not seen waits for it too:
  *   libunwind looks that code's unwind information up under a lock of its cache, and a
- *   child forked meanwhile would wait on it forever (`fork-walk`).
+ *   child forked meanwhile would wait on it forever (`fork-walk`);
+ * - the first walk made by a prepare handler of the program's, which runs after the
+ *   profiler's and so while the descriptor guard's lock is held for the fork, ends: the
+ *   walk's pipe is made under that guard (`fork-prepare`; it deadlocked before).
  * The walk is held in the middle by this program's own dl_iterate_phdr, which libunwind
  * calls to find each address's unwind information (exported: it takes the place of libc's).
  * With glibc's backtrace (ThreadSanitizer builds) the first walk is made at start-up:
@@ -177,6 +180,30 @@ static void check_fork(void)
     tt_check(w.frames > 0, "the first walk, held over the fork, ends with frames: %d", w.frames);
 }
 
+/* ---- the first walk made by a program's own fork handler ------------------------------- */
+
+static atomic_int prepare_armed;
+static int prepare_frames = -1;
+
+/* Registered before the profiler starts, so it runs after the profiler's prepare handlers:
+ * the descriptor guard's holds its lock across the fork, and the first walk needs it. */
+static void prepare_captures(void)
+{
+    if (atomic_load(&prepare_armed))
+        prepare_frames = capture();
+}
+
+static void check_first_walk_in_prepare_handler(void)
+{
+    atomic_store(&prepare_armed, 1);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    atomic_store(&prepare_armed, 0);
+    waitpid(child, NULL, 0);
+    tt_check(prepare_frames > 0, "the first walk, in a prepare handler of the program's: %d frames", prepare_frames);
+}
+
 /* ---- a fork during another thread's walk through code not seen yet ----------------------- */
 
 static void check_fork_during_walk(void)
@@ -218,7 +245,10 @@ int main(int argc, char **argv)
     real_dl_iterate_phdr = (__typeof__(dl_iterate_phdr) *)dlsym(RTLD_NEXT, "dl_iterate_phdr");
     alarm(60);
     const char *lib = getenv("FIRST_WALK_LIB");
-    int forks = argc > 1 && (strcmp(argv[1], "fork") == 0 || strcmp(argv[1], "fork-walk") == 0);
+    const char *mode = argc > 1 ? argv[1] : "constructor";
+    int forks = strcmp(mode, "constructor") != 0;
+    if (strcmp(mode, "fork-prepare") == 0)
+        pthread_atfork(prepare_captures, NULL, NULL);
     if (forks) {
         /* The profiler's own fork handlers (TRACYC_FOLLOW_FORK: the child profiles too). */
         char out[PATH_MAX];
@@ -233,8 +263,11 @@ int main(int argc, char **argv)
         printf("unwinder %s: its first walk is made at start-up: skipped\n", tcn_callstack_unwinder());
         return 77;
     }
-    if (forks) {
-        if (strcmp(argv[1], "fork") == 0)
+    if (strcmp(mode, "fork-prepare") == 0) {
+        check_first_walk_in_prepare_handler();
+        ___tracy_shutdown_profiler();
+    } else if (forks) {
+        if (strcmp(mode, "fork") == 0)
             check_fork();
         else
             check_fork_during_walk();
