@@ -8,6 +8,7 @@
 #include "client/inproc.h"
 #include "native/debug_cache.h"
 #include "native/resolver.h"
+#include "util/fd.h"
 #include "util/threads.h"
 #include "client/sampling.h"
 #include "client/worker.h"
@@ -62,6 +63,9 @@ static void start_once(void)
 {
     tc_clock_init();
     pthread_key_create(&thread_key, thread_exit);
+    /* (After the descriptor guard's: ours runs first, while the guard's lock is free for the
+     * callstack walks ours waits for.) */
+    tcu_fd_guard_register_fork();
     pthread_atfork(tcn_callstack_before_fork, tcn_callstack_after_fork_parent, after_fork_child);
     atexit(at_exit);
 }

@@ -216,10 +216,15 @@ static void guard_register_fork(void)
     pthread_atfork(guard_before_fork, guard_after_fork_parent, guard_after_fork_child);
 }
 
+void tcu_fd_guard_register_fork(void)
+{
+    pthread_once(&guard_once, guard_register_fork);
+}
+
 void tcu_fd_guard_begin(void)
 {
     int saved = errno;
-    pthread_once(&guard_once, guard_register_fork);
+    tcu_fd_guard_register_fork();
     lock_guard();
     guard_users++;
     if (standard_free()) {

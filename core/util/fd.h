@@ -49,6 +49,10 @@
  * not told apart (as in tcu_fd_lift). */
 void tcu_fd_guard_begin(void);
 int tcu_fd_guard_end(int fd);
+/* Sets the guard's fork handlers up now, if no guard has yet: its prepare handler holds its
+ * lock across the fork, so a prepare handler that needs the lock free (one waiting for a
+ * walk whose descriptors are guarded) must be registered after it, and so run before it. */
+void tcu_fd_guard_register_fork(void);
 
 /* Moves fd to the lowest free number >= TCU_FD_FLOOR, close-on-exec, and returns the new
  * number. When no such number can be had (RLIMIT_NOFILE at or below the floor, or none

@@ -96,12 +96,14 @@ __attribute__((no_sanitize("address"))) int dl_iterate_phdr(int (*callback)(stru
 struct walker {
     pthread_t thread;
     int frames;
+    atomic_llong done_ns; /* when its capture returned */
 };
 
 static void *walker_main(void *arg)
 {
     struct walker *w = arg;
     w->frames = capture();
+    atomic_store(&w->done_ns, now_ns());
     return NULL;
 }
 
@@ -140,10 +142,13 @@ static void check_constructor(const char *lib)
 
 /* ---- a fork during the first walk ----------------------------------------------------- */
 
+static atomic_llong released_ns; /* when release_soon let the walk go */
+
 static void *release_soon(void *unused)
 {
     (void)unused;
     pause_ms(100);
+    atomic_store(&released_ns, now_ns());
     atomic_store(&release_walk, 1);
     return NULL;
 }
@@ -170,11 +175,18 @@ static void check_fork(void)
     pid_t child = fork();
     if (child == 0)
         _exit(0);
-    long long took = now_ns() - start;
+    long long returned = now_ns(), took = returned - start;
     int released = atomic_load(&release_walk);
+    long long done = atomic_load(&w.done_ns), released_after = atomic_load(&released_ns) - start;
     waitpid(child, NULL, 0);
     tt_check(released || took >= TCN_CALLSTACK_WAIT_NS,
              "a fork during another thread's first walk waits for it to end (fork took %lld ms)", took / 1000000);
+    /* The whole walk, libunwind's part and the descriptor guard's after it: the fork must
+     * not hold the guard's lock while it waits (a walk let go within the bound ends within
+     * it; it needs microseconds of CPU). */
+    tt_check((done && done <= returned) || !released || released_after >= TCN_CALLSTACK_WAIT_NS,
+             "the first walk ended before the fork returned (let go after %lld ms, fork took %lld ms)",
+             released_after / 1000000, took / 1000000);
     pthread_join(releaser, NULL);
     pthread_join(w.thread, NULL);
     tt_check(w.frames > 0, "the first walk, held over the fork, ends with frames: %d", w.frames);
@@ -250,9 +262,14 @@ int main(int argc, char **argv)
     if (strcmp(mode, "fork-prepare") == 0)
         pthread_atfork(prepare_captures, NULL, NULL);
     if (forks) {
-        /* The profiler's own fork handlers (TRACYC_FOLLOW_FORK: the child profiles too). */
+        /* The profiler's own fork handlers (TRACYC_FOLLOW_FORK: the child profiles too). `fork`
+         * listens for a server instead of writing a file: opening the file would set the
+         * descriptor guard's fork handlers up before the profiler's start does. */
         char out[PATH_MAX];
-        setenv("TRACYC_OUTPUT", tt_temp_path(out, sizeof out, "tracyc-first-walk.txt"), 1);
+        if (strcmp(mode, "fork") == 0)
+            tt_use_free_port();
+        else
+            setenv("TRACYC_OUTPUT", tt_temp_path(out, sizeof out, "tracyc-first-walk.txt"), 1);
         setenv("TRACYC_FOLLOW_FORK", "1", 1);
         setenv("TRACY_NO_SAMPLING", "1", 1);
         ___tracy_startup_profiler();
