@@ -4,9 +4,10 @@
  * The worker walks a thread's records to release such data only once the thread has
  * written one (tc_thread_owns_heap): a path that wrote one without saying so would keep
  * its payloads charged to the buffer budget for good. Here two threads, one of allocated
- * source locations, one of frame images, record some 20 MB and 2.5 MB of heap data into
- * the in-process capture; the test waits until the budget holds no more than the
- * streams' chunks. */
+ * source locations, one of frame images, record some 20 MB and 2.5 MB of heap data before
+ * any capture is there (so all of it is charged, however fast the worker would have
+ * drained it), then the in-process capture starts; the test waits until the budget holds no
+ * more than the streams' chunks. */
 #include "client/stream.h"
 #include "test_util.h"
 #include "tracyc.h"
@@ -55,7 +56,7 @@ int main(void)
     tt_check(fd >= 0, "a temporary file");
     close(fd);
     tt_use_free_port();
-    tt_check(tracyc_capture_start(path) == 0, "in-process capture started: %s", tracyc_last_error());
+    ___tracy_startup_profiler(); /* (listening; nobody connects) */
     pthread_t a, b;
     pthread_create(&a, NULL, alloc_zones, NULL);
     pthread_create(&b, NULL, images, NULL);
@@ -63,6 +64,7 @@ int main(void)
     pthread_join(b, NULL);
     size_t peak = atomic_load(&tc_buffer_peak);
     tt_check(peak > CHUNKS_AT_MOST, "the heap data was charged: the budget peaked at %zu bytes", peak);
+    tt_check(tracyc_capture_start(path) == 0, "in-process capture started: %s", tracyc_last_error());
     /* Drained at the worker's pace: a minute is only there to end a failing run. */
     size_t held = atomic_load(&tc_buffer_bytes);
     for (int i = 0; i < 6000 && held > CHUNKS_AT_MOST; i++) {
