@@ -39,6 +39,17 @@ int tcu_fd_lift(int fd)
     return high >= 0 ? high : fd;
 }
 
+static int close_on_exec(int fd)
+{
+    int flags = fcntl(fd, F_GETFD);
+    return flags >= 0 && (flags & FD_CLOEXEC);
+}
+
+int tcu_fd_still_ours(int fd, const struct stat *st)
+{
+    return fd >= 0 && close_on_exec(fd) && same_inode(fd, st);
+}
+
 /* ---- stand-ins: numbers held for the profiler a while ------------------------------------- */
 
 /* A stand-in is a copy of the source: the read end of a pipe whose write end is closed, kept
@@ -57,12 +68,6 @@ static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 static int source = -1;
 static struct stat source_st;
 
-static int close_on_exec(int fd)
-{
-    int flags = fcntl(fd, F_GETFD);
-    return flags >= 0 && (flags & FD_CLOEXEC);
-}
-
 static int close_on_exec_fifo(int fd)
 {
     struct stat now;
@@ -77,7 +82,7 @@ static int source_sound(void)
     if (source < 0)
         return 0;
     struct pollfd p = {source, POLLIN, 0};
-    int ours = close_on_exec(source) && same_inode(source, &source_st);
+    int ours = tcu_fd_still_ours(source, &source_st);
     if (ours && poll(&p, 1, 0) == 1 && p.revents == POLLHUP)
         return 1;
     if (ours)
@@ -118,7 +123,7 @@ static int make_source(void)
 /* Whether the number still holds the stand-in (not the program's own, put on it). */
 static int is_stand_in(const struct held *h)
 {
-    return close_on_exec(h->fd) && same_inode(h->fd, &h->st);
+    return tcu_fd_still_ours(h->fd, &h->st);
 }
 
 /* Takes the free numbers below limit, lowest first, with stand-ins into held (at most cap);

@@ -554,10 +554,14 @@ def test_deep_stacks_are_cut_and_marked(python_run):
         """, output="out.folded")
     assert run.returncode == 0, run.stderr
     stacks = folded(run.out_path)
-    deep = [s for s in stacks if s.count("down") > 100]
-    assert deep
-    # the innermost 256 frames are kept, what is below them is one marker frame
-    assert all(s[1] == "<deeper frames not sampled>" and len(s) == 2 + 256 for s in deep)
+    marker = "<deeper frames not sampled>"
+    cut = {s: n for s, n in stacks.items() if marker in s}
+    # the innermost 256 frames are kept, what is below them is one marker frame (after the thread)
+    assert all(s[1] == marker and s.count(marker) == 1 and len(s) == 2 + 256 for s in cut), list(cut)[:3]
+    # A sample may land while down() returns, at any depth: one of 256 frames or fewer is whole.
+    assert all(len(s) <= 1 + 256 for s in stacks if s not in cut), [len(s) for s in stacks if s not in cut]
+    # most of the CPU is spent 401 frames deep
+    assert sum(cut.values()) > sum(stacks.values()) / 2, (sum(cut.values()), sum(stacks.values()))
 
 
 def test_the_documented_example(tracer_run):

@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #define TP_SAMPLE_DEFAULT_HZ 1000
@@ -130,8 +131,11 @@ typedef void (*tp_sample_fn)(struct tp_slot *s, int64_t time, unsigned flags, co
 void tp_ring_drain(struct tp_slot *s, tp_sample_fn fn, void *user);
 /* An eventfd the handler writes to when a ring reaches half full, so that the drain
  * thread, which otherwise waits long, empties it in time; -1 when there is no drain thread
- * to wake (before start_sampling, after stop_sampling). */
+ * to wake (before start_sampling, after stop_sampling). Written to only while it is still
+ * the file of tp_ring_wake_st (tcu_fd_still_ours), set before it: the program may have put
+ * a descriptor of its own on the number. */
 extern _Atomic int tp_ring_wake_fd;
+extern struct stat tp_ring_wake_st;
 /* Handlers take samples only while this is set. */
 extern _Atomic int tp_sampling_on;
 

@@ -80,7 +80,7 @@ static struct {
     uint64_t samples, gil_released, truncated, broken, threads;
     _Atomic int64_t cpu_ns;   /* the sampler thread's own CPU time */
     _Atomic int signal_taken; /* the program put its own handler on our signal: stopped */
-    _Atomic int wake_closed;  /* the program closed wake_fd (seen by poll) */
+    _Atomic int wake_closed;  /* the program closed wake_fd, or put a descriptor of its own there */
     _Atomic uint64_t lost_total;
     /* the functions, shared with the frame resolver (which runs on the profiler's thread) */
     pthread_mutex_t functions_lock;
@@ -387,7 +387,7 @@ void tp_sampling_wake(void)
     pthread_mutex_lock(&d.lock);
     if (d.running) {
         d.look_now = 1;
-        if (d.wake_fd >= 0)
+        if (tcu_fd_still_ours(d.wake_fd, &tp_ring_wake_st))
             eventfd_write(d.wake_fd, 1);
     }
     pthread_mutex_unlock(&d.lock);
@@ -401,11 +401,26 @@ static void note_own_cpu(void)
         atomic_store(&d.cpu_ns, (int64_t)cpu.tv_sec * 1000000000 + cpu.tv_nsec);
 }
 
+/* The program closed the eventfd, or put a descriptor of its own on its number: the number
+ * is no longer ours, never written to, read or closed again. Only this thread changes
+ * d.wake_fd while it runs. */
+static void forget_wake_fd(void)
+{
+    pthread_mutex_lock(&d.lock);
+    atomic_store(&tp_ring_wake_fd, -1);
+    d.wake_fd = -1;
+    atomic_store(&d.wake_closed, 1);
+    pthread_mutex_unlock(&d.lock);
+}
+
 /* Waits wait_ms, or until the eventfd wakes it (a ring half full, a new thread, the stop).
- * A program that closed the descriptor (poll says POLLNVAL) has taken the wakes away: the
- * thread then makes a pass every PERIOD_MS, which the rings never outrun. */
+ * A program that closed the descriptor (poll says POLLNVAL) or replaced it has taken the
+ * wakes away: the thread then makes a pass every PERIOD_MS, which the rings never outrun.
+ * A replacement during a wait is seen at its end: the program's descriptor is never read. */
 static void wait_for_work(int wait_ms)
 {
+    if (d.wake_fd >= 0 && !tcu_fd_still_ours(d.wake_fd, &tp_ring_wake_st))
+        forget_wake_fd();
     if (d.wake_fd < 0) {
         poll(NULL, 0, wait_ms < PERIOD_MS ? wait_ms : PERIOD_MS);
         return;
@@ -414,15 +429,10 @@ static void wait_for_work(int wait_ms)
     eventfd_t count;
     if (poll(&wake, 1, wait_ms) <= 0)
         return;
-    if (wake.revents & POLLIN) {
+    if ((wake.revents & POLLIN) && tcu_fd_still_ours(d.wake_fd, &tp_ring_wake_st))
         eventfd_read(d.wake_fd, &count);
-        return;
-    }
-    pthread_mutex_lock(&d.lock); /* the number is no longer ours: never written to again */
-    atomic_store(&tp_ring_wake_fd, -1);
-    d.wake_fd = -1;
-    atomic_store(&d.wake_closed, 1);
-    pthread_mutex_unlock(&d.lock);
+    else
+        forget_wake_fd();
 }
 
 static void *drain_main(void *unused)
@@ -591,8 +601,11 @@ int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame)
     atomic_store(&d.wake_closed, 0);
     atomic_store(&tp_sampling_on, 1);
     uint32_t scans = d.scans_done;
-    if ((d.wake_fd = tcu_fd_eventfd()) < 0) {
+    if ((d.wake_fd = tcu_fd_eventfd()) < 0 || fstat(d.wake_fd, &tp_ring_wake_st) != 0) {
         rc = errno;
+        if (d.wake_fd >= 0)
+            close(d.wake_fd);
+        d.wake_fd = -1;
         atomic_store(&tp_sampling_on, 0);
         pthread_mutex_unlock(&d.lock);
         PyErr_Format(PyExc_OSError, "sampling: cannot make its thread's wake-up descriptor: %s", strerror(rc));
@@ -626,7 +639,7 @@ void tp_sampling_stop(void)
         return;
     }
     atomic_store(&d.stop, 1);
-    if (d.wake_fd >= 0)
+    if (tcu_fd_still_ours(d.wake_fd, &tp_ring_wake_st))
         eventfd_write(d.wake_fd, 1);
     pthread_mutex_unlock(&d.lock);
     Py_BEGIN_ALLOW_THREADS tcu_thread_join(d.thread);
@@ -634,7 +647,7 @@ void tp_sampling_stop(void)
     /* Every slot was closed as the thread ended, each once no handler ran on it: none can
      * write to the descriptor now. */
     atomic_store(&tp_ring_wake_fd, -1);
-    if (d.wake_fd >= 0)
+    if (tcu_fd_still_ours(d.wake_fd, &tp_ring_wake_st))
         close(d.wake_fd);
     d.wake_fd = -1;
     d.running = 0;
@@ -672,7 +685,7 @@ void tp_sampling_forget_after_fork(void)
     tp_slots_forget();
     d.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     atomic_store(&tp_ring_wake_fd, -1);
-    if (d.wake_fd >= 0) /* its counter is the parent's too */
+    if (tcu_fd_still_ours(d.wake_fd, &tp_ring_wake_st)) /* its counter is the parent's too */
         close(d.wake_fd);
     d.wake_fd = -1;
     d.scanned = (pthread_cond_t)PTHREAD_COND_INITIALIZER;

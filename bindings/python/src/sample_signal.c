@@ -40,6 +40,7 @@
 struct tp_slot tp_slots[TP_MAX_SLOTS];
 _Atomic int tp_sampling_on;
 _Atomic int tp_ring_wake_fd = -1;
+struct stat tp_ring_wake_st;
 _Atomic int tp_signal_changing;
 
 /* perf fd -> slot index + 1 and the slot's gen (0: not ours now); fds ever used for
@@ -94,8 +95,8 @@ static void take_sample(struct tp_slot *s)
     rec->flags = (uint16_t)flags;
     size_t next = head + sizeof *rec + (size_t)n * sizeof(struct tp_frame_ref);
     atomic_store_explicit(&r->head, next, memory_order_release);
-    int wake_fd = atomic_load_explicit(&tp_ring_wake_fd, memory_order_relaxed);
-    if (used < RING_DATA / 2 && next - tail >= RING_DATA / 2 && wake_fd >= 0)
+    int wake_fd = atomic_load_explicit(&tp_ring_wake_fd, memory_order_acquire);
+    if (used < RING_DATA / 2 && next - tail >= RING_DATA / 2 && tcu_fd_still_ours(wake_fd, &tp_ring_wake_st))
         eventfd_write(wake_fd, 1); /* a write(2): async-signal-safe */
 }
 
