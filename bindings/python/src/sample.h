@@ -131,9 +131,10 @@ typedef void (*tp_sample_fn)(struct tp_slot *s, int64_t time, unsigned flags, co
 void tp_ring_drain(struct tp_slot *s, tp_sample_fn fn, void *user);
 /* An eventfd the handler writes to when a ring reaches half full, so that the drain
  * thread, which otherwise waits long, empties it in time; -1 when there is no drain thread
- * to wake (before start_sampling, after stop_sampling). Written to only while it is still
- * the file of tp_ring_wake_st (tcu_fd_still_ours), set before it: the program may have put
- * a descriptor of its own on the number. */
+ * to wake (before start_sampling, after stop_sampling). The program may have put a
+ * descriptor of its own on the number: it is written to only while tcu_fd_still_ours tells
+ * it is the one tp_ring_wake_st was taken of (tp_ring_wake_st is set before the number is
+ * published). */
 extern _Atomic int tp_ring_wake_fd;
 extern struct stat tp_ring_wake_st;
 /* Handlers take samples only while this is set. */
@@ -156,7 +157,7 @@ struct tp_sampling_stats {
     uint64_t samples, lost, threads, gil_released, truncated, broken, refused;
     const char *clock;
     int signal_taken; /* stopped: the program's own handler took our signal */
-    int wake_closed;  /* the program closed the thread's eventfd: it passes every PERIOD_MS instead */
+    int wake_closed;  /* the program closed or replaced the thread's eventfd: it passes every PERIOD_MS */
     int64_t cpu_ns;   /* CPU time of the sampler's own thread */
 };
 void tp_sampling_stats(struct tp_sampling_stats *out);

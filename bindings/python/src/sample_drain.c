@@ -402,7 +402,7 @@ static void note_own_cpu(void)
 }
 
 /* The program closed the eventfd, or put a descriptor of its own on its number: the number
- * is no longer ours, never written to, read or closed again. Only this thread changes
+ * is no longer ours, and is not written to, read or closed again. Only this thread changes
  * d.wake_fd while it runs. */
 static void forget_wake_fd(void)
 {
@@ -416,7 +416,9 @@ static void forget_wake_fd(void)
 /* Waits wait_ms, or until the eventfd wakes it (a ring half full, a new thread, the stop).
  * A program that closed the descriptor (poll says POLLNVAL) or replaced it has taken the
  * wakes away: the thread then makes a pass every PERIOD_MS, which the rings never outrun.
- * A replacement during a wait is seen at its end: the program's descriptor is never read. */
+ * A replacement during a wait is seen at its end, before any read. (One between the look
+ * and the read or write, microseconds, is not told apart; nor is an eventfd of the
+ * program's made close-on-exec: tcu_fd_still_ours.) */
 static void wait_for_work(int wait_ms)
 {
     if (d.wake_fd >= 0 && !tcu_fd_still_ours(d.wake_fd, &tp_ring_wake_st))
