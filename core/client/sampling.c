@@ -987,8 +987,12 @@ void tc_sampling_shutdown(void)
 void tc_sampling_forget_after_fork(void)
 {
     pthread_mutex_init(&s.lock, NULL);
-    /* The sampler thread is the parent's; the events stay the parent's too. (Its unwinder
-     * is left alone: the child is inert.) */
+    /* The sampler thread is the parent's; the events stay the parent's too. So are its
+     * unwinder and callchain reader: the fork may have caught the parent's sampler thread
+     * changing them (libdw's caches, as a new module loads), so a child that profiles
+     * (TRACYC_FOLLOW_FORK) makes its own, and never uses nor frees these copies. */
+    s.unwinder = NULL;
+    s.callchain = NULL;
     for (size_t i = 0; i < s.nfds; i++)
         close(s.fds[i]);
     s.nfds = 0;
