@@ -14,7 +14,8 @@
 #
 # The programs: zstd's CLI (compressing 64 MB at level 10) and bzip2 (24 MB), built here
 # from Debian's source packages with -O2 -g (no frame pointers: samples are unwound by
-# DWARF), and bench/process_cost/cpu2.c (two CPU-bound threads); idle: coreutils' sleep 3.
+# DWARF), and bench/process_cost/cpu2.c (two CPU-bound threads); idle: coreutils' sleep, for 1 s and 6 s
+# (what a second of idling costs is the difference over 5 s; the rest is fixed).
 # tracyc is preloaded into each (bench/process_cost/start.c starts it), and
 # bench/process_cost/run_traced.c reads each thread's CPU time as it exits. The sources are
 # taken from SOURCES (default BUILD_DIR/bench/sources), fetched there by `apt-get source`
@@ -75,4 +76,4 @@ fi
 /usr/bin/python3 bench/process_cost/measure.py --runner "$bin/bench_process_cost_run" \
   --start "$bin/libbench_process_cost_start.so" --capture "$build/tools/tracyc-capture" --rounds "$rounds" \
   ${BEFORE_BUILD:+--before "$BEFORE_BUILD/bench/libbench_process_cost_start.so"} \
-  "${programs[@]}" --idle "sleep 3 s (coreutils)=3=sleep 3"
+  "${programs[@]}" --idle "sleep (coreutils)=1,6=sleep {s}"

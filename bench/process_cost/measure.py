@@ -13,8 +13,10 @@ the untraced median of the same run, the median of each round's ratio to that ro
 untraced run ("paired": steadier when the machine's speed drifts), the median wall time and its ratio, the samples kept
 per CPU second and in how many runs the capture kept any, then the median per-thread split of tracyc's CPU:
 its worker, sampler and symbol resolver threads, and its shutdown on the program's main
-thread at exit ("exit"). Idle programs (--idle) print CPU milliseconds per second instead,
-in two more modes:
+thread at exit ("exit"). An idle program (--idle) runs for two lengths of time in each round
+and mode; what a second of idling costs is the difference between the two runs' CPU over the
+difference of their lengths (each round's, their median), and the rest is the fixed cost of
+starting and ending (loading, the first connection, the exit). It runs in two more modes:
   children  TRACYC_OUTPUT and TRACYC_FOLLOW_FORK=1: the in-process capture ready to collect
             the program's children (none come)
   dialing   TRACYC_CONNECT to a loopback port nobody listens on: dialing a collector that
@@ -130,42 +132,64 @@ def med(values):
     return statistics.median(values) if values else float("nan")
 
 
-def report(name, modes, runs, idle_s):
+def report(name, modes, runs):
     base = med([r["total"] for r in runs["untraced"]])
     print(f"-- {name}")
-    if idle_s:
-        print(f"  {'mode':<14} {'process CPU ms':>15} {'range':>17} {'CPU ms/s':>9} {'tracyc ms/s':>12}")
-    else:
-        print(f"  {'mode':<14} {'process CPU s':>14} {'range':>15} {'ratio':>7} {'paired':>7} {'wall s':>7} "
-              f"{'ratio':>6} {'samples/CPU s':>14} {'sampled':>8}")
+    print(f"  {'mode':<14} {'process CPU s':>14} {'range':>15} {'ratio':>7} {'paired':>7} {'wall s':>7} "
+          f"{'ratio':>6} {'samples/CPU s':>14} {'sampled':>8}")
     base_wall = med([r["wall"] for r in runs["untraced"]])
     for mode in modes:
         totals = [r["total"] for r in runs[mode]]
         m = med(totals)
         lo, hi = min(totals), max(totals)
-        if idle_s:
-            print(f"  {mode:<14} {m / 1e6:15.1f} {lo / 1e6:8.1f}-{hi / 1e6:<8.1f} {m / 1e6 / idle_s:9.2f} "
-                  f"{(m - base) / 1e6 / idle_s:12.2f}")
-        else:
-            rates = [r["samples"] / (r["total"] / 1e9) for r in runs[mode] if r["samples"]]
-            rate = f"{med(rates):14.0f}" if rates else f"{'-':>14}"
-            wall = med([r["wall"] for r in runs[mode]])
-            # runs whose capture kept samples (a short program's can have none)
-            sampled = "-" if mode == "untraced" else f"{len(rates)}/{len(runs[mode])}"
-            # each round's run against the untraced run of the same round, their median: a
-            # machine whose speed drifts between rounds moves both runs of a round alike
-            paired = med([r["total"] / u["total"] for r, u in zip(runs[mode], runs["untraced"])])
-            print(f"  {mode:<14} {m / 1e9:14.3f} {lo / 1e9:7.3f}-{hi / 1e9:<7.3f} {m / base:7.3f} {paired:7.3f} "
-                  f"{wall / 1e9:7.3f} {wall / base_wall:6.2f} {rate} {sampled:>8}")
-    traced = [m for m in modes if m != "untraced"]
-    unit, scale = ("ms/s", 1e6 * idle_s) if idle_s else ("ms (% of untraced CPU)", 1e6)
-    print(f"  tracyc's threads, median {unit}:")
+        rates = [r["samples"] / (r["total"] / 1e9) for r in runs[mode] if r["samples"]]
+        rate = f"{med(rates):14.0f}" if rates else f"{'-':>14}"
+        wall = med([r["wall"] for r in runs[mode]])
+        # runs whose capture kept samples (a short program's can have none)
+        sampled = "-" if mode == "untraced" else f"{len(rates)}/{len(runs[mode])}"
+        # each round's run against the untraced run of the same round, their median: a
+        # machine whose speed drifts between rounds moves both runs of a round alike
+        paired = med([r["total"] / u["total"] for r, u in zip(runs[mode], runs["untraced"])])
+        print(f"  {mode:<14} {m / 1e9:14.3f} {lo / 1e9:7.3f}-{hi / 1e9:<7.3f} {m / base:7.3f} {paired:7.3f} "
+              f"{wall / 1e9:7.3f} {wall / base_wall:6.2f} {rate} {sampled:>8}")
+    print("  tracyc's threads, median ms (% of untraced CPU):")
     print(f"  {'mode':<14}" + "".join(f" {p:>14}" for p in PARTS + ["all"]))
-    for mode in traced:
+    for mode in modes[1:]:
         cells = []
         for p in PARTS + ["all"]:
             v = med([sum(r["parts"].values()) if p == "all" else r["parts"][p] for r in runs[mode]])
-            cells.append(f"{v / scale:14.2f}" if idle_s else f"{v / 1e6:7.1f} ({100 * v / base:4.1f}%)")
+            cells.append(f"{v / 1e6:7.1f} ({100 * v / base:4.1f}%)")
+        print(f"  {mode:<14}" + "".join(f" {c:>14}" for c in cells))
+
+
+def per_second_and_fixed(pairs, lengths, value):
+    """An idle program's cost split: (ms per second of idling, fixed ms), medians over the
+    rounds of each round's two runs (short, long)."""
+    short, long = lengths
+    slopes = [(value(b) - value(a)) / (long - short) for a, b in pairs]
+    fixed = [value(a) - slope * short for (a, _), slope in zip(pairs, slopes)]
+    return med(slopes) / 1e6, med(fixed) / 1e6
+
+
+def report_idle(name, modes, runs, lengths):
+    total = lambda r: r["total"]
+    base_slope, base_fixed = per_second_and_fixed(runs["untraced"], lengths, total)
+    print(f"-- {name}: idle for {lengths[0]:g} s and {lengths[1]:g} s")
+    print(f"  {'mode':<14} {'CPU ms, short':>14} {'long':>8} {'ms/s idling':>12} {'over untraced':>14} "
+          f"{'fixed ms':>9} {'over untraced':>14}")
+    for mode in modes:
+        slope, fixed = per_second_and_fixed(runs[mode], lengths, total)
+        print(f"  {mode:<14} {med([a['total'] for a, _ in runs[mode]]) / 1e6:14.1f} "
+              f"{med([b['total'] for _, b in runs[mode]]) / 1e6:8.1f} {slope:12.2f} {slope - base_slope:14.2f} "
+              f"{fixed:9.1f} {fixed - base_fixed:14.1f}")
+    print("  tracyc's threads, median ms a second of idling / fixed ms:")
+    print(f"  {'mode':<14}" + "".join(f" {p:>14}" for p in PARTS + ["all"]))
+    for mode in modes[1:]:
+        cells = []
+        for p in PARTS + ["all"]:
+            part = (lambda r: sum(r["parts"].values())) if p == "all" else (lambda r, p=p: r["parts"][p])
+            slope, fixed = per_second_and_fixed(runs[mode], lengths, part)
+            cells.append(f"{slope:.2f} / {fixed:.1f}")
         print(f"  {mode:<14}" + "".join(f" {c:>14}" for c in cells))
 
 
@@ -177,7 +201,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--before", help="another build's start.c library: its modes run too, marked @before")
     ap.add_argument("--program", action="append", default=[], help="NAME=COMMAND: a CPU-bound program")
-    ap.add_argument("--idle", action="append", default=[], help="NAME=SECONDS=COMMAND: an idle program")
+    ap.add_argument("--idle", action="append", default=[],
+                    help="NAME=SHORT,LONG=COMMAND: an idle program, run for SHORT and LONG seconds ({s} in "
+                         "COMMAND is the length)")
     args = ap.parse_args()
     jobs = []
 
@@ -186,20 +212,31 @@ def main():
 
     for spec in args.program:
         name, cmd = spec.split("=", 1)
-        jobs.append((name, shlex.split(cmd), with_before(["untraced", "inproc", "live"]), 0))
+        jobs.append((name, shlex.split(cmd), with_before(["untraced", "inproc", "live"]), None))
     for spec in args.idle:
-        name, secs, cmd = spec.split("=", 2)
-        jobs.append((name, shlex.split(cmd), with_before(["untraced", "noserver", "live", "inproc", "children", "dialing"]), float(secs)))
+        name, lengths, cmd = spec.split("=", 2)
+        lengths = tuple(float(s) for s in lengths.split(","))
+        if len(lengths) != 2 or lengths[0] >= lengths[1]:
+            sys.exit(f"process_cost: --idle {spec!r}: two lengths, the shorter first")
+        jobs.append((name, cmd, with_before(["untraced", "noserver", "live", "inproc", "children", "dialing"]),
+                     lengths))
     results = {name: {m: [] for m in modes} for name, _, modes, _ in jobs}
     with tempfile.TemporaryDirectory(prefix="process_cost.") as tmp:
         for rnd in range(args.rounds):
-            for name, cmd, modes, _ in jobs:
+            for name, cmd, modes, lengths in jobs:
                 order = modes[rnd % len(modes):] + modes[:rnd % len(modes)]
                 for mode in order:
-                    results[name][mode].append(run_once(args, cmd, mode, tmp))
+                    if lengths:
+                        results[name][mode].append(tuple(
+                            run_once(args, shlex.split(cmd.replace("{s}", f"{s:g}")), mode, tmp) for s in lengths))
+                    else:
+                        results[name][mode].append(run_once(args, cmd, mode, tmp))
             print(f"  (round {rnd + 1} of {args.rounds} done)", file=sys.stderr)
-    for name, _, modes, idle_s in jobs:
-        report(name, modes, results[name], idle_s)
+    for name, _, modes, lengths in jobs:
+        if lengths:
+            report_idle(name, modes, results[name], lengths)
+        else:
+            report(name, modes, results[name])
 
 
 if __name__ == "__main__":
