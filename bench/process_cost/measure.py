@@ -152,13 +152,19 @@ def report(name, modes, runs):
         paired = med([r["total"] / u["total"] for r, u in zip(runs[mode], runs["untraced"])])
         print(f"  {mode:<14} {m / 1e9:14.3f} {lo / 1e9:7.3f}-{hi / 1e9:<7.3f} {m / base:7.3f} {paired:7.3f} "
               f"{wall / 1e9:7.3f} {wall / base_wall:6.2f} {rate} {sampled:>8}")
-    print("  tracyc's threads, median ms (% of untraced CPU):")
+    def cell(mode, part):
+        v = med([part(r) for r in runs[mode]])
+        return f"{v / 1e6:7.1f} ({100 * v / base:4.1f}%)"
+    print_parts("median ms (% of untraced CPU)", modes[1:], cell)
+
+
+def print_parts(what, modes, cell):
+    """The table of tracyc's threads: cell(mode, part) for each part, part(run) its CPU."""
+    print(f"  tracyc's threads, {what}:")
     print(f"  {'mode':<14}" + "".join(f" {p:>14}" for p in PARTS + ["all"]))
-    for mode in modes[1:]:
-        cells = []
-        for p in PARTS + ["all"]:
-            v = med([sum(r["parts"].values()) if p == "all" else r["parts"][p] for r in runs[mode]])
-            cells.append(f"{v / 1e6:7.1f} ({100 * v / base:4.1f}%)")
+    for mode in modes:
+        cells = [cell(mode, (lambda r: sum(r["parts"].values())) if p == "all" else (lambda r, p=p: r["parts"][p]))
+                 for p in PARTS + ["all"]]
         print(f"  {mode:<14}" + "".join(f" {c:>14}" for c in cells))
 
 
@@ -182,15 +188,10 @@ def report_idle(name, modes, runs, lengths):
         print(f"  {mode:<14} {med([a['total'] for a, _ in runs[mode]]) / 1e6:14.1f} "
               f"{med([b['total'] for _, b in runs[mode]]) / 1e6:8.1f} {slope:12.2f} {slope - base_slope:14.2f} "
               f"{fixed:9.1f} {fixed - base_fixed:14.1f}")
-    print("  tracyc's threads, median ms a second of idling / fixed ms:")
-    print(f"  {'mode':<14}" + "".join(f" {p:>14}" for p in PARTS + ["all"]))
-    for mode in modes[1:]:
-        cells = []
-        for p in PARTS + ["all"]:
-            part = (lambda r: sum(r["parts"].values())) if p == "all" else (lambda r, p=p: r["parts"][p])
-            slope, fixed = per_second_and_fixed(runs[mode], lengths, part)
-            cells.append(f"{slope:.2f} / {fixed:.1f}")
-        print(f"  {mode:<14}" + "".join(f" {c:>14}" for c in cells))
+    def cell(mode, part):
+        slope, fixed = per_second_and_fixed(runs[mode], lengths, part)
+        return f"{slope:.2f} / {fixed:.1f}"
+    print_parts("median ms a second of idling / fixed ms", modes[1:], cell)
 
 
 def main():
