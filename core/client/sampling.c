@@ -993,6 +993,13 @@ void tc_sampling_forget_after_fork(void)
      * (TRACYC_FOLLOW_FORK) makes its own, and never uses nor frees these copies. */
     s.unwinder = NULL;
     s.callchain = NULL;
+    /* The records the parent had not sent yet, in its stream and its queue, are the
+     * parent's: the child's capture starts without them (their chunks were charged to a
+     * budget the child starts again: client/state.c). */
+    s.stream_ready = 0;
+    s.queue = NULL;
+    s.queued = s.queue_cap = 0;
+    atomic_store(&s.lost, 0);
     for (size_t i = 0; i < s.nfds; i++)
         close(s.fds[i]);
     s.nfds = 0;

@@ -201,8 +201,9 @@ void tcn_resolver_stop(void)
 
 void tcn_resolver_forget_after_fork(void)
 {
-    /* The thread did not survive fork; its lists and caches are left as they are (the
-     * child is inert) rather than freed with a lock it may have held. */
+    /* The thread did not survive fork; its lists and caches are left as they are rather
+     * than freed with a lock it may have held (a followed child starts a resolver of its
+     * own). */
     pthread_mutex_init(&r.lock, NULL);
     pthread_cond_init(&r.wake, NULL);
     r.started = 0;

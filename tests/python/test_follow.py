@@ -120,6 +120,17 @@ def _collected(tmp_path, tracer_args, way, processes, outputs=("out.json",)):
     return children, paths, out + err
 
 
+def _threads(path):
+    """pid -> the thread ids its events name, in a Chrome JSON."""
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    found = {}
+    for e in events:
+        if "pid" in e and e.get("tid"):
+            found.setdefault(e["pid"], set()).add(e["tid"])
+    return found
+
+
 def _processes(path):
     """pid -> (process name, zone names) of a Chrome JSON."""
     with open(path) as f:
@@ -215,6 +226,11 @@ def test_children_in_the_output_file(way, tmp_path):
         assert processes[child][0] == f"{label}[{child}]", processes
     (parent,) = set(processes) - set(children)
     assert "parent_work" in processes[parent][1] and function not in processes[parent][1]
+    # A forked child's capture has none of its parent's threads: samples the parent's sampler
+    # had not yet sent at the fork are the parent's to send.
+    threads = _threads(str(tmp_path / "out.json"))
+    for child in children:
+        assert not threads[child] & threads[parent], (threads[child], threads[parent])
 
 
 WATCHED_NAMES = """\
