@@ -322,13 +322,18 @@ WAKE_FD_TAKEN = """\
         while time.thread_time() < end:
             sum(i * i for i in range(300))
 
+    from tracer import _tracer
+    _tracer.startup()
+    deadline = time.monotonic() + 30
+    while len(eventfds()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)  # the profiler's own two (its worker's, its native sampler's), made as they start
     for attempt in range(100):
         before = eventfds()
         tracer.start_sampling(1000)
         made = eventfds() - before
         if len(made) == 1:  # the sampler's alone
             break
-        tracer.stop_sampling()  # and one of the profiler's own, made as it starts: again
+        tracer.stop_sampling()  # and one of the profiler's own, made late: again
     (wake,) = made
     r, w = os.pipe()
     if REPLACED:
