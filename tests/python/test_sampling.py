@@ -36,9 +36,9 @@ EVERYTHING = """\
 import asyncio, hashlib, sys, threading, time
 import tracer
 
-def burn(seconds):
-    end = time.process_time() + seconds
-    while time.process_time() < end:
+def burn(seconds, clock=time.process_time):
+    end = clock() + seconds
+    while clock() < end:
         sum(i * i for i in range(300))
 
 def fib(n):
@@ -77,7 +77,8 @@ early = threading.Thread(target=early_thread, name="started-before")
 early.start()
 started.wait()
 tracer.start_sampling(int(sys.argv[1]) if len(sys.argv) > 1 else 1000)
-late = threading.Thread(target=lambda: burn(0.3), name="started-after")
+# (its own CPU time: the process's, shared with four threads, left it a handful of samples)
+late = threading.Thread(target=lambda: burn(0.3, time.thread_time), name="started-after")
 hasher = threading.Thread(target=hash_without_gil, name="hasher")
 sleeper = threading.Thread(target=sleep_only, name="sleeper")
 for t in (late, hasher, sleeper):
