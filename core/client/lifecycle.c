@@ -53,8 +53,11 @@ static void after_fork_child(void)
     tc_worker_forget_after_fork();
     tcn_callstack_forget_after_fork();
     tcu_threads_forget_after_fork();
+    /* The start lock in every child: an inert one takes it too, at its first call and at exit (the atexit
+     * shutdown), and a thread of the parent may have held it at the fork (in a shutdown
+     * waiting for a server, or in the start-up). */
+    pthread_mutex_init(&start_lock, NULL);
     if (follow) {
-        pthread_mutex_init(&start_lock, NULL);
         pthread_setspecific(thread_key, NULL);
         tc_state_reset_after_fork();
     }

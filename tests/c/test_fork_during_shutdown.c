@@ -1,0 +1,95 @@
+/* A child forked while another thread of the parent holds the profiler's start lock (here:
+ * inside ___tracy_shutdown_profiler, waiting for a server with TRACY_NO_EXIT=1) ends. The
+ * child does not follow the fork (no TRACYC_FOLLOW_FORK), yet its first tracyc call and its
+ * exit (the atexit shutdown) both take that lock: the fork handler must start it anew in
+ * every child, not only in a followed one (the child hung forever before).
+ * Bounded waits only: a child still alive after CHILD_WAIT_S is reported and killed. */
+#include "test_capture.h"
+#include "test_util.h"
+#include "tracyc.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CHILD_WAIT_S 30
+
+static const struct ___tracy_source_location_data child_loc = {"child", "main", "fork.c", 1, 0};
+
+static void pause_ms(int ms)
+{
+    nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL);
+}
+
+static void *shut_down(void *arg)
+{
+    (void)arg;
+    ___tracy_shutdown_profiler(); /* holds the start lock until a server has the capture */
+    return NULL;
+}
+
+/* The shutdown marks the profiler stopping under the start lock, and stays there (holding
+ * it) while no server has connected. */
+static int wait_until_stopping(void)
+{
+    for (int i = 0; i < CHILD_WAIT_S * 100; i++) {
+        if (!___tracy_profiler_started())
+            return 1;
+        pause_ms(10);
+    }
+    return 0;
+}
+
+/* 1 if the child ended by itself within the bound; otherwise it is killed. */
+static int child_ended(pid_t pid, int *status)
+{
+    for (int i = 0; i < CHILD_WAIT_S * 100; i++) {
+        if (waitpid(pid, status, WNOHANG) == pid)
+            return 1;
+        pause_ms(10);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, status, 0);
+    return 0;
+}
+
+/* A non-followed child: inert, every call a no-op, and its exit runs the shutdown. */
+static void run_child(void)
+{
+    int disabled = tracyc_disabled();
+    TracyCZoneCtx z = ___tracy_emit_zone_begin(&child_loc, 1);
+    ___tracy_emit_zone_end(z);
+    exit(disabled ? 0 : 3);
+}
+
+int main(void)
+{
+    uint16_t port = tt_use_free_port();
+    setenv("TRACY_NO_EXIT", "1", 1);
+    unsetenv("TRACYC_FOLLOW_FORK");
+    ___tracy_startup_profiler();
+    pthread_t shutter;
+    pthread_create(&shutter, NULL, shut_down, NULL);
+    int stopping = wait_until_stopping();
+    tt_check(stopping, "the shutdown began within %d s", CHILD_WAIT_S);
+    if (stopping) {
+        pid_t pid = fork();
+        if (pid == 0)
+            run_child();
+        int status = 0;
+        int ended = child_ended(pid, &status);
+        tt_check(ended, "a child forked during the parent's shutdown ended within %d s (hung on the start lock)",
+                 CHILD_WAIT_S);
+        if (ended)
+            tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child exited with 0 (status %d)", status);
+    }
+    /* A server lets the parent's shutdown end. */
+    struct tt_capture *cap = tt_capture_start(port);
+    pthread_join(shutter, NULL);
+    CHECK_EQ_INT(tt_capture_join(cap), 0);
+    tt_capture_free(cap);
+    return tt_finish("test_fork_during_shutdown");
+}
