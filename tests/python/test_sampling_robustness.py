@@ -376,6 +376,41 @@ def test_sampler_wakes_for_a_new_thread_and_the_stop(python_run):
     assert samples_where(stacks, lambda s: s[0] == "started-when-idle" and "burn" in s) > 0, list(stacks)[:10]
 
 
+def test_followed_fork_child_samples_and_stops(python_run):
+    """A child forked while sampling runs, followed (TRACYC_FOLLOW_FORK=1), has a sampler
+    of its own: its wake-up is made anew (the parent's sampler thread may have been waiting
+    on the parent's as it forked), a thread the child starts gets a clock and the child's
+    stop returns."""
+    run = python_run("""\
+        import os, threading, time
+        import tracer
+        from tracer import _tracer
+
+        def burn(seconds):
+            end = time.thread_time() + seconds
+            while time.thread_time() < end:
+                sum(i * i for i in range(300))
+
+        tracer.start_sampling(1000)
+        burn(0.1)
+        pid = os.fork()
+        if pid == 0:
+            started = tracer.start_sampling(1000)
+            late = threading.Thread(target=burn, args=(0.2,), name="child-late")
+            late.start()
+            late.join()
+            tracer.stop_sampling()
+            stats = _tracer.sampling_stats()
+            print("child", started, stats["threads"] >= 2, stats["samples"] > 0, flush=True)
+            os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        tracer.stop_sampling()
+        print("parent", status)
+        """, output="out.folded", env={"TRACYC_FOLLOW_FORK": "1"})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "child True True True\nparent 0\n", run.stdout
+
+
 def test_setitimer_keeps_working(python_run):
     """The program's interval timers (SIGPROF, SIGALRM) are its own: sampling uses neither."""
     run = python_run("""\
