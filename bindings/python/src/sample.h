@@ -19,10 +19,10 @@
 
 #include "tracer.h"
 
+#include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <sys/stat.h>
 #include <sys/types.h>
 
 #define TP_SAMPLE_DEFAULT_HZ 1000
@@ -129,14 +129,11 @@ extern _Atomic int tp_signal_changing;
 typedef void (*tp_sample_fn)(struct tp_slot *s, int64_t time, unsigned flags, const struct tp_frame_ref *frames, int n,
                              void *user);
 void tp_ring_drain(struct tp_slot *s, tp_sample_fn fn, void *user);
-/* An eventfd the handler writes to when a ring reaches half full, so that the drain
- * thread, which otherwise waits long, empties it in time; -1 when there is no drain thread
- * to wake (before start_sampling, after stop_sampling). The program may have put a
- * descriptor of its own on the number: it is written to only while tcu_fd_still_ours tells
- * it is the one tp_ring_wake_st was taken of (tp_ring_wake_st is set before the number is
- * published). */
-extern _Atomic int tp_ring_wake_fd;
-extern struct stat tp_ring_wake_st;
+/* Posted (sem_post, async-signal-safe) by the handler when a ring reaches half full, by a
+ * new thread and by the stop, so that the drain thread, which otherwise waits long, wakes
+ * at once. A semaphore in memory, not a descriptor: nothing the program can close or put
+ * a file of its own on. Made when the module loads, made anew in a forked child. */
+extern sem_t tp_sampler_wake;
 /* Handlers take samples only while this is set. */
 extern _Atomic int tp_sampling_on;
 
@@ -157,10 +154,11 @@ struct tp_sampling_stats {
     uint64_t samples, lost, threads, gil_released, truncated, broken, refused;
     const char *clock;
     int signal_taken; /* stopped: the program's own handler took our signal */
-    int wake_closed;  /* the program closed or replaced the thread's eventfd: it passes every PERIOD_MS */
     int64_t cpu_ns;   /* CPU time of the sampler's own thread */
 };
 void tp_sampling_stats(struct tp_sampling_stats *out);
+/* Makes tp_sampler_wake (when the module loads). 0, or -1 with errno. */
+int tp_sampling_init(void);
 /* In a forked child: sampling is off, and nothing of the parent's remains running. */
 void tp_sampling_forget_after_fork(void);
 

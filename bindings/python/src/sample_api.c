@@ -69,12 +69,12 @@ static PyObject *api_sampling_stats(PyObject *self, PyObject *unused)
 {
     struct tp_sampling_stats s;
     tp_sampling_stats(&s);
-    return Py_BuildValue(
-        "{sKsKsKsKsKsKsKsssNsNsL}", "samples", (unsigned long long)s.samples, "lost", (unsigned long long)s.lost,
-        "threads", (unsigned long long)s.threads, "gil_released", (unsigned long long)s.gil_released, "truncated",
-        (unsigned long long)s.truncated, "broken", (unsigned long long)s.broken, "code_copies_refused",
-        (unsigned long long)s.refused, "clock", s.clock, "stopped_by_signal_handler", PyBool_FromLong(s.signal_taken),
-        "wake_descriptor_closed", PyBool_FromLong(s.wake_closed), "sampler_cpu_ns", (long long)s.cpu_ns);
+    return Py_BuildValue("{sKsKsKsKsKsKsKsssNsL}", "samples", (unsigned long long)s.samples, "lost",
+                         (unsigned long long)s.lost, "threads", (unsigned long long)s.threads, "gil_released",
+                         (unsigned long long)s.gil_released, "truncated", (unsigned long long)s.truncated, "broken",
+                         (unsigned long long)s.broken, "code_copies_refused", (unsigned long long)s.refused, "clock",
+                         s.clock, "stopped_by_signal_handler", PyBool_FromLong(s.signal_taken), "sampler_cpu_ns",
+                         (long long)s.cpu_ns);
 }
 
 static PyObject *api_name_thread(PyObject *self, PyObject *args)
@@ -179,7 +179,7 @@ static void in_child(void)
 
 int tp_sample_init(void)
 {
-    return pthread_atfork(NULL, NULL, in_child) == 0 ? 0 : -1;
+    return tp_sampling_init() == 0 && pthread_atfork(NULL, NULL, in_child) == 0 ? 0 : -1;
 }
 
 PyMethodDef tp_sample_methods[] = {

@@ -2,8 +2,8 @@
  * clock (sample_signal.c), empties their rings and records each sample with the profiler
  * as a callstack of synthetic frame addresses, which it also answers. It waits longer
  * after each pass that found no new thread, 10 ms after one that did, up to a second; a
- * ring that reaches half full (its thread's handler says so) and a thread that threading
- * starts wake it at once.
+ * ring that reaches half full (its thread's handler says so), a thread that threading
+ * starts and the stop wake it at once (tp_sampler_wake).
  *
  * A frame address is SAMPLE_BASE | function id << 28 | line: the function (qualified
  * name, file, first line: one id per distinct function, whatever code object it came
@@ -20,13 +20,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,7 +61,6 @@ struct function {
 
 static struct {
     pthread_mutex_t lock;   /* start and stop */
-    int wake_fd;            /* eventfd: a ring half full, a new thread, the stop (tp_ring_wake_fd) */
     pthread_cond_t scanned; /* after each look at the process's threads */
     uint32_t scans_done;    /* how many (under lock) */
     pthread_t thread;
@@ -80,7 +77,6 @@ static struct {
     uint64_t samples, gil_released, truncated, broken, threads;
     _Atomic int64_t cpu_ns;   /* the sampler thread's own CPU time */
     _Atomic int signal_taken; /* the program put its own handler on our signal: stopped */
-    _Atomic int wake_closed;  /* the program closed wake_fd, or put a descriptor of its own there */
     _Atomic uint64_t lost_total;
     /* the functions, shared with the frame resolver (which runs on the profiler's thread) */
     pthread_mutex_t functions_lock;
@@ -89,9 +85,11 @@ static struct {
     struct tcu_map function_ids; /* content hash -> newest function id with it */
     int registered;
     struct file_list hide_below, hide_frame; /* set before the thread starts, fixed while it runs */
-} d = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake_fd = -1, .functions_lock = PTHREAD_MUTEX_INITIALIZER, .task_dir = -1};
+} d = {.lock = PTHREAD_MUTEX_INITIALIZER, .functions_lock = PTHREAD_MUTEX_INITIALIZER, .task_dir = -1};
 
 #define NATIVE ((uint64_t)1 << 40)
+
+sem_t tp_sampler_wake;
 
 /* ---- functions ----------------------------------------------------------------------- */
 
@@ -387,8 +385,7 @@ void tp_sampling_wake(void)
     pthread_mutex_lock(&d.lock);
     if (d.running) {
         d.look_now = 1;
-        if (tcu_fd_still_ours(d.wake_fd, &tp_ring_wake_st))
-            eventfd_write(d.wake_fd, 1);
+        sem_post(&tp_sampler_wake);
     }
     pthread_mutex_unlock(&d.lock);
 }
@@ -401,40 +398,44 @@ static void note_own_cpu(void)
         atomic_store(&d.cpu_ns, (int64_t)cpu.tv_sec * 1000000000 + cpu.tv_nsec);
 }
 
-/* The program closed the eventfd, or put a descriptor of its own on its number: the number
- * is no longer ours, and is not written to, read or closed again. Only this thread changes
- * d.wake_fd while it runs. */
-static void forget_wake_fd(void)
+/* Takes every post made so far: several (a ring half full and a new thread, say) make one
+ * pass, as they made one wake-up. */
+static void take_posts(void)
 {
-    pthread_mutex_lock(&d.lock);
-    atomic_store(&tp_ring_wake_fd, -1);
-    d.wake_fd = -1;
-    atomic_store(&d.wake_closed, 1);
-    pthread_mutex_unlock(&d.lock);
+    while (sem_trywait(&tp_sampler_wake) == 0)
+        continue;
 }
 
-/* Waits wait_ms, or until the eventfd wakes it (a ring half full, a new thread, the stop).
- * A program that closed the descriptor (poll says POLLNVAL) or replaced it has taken the
- * wakes away: the thread then makes a pass every PERIOD_MS, which the rings never outrun.
- * A replacement during a wait is seen at its end, before any read. (One between the look
- * and the read or write, microseconds, is not told apart; nor is an eventfd of the
- * program's made close-on-exec: tcu_fd_still_ours.) */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 30))
+/* On the monotonic clock where the C library has it: setting the wall clock neither stretches
+ * nor cuts a wait. */
+#define WAIT_CLOCK CLOCK_MONOTONIC
+static int timed_wait(const struct timespec *until)
+{
+    return sem_clockwait(&tp_sampler_wake, CLOCK_MONOTONIC, until);
+}
+#else
+#define WAIT_CLOCK CLOCK_REALTIME
+static int timed_wait(const struct timespec *until)
+{
+    return sem_timedwait(&tp_sampler_wake, until);
+}
+#endif
+
+/* Waits wait_ms, or until tp_sampler_wake is posted (a ring half full, a new thread, the
+ * stop). The deadline is absolute: a wait a signal interrupts goes on to the same end. */
 static void wait_for_work(int wait_ms)
 {
-    if (d.wake_fd >= 0 && !tcu_fd_still_ours(d.wake_fd, &tp_ring_wake_st))
-        forget_wake_fd();
-    if (d.wake_fd < 0) {
-        poll(NULL, 0, wait_ms < PERIOD_MS ? wait_ms : PERIOD_MS);
-        return;
-    }
-    struct pollfd wake = {.fd = d.wake_fd, .events = POLLIN};
-    eventfd_t count;
-    if (poll(&wake, 1, wait_ms) <= 0)
-        return;
-    if ((wake.revents & POLLIN) && tcu_fd_still_ours(d.wake_fd, &tp_ring_wake_st))
-        eventfd_read(d.wake_fd, &count);
-    else
-        forget_wake_fd();
+    struct timespec until;
+    clock_gettime(WAIT_CLOCK, &until);
+    long ns = until.tv_nsec + (long)(wait_ms % 1000) * 1000000;
+    until.tv_sec += wait_ms / 1000 + ns / 1000000000;
+    until.tv_nsec = ns % 1000000000;
+    int rc;
+    while ((rc = timed_wait(&until)) != 0 && errno == EINTR)
+        continue;
+    if (rc == 0)
+        take_posts();
 }
 
 static void *drain_main(void *unused)
@@ -600,27 +601,13 @@ int tp_sampling_start(unsigned hz, PyObject *hide_below, PyObject *hide_frame)
     d.hz = hz;
     atomic_store(&d.stop, 0);
     atomic_store(&d.signal_taken, 0);
-    atomic_store(&d.wake_closed, 0);
+    take_posts(); /* a last run's: its stop's, when its thread saw the stop before waiting */
     atomic_store(&tp_sampling_on, 1);
     uint32_t scans = d.scans_done;
-    if ((d.wake_fd = tcu_fd_eventfd()) < 0 || fstat(d.wake_fd, &tp_ring_wake_st) != 0) {
-        rc = errno;
-        if (d.wake_fd >= 0)
-            close(d.wake_fd);
-        d.wake_fd = -1;
-        atomic_store(&tp_sampling_on, 0);
-        pthread_mutex_unlock(&d.lock);
-        PyErr_Format(PyExc_OSError, "sampling: cannot make its thread's wake-up descriptor: %s", strerror(rc));
-        return -1;
-    }
-    atomic_store(&tp_ring_wake_fd, d.wake_fd);
     /* One of the profiler's threads (tracyc_own_threads): the profiler's perf events, which
      * it inherits from this thread, leave its context switches out. */
     if ((rc = tcu_thread_start(&d.thread, "tracer sampler", drain_main, NULL)) != 0) {
         atomic_store(&tp_sampling_on, 0);
-        atomic_store(&tp_ring_wake_fd, -1);
-        close(d.wake_fd);
-        d.wake_fd = -1;
         pthread_mutex_unlock(&d.lock);
         PyErr_Format(PyExc_OSError, "sampling: cannot start its thread: %s",
                      rc > 0 ? strerror(rc) : "cannot list it among the profiler's threads");
@@ -641,17 +628,10 @@ void tp_sampling_stop(void)
         return;
     }
     atomic_store(&d.stop, 1);
-    if (tcu_fd_still_ours(d.wake_fd, &tp_ring_wake_st))
-        eventfd_write(d.wake_fd, 1);
+    sem_post(&tp_sampler_wake);
     pthread_mutex_unlock(&d.lock);
     Py_BEGIN_ALLOW_THREADS tcu_thread_join(d.thread);
     Py_END_ALLOW_THREADS pthread_mutex_lock(&d.lock);
-    /* Every slot was closed as the thread ended, each once no handler ran on it: none can
-     * write to the descriptor now. */
-    atomic_store(&tp_ring_wake_fd, -1);
-    if (tcu_fd_still_ours(d.wake_fd, &tp_ring_wake_st))
-        close(d.wake_fd);
-    d.wake_fd = -1;
     d.running = 0;
     pthread_mutex_unlock(&d.lock);
 }
@@ -675,8 +655,12 @@ void tp_sampling_stats(struct tp_sampling_stats *out)
                                       tp_codes_refused(),
                                       tp_signal_clock() == TP_CLOCK_PERF ? "perf task-clock" : "POSIX CPU timer",
                                       atomic_load(&d.signal_taken),
-                                      atomic_load(&d.wake_closed),
                                       atomic_load(&d.cpu_ns)};
+}
+
+int tp_sampling_init(void)
+{
+    return sem_init(&tp_sampler_wake, 0, 0);
 }
 
 void tp_sampling_forget_after_fork(void)
@@ -686,10 +670,9 @@ void tp_sampling_forget_after_fork(void)
     atomic_store(&tp_sampling_on, 0);
     tp_slots_forget();
     d.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
-    atomic_store(&tp_ring_wake_fd, -1);
-    if (tcu_fd_still_ours(d.wake_fd, &tp_ring_wake_st)) /* its counter is the parent's too */
-        close(d.wake_fd);
-    d.wake_fd = -1;
+    /* The semaphore too: the parent's sampler thread may have been waiting on it, or a
+     * handler posting to it, as the process forked. */
+    sem_init(&tp_sampler_wake, 0, 0);
     d.scanned = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
     d.functions_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
     d.running = 0;

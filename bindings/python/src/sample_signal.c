@@ -15,7 +15,7 @@
  *
  * Each slot has a ring of fixed-size space written by its thread's handler (the only
  * producer) and read by the drain thread (the only consumer), which the handler wakes
- * when the ring reaches half full.
+ * when the ring reaches half full (tp_sampler_wake).
  */
 #include "sample.h"
 #include "util/fd.h"
@@ -26,7 +26,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -39,8 +38,6 @@
 
 struct tp_slot tp_slots[TP_MAX_SLOTS];
 _Atomic int tp_sampling_on;
-_Atomic int tp_ring_wake_fd = -1;
-struct stat tp_ring_wake_st;
 _Atomic int tp_signal_changing;
 
 /* perf fd -> slot index + 1 and the slot's gen (0: not ours now); fds ever used for
@@ -95,9 +92,8 @@ static void take_sample(struct tp_slot *s)
     rec->flags = (uint16_t)flags;
     size_t next = head + sizeof *rec + (size_t)n * sizeof(struct tp_frame_ref);
     atomic_store_explicit(&r->head, next, memory_order_release);
-    int wake_fd = atomic_load_explicit(&tp_ring_wake_fd, memory_order_acquire);
-    if (used < RING_DATA / 2 && next - tail >= RING_DATA / 2 && tcu_fd_still_ours(wake_fd, &tp_ring_wake_st))
-        eventfd_write(wake_fd, 1); /* a write(2): async-signal-safe */
+    if (used < RING_DATA / 2 && next - tail >= RING_DATA / 2)
+        sem_post(&tp_sampler_wake);
 }
 
 /* The slot a signal is for, with the gen it was sent under; NULL when it is not ours. */
