@@ -45,7 +45,10 @@ static int close_on_exec(int fd)
     return flags >= 0 && (flags & FD_CLOEXEC);
 }
 
-int tcu_fd_still_ours(int fd, const struct stat *st)
+/* Whether fd is still the descriptor that st was taken of (fstat when it was made): a program
+ * that closed the number and put a descriptor of its own there, or put one there with dup2 in
+ * its place, is told apart by the file and by close-on-exec, which ours have and dup2 clears. */
+static int still_ours(int fd, const struct stat *st)
 {
     return fd >= 0 && close_on_exec(fd) && same_inode(fd, st);
 }
@@ -82,7 +85,7 @@ static int source_sound(void)
     if (source < 0)
         return 0;
     struct pollfd p = {source, POLLIN, 0};
-    int ours = tcu_fd_still_ours(source, &source_st);
+    int ours = still_ours(source, &source_st);
     if (ours && poll(&p, 1, 0) == 1 && p.revents == POLLHUP)
         return 1;
     if (ours)
@@ -123,7 +126,7 @@ static int make_source(void)
 /* Whether the number still holds the stand-in (not the program's own, put on it). */
 static int is_stand_in(const struct held *h)
 {
-    return tcu_fd_still_ours(h->fd, &h->st);
+    return still_ours(h->fd, &h->st);
 }
 
 /* Takes the free numbers below limit, lowest first, with stand-ins into held (at most cap);

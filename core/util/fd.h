@@ -60,12 +60,6 @@ void tcu_fd_guard_register_fork(void);
  * free) a standard fd goes to 3 or above if it can, and any other stays where it is, made
  * close-on-exec. A negative fd is returned as it is. */
 int tcu_fd_lift(int fd);
-/* Whether fd is still the profiler's descriptor that st was taken of (fstat when it was made):
- * a program that closed the number and put a descriptor of its own there, or put one there
- * with dup2 in its place, is told apart by the file and by close-on-exec, which the profiler's
- * descriptors have and dup2 clears. Not told apart: the same file put back close-on-exec (every
- * eventfd is one file). Async-signal-safe; two system calls. */
-int tcu_fd_still_ours(int fd, const struct stat *st);
 /* open(2) (O_CLOEXEC added), guarded and lifted. */
 int tcu_fd_open(const char *path, int flags, int mode);
 /* socket(2) (SOCK_CLOEXEC added), guarded and lifted. */
