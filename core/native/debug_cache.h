@@ -23,6 +23,7 @@
 
 #include <gelf.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The libelf functions it uses: libdw.c's table (libdw.h), which loads them. */
 struct tcn_debug_cache_elf {
@@ -60,11 +61,15 @@ int tcn_debug_cache_copy(const struct tcn_debug_cache_elf *elf, const unsigned c
 #define TCN_DEBUG_CACHE_MODULE_MIN (64 * 1024)
 int tcn_debug_cache_module(const char *file, int make, char *path, size_t cap);
 
-/* Files of bytes named `name` (ending with ".lines": line tables, line_table.h), under the
+/* Files of bytes named `name` (ending with ".lines": line tables, line_table.h; ".units":
+ * unit_index.h; ".scopes": unit_scopes.h), under the
  * same limit and rules. Read: the whole file, malloc'd (free it), *len set, marked used;
  * NULL when there is none (the caller validates what it reads; read, not mapped, so a file
  * changed or cut short afterwards changes nothing). Write: 0 when it is in place. */
 void *tcn_debug_cache_read(const char *name, size_t *len);
 int tcn_debug_cache_write(const char *name, const void *data, size_t len);
+
+/* A checksum of bytes kept in the cache: what a file cut short or changed fails. */
+uint64_t tcn_debug_cache_checksum(const void *data, size_t len);
 
 #endif
