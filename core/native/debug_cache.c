@@ -386,6 +386,25 @@ uint64_t tcn_debug_cache_checksum(const void *data, size_t len)
     return h ^ len;
 }
 
+#define ORDER 0x01020304u
+
+void tcn_debug_cache_mark(void *header, const char *magic)
+{
+    uint32_t order = ORDER;
+    memcpy(header, magic, 8);
+    memcpy((char *)header + 8, &order, sizeof order);
+}
+
+int tcn_debug_cache_header(const void *data, size_t len, void *header, size_t header_len, const char *magic)
+{
+    uint32_t order;
+    if (len < header_len || header_len < 8 + sizeof order)
+        return -1;
+    memcpy(header, data, header_len);
+    memcpy(&order, (const char *)header + 8, sizeof order);
+    return memcmp(header, magic, 8) == 0 && order == ORDER ? 0 : -1;
+}
+
 void *tcn_debug_cache_read(const char *name, size_t *len)
 {
     char path[sizeof cache_dir + 256];

@@ -72,4 +72,12 @@ int tcn_debug_cache_write(const char *name, const void *data, size_t len);
 /* A checksum of bytes kept in the cache: what a file cut short or changed fails. */
 uint64_t tcn_debug_cache_checksum(const void *data, size_t len);
 
+/* Each file of bytes begins with a header whose first 12 bytes are its kind's 8-byte magic
+ * and this machine's byte order (the cache is the machine's own, read as it was written).
+ * Mark: writes them into header. Header: copies the header_len bytes of data's header out
+ * (alignment aside): 0 when data holds one and it is marked magic, in this machine's order;
+ * -1 otherwise. */
+void tcn_debug_cache_mark(void *header, const char *magic);
+int tcn_debug_cache_header(const void *data, size_t len, void *header, size_t header_len, const char *magic);
+
 #endif

@@ -32,7 +32,6 @@ struct header {
 };
 
 static const char magic[8] = "TCNLINE1";
-#define ORDER 0x01020304u
 #define NO_NAME 0xffffffffu
 
 void *tcn_line_table_encode(const struct tcn_line_table *t, uint64_t unit, size_t *len)
@@ -44,8 +43,8 @@ void *tcn_line_table_encode(const struct tcn_line_table *t, uint64_t unit, size_
     unsigned char *out = malloc(size);
     if (!out)
         return NULL;
-    struct header h = {{0}, ORDER, t->nfiles, t->nrows, t->strings_len, unit, 0};
-    memcpy(h.magic, magic, sizeof magic);
+    struct header h = {{0}, 0, t->nfiles, t->nrows, t->strings_len, unit, 0};
+    tcn_debug_cache_mark(&h, magic);
     unsigned char *body = out + sizeof h;
     if (rows)
         memcpy(body, t->rows, rows);
@@ -65,13 +64,11 @@ int tcn_line_table_decode(void *data, size_t len, uint64_t unit, struct tcn_line
 {
     memset(t, 0, sizeof *t);
     struct header h;
-    if (len < sizeof h)
+    if (tcn_debug_cache_header(data, len, &h, sizeof h, magic) != 0)
         return -1;
-    memcpy(&h, data, sizeof h);
     unsigned char *body = (unsigned char *)data + sizeof h;
     size_t left = len - sizeof h;
-    if (memcmp(h.magic, magic, sizeof magic) != 0 || h.order != ORDER || h.unit != unit ||
-        h.nrows > left / sizeof *t->rows || h.nfiles > TCN_LINE_NO_FILE ||
+    if (h.unit != unit || h.nrows > left / sizeof *t->rows || h.nfiles > TCN_LINE_NO_FILE ||
         (uint64_t)h.nfiles * sizeof(uint32_t) > left - h.nrows * sizeof *t->rows ||
         h.strings_len != left - h.nrows * sizeof *t->rows - (uint64_t)h.nfiles * sizeof(uint32_t) ||
         (h.strings_len && body[left - 1] != 0) || tcn_debug_cache_checksum(body, left) != h.checksum)

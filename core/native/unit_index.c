@@ -74,7 +74,6 @@ struct header {
 };
 
 static const char magic[8] = "TCNUNIT1";
-#define ORDER 0x01020304u
 
 void *tcn_unit_index_encode(const struct tcn_unit_index *ix, size_t *len)
 {
@@ -82,8 +81,8 @@ void *tcn_unit_index_encode(const struct tcn_unit_index *ix, size_t *len)
     unsigned char *out = malloc(sizeof(struct header) + runs);
     if (!out)
         return NULL;
-    struct header h = {{0}, ORDER, 0, ix->nruns, ix->last_end, 0};
-    memcpy(h.magic, magic, sizeof magic);
+    struct header h = {{0}, 0, 0, ix->nruns, ix->last_end, 0};
+    tcn_debug_cache_mark(&h, magic);
     if (runs)
         memcpy(out + sizeof h, ix->runs, runs);
     h.checksum = tcn_debug_cache_checksum(out + sizeof h, runs);
@@ -96,13 +95,11 @@ int tcn_unit_index_decode(void *data, size_t len, struct tcn_unit_index *ix)
 {
     memset(ix, 0, sizeof *ix);
     struct header h;
-    if (len < sizeof h)
+    if (tcn_debug_cache_header(data, len, &h, sizeof h, magic) != 0)
         return -1;
-    memcpy(&h, data, sizeof h);
     unsigned char *body = (unsigned char *)data + sizeof h;
     size_t left = len - sizeof h;
-    if (memcmp(h.magic, magic, sizeof magic) != 0 || h.order != ORDER || h.nruns == 0 ||
-        h.nruns != left / sizeof *ix->runs || left % sizeof *ix->runs != 0 ||
+    if (h.nruns == 0 || h.nruns != left / sizeof *ix->runs || left % sizeof *ix->runs != 0 ||
         tcn_debug_cache_checksum(body, left) != h.checksum)
         return -1;
     struct tcn_unit_run *runs = (struct tcn_unit_run *)(void *)body; /* (after a 40-byte header: aligned) */

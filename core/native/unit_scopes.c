@@ -295,7 +295,6 @@ struct header {
 };
 
 static const char magic[8] = "TCNSCOP1";
-#define ORDER 0x01020304u
 
 /* The body's and the unit's: the unit is taken from the bytes, not checked against another. */
 static uint64_t checksum(const void *body, size_t len, uint64_t unit)
@@ -319,8 +318,8 @@ void *tcn_unit_scopes_encode(const struct tcn_unit_scopes *t, uint64_t unit, siz
             memcpy(at, from[i], parts[i]);
         at += parts[i];
     }
-    struct header h = {{0}, ORDER, 0, t->nfunctions, t->nscopes, t->nranges, t->strings_len, unit, 0};
-    memcpy(h.magic, magic, sizeof magic);
+    struct header h = {{0}, 0, 0, t->nfunctions, t->nscopes, t->nranges, t->strings_len, unit, 0};
+    tcn_debug_cache_mark(&h, magic);
     h.checksum = checksum(out + sizeof h, size - sizeof h, unit);
     memcpy(out, &h, sizeof h);
     *len = size;
@@ -361,9 +360,8 @@ int tcn_unit_scopes_decode(void *data, size_t len, uint64_t *unit, struct tcn_un
 {
     memset(t, 0, sizeof *t);
     struct header h;
-    if (len < sizeof h)
+    if (tcn_debug_cache_header(data, len, &h, sizeof h, magic) != 0)
         return -1;
-    memcpy(&h, data, sizeof h);
     unsigned char *body = (unsigned char *)data + sizeof h;
     size_t left = len - sizeof h;
     uint64_t sizes[] = {sizeof *t->functions, sizeof *t->scopes, sizeof *t->ranges, 1};
@@ -373,8 +371,7 @@ int tcn_unit_scopes_decode(void *data, size_t len, uint64_t *unit, struct tcn_un
             return -1;
         total += counts[i] * sizes[i];
     }
-    if (memcmp(h.magic, magic, sizeof magic) != 0 || h.order != ORDER || total != left ||
-        checksum(body, left, h.unit) != h.checksum)
+    if (total != left || checksum(body, left, h.unit) != h.checksum)
         return -1;
     /* (after a 64-byte header, parts of multiples of 8 bytes but the last: aligned) */
     t->functions = (struct tcn_scope_function *)(void *)body;

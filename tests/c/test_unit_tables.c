@@ -48,8 +48,8 @@ static void check_index(void)
  * without addresses; g holds h inlined at 0x140..0x150. k (0x300..0x310, 0x380..0x390) is
  * split in two. */
 static char strings[] = "f\0g\0h\0k";
-static struct tcn_scope_range ranges[] = {{0x100, 0x200}, {0x120, 0x180}, {0x140, 0x150}, {0x300, 0x310},
-                                          {0x380, 0x390}};
+static struct tcn_scope_range ranges[] = {
+    {0x100, 0x200}, {0x120, 0x180}, {0x140, 0x150}, {0x300, 0x310}, {0x380, 0x390}};
 static struct tcn_scope scopes[] = {
     {0x100, 0x200, 0, 1, 4, 0, TCN_SCOPE_NO_FILE, 0, TCN_SCOPE_FUNCTION | TCN_SCOPE_HAS_PC, 0},
     {0, 0, 1, 0, 4, TCN_SCOPE_NO_NAME, TCN_SCOPE_NO_FILE, 0, TCN_SCOPE_BLOCK, 0},
@@ -115,11 +115,11 @@ static void check_scopes(void)
         size_t field;
         uint32_t value;
     } breaks[] = {
-        {2, offsetof(struct tcn_scope, first_range), 5},          /* a range past the ranges */
-        {3, offsetof(struct tcn_scope, name), sizeof strings},    /* a name past the names */
-        {1, offsetof(struct tcn_scope, end), 1},                  /* an end at itself */
-        {4, offsetof(struct tcn_scope, end), 6},                  /* an end past the scopes */
-        {2, offsetof(struct tcn_scope, end), 5},                  /* crossing its parent's end */
+        {2, offsetof(struct tcn_scope, first_range), 5},             /* a range past the ranges */
+        {3, offsetof(struct tcn_scope, name), sizeof strings},       /* a name past the names */
+        {1, offsetof(struct tcn_scope, end), 1},                     /* an end at itself */
+        {4, offsetof(struct tcn_scope, end), 6},                     /* an end past the scopes */
+        {2, offsetof(struct tcn_scope, end), 5},                     /* crossing its parent's end */
         {3, offsetof(struct tcn_scope, flags), TCN_SCOPE_BLOCK + 1}, /* no such kind */
     };
     for (size_t i = 0; i < sizeof breaks / sizeof *breaks; i++) {
@@ -128,7 +128,8 @@ static void check_scopes(void)
         struct tcn_unit_scopes b = table(bad);
         CHECK(round_trip(&b, &back) == -1);
     }
-    struct tcn_scope_function stray[] = {{0x100, 0x200, 5, 0}}, unsorted[] = {{0x300, 0x310, 4, 0}, {0x100, 0x200, 0, 0}};
+    struct tcn_scope_function stray[] = {{0x100, 0x200, 5, 0}},
+                              unsorted[] = {{0x300, 0x310, 4, 0}, {0x100, 0x200, 0, 0}};
     struct tcn_unit_scopes b = table(scopes);
     b.functions = stray;
     b.nfunctions = 1;
