@@ -65,6 +65,7 @@
     X(dwarf_lineendsequence, "ELFUTILS_0.122")                                                                         \
     X(dwarf_linesrc, "ELFUTILS_0.122")                                                                                 \
     X(dwarf_dieoffset, "ELFUTILS_0.122")                                                                               \
+    X(dwarf_getelf, "ELFUTILS_0.126")                                                                                  \
     X(dwarf_offdie, "ELFUTILS_0.122")                                                                                  \
     X(dwarf_getaranges, "ELFUTILS_0.122")                                                                              \
     X(dwarf_onearange, "ELFUTILS_0.122")                                                                               \

@@ -54,6 +54,7 @@ struct tcn_symbols {
     struct tcu_map units;     /* Dwfl_Module -> struct module_units *, of the current Dwfl */
     struct tcu_map modules;   /* Dwfl_Module -> struct module_symbols *, of the current Dwfl */
     size_t memory;            /* of the locations and sources */
+    size_t dwfl_memory;       /* of the units, modules' symbols and line tables, of the current Dwfl */
 };
 
 static const char unknown[] = "[unknown]";
@@ -93,6 +94,7 @@ static void report_modules(struct tcn_symbols *s)
     const struct tcn_libdw *dw = s->dw;
     free_units(&s->units); /* they point into the old Dwfl's data */
     free_modules(&s->modules);
+    s->dwfl_memory = 0;
     if (s->dwfl)
         dw->dwfl_end(s->dwfl);
     s->dwfl = dw->dwfl_begin(&s->callbacks);
@@ -157,8 +159,8 @@ void tcn_symbols_free(struct tcn_symbols *s)
 
 size_t tcn_symbols_memory(const struct tcn_symbols *s)
 {
-    return s->memory + s->strings.memory + tcu_map_memory(&s->interned) + tcu_map_memory(&s->locations) +
-           tcu_map_memory(&s->sources);
+    return s->memory + s->dwfl_memory + s->strings.memory + tcu_map_memory(&s->interned) +
+           tcu_map_memory(&s->locations) + tcu_map_memory(&s->sources);
 }
 
 /* The module of address, as the loader has things now: a library loaded since is found,
@@ -242,7 +244,7 @@ static struct module_symbols *symbols_of(struct tcn_symbols *s, Dwfl_Module *mod
         free(ms);
         return NULL;
     }
-    s->memory += sizeof *ms + ms->n * sizeof *ms->v;
+    s->dwfl_memory += sizeof *ms + ms->n * sizeof *ms->v;
     return ms;
 }
 
@@ -286,7 +288,7 @@ static void free_modules(struct tcu_map *modules)
  * read from the debug cache when it is first found), its line table (at its first line). */
 struct unit {
     uint64_t offset;   /* its DIE's, in .debug_info */
-    uint64_t identity; /* unit_identity's, kept with the scopes */
+    uint64_t identity; /* names it for its cached tables: its module's DWARF and its offset */
     struct tcn_unit_scopes scopes;
     struct tcn_line_table *lines; /* NULL: libdw gives none (ask it row by row) */
     int lines_tried;
@@ -296,6 +298,7 @@ struct unit {
 struct module_units {
     Dwarf *dbg; /* NULL: the module has no DWARF */
     Dwarf_Addr bias;
+    uint64_t dwarf_id; /* dwarf_identity's */
     struct tcn_unit_index index;
     struct tcu_map units; /* DIE offset -> struct unit * */
 };
@@ -315,7 +318,22 @@ static void cache_name(const struct tcn_libdw *dw, Dwfl_Module *mod, const char 
     strcpy(name + 2 * len, tail);
 }
 
-static uint64_t unit_identity(const struct tcn_libdw *dw, Dwarf_Die *cu);
+/* What tells the DWARF libdw reads for a module apart from another with the same build ID
+ * (a debug package's, compressed by dwz, and the build tree's: other units at other
+ * offsets): the layout of the file's sections. What is cached of a module's DWARF is named
+ * by its build ID and taken only when made for the same layout. */
+static uint64_t dwarf_identity(const struct tcn_libdw *dw, Dwarf *dbg)
+{
+    Elf *elf = dw->dwarf_getelf(dbg);
+    uint64_t h = TCU_HASH_INIT;
+    GElf_Shdr shdr;
+    for (Elf_Scn *scn = NULL; elf && (scn = dw->elf_nextscn(elf, scn)) != NULL;)
+        if (dw->gelf_getshdr(scn, &shdr)) {
+            uint64_t fields[] = {shdr.sh_name, shdr.sh_type, shdr.sh_flags, shdr.sh_offset, shdr.sh_size};
+            h = tcu_hash_bytes(h, fields, sizeof fields);
+        }
+    return h;
+}
 
 static void free_unit(struct unit *u)
 {
@@ -356,16 +374,18 @@ static struct module_units *units_of(struct tcn_symbols *s, Dwfl_Module *mod)
     if (!mu)
         return NULL;
     mu->dbg = dw->dwfl_module_getdwarf(mod, &mu->bias);
+    if (mu->dbg)
+        mu->dwarf_id = dwarf_identity(dw, mu->dbg);
     char name[2 * 64 + sizeof ".units"];
     cache_name(dw, mod, ".units", name, sizeof name);
     size_t size = 0;
     void *bytes = mu->dbg && name[0] ? tcn_debug_cache_read(name, &size) : NULL;
-    if (bytes && tcn_unit_index_decode(bytes, size, &mu->index) != 0) {
+    if (bytes && tcn_unit_index_decode(bytes, size, mu->dwarf_id, &mu->index) != 0) {
         free(bytes);
         bytes = NULL;
     }
     if (!bytes && mu->dbg && tcn_unit_index_build(dw, mu->dbg, &mu->index) == 0 && name[0] &&
-        (bytes = tcn_unit_index_encode(&mu->index, &size))) {
+        (bytes = tcn_unit_index_encode(&mu->index, mu->dwarf_id, &size))) {
         tcn_debug_cache_write(name, bytes, size);
         free(bytes);
     }
@@ -374,7 +394,7 @@ static struct module_units *units_of(struct tcn_symbols *s, Dwfl_Module *mod)
         free(mu);
         return NULL;
     }
-    s->memory += sizeof *mu + mu->index.nruns * sizeof *mu->index.runs;
+    s->dwfl_memory += sizeof *mu + mu->index.nruns * sizeof *mu->index.runs;
     return mu;
 }
 
@@ -394,13 +414,12 @@ static int scopes_of(struct tcn_symbols *s, Dwfl_Module *mod, struct module_unit
     cache_name(dw, mod, tail, name, sizeof name);
     size_t size = 0;
     void *bytes = name[0] ? tcn_debug_cache_read(name, &size) : NULL;
-    if (bytes && tcn_unit_scopes_decode(bytes, size, &u->identity, &u->scopes) == 0)
+    if (bytes && tcn_unit_scopes_decode(bytes, size, u->identity, &u->scopes) == 0)
         return 0;
     free(bytes);
     Dwarf_Die die;
     if (!unit_die(mu, u, s, &die) || tcn_unit_scopes_build(dw, &die, &u->scopes) != 0)
         return -1;
-    u->identity = unit_identity(dw, &die);
     if (name[0] && (bytes = tcn_unit_scopes_encode(&u->scopes, u->identity, &size))) {
         tcn_debug_cache_write(name, bytes, size);
         free(bytes);
@@ -424,6 +443,8 @@ static struct unit *unit_at(struct tcn_symbols *s, Dwfl_Module *mod, uint64_t ad
     if (!u)
         return NULL;
     u->offset = offset;
+    u->identity =
+        tcu_hash_bytes(tcu_hash_bytes(TCU_HASH_INIT, &mu->dwarf_id, sizeof mu->dwarf_id), &offset, sizeof offset);
     /* A unit libdw cannot read keeps no scopes and no lines: it is not asked again. */
     if (scopes_of(s, mod, mu, u) != 0)
         u->lines_tried = 1;
@@ -432,8 +453,8 @@ static struct unit *unit_at(struct tcn_symbols *s, Dwfl_Module *mod, uint64_t ad
         return NULL;
     }
     const struct tcn_unit_scopes *t = &u->scopes;
-    s->memory += sizeof *u + t->nfunctions * sizeof *t->functions + t->nscopes * sizeof *t->scopes +
-                 t->nranges * sizeof *t->ranges + t->strings_len;
+    s->dwfl_memory += sizeof *u + t->nfunctions * sizeof *t->functions + t->nscopes * sizeof *t->scopes +
+                      t->nranges * sizeof *t->ranges + t->strings_len;
     return u;
 }
 
@@ -502,21 +523,6 @@ static int lines_from_libdw(struct tcn_symbols *s, Dwarf_Die *cu, struct tcn_lin
     return ok ? 0 : -1;
 }
 
-/* What names the unit, for its table's bytes: where it is and what it says it is. */
-static uint64_t unit_identity(const struct tcn_libdw *dw, Dwarf_Die *cu)
-{
-    Dwarf_Attribute attr;
-    Dwarf_Word stmt_list = 0;
-    uint64_t offset = dw->dwarf_dieoffset(cu);
-    const char *name = dw->dwarf_diename(cu);
-    const char *comp_dir = dw->dwarf_formstring(dw->dwarf_attr(cu, DW_AT_comp_dir, &attr));
-    dw->dwarf_formudata(dw->dwarf_attr(cu, DW_AT_stmt_list, &attr), &stmt_list);
-    uint64_t h = tcu_hash_bytes(TCU_HASH_INIT, &offset, sizeof offset);
-    h = tcu_hash_bytes(h, &stmt_list, sizeof stmt_list);
-    h = tcu_hash_bytes(h, name ? name : "", name ? strlen(name) : 0);
-    return tcu_hash_bytes(h, comp_dir ? comp_dir : "", comp_dir ? strlen(comp_dir) : 0);
-}
-
 /* The unit's line table: from the debug cache when a process made it already, else from
  * libdw (and put there); NULL when libdw cannot give one (ask it row by row then). */
 static const struct tcn_line_table *lines_of(struct tcn_symbols *s, Dwfl_Module *mod, struct unit *u)
@@ -547,7 +553,7 @@ static const struct tcn_line_table *lines_of(struct tcn_symbols *s, Dwfl_Module 
         return NULL;
     }
     u->lines = t;
-    s->memory += sizeof *t + t->nrows * sizeof *t->rows + t->nfiles * sizeof *t->files + t->strings_len;
+    s->dwfl_memory += sizeof *t + t->nrows * sizeof *t->rows + t->nfiles * sizeof *t->files + t->strings_len;
     return t;
 }
 

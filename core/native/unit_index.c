@@ -70,18 +70,18 @@ int tcn_unit_index_find(const struct tcn_unit_index *ix, uint64_t addr, uint64_t
 struct header {
     char magic[8];
     uint32_t order, zero;
-    uint64_t nruns, last_end, checksum;
+    uint64_t dwarf, nruns, last_end, checksum;
 };
 
 static const char magic[8] = "TCNUNIT1";
 
-void *tcn_unit_index_encode(const struct tcn_unit_index *ix, size_t *len)
+void *tcn_unit_index_encode(const struct tcn_unit_index *ix, uint64_t dwarf, size_t *len)
 {
     size_t runs = ix->nruns * sizeof *ix->runs;
     unsigned char *out = malloc(sizeof(struct header) + runs);
     if (!out)
         return NULL;
-    struct header h = {{0}, 0, 0, ix->nruns, ix->last_end, 0};
+    struct header h = {{0}, 0, 0, dwarf, ix->nruns, ix->last_end, 0};
     tcn_debug_cache_mark(&h, magic);
     if (runs)
         memcpy(out + sizeof h, ix->runs, runs);
@@ -91,7 +91,7 @@ void *tcn_unit_index_encode(const struct tcn_unit_index *ix, size_t *len)
     return out;
 }
 
-int tcn_unit_index_decode(void *data, size_t len, struct tcn_unit_index *ix)
+int tcn_unit_index_decode(void *data, size_t len, uint64_t dwarf, struct tcn_unit_index *ix)
 {
     memset(ix, 0, sizeof *ix);
     struct header h;
@@ -99,10 +99,10 @@ int tcn_unit_index_decode(void *data, size_t len, struct tcn_unit_index *ix)
         return -1;
     unsigned char *body = (unsigned char *)data + sizeof h;
     size_t left = len - sizeof h;
-    if (h.nruns == 0 || h.nruns != left / sizeof *ix->runs || left % sizeof *ix->runs != 0 ||
+    if (h.dwarf != dwarf || h.nruns == 0 || h.nruns != left / sizeof *ix->runs || left % sizeof *ix->runs != 0 ||
         tcn_debug_cache_checksum(body, left) != h.checksum)
         return -1;
-    struct tcn_unit_run *runs = (struct tcn_unit_run *)(void *)body; /* (after a 40-byte header: aligned) */
+    struct tcn_unit_run *runs = (struct tcn_unit_run *)(void *)body; /* (after a 48-byte header: aligned) */
     for (size_t i = 1; i < h.nruns; i++)
         if (runs[i].start < runs[i - 1].start)
             return -1;

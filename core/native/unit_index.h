@@ -36,13 +36,15 @@ int tcn_unit_index_build(const struct tcn_libdw *dw, Dwarf *dbg, struct tcn_unit
  * set, or 0. */
 int tcn_unit_index_find(const struct tcn_unit_index *ix, uint64_t addr, uint64_t *unit);
 
-/* The index's bytes (malloc'd, *len set), or NULL. */
-void *tcn_unit_index_encode(const struct tcn_unit_index *ix, size_t *len);
+/* The index's bytes, for `dwarf` (a value naming the DWARF it was made from: one build ID
+ * may have several, a debug package's dwz'd one and the build tree's); malloc'd, *len set,
+ * or NULL. */
+void *tcn_unit_index_encode(const struct tcn_unit_index *ix, uint64_t dwarf, size_t *len);
 
-/* The index in data (len malloc'd bytes, 8-byte aligned): 0, and ix reads its runs where they
- * are in data, which it takes; -1 when the bytes are not a whole, valid index (the caller
- * keeps data). */
-int tcn_unit_index_decode(void *data, size_t len, struct tcn_unit_index *ix);
+/* The index in data (len malloc'd bytes, 8-byte aligned) made for `dwarf`: 0, and ix reads
+ * its runs where they are in data, which it takes; -1 when the bytes are not a whole, valid
+ * index for that DWARF (the caller keeps data). */
+int tcn_unit_index_decode(void *data, size_t len, uint64_t dwarf, struct tcn_unit_index *ix);
 
 void tcn_unit_index_free(struct tcn_unit_index *ix);
 

@@ -121,12 +121,13 @@ static uint32_t add_scope(struct builder *b, Dwarf_Die *die, uint32_t kind, int 
     return index;
 }
 
-/* The inlined instances and blocks inside die, each followed by its own. */
-static void add_inner_scopes(struct builder *b, Dwarf_Die *die)
+/* The inlined instances and blocks inside die (a scope nested `level` deep, a function 1),
+ * each followed by its own, no deeper than TCN_SCOPE_MAX_NESTING. */
+static void add_inner_scopes(struct builder *b, Dwarf_Die *die, int level)
 {
     const struct tcn_libdw *dw = b->dw;
     Dwarf_Die child;
-    if (dw->dwarf_child(die, &child) != 0)
+    if (level >= TCN_SCOPE_MAX_NESTING || dw->dwarf_child(die, &child) != 0)
         return;
     do {
         int tag = dw->dwarf_tag(&child);
@@ -138,7 +139,7 @@ static void add_inner_scopes(struct builder *b, Dwarf_Die *die)
             add_scope(b, &child, tag == DW_TAG_inlined_subroutine ? TCN_SCOPE_INLINED : TCN_SCOPE_BLOCK, has_pc);
         if (index == UINT32_MAX)
             return;
-        add_inner_scopes(b, &child);
+        add_inner_scopes(b, &child, level + 1);
         b->t->scopes[index].end = (uint32_t)b->t->nscopes;
     } while (!b->failed && dw->dwarf_siblingof(&child, &child) == 0);
 }
@@ -163,7 +164,7 @@ static void add_function(struct builder *b, Dwarf_Die *die)
         const struct tcn_scope_range *r = &t->ranges[t->scopes[index].first_range + i];
         t->functions[t->nfunctions++] = (struct tcn_scope_function){r->low, r->high, index, 0};
     }
-    add_inner_scopes(b, die);
+    add_inner_scopes(b, die, 1);
     t->scopes[index].end = (uint32_t)t->nscopes;
 }
 
@@ -296,12 +297,6 @@ struct header {
 
 static const char magic[8] = "TCNSCOP1";
 
-/* The body's and the unit's: the unit is taken from the bytes, not checked against another. */
-static uint64_t checksum(const void *body, size_t len, uint64_t unit)
-{
-    return tcn_debug_cache_checksum(body, len) ^ tcu_hash_bytes(TCU_HASH_INIT, &unit, sizeof unit);
-}
-
 void *tcn_unit_scopes_encode(const struct tcn_unit_scopes *t, uint64_t unit, size_t *len)
 {
     size_t parts[] = {t->nfunctions * sizeof *t->functions, t->nscopes * sizeof *t->scopes,
@@ -320,24 +315,20 @@ void *tcn_unit_scopes_encode(const struct tcn_unit_scopes *t, uint64_t unit, siz
     }
     struct header h = {{0}, 0, 0, t->nfunctions, t->nscopes, t->nranges, t->strings_len, unit, 0};
     tcn_debug_cache_mark(&h, magic);
-    h.checksum = checksum(out + sizeof h, size - sizeof h, unit);
+    h.checksum = tcn_debug_cache_checksum(out + sizeof h, size - sizeof h);
     memcpy(out, &h, sizeof h);
     *len = size;
     return out;
 }
 
-/* Deeper than any real nesting of inlined instances and blocks; the descent recurses once
- * a level. */
-#define MAX_NESTING 1024
-
 /* Every index within the table, and the scopes nested (each inside the one before it, or
- * after its end) no deeper than MAX_NESTING: no lookup can read outside the table or recurse
+ * after its end) no deeper than TCN_SCOPE_MAX_NESTING: no lookup can read outside the table or recurse
  * without end. */
 static int valid(const struct tcn_unit_scopes *t)
 {
     if (t->strings_len && t->strings[t->strings_len - 1] != 0)
         return 0;
-    uint32_t ends[MAX_NESTING];
+    uint32_t ends[TCN_SCOPE_MAX_NESTING];
     int open = 0;
     for (size_t i = 0; i < t->nscopes; i++) {
         const struct tcn_scope *s = &t->scopes[i];
@@ -346,7 +337,7 @@ static int valid(const struct tcn_unit_scopes *t)
             return 0;
         while (open && ends[open - 1] <= i)
             open--;
-        if ((open && s->end > ends[open - 1]) || open == MAX_NESTING)
+        if ((open && s->end > ends[open - 1]) || open == TCN_SCOPE_MAX_NESTING)
             return 0;
         ends[open++] = s->end;
     }
@@ -356,7 +347,7 @@ static int valid(const struct tcn_unit_scopes *t)
     return 1;
 }
 
-int tcn_unit_scopes_decode(void *data, size_t len, uint64_t *unit, struct tcn_unit_scopes *t)
+int tcn_unit_scopes_decode(void *data, size_t len, uint64_t unit, struct tcn_unit_scopes *t)
 {
     memset(t, 0, sizeof *t);
     struct header h;
@@ -371,7 +362,7 @@ int tcn_unit_scopes_decode(void *data, size_t len, uint64_t *unit, struct tcn_un
             return -1;
         total += counts[i] * sizes[i];
     }
-    if (total != left || checksum(body, left, h.unit) != h.checksum)
+    if (h.unit != unit || total != left || tcn_debug_cache_checksum(body, left) != h.checksum)
         return -1;
     /* (after a 64-byte header, parts of multiples of 8 bytes but the last: aligned) */
     t->functions = (struct tcn_scope_function *)(void *)body;
@@ -387,7 +378,6 @@ int tcn_unit_scopes_decode(void *data, size_t len, uint64_t *unit, struct tcn_un
         return -1;
     }
     t->bytes = data;
-    *unit = h.unit;
     return 0;
 }
 

@@ -8,9 +8,7 @@
  * and blocks with their ranges, names and call sites, in the DIEs' order), so a unit whose
  * table is in the debug cache (by build ID and unit) needs no DIE at all. One walk of the
  * unit makes it; lookups are binary searches and a descent, the same answers for the same
- * DWARF whether the table was made now or read. A table read is the unit's by the module's
- * build ID; the value it names its unit by (what a line table read must have been made
- * for) comes with it. */
+ * DWARF whether the table was made now or read. */
 #ifndef TRACYC_NATIVE_UNIT_SCOPES_H
 #define TRACYC_NATIVE_UNIT_SCOPES_H
 
@@ -24,6 +22,10 @@ enum { TCN_SCOPE_FUNCTION, TCN_SCOPE_INLINED, TCN_SCOPE_BLOCK };
 #define TCN_SCOPE_HAS_PC 0x100u       /* in flags: the scope gives addresses (ranges or low_pc) */
 #define TCN_SCOPE_NO_NAME 0xffffffffu /* in name */
 #define TCN_SCOPE_NO_FILE 0xffffffffu /* in call_file: no DW_AT_call_file */
+/* Deeper than any real nesting of inlined instances and blocks (a function is 1 deep): what
+ * lies deeper is left out, and a table read that nests deeper is refused (a lookup recurses
+ * once a level). */
+#define TCN_SCOPE_MAX_NESTING 1024
 
 /* Addresses are the module's, before bias. */
 struct tcn_scope {
@@ -76,10 +78,10 @@ const char *tcn_unit_scopes_name(const struct tcn_unit_scopes *t, uint32_t scope
  * set), or NULL. */
 void *tcn_unit_scopes_encode(const struct tcn_unit_scopes *t, uint64_t unit, size_t *len);
 
-/* The table in data (len malloc'd bytes, 8-byte aligned): 0, with *unit the value it was
- * made for, and t reading where things are in data, which it takes; -1 when the bytes are
- * not a whole, valid table (the caller keeps data). */
-int tcn_unit_scopes_decode(void *data, size_t len, uint64_t *unit, struct tcn_unit_scopes *t);
+/* The table in data (len malloc'd bytes, 8-byte aligned) made for `unit`: 0, and t reads
+ * where things are in data, which it takes; -1 when the bytes are not a whole, valid table
+ * for that unit (the caller keeps data). */
+int tcn_unit_scopes_decode(void *data, size_t len, uint64_t unit, struct tcn_unit_scopes *t);
 
 void tcn_unit_scopes_free(struct tcn_unit_scopes *t);
 

@@ -1,6 +1,6 @@
 /* test_unit_tables.c - the units' indexes (native/unit_index.h) and scopes
  * (native/unit_scopes.h) read back from their bytes answer as the tables they were made
- * from; bytes cut short, changed, or that pass the checksum but hold no valid table
+ * from; bytes made for another DWARF or unit, cut short, changed, or that pass the checksum but hold no valid table
  * (indexes outside the table, scopes that cross or nest without end, runs out of order) are
  * refused. That libdw's DWARF gives the same frames through them, made or read, is
  * test_debug_cache_lines'. */
@@ -17,8 +17,8 @@ static void check_index(void)
     struct tcn_unit_run runs[] = {{0x100, 0xb}, {0x200, 0x2c}, {0x200, 0x4d}, {0x400, 0xb}};
     struct tcn_unit_index ix = {runs, 4, 0x480, NULL}, back;
     size_t len;
-    void *bytes = tcn_unit_index_encode(&ix, &len);
-    CHECK(bytes && tcn_unit_index_decode(bytes, len, &back) == 0); /* (back takes the bytes) */
+    void *bytes = tcn_unit_index_encode(&ix, 9, &len);
+    CHECK(bytes && tcn_unit_index_decode(bytes, len, 9, &back) == 0); /* (back takes the bytes) */
     uint64_t unit = 0;
     CHECK(!tcn_unit_index_find(&back, 0xff, &unit));
     CHECK(tcn_unit_index_find(&back, 0x100, &unit) && unit == 0xb);
@@ -28,19 +28,20 @@ static void check_index(void)
     CHECK(!tcn_unit_index_find(&back, 0x481, &unit));
     tcn_unit_index_free(&back);
 
-    bytes = tcn_unit_index_encode(&ix, &len);
-    CHECK(tcn_unit_index_decode(bytes, len - 1, &back) == -1);
+    bytes = tcn_unit_index_encode(&ix, 9, &len);
+    CHECK(tcn_unit_index_decode(bytes, len, 10, &back) == -1); /* another DWARF's */
+    CHECK(tcn_unit_index_decode(bytes, len - 1, 9, &back) == -1);
     ((unsigned char *)bytes)[len - 3] ^= 0x40; /* a run's unit */
-    CHECK(tcn_unit_index_decode(bytes, len, &back) == -1);
+    CHECK(tcn_unit_index_decode(bytes, len, 9, &back) == -1);
     free(bytes);
     struct tcn_unit_run unsorted[] = {{0x200, 0xb}, {0x100, 0x2c}};
     struct tcn_unit_index bad = {unsorted, 2, 0x300, NULL};
-    bytes = tcn_unit_index_encode(&bad, &len);
-    CHECK(bytes && tcn_unit_index_decode(bytes, len, &back) == -1);
+    bytes = tcn_unit_index_encode(&bad, 9, &len);
+    CHECK(bytes && tcn_unit_index_decode(bytes, len, 9, &back) == -1);
     free(bytes);
     struct tcn_unit_index empty = {runs, 0, 0, NULL};
-    bytes = tcn_unit_index_encode(&empty, &len);
-    CHECK(bytes && tcn_unit_index_decode(bytes, len, &back) == -1);
+    bytes = tcn_unit_index_encode(&empty, 9, &len);
+    CHECK(bytes && tcn_unit_index_decode(bytes, len, 9, &back) == -1);
     free(bytes);
 }
 
@@ -68,14 +69,12 @@ static struct tcn_unit_scopes table(struct tcn_scope *with)
 static int round_trip(const struct tcn_unit_scopes *t, struct tcn_unit_scopes *back)
 {
     size_t len;
-    uint64_t unit = 0;
     void *bytes = tcn_unit_scopes_encode(t, 42, &len);
     CHECK(bytes != NULL);
-    if (tcn_unit_scopes_decode(bytes, len, &unit, back) != 0) {
+    if (tcn_unit_scopes_decode(bytes, len, 42, back) != 0) {
         free(bytes);
         return -1;
     }
-    CHECK(unit == 42);
     return 0;
 }
 
@@ -99,13 +98,13 @@ static void check_scopes(void)
     CHECK_EQ_INT(tcn_unit_scopes_at(&back, 0x50, chain, 8), 0);
     tcn_unit_scopes_free(&back);
 
-    /* Cut short, and a byte changed. */
+    /* Another unit's, cut short, and a byte changed. */
     size_t len;
-    uint64_t unit;
     void *bytes = tcn_unit_scopes_encode(&t, 42, &len);
-    CHECK(tcn_unit_scopes_decode(bytes, len - 1, &unit, &back) == -1);
+    CHECK(tcn_unit_scopes_decode(bytes, len, 43, &back) == -1);
+    CHECK(tcn_unit_scopes_decode(bytes, len - 1, 42, &back) == -1);
     ((unsigned char *)bytes)[64 + 5] ^= 0x40;
-    CHECK(tcn_unit_scopes_decode(bytes, len, &unit, &back) == -1);
+    CHECK(tcn_unit_scopes_decode(bytes, len, 42, &back) == -1);
     free(bytes);
 
     /* Valid checksums, invalid tables. */
