@@ -106,7 +106,8 @@ static int is_copy_name(const char *name)
 {
     size_t len = strlen(name);
     return name[0] != '.' && len > 6 && len < sizeof((struct cached *)0)->name &&
-           (!strcmp(name + len - 6, ".debug") || !strcmp(name + len - 4, ".elf") || !strcmp(name + len - 6, ".lines"));
+           (!strcmp(name + len - 6, ".debug") || !strcmp(name + len - 4, ".elf") || !strcmp(name + len - 6, ".lines") ||
+            !strcmp(name + len - 6, ".units") || !strcmp(name + len - 7, ".scopes"));
 }
 
 /* Takes copies out, least recently used first, until those left fit the limit; `keep`
@@ -367,7 +368,42 @@ done:
     return result;
 }
 
-/* ---- files of bytes (line tables) ------------------------------------------------------- */
+/* ---- files of bytes (line tables, unit indexes and scopes) ------------------------------- */
+
+uint64_t tcn_debug_cache_checksum(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t h = 0x9e3779b97f4a7c15ull;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    for (; i < len; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h ^ len;
+}
+
+#define ORDER 0x01020304u
+
+void tcn_debug_cache_mark(void *header, const char *magic)
+{
+    uint32_t order = ORDER;
+    memcpy(header, magic, 8);
+    memcpy((char *)header + 8, &order, sizeof order);
+}
+
+int tcn_debug_cache_header(const void *data, size_t len, void *header, size_t header_len, const char *magic)
+{
+    uint32_t order;
+    if (len < header_len || header_len < 8 + sizeof order)
+        return -1;
+    memcpy(header, data, header_len);
+    memcpy(&order, (const char *)header + 8, sizeof order);
+    return memcmp(header, magic, 8) == 0 && order == ORDER ? 0 : -1;
+}
 
 void *tcn_debug_cache_read(const char *name, size_t *len)
 {

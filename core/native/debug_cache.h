@@ -23,6 +23,7 @@
 
 #include <gelf.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The libelf functions it uses: libdw.c's table (libdw.h), which loads them. */
 struct tcn_debug_cache_elf {
@@ -60,11 +61,23 @@ int tcn_debug_cache_copy(const struct tcn_debug_cache_elf *elf, const unsigned c
 #define TCN_DEBUG_CACHE_MODULE_MIN (64 * 1024)
 int tcn_debug_cache_module(const char *file, int make, char *path, size_t cap);
 
-/* Files of bytes named `name` (ending with ".lines": line tables, line_table.h), under the
+/* Files of bytes named `name` (ending with ".lines": line tables, line_table.h; ".units":
+ * unit_index.h; ".scopes": unit_scopes.h), under the
  * same limit and rules. Read: the whole file, malloc'd (free it), *len set, marked used;
  * NULL when there is none (the caller validates what it reads; read, not mapped, so a file
  * changed or cut short afterwards changes nothing). Write: 0 when it is in place. */
 void *tcn_debug_cache_read(const char *name, size_t *len);
 int tcn_debug_cache_write(const char *name, const void *data, size_t len);
+
+/* A checksum of bytes kept in the cache: what a file cut short or changed fails. */
+uint64_t tcn_debug_cache_checksum(const void *data, size_t len);
+
+/* Each file of bytes begins with a header whose first 12 bytes are its kind's 8-byte magic
+ * and this machine's byte order (the cache is the machine's own, read as it was written).
+ * Mark: writes them into header. Header: copies the header_len bytes of data's header out
+ * (alignment aside): 0 when data holds one and it is marked magic, in this machine's order;
+ * -1 otherwise. */
+void tcn_debug_cache_mark(void *header, const char *magic);
+int tcn_debug_cache_header(const void *data, size_t len, void *header, size_t header_len, const char *magic);
 
 #endif

@@ -30,7 +30,7 @@
     X(dwfl_module_build_id, "ELFUTILS_0.138")                                                                          \
     X(dwfl_module_getsymtab, "ELFUTILS_0.122")                                                                         \
     X(dwfl_module_getsym_info, "ELFUTILS_0.158")                                                                       \
-    X(dwfl_module_addrdie, "ELFUTILS_0.122")                                                                           \
+    X(dwfl_module_getdwarf, "ELFUTILS_0.122")                                                                          \
     X(dwfl_module_getsrc, "ELFUTILS_0.122")                                                                            \
     X(dwfl_lineinfo, "ELFUTILS_0.122")                                                                                 \
     X(dwfl_attach_state, "ELFUTILS_0.158")                                                                             \
@@ -65,6 +65,11 @@
     X(dwarf_lineendsequence, "ELFUTILS_0.122")                                                                         \
     X(dwarf_linesrc, "ELFUTILS_0.122")                                                                                 \
     X(dwarf_dieoffset, "ELFUTILS_0.122")                                                                               \
+    X(dwarf_getelf, "ELFUTILS_0.126")                                                                                  \
+    X(dwarf_offdie, "ELFUTILS_0.122")                                                                                  \
+    X(dwarf_getaranges, "ELFUTILS_0.122")                                                                              \
+    X(dwarf_onearange, "ELFUTILS_0.122")                                                                               \
+    X(dwarf_getarangeinfo, "ELFUTILS_0.122")                                                                           \
     X(dwarf_filesrc, "ELFUTILS_0.122")                                                                                 \
     X(elf_begin, "ELFUTILS_1.0")                                                                                       \
     X(elf_memory, "ELFUTILS_1.0")                                                                                      \

@@ -1,6 +1,8 @@
 /* line_table.c - a compilation unit's line table, and its bytes (see line_table.h). */
 #include "native/line_table.h"
 
+#include "native/debug_cache.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,23 +32,7 @@ struct header {
 };
 
 static const char magic[8] = "TCNLINE1";
-#define ORDER 0x01020304u
 #define NO_NAME 0xffffffffu
-
-static uint64_t checksum(const unsigned char *p, size_t len)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0x100000001b3ull;
-        h ^= h >> 29;
-    }
-    for (; i < len; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h ^ len;
-}
 
 void *tcn_line_table_encode(const struct tcn_line_table *t, uint64_t unit, size_t *len)
 {
@@ -57,8 +43,8 @@ void *tcn_line_table_encode(const struct tcn_line_table *t, uint64_t unit, size_
     unsigned char *out = malloc(size);
     if (!out)
         return NULL;
-    struct header h = {{0}, ORDER, t->nfiles, t->nrows, t->strings_len, unit, 0};
-    memcpy(h.magic, magic, sizeof magic);
+    struct header h = {{0}, 0, t->nfiles, t->nrows, t->strings_len, unit, 0};
+    tcn_debug_cache_mark(&h, magic);
     unsigned char *body = out + sizeof h;
     if (rows)
         memcpy(body, t->rows, rows);
@@ -68,7 +54,7 @@ void *tcn_line_table_encode(const struct tcn_line_table *t, uint64_t unit, size_
     }
     if (t->strings_len)
         memcpy(body + rows + offsets, t->strings, t->strings_len);
-    h.checksum = checksum(body, size - sizeof h);
+    h.checksum = tcn_debug_cache_checksum(body, size - sizeof h);
     memcpy(out, &h, sizeof h);
     *len = size;
     return out;
@@ -78,16 +64,14 @@ int tcn_line_table_decode(void *data, size_t len, uint64_t unit, struct tcn_line
 {
     memset(t, 0, sizeof *t);
     struct header h;
-    if (len < sizeof h)
+    if (tcn_debug_cache_header(data, len, &h, sizeof h, magic) != 0)
         return -1;
-    memcpy(&h, data, sizeof h);
     unsigned char *body = (unsigned char *)data + sizeof h;
     size_t left = len - sizeof h;
-    if (memcmp(h.magic, magic, sizeof magic) != 0 || h.order != ORDER || h.unit != unit ||
-        h.nrows > left / sizeof *t->rows || h.nfiles > TCN_LINE_NO_FILE ||
+    if (h.unit != unit || h.nrows > left / sizeof *t->rows || h.nfiles > TCN_LINE_NO_FILE ||
         (uint64_t)h.nfiles * sizeof(uint32_t) > left - h.nrows * sizeof *t->rows ||
         h.strings_len != left - h.nrows * sizeof *t->rows - (uint64_t)h.nfiles * sizeof(uint32_t) ||
-        (h.strings_len && body[left - 1] != 0) || checksum(body, left) != h.checksum)
+        (h.strings_len && body[left - 1] != 0) || tcn_debug_cache_checksum(body, left) != h.checksum)
         return -1;
     size_t rows = (size_t)h.nrows * sizeof *t->rows, offsets = (size_t)h.nfiles * sizeof(uint32_t);
     t->files = malloc(h.nfiles ? h.nfiles * sizeof *t->files : 1);

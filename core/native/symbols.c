@@ -21,6 +21,8 @@
 #include "native/libdw.h"
 #include "native/line_table.h"
 #include "native/loader_stamp.h"
+#include "native/unit_index.h"
+#include "native/unit_scopes.h"
 #include "util/arena.h"
 #include "util/map.h"
 
@@ -49,10 +51,10 @@ struct tcn_symbols {
     struct tcu_map interned;  /* content hash -> string in `strings` */
     struct tcu_map locations; /* address -> struct tcn_symbol_location * */
     struct tcu_map sources;   /* symbol address -> struct symbol_source * */
-    struct tcu_map units;     /* compilation unit -> struct cu_functions *, of the current Dwfl */
+    struct tcu_map units;     /* Dwfl_Module -> struct module_units *, of the current Dwfl */
     struct tcu_map modules;   /* Dwfl_Module -> struct module_symbols *, of the current Dwfl */
-    struct tcu_map lines;     /* compilation unit -> struct tcn_line_table * or &no_lines, of the current Dwfl */
     size_t memory;            /* of the locations and sources */
+    size_t dwfl_memory;       /* of the units, modules' symbols and line tables, of the current Dwfl */
 };
 
 static const char unknown[] = "[unknown]";
@@ -86,14 +88,13 @@ static const char *intern_cstr(struct tcn_symbols *s, const char *text)
  * string, so the old one can go. */
 static void free_units(struct tcu_map *units);
 static void free_modules(struct tcu_map *modules);
-static void free_lines(struct tcu_map *lines);
 
 static void report_modules(struct tcn_symbols *s)
 {
     const struct tcn_libdw *dw = s->dw;
     free_units(&s->units); /* they point into the old Dwfl's data */
     free_modules(&s->modules);
-    free_lines(&s->lines);
+    s->dwfl_memory = 0;
     if (s->dwfl)
         dw->dwfl_end(s->dwfl);
     s->dwfl = dw->dwfl_begin(&s->callbacks);
@@ -145,7 +146,6 @@ void tcn_symbols_free(struct tcn_symbols *s)
     free_values(&s->sources);
     free_units(&s->units);
     free_modules(&s->modules);
-    free_lines(&s->lines);
     tcu_map_free(&s->locations);
     tcu_map_free(&s->sources);
     tcu_map_free(&s->interned);
@@ -159,8 +159,8 @@ void tcn_symbols_free(struct tcn_symbols *s)
 
 size_t tcn_symbols_memory(const struct tcn_symbols *s)
 {
-    return s->memory + s->strings.memory + tcu_map_memory(&s->interned) + tcu_map_memory(&s->locations) +
-           tcu_map_memory(&s->sources);
+    return s->memory + s->dwfl_memory + s->strings.memory + tcu_map_memory(&s->interned) +
+           tcu_map_memory(&s->locations) + tcu_map_memory(&s->sources);
 }
 
 /* The module of address, as the loader has things now: a library loaded since is found,
@@ -186,28 +186,6 @@ static const char *basename_of(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* A function's name: its demangled linkage name (C++, Rust), else its plain name. */
-static const char *function_name(struct tcn_symbols *s, Dwarf_Die *die)
-{
-    const struct tcn_libdw *dw = s->dw;
-    Dwarf_Attribute attr;
-    const char *linkage = dw->dwarf_formstring(dw->dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
-    if (!linkage)
-        linkage = dw->dwarf_formstring(dw->dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
-    if (linkage) {
-        char *readable = tcn_demangle(linkage);
-        if (readable) {
-            const char *name = intern_cstr(s, readable);
-            free(readable);
-            return name;
-        }
-    }
-    const char *name = dw->dwarf_diename(die);
-    if (name)
-        return intern_cstr(s, name);
-    return linkage ? intern_cstr(s, linkage) : unknown;
-}
-
 static const char *symbol_name(struct tcn_symbols *s, const char *name)
 {
     char *readable = tcn_demangle(name);
@@ -216,44 +194,6 @@ static const char *symbol_name(struct tcn_symbols *s, const char *name)
     const char *out = intern_cstr(s, readable);
     free(readable);
     return out;
-}
-
-/* The start of the address range of die that holds pc (a module address, before bias). */
-static uint64_t range_start(const struct tcn_libdw *dw, Dwarf_Die *die, Dwarf_Addr pc)
-{
-    Dwarf_Addr base, start, end;
-    for (ptrdiff_t off = 0; (off = dw->dwarf_ranges(die, off, &base, &start, &end)) > 0;)
-        if (pc >= start && pc < end)
-            return start;
-    Dwarf_Addr entry;
-    return dw->dwarf_entrypc(die, &entry) == 0 ? entry : 0;
-}
-
-/* The file of a call_file index in the CU's line table (lines: the unit's table, or NULL
- * to ask libdw). */
-static const char *call_file(struct tcn_symbols *s, Dwarf_Die *cu, const struct tcn_line_table *lines,
-                             Dwarf_Die *inlined)
-{
-    const struct tcn_libdw *dw = s->dw;
-    Dwarf_Attribute attr;
-    Dwarf_Word index;
-    if (dw->dwarf_formudata(dw->dwarf_attr(inlined, DW_AT_call_file, &attr), &index) != 0)
-        return unknown;
-    if (lines)
-        return index < lines->nfiles && lines->files[index] ? intern_cstr(s, lines->files[index]) : unknown;
-    Dwarf_Files *files;
-    size_t count;
-    if (dw->dwarf_getsrcfiles(cu, &files, &count) != 0 || index >= count)
-        return unknown;
-    const char *file = dw->dwarf_filesrc(files, index, NULL, NULL);
-    return file ? intern_cstr(s, file) : unknown;
-}
-
-static uint32_t call_line(const struct tcn_libdw *dw, Dwarf_Die *inlined)
-{
-    Dwarf_Attribute attr;
-    Dwarf_Word line;
-    return dw->dwarf_formudata(dw->dwarf_attr(inlined, DW_AT_call_line, &attr), &line) == 0 ? (uint32_t)line : 0;
 }
 
 /* ---- the symbol table ---------------------------------------------------------------- */
@@ -304,7 +244,7 @@ static struct module_symbols *symbols_of(struct tcn_symbols *s, Dwfl_Module *mod
         free(ms);
         return NULL;
     }
-    s->memory += sizeof *ms + ms->n * sizeof *ms->v;
+    s->dwfl_memory += sizeof *ms + ms->n * sizeof *ms->v;
     return ms;
 }
 
@@ -342,9 +282,184 @@ static void free_modules(struct tcu_map *modules)
     memset(modules, 0, sizeof *modules);
 }
 
+/* ---- the units of a module --------------------------------------------------------------- */
+
+/* A compilation unit, as far as its addresses have been asked about: its scopes (made or
+ * read from the debug cache when it is first found), its line table (at its first line). */
+struct unit {
+    uint64_t offset;   /* its DIE's, in .debug_info */
+    uint64_t identity; /* names it for its cached tables: its module's DWARF and its offset */
+    struct tcn_unit_scopes scopes;
+    struct tcn_line_table *lines; /* NULL: libdw gives none (ask it row by row) */
+    int lines_tried;
+};
+
+/* A module's DWARF: which unit holds an address, and the units found so far. */
+struct module_units {
+    Dwarf *dbg; /* NULL: the module has no DWARF */
+    Dwarf_Addr bias;
+    uint64_t dwarf_id; /* dwarf_identity's */
+    struct tcn_unit_index index;
+    struct tcu_map units; /* DIE offset -> struct unit * */
+};
+
+/* The debug cache's name for what is made of mod's DWARF: its build ID in hex, then tail;
+ * "" when it has no build ID. */
+static void cache_name(const struct tcn_libdw *dw, Dwfl_Module *mod, const char *tail, char *name, size_t cap)
+{
+    const unsigned char *id;
+    GElf_Addr id_at;
+    int len = dw->dwfl_module_build_id(mod, &id, &id_at);
+    name[0] = 0;
+    if (len < 1 || len > 64 || (size_t)(2 * len) + strlen(tail) >= cap)
+        return;
+    for (int i = 0; i < len; i++)
+        snprintf(name + 2 * i, 3, "%02x", id[i]);
+    strcpy(name + 2 * len, tail);
+}
+
+/* What tells the DWARF libdw reads for a module apart from another with the same build ID
+ * (a debug package's, compressed by dwz, and the build tree's: other units at other
+ * offsets): the layout of the file's sections. What is cached of a module's DWARF is named
+ * by its build ID and taken only when made for the same layout. */
+static uint64_t dwarf_identity(const struct tcn_libdw *dw, Dwarf *dbg)
+{
+    Elf *elf = dw->dwarf_getelf(dbg);
+    uint64_t h = TCU_HASH_INIT;
+    GElf_Shdr shdr;
+    for (Elf_Scn *scn = NULL; elf && (scn = dw->elf_nextscn(elf, scn)) != NULL;)
+        if (dw->gelf_getshdr(scn, &shdr)) {
+            uint64_t fields[] = {shdr.sh_name, shdr.sh_type, shdr.sh_flags, shdr.sh_offset, shdr.sh_size};
+            h = tcu_hash_bytes(h, fields, sizeof fields);
+        }
+    return h;
+}
+
+static void free_unit(struct unit *u)
+{
+    tcn_unit_scopes_free(&u->scopes);
+    if (u->lines) {
+        tcn_line_table_free(u->lines);
+        free(u->lines);
+    }
+    free(u);
+}
+
+static void free_units(struct tcu_map *modules)
+{
+    for (size_t i = 0; modules->slots && i <= modules->mask; i++)
+        if (modules->slots[i].key) {
+            struct module_units *mu = (struct module_units *)(uintptr_t)modules->slots[i].value;
+            for (size_t j = 0; mu->units.slots && j <= mu->units.mask; j++)
+                if (mu->units.slots[j].key)
+                    free_unit((struct unit *)(uintptr_t)mu->units.slots[j].value);
+            tcu_map_free(&mu->units);
+            tcn_unit_index_free(&mu->index);
+            free(mu);
+        }
+    tcu_map_free(modules);
+    memset(modules, 0, sizeof *modules);
+}
+
+/* The module's DWARF and its index of units: read from the debug cache, else made from the
+ * DWARF's address ranges (and put there). */
+static struct module_units *units_of(struct tcn_symbols *s, Dwfl_Module *mod)
+{
+    uint64_t key = (uint64_t)(uintptr_t)mod;
+    uint64_t *v = tcu_map_get(&s->units, key);
+    if (v)
+        return (struct module_units *)(uintptr_t)*v;
+    const struct tcn_libdw *dw = s->dw;
+    struct module_units *mu = calloc(1, sizeof *mu);
+    if (!mu)
+        return NULL;
+    mu->dbg = dw->dwfl_module_getdwarf(mod, &mu->bias);
+    if (mu->dbg)
+        mu->dwarf_id = dwarf_identity(dw, mu->dbg);
+    char name[2 * 64 + sizeof ".units"];
+    cache_name(dw, mod, ".units", name, sizeof name);
+    size_t size = 0;
+    void *bytes = mu->dbg && name[0] ? tcn_debug_cache_read(name, &size) : NULL;
+    if (bytes && tcn_unit_index_decode(bytes, size, mu->dwarf_id, &mu->index) != 0) {
+        free(bytes);
+        bytes = NULL;
+    }
+    if (!bytes && mu->dbg && tcn_unit_index_build(dw, mu->dbg, &mu->index) == 0 && name[0] &&
+        (bytes = tcn_unit_index_encode(&mu->index, mu->dwarf_id, &size))) {
+        tcn_debug_cache_write(name, bytes, size);
+        free(bytes);
+    }
+    if (tcu_map_put(&s->units, key, (uint64_t)(uintptr_t)mu) < 0) {
+        tcn_unit_index_free(&mu->index);
+        free(mu);
+        return NULL;
+    }
+    s->dwfl_memory += sizeof *mu + mu->index.nruns * sizeof *mu->index.runs;
+    return mu;
+}
+
+/* The unit's DIE (libdw reads every unit header before it, the first time). */
+static Dwarf_Die *unit_die(const struct module_units *mu, const struct unit *u, struct tcn_symbols *s, Dwarf_Die *die)
+{
+    return mu->dbg ? s->dw->dwarf_offdie(mu->dbg, u->offset, die) : NULL;
+}
+
+/* The unit's scopes: from the debug cache when a process made them already, else from its
+ * DIEs (and put there). 0, or -1. */
+static int scopes_of(struct tcn_symbols *s, Dwfl_Module *mod, struct module_units *mu, struct unit *u)
+{
+    const struct tcn_libdw *dw = s->dw;
+    char tail[40], name[2 * 64 + 40];
+    snprintf(tail, sizeof tail, "-%" PRIx64 ".scopes", u->offset);
+    cache_name(dw, mod, tail, name, sizeof name);
+    size_t size = 0;
+    void *bytes = name[0] ? tcn_debug_cache_read(name, &size) : NULL;
+    if (bytes && tcn_unit_scopes_decode(bytes, size, u->identity, &u->scopes) == 0)
+        return 0;
+    free(bytes);
+    Dwarf_Die die;
+    if (!unit_die(mu, u, s, &die) || tcn_unit_scopes_build(dw, &die, &u->scopes) != 0)
+        return -1;
+    if (name[0] && (bytes = tcn_unit_scopes_encode(&u->scopes, u->identity, &size))) {
+        tcn_debug_cache_write(name, bytes, size);
+        free(bytes);
+    }
+    return 0;
+}
+
+/* The unit whose code holds address (as dwfl_module_addrdie finds it), and the bias of the
+ * module's DWARF; NULL when there is none. */
+static struct unit *unit_at(struct tcn_symbols *s, Dwfl_Module *mod, uint64_t address, Dwarf_Addr *bias)
+{
+    struct module_units *mu = units_of(s, mod);
+    uint64_t offset;
+    if (!mu || !mu->dbg || !tcn_unit_index_find(&mu->index, address - mu->bias, &offset))
+        return NULL;
+    *bias = mu->bias;
+    uint64_t *v = tcu_map_get(&mu->units, offset);
+    if (v)
+        return (struct unit *)(uintptr_t)*v;
+    struct unit *u = calloc(1, sizeof *u);
+    if (!u)
+        return NULL;
+    u->offset = offset;
+    u->identity =
+        tcu_hash_bytes(tcu_hash_bytes(TCU_HASH_INIT, &mu->dwarf_id, sizeof mu->dwarf_id), &offset, sizeof offset);
+    /* A unit libdw cannot read keeps no scopes and no lines: it is not asked again. */
+    if (scopes_of(s, mod, mu, u) != 0)
+        u->lines_tried = 1;
+    if (tcu_map_put(&mu->units, offset, (uint64_t)(uintptr_t)u) < 0) {
+        free_unit(u);
+        return NULL;
+    }
+    const struct tcn_unit_scopes *t = &u->scopes;
+    s->dwfl_memory += sizeof *u + t->nfunctions * sizeof *t->functions + t->nscopes * sizeof *t->scopes +
+                      t->nranges * sizeof *t->ranges + t->strings_len;
+    return u;
+}
+
 /* ---- the lines of a compilation unit ----------------------------------------------------- */
 
-static struct tcn_line_table no_lines; /* a unit whose table libdw cannot give: ask libdw each time */
 static int line_tables = 1;
 
 void tcn_symbols_line_tables_for_tests(int on)
@@ -408,84 +523,38 @@ static int lines_from_libdw(struct tcn_symbols *s, Dwarf_Die *cu, struct tcn_lin
     return ok ? 0 : -1;
 }
 
-/* What names the unit, for its table's bytes: where it is and what it says it is. */
-static uint64_t unit_identity(const struct tcn_libdw *dw, Dwarf_Die *cu)
-{
-    Dwarf_Attribute attr;
-    Dwarf_Word stmt_list = 0;
-    uint64_t offset = dw->dwarf_dieoffset(cu);
-    const char *name = dw->dwarf_diename(cu);
-    const char *comp_dir = dw->dwarf_formstring(dw->dwarf_attr(cu, DW_AT_comp_dir, &attr));
-    dw->dwarf_formudata(dw->dwarf_attr(cu, DW_AT_stmt_list, &attr), &stmt_list);
-    uint64_t h = tcu_hash_bytes(TCU_HASH_INIT, &offset, sizeof offset);
-    h = tcu_hash_bytes(h, &stmt_list, sizeof stmt_list);
-    h = tcu_hash_bytes(h, name ? name : "", name ? strlen(name) : 0);
-    return tcu_hash_bytes(h, comp_dir ? comp_dir : "", comp_dir ? strlen(comp_dir) : 0);
-}
-
 /* The unit's line table: from the debug cache when a process made it already, else from
  * libdw (and put there); NULL when libdw cannot give one (ask it row by row then). */
-static const struct tcn_line_table *lines_of(struct tcn_symbols *s, Dwfl_Module *mod, Dwarf_Die *cu)
+static const struct tcn_line_table *lines_of(struct tcn_symbols *s, Dwfl_Module *mod, struct unit *u)
 {
-    uint64_t key = (uint64_t)(uintptr_t)cu->addr;
-    uint64_t *v = tcu_map_get(&s->lines, key);
-    if (v)
-        return *v == (uint64_t)(uintptr_t)&no_lines ? NULL : (const struct tcn_line_table *)(uintptr_t)*v;
-    if (!line_tables)
-        return NULL;
+    if (u->lines_tried || !line_tables)
+        return u->lines;
+    u->lines_tried = 1;
     const struct tcn_libdw *dw = s->dw;
     struct tcn_line_table *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
-    /* Named by the module's build ID and the unit's offset. */
-    char name[2 * 64 + 40] = "";
-    const unsigned char *id;
-    GElf_Addr id_at;
-    int len = dw->dwfl_module_build_id(mod, &id, &id_at);
-    for (int i = 0; len >= 1 && len <= 64 && i < len; i++)
-        snprintf(name + 2 * i, 3, "%02x", id[i]);
-    if (name[0])
-        snprintf(name + 2 * len, sizeof name - 2 * (size_t)len, "-%" PRIx64 ".lines",
-                 (uint64_t)dw->dwarf_dieoffset(cu));
-    uint64_t unit = unit_identity(dw, cu);
+    char tail[40], name[2 * 64 + 40];
+    snprintf(tail, sizeof tail, "-%" PRIx64 ".lines", u->offset);
+    cache_name(dw, mod, tail, name, sizeof name);
     size_t size = 0;
     void *bytes = name[0] ? tcn_debug_cache_read(name, &size) : NULL;
-    int ok = bytes && tcn_line_table_decode(bytes, size, unit, t) == 0;
+    int ok = bytes && tcn_line_table_decode(bytes, size, u->identity, t) == 0;
     if (bytes && !ok)
         free(bytes);
-    if (!ok && (ok = lines_from_libdw(s, cu, t) == 0) && name[0] && (bytes = tcn_line_table_encode(t, unit, &size))) {
+    Dwarf_Die die;
+    if (!ok && unit_die(units_of(s, mod), u, s, &die) && (ok = lines_from_libdw(s, &die, t) == 0) && name[0] &&
+        (bytes = tcn_line_table_encode(t, u->identity, &size))) {
         tcn_debug_cache_write(name, bytes, size);
         free(bytes);
     }
     if (!ok) {
         free(t);
-        t = &no_lines;
-    }
-    if (tcu_map_put(&s->lines, key, (uint64_t)(uintptr_t)t) < 0) {
-        if (t != &no_lines) {
-            tcn_line_table_free(t);
-            free(t);
-        }
         return NULL;
     }
-    if (t == &no_lines)
-        return NULL;
-    s->memory += sizeof *t + t->nrows * sizeof *t->rows + t->nfiles * sizeof *t->files + t->strings_len;
+    u->lines = t;
+    s->dwfl_memory += sizeof *t + t->nrows * sizeof *t->rows + t->nfiles * sizeof *t->files + t->strings_len;
     return t;
-}
-
-static void free_lines(struct tcu_map *lines)
-{
-    for (size_t i = 0; lines->slots && i <= lines->mask; i++)
-        if (lines->slots[i].key) {
-            struct tcn_line_table *t = (struct tcn_line_table *)(uintptr_t)lines->slots[i].value;
-            if (t != &no_lines) {
-                tcn_line_table_free(t);
-                free(t);
-            }
-        }
-    tcu_map_free(lines);
-    memset(lines, 0, sizeof *lines);
 }
 
 /* Where the code at address is: the file and line of the line table's row for it, or
@@ -515,199 +584,76 @@ static void source_of(struct tcn_symbols *s, Dwfl_Module *mod, const struct tcn_
 
 /* ---- the functions at an address ------------------------------------------------------- */
 
-/* A compilation unit's functions by address, built the first time one of its addresses is
- * asked about: one walk over its DIEs, then a binary search per address, where
- * dwarf_getscopes would walk the whole unit again for every address. */
-struct function_range {
-    uint64_t low, high; /* module addresses before bias */
+/* The file of an inlined instance's call site: the name of its file index in the unit's
+ * line table (lines), or libdw's when there is no table. */
+static const char *call_file(struct tcn_symbols *s, Dwfl_Module *mod, struct unit *u,
+                             const struct tcn_line_table *lines, const struct tcn_scope *inlined)
+{
+    uint32_t index = inlined->call_file;
+    if (index == TCN_SCOPE_NO_FILE)
+        return unknown;
+    if (lines)
+        return index < lines->nfiles && lines->files[index] ? intern_cstr(s, lines->files[index]) : unknown;
     Dwarf_Die die;
-};
-
-struct cu_functions {
-    struct function_range *v;
-    size_t n, cap;
-};
-
-static void add_function(const struct tcn_libdw *dw, struct cu_functions *fns, Dwarf_Die *die)
-{
-    Dwarf_Addr base, start, end;
-    for (ptrdiff_t off = 0; (off = dw->dwarf_ranges(die, off, &base, &start, &end)) > 0;) {
-        if (fns->n == fns->cap) {
-            size_t cap = fns->cap ? fns->cap * 2 : 64;
-            struct function_range *v = realloc(fns->v, cap * sizeof *v);
-            if (!v)
-                return;
-            fns->v = v;
-            fns->cap = cap;
-        }
-        fns->v[fns->n++] = (struct function_range){start, end, *die};
-    }
+    Dwarf_Files *files;
+    size_t count;
+    if (!unit_die(units_of(s, mod), u, s, &die) || s->dw->dwarf_getsrcfiles(&die, &files, &count) != 0 ||
+        index >= count)
+        return unknown;
+    const char *file = s->dw->dwarf_filesrc(files, index, NULL, NULL);
+    return file ? intern_cstr(s, file) : unknown;
 }
 
-/* Function definitions with code, at the top of the unit or in namespaces and classes. */
-static void collect_functions(const struct tcn_libdw *dw, struct cu_functions *fns, Dwarf_Die *parent)
+static const char *scope_name(struct tcn_symbols *s, const struct tcn_unit_scopes *t, uint32_t scope)
 {
-    Dwarf_Die child;
-    if (dw->dwarf_child(parent, &child) != 0)
-        return;
-    do {
-        switch (dw->dwarf_tag(&child)) {
-        case DW_TAG_subprogram:
-            add_function(dw, fns, &child);
-            break;
-        case DW_TAG_namespace:
-        case DW_TAG_class_type:
-        case DW_TAG_structure_type:
-        case DW_TAG_union_type:
-        case DW_TAG_module:
-            collect_functions(dw, fns, &child);
-            break;
-        default:
-            break;
-        }
-    } while (dw->dwarf_siblingof(&child, &child) == 0);
-}
-
-static int by_low(const void *a, const void *b)
-{
-    const struct function_range *x = a, *y = b;
-    return x->low < y->low ? -1 : x->low > y->low;
-}
-
-static struct cu_functions *functions_of(struct tcn_symbols *s, Dwarf_Die *cu)
-{
-    uint64_t key = (uint64_t)(uintptr_t)cu->addr;
-    uint64_t *v = tcu_map_get(&s->units, key);
-    if (v)
-        return (struct cu_functions *)(uintptr_t)*v;
-    struct cu_functions *fns = calloc(1, sizeof *fns);
-    if (!fns)
-        return NULL;
-    collect_functions(s->dw, fns, cu);
-    if (fns->n)
-        qsort(fns->v, fns->n, sizeof *fns->v, by_low);
-    if (tcu_map_put(&s->units, key, (uint64_t)(uintptr_t)fns) < 0) {
-        free(fns->v);
-        free(fns);
-        return NULL;
-    }
-    s->memory += sizeof *fns + fns->cap * sizeof *fns->v;
-    return fns;
-}
-
-static void free_units(struct tcu_map *units)
-{
-    for (size_t i = 0; units->slots && i <= units->mask; i++)
-        if (units->slots[i].key) {
-            struct cu_functions *fns = (struct cu_functions *)(uintptr_t)units->slots[i].value;
-            free(fns->v);
-            free(fns);
-        }
-    tcu_map_free(units);
-    memset(units, 0, sizeof *units);
-}
-
-static int function_at(struct cu_functions *fns, uint64_t pc, Dwarf_Die *out)
-{
-    size_t lo = 0, hi = fns->n;
-    while (lo < hi) { /* the first range starting after pc */
-        size_t mid = (lo + hi) / 2;
-        if (fns->v[mid].low <= pc)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i-- > 0;) { /* ranges may nest (a function inside one's range) */
-        if (pc < fns->v[i].high) {
-            *out = fns->v[i].die;
-            return 1;
-        }
-        if (lo - i > 8)
-            break;
-    }
-    return 0;
-}
-
-/* The inlined instances that hold pc inside die, outermost first, appended to chain. */
-static void inlined_at(const struct tcn_libdw *dw, Dwarf_Die *die, uint64_t pc, Dwarf_Die *chain, int *depth, int max)
-{
-    Dwarf_Die child;
-    if (dw->dwarf_child(die, &child) != 0)
-        return;
-    do {
-        int tag = dw->dwarf_tag(&child);
-        if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block)
-            continue;
-        Dwarf_Attribute attr;
-        int has_pc = dw->dwarf_attr(&child, DW_AT_low_pc, &attr) || dw->dwarf_attr(&child, DW_AT_ranges, &attr);
-        if (has_pc && dw->dwarf_haspc(&child, pc) != 1)
-            continue;
-        if (!has_pc) { /* a block without addresses of its own: look inside */
-            int before = *depth;
-            inlined_at(dw, &child, pc, chain, depth, max);
-            if (*depth != before)
-                return;
-            continue;
-        }
-        if (tag == DW_TAG_inlined_subroutine && *depth < max)
-            chain[(*depth)++] = child;
-        inlined_at(dw, &child, pc, chain, depth, max);
-        return;
-    } while (dw->dwarf_siblingof(&child, &child) == 0);
+    const char *name = tcn_unit_scopes_name(t, scope);
+    return name ? intern_cstr(s, name) : unknown;
 }
 
 /* Fills frames from the DWARF at address, innermost first; returns how many. */
 static int dwarf_frames(struct tcn_symbols *s, Dwfl_Module *mod, uint64_t address, struct tcn_symbol_frame *frames)
 {
-    const struct tcn_libdw *dw = s->dw;
     Dwarf_Addr bias;
-    Dwarf_Die *cu = dw->dwfl_module_addrdie(mod, address, &bias);
-    if (!cu)
+    struct unit *u = unit_at(s, mod, address, &bias);
+    if (!u)
         return 0;
     uint64_t pc = address - bias;
     /* The function, then the instances inlined into it that hold the address. */
-    Dwarf_Die chain[TCN_SYMBOLS_MAX_FRAMES];
-    int depth = 0;
-    struct cu_functions *fns = functions_of(s, cu);
-    if (!fns || !function_at(fns, pc, &chain[0]))
+    uint32_t chain[TCN_SYMBOLS_MAX_FRAMES];
+    int depth = tcn_unit_scopes_at(&u->scopes, pc, chain, TCN_SYMBOLS_MAX_FRAMES);
+    if (depth == 0)
         return 0;
-    depth = 1;
-    inlined_at(dw, &chain[0], pc, chain, &depth, TCN_SYMBOLS_MAX_FRAMES);
 
     /* Where the innermost function is: the line table's row for the address. */
     const char *file;
     uint32_t line;
-    const struct tcn_line_table *lines = lines_of(s, mod, cu);
+    const struct tcn_line_table *lines = lines_of(s, mod, u);
     source_of(s, mod, lines, address, pc, &file, &line);
     int n = 0;
     for (int i = depth; i-- > 0;) {
-        Dwarf_Die *die = &chain[i];
+        const struct tcn_scope *scope = &u->scopes.scopes[chain[i]];
         struct tcn_symbol_frame *f = &frames[n++];
-        f->name = function_name(s, die);
+        f->name = scope_name(s, &u->scopes, chain[i]);
         f->file = file;
         f->line = line;
+        uint64_t low = 0, high = 0;
+        int found = tcn_unit_scopes_range_at(&u->scopes, chain[i], pc, &low, &high);
         if (i == 0) { /* the function that contains the address: its code's extent */
-            Dwarf_Addr low = 0, high = 0;
-            if (dw->dwarf_lowpc(die, &low) == 0 && dw->dwarf_highpc(die, &high) == 0 && high > low) {
-                f->sym_addr = low + bias;
-                f->sym_len = (uint32_t)(high - low);
-            } else { /* split in several ranges (hot and cold parts): the one at pc */
-                Dwarf_Addr base, start, end;
-                for (ptrdiff_t off = 0; (off = dw->dwarf_ranges(die, off, &base, &start, &end)) > 0;)
-                    if (pc >= start && pc < end) {
-                        f->sym_addr = start + bias;
-                        f->sym_len = (uint32_t)(end - start);
-                        break;
-                    }
+            if (scope->sym_high > scope->sym_low) {
+                low = scope->sym_low;
+                high = scope->sym_high;
+            } else if (!found) { /* (split in several ranges, hot and cold: the one at pc) */
+                low = high = 0;
             }
+            f->sym_addr = high > low ? low + bias : 0;
+            f->sym_len = (uint32_t)(high - low);
             break;
         }
-        uint64_t start = range_start(dw, die, pc);
-        f->sym_addr = start ? start + bias : 0;
+        f->sym_addr = found && low ? low + bias : 0;
         f->sym_len = 0;
         /* The function it was inlined into is at the call site. */
-        file = call_file(s, cu, lines, die);
-        line = call_line(dw, die);
+        file = call_file(s, mod, u, lines, scope);
+        line = scope->call_line;
     }
     return n;
 }
@@ -828,9 +774,9 @@ void tcn_symbols_symbol(struct tcn_symbols *s, uint64_t sym_addr, const char **f
         return; /* dladdr knows no files */
     Dwfl_Module *mod = module_of(s, sym_addr);
     Dwarf_Addr bias;
-    Dwarf_Die *cu = mod ? s->dw->dwfl_module_addrdie(mod, sym_addr, &bias) : NULL;
-    if (cu)
-        source_of(s, mod, lines_of(s, mod, cu), sym_addr, sym_addr - bias, file, line);
+    struct unit *u = mod ? unit_at(s, mod, sym_addr, &bias) : NULL;
+    if (u)
+        source_of(s, mod, lines_of(s, mod, u), sym_addr, sym_addr - bias, file, line);
     struct symbol_source *src = malloc(sizeof *src);
     if (src) {
         *src = (struct symbol_source){*file, *line};

@@ -3,9 +3,10 @@
  * libc: those with DWARF give lines and inlined frames) give the same images, functions,
  * files, lines, inlined frames, extents, and symbols' files and lines, whether libdw is
  * asked row by row, the tables are made from libdw with no cache, made and written to the
- * cache, or read from it. Tables found in the cache are read (marked used, not written
- * again); tables cut short, with a byte changed, made for another unit or not tables at all
- * are not read, and are made again. Bytes that pass the checksum but are no valid table
+ * cache, or read from it; and so do the units' scopes and the modules' indexes of units
+ * (unit_scopes.h, unit_index.h) kept beside them. Each found in the cache is read (marked
+ * used, not written again); one cut short, with a byte changed, made for another unit or
+ * not one at all is not read, and is made again. Bytes that pass the checksum but are no valid table
  * (rows out of order, a file the table has not, no end of sequence at the end, counts past
  * the bytes) are refused. */
 #include "native/debug_cache.h"
@@ -87,14 +88,15 @@ static char *resolve_all(int *with_lines)
     return out;
 }
 
-/* The tables in dir: how many, their paths in names. */
-static int tables(const char *dir, char names[][4400], int max)
+/* The files in dir whose names end with suffix: how many, their paths in names. */
+static int tables(const char *dir, const char *suffix, char names[][4400], int max)
 {
     DIR *d = opendir(dir);
     int n = 0;
+    size_t tail = strlen(suffix);
     for (struct dirent *e; d && (e = readdir(d)) && n < max;) {
         size_t len = strlen(e->d_name);
-        if (e->d_name[0] != '.' && len > 6 && !strcmp(e->d_name + len - 6, ".lines"))
+        if (e->d_name[0] != '.' && len > tail && !strcmp(e->d_name + len - tail, suffix))
             snprintf(names[n++], 4400, "%s/%s", dir, e->d_name);
     }
     if (d)
@@ -194,54 +196,66 @@ int main(void)
     tcn_debug_cache_configure(dir, (size_t)1 << 30);
     char *making = resolve_all(&again);
     CHECK(making && strcmp(making, libdw) == 0);
+    /* Each kind the resolver keeps: line tables, units' scopes, modules' indexes of units
+     * (a header of 48, 64 and 48 bytes before what the checksum covers). */
+    static const struct {
+        const char *suffix;
+        int header, unit; /* where the value naming the unit (the DWARF, for .units) is */
+    } kinds[] = {{".lines", 48, 32}, {".scopes", 64, 48}, {".units", 48, 16}};
     static char names[256][4400];
-    int n = tables(dir, names, 256);
-    CHECK(n >= 3);
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        int n = tables(dir, kinds[k].suffix, names, 256);
+        CHECK(n >= 1); /* (this program's: libc's and the loader's need libc6-dbg) */
+        int spoilt_n = n < 4 ? n : 4;
 
-    /* Found: read, not written again. */
-    struct stat before[256], now;
-    struct timespec old[2] = {{1000, 0}, {1000, 0}};
-    for (int i = 0; i < n; i++) {
-        CHECK(utimensat(AT_FDCWD, names[i], old, 0) == 0);
-        CHECK(stat(names[i], &before[i]) == 0);
-    }
-    char *found = resolve_all(&again);
-    CHECK(found && strcmp(found, libdw) == 0);
-    int read = 0;
-    for (int i = 0; i < n; i++) {
-        CHECK(stat(names[i], &now) == 0);
-        CHECK(now.st_ino == before[i].st_ino);
-        read += now.st_mtime > 1000;
-    }
-    CHECK_EQ_INT(read, n);
+        /* Found: read, not written again. */
+        struct stat before[256], now;
+        struct timespec old[2] = {{1000, 0}, {1000, 0}};
+        for (int i = 0; i < n; i++) {
+            CHECK(utimensat(AT_FDCWD, names[i], old, 0) == 0);
+            CHECK(stat(names[i], &before[i]) == 0);
+        }
+        char *found = resolve_all(&again);
+        CHECK(found && strcmp(found, libdw) == 0);
+        int read = 0;
+        for (int i = 0; i < n; i++) {
+            CHECK(stat(names[i], &now) == 0);
+            CHECK(now.st_ino == before[i].st_ino);
+            read += now.st_mtime > 1000;
+        }
+        CHECK_EQ_INT(read, n);
+        free(found);
 
-    /* Spoilt: cut short, a byte of the rows changed, another unit's, not a table. Each is
-     * made again, and nothing resolved changes. */
-    CHECK(n >= 4);
-    CHECK(truncate(names[0], 100) == 0);
-    flip_byte(names[1], 64 + 3);
-    flip_byte(names[2], 32); /* the unit */
-    FILE *f = fopen(names[3], "w");
-    CHECK(f != NULL);
-    fputs("not a line table\n", f);
-    fclose(f);
-    for (int i = 0; i < 4; i++)
-        CHECK(stat(names[i], &before[i]) == 0);
-    char *spoilt = resolve_all(&again);
-    CHECK(spoilt && strcmp(spoilt, libdw) == 0);
-    for (int i = 0; i < 4; i++) {
-        CHECK(stat(names[i], &now) == 0);
-        CHECK(now.st_ino != before[i].st_ino);
+        /* Spoilt: cut short, a byte of what follows the header changed, not a table, another
+         * unit's. Each is made again, and nothing resolved changes. */
+        CHECK(truncate(names[0], 30) == 0);
+        if (spoilt_n > 1)
+            flip_byte(names[1], kinds[k].header + 3);
+        if (spoilt_n > 2) {
+            FILE *f = fopen(names[2], "w");
+            CHECK(f != NULL);
+            fputs("not a table\n", f);
+            fclose(f);
+        }
+        if (spoilt_n > 3)
+            flip_byte(names[3], kinds[k].unit);
+        for (int i = 0; i < spoilt_n; i++)
+            CHECK(stat(names[i], &before[i]) == 0);
+        char *spoilt = resolve_all(&again);
+        CHECK(spoilt && strcmp(spoilt, libdw) == 0);
+        for (int i = 0; i < spoilt_n; i++) {
+            CHECK(stat(names[i], &now) == 0);
+            CHECK(now.st_ino != before[i].st_ino);
+        }
+        char *remade = resolve_all(&again);
+        CHECK(remade && strcmp(remade, libdw) == 0);
+        free(spoilt);
+        free(remade);
     }
-    char *remade = resolve_all(&again);
-    CHECK(remade && strcmp(remade, libdw) == 0);
 
     free(libdw);
     free(plain);
     free(making);
-    free(found);
-    free(spoilt);
-    free(remade);
     char rm[4300];
     snprintf(rm, sizeof rm, "rm -rf '%s'", root);
     CHECK(system(rm) == 0);
