@@ -60,7 +60,8 @@ int main(void)
     char *plain_a = resolve(&a, &lines_a), *plain_b = resolve(&b, &lines_b);
     CHECK(plain_a && plain_b && lines_a > 0 && lines_b > 0); /* their DWARF was read */
     CHECK(strstr(plain_a, "same_id_work ") && strstr(plain_a, "same_id_lib.c:"));
-    CHECK(strstr(plain_b, "same_id_extra ") && strstr(plain_b, "same_id_extra.c:") && !strstr(plain_a, "same_id_extra"));
+    CHECK(strstr(plain_b, "same_id_extra ") && strstr(plain_b, "same_id_extra.c:") &&
+          !strstr(plain_a, "same_id_extra"));
 
     char root[PATH_MAX];
     tt_temp_path(root, sizeof root, "tracyc-same-id-XXXXXX");
