@@ -107,6 +107,9 @@ done
 echo "== symbol resolution: 10,000 distinct addresses of a library with debug information"
 "$build/bench/bench_symbols"
 
+echo "== debug cache: symbol resolution in a fresh process with no cache, making it and reading it (400 units; libc given its DWARF)"
+"$build/bench/bench_symbol_cache"
+
 echo "== sustained throughput into a connected capture"
 run_with_capture tp "$build/bench/bench_throughput" tracyc
 # Upstream buffers without bound; the same run with a limit too large to be reached:
