@@ -1,10 +1,10 @@
 /* symbol_cache.c - what the debug cache (native/debug_cache.h) saves the symbol resolver of
- * a process that starts: for a library of 400 compilation units, and libc when its DWARF is
- * installed, the first address's latency and the time to resolve addresses spread over all
- * the units, with no cache (the baseline), making the cache (an empty directory) and
- * reading it (the directory just made). libdw finds the unit of a module's first address by
- * reading every unit's header and ranges; the cache's index of units and their scopes
- * answers without.
+ * a process that starts: for a library of UNITS compilation units (bench/CMakeLists.txt
+ * generates them), and libc when its DWARF is installed, the first address's latency and
+ * the time to resolve addresses spread over all the units, with no cache (the baseline),
+ * making the cache (an empty directory) and reading it (the directory just made). libdw
+ * finds the unit of a module's first address by reading every unit's header and ranges;
+ * the cache's index of units and their scopes answers without.
  *
  * Each measurement is a process of its own, forked before anything is resolved, as a
  * profiled process starts with nothing; the three states take turns, round after round (the
@@ -29,8 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define UNITS 400
-#define PER_UNIT 6
+#define PER_UNIT 6 /* (as generated) */
 #define ADDRESSES (UNITS * PER_UNIT)
 #define MAX_ROUNDS 50
 
@@ -287,7 +286,10 @@ int main(int argc, char **argv)
     printf("debug cache: resolving in a fresh process, no cache / making it / reading it; medians of %d rounds "
            "taking turns, wall time\n",
            rounds);
-    static struct module units = {.name = "library of 400 compilation units"};
+    static struct module units;
+    char units_name[64];
+    snprintf(units_name, sizeof units_name, "library of %d compilation units", UNITS);
+    units.name = units_name;
     generated_addresses(&units);
     run(&units, rounds);
     if (units.m[NONE][0].with_line < ADDRESSES / 2)
