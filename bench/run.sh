@@ -29,6 +29,7 @@ cd "$(dirname "$0")/.."
 build=${1:-build/bench}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTRACYC_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" -j"$(nproc)" >/dev/null
+cmake --build "$build" -j"$(nproc)" --target bench_symbol_cache >/dev/null # not in the default build
 capture="$build/tools/tracyc-capture"
 
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -106,6 +107,9 @@ done
 
 echo "== symbol resolution: 10,000 distinct addresses of a library with debug information"
 "$build/bench/bench_symbols"
+
+echo "== debug cache: symbol resolution in a fresh process with no cache, making it and reading it (400 units; libc given its DWARF)"
+"$build/bench/bench_symbol_cache"
 
 echo "== sustained throughput into a connected capture"
 run_with_capture tp "$build/bench/bench_throughput" tracyc
