@@ -14,16 +14,17 @@
  *   profiler's and so while the descriptor guard's lock is held for the fork, ends: the
  *   walk's pipe is made under that guard (`fork-prepare`; it deadlocked before).
  * The walk is held in the middle by this program's own dl_iterate_phdr, which libunwind
- * calls to find each address's unwind information (exported: it takes the place of libc's).
+ * calls to find each address's unwind information (held_dl_iterate_phdr.c: it takes the
+ * place of libc's).
  * With glibc's backtrace (ThreadSanitizer builds) the first walk is made at start-up:
  * skipped. */
+#include "held_dl_iterate_phdr.h"
 #include "native/callstack.h"
 #include "test_util.h"
 #include "tracyc.h"
 
 #include <dlfcn.h>
 #include <limits.h>
-#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -61,38 +62,6 @@ static int capture(void)
 
 /* ---- the walk held in the middle ------------------------------------------------------- */
 
-static atomic_int hold_walks;                             /* hold the next dl_iterate_phdr call */
-static atomic_int walk_held;                              /* a walk is being held there */
-static atomic_int release_walk;                           /* let it go on */
-static atomic_int walk_called_back;                       /* libunwind called dl_iterate_phdr at all */
-static __typeof__(dl_iterate_phdr) *real_dl_iterate_phdr; /* (found in main: dlsym takes the loader's lock) */
-
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-/* (Not under ThreadSanitizer, whose runtime calls it before main: glibc's backtrace walks
- * there, at start-up, and the test is skipped. Not instrumented by AddressSanitizer, whose
- * runtime calls it before its shadow is set up.) */
-#ifndef UNDER_TSAN
-__attribute__((no_sanitize("address"))) int dl_iterate_phdr(int (*callback)(struct dl_phdr_info *, size_t, void *),
-                                                            void *data)
-{
-    atomic_store(&walk_called_back, 1);
-    if (atomic_exchange(&hold_walks, 0)) {
-        atomic_store(&walk_held, 1);
-        while (!atomic_load(&release_walk))
-            pause_ms(1);
-    }
-    if (!real_dl_iterate_phdr) /* (before main) */
-        real_dl_iterate_phdr = (__typeof__(dl_iterate_phdr) *)dlsym(RTLD_NEXT, "dl_iterate_phdr");
-    return real_dl_iterate_phdr(callback, data);
-}
-#endif
-
 struct walker {
     pthread_t thread;
     int frames;
@@ -117,11 +86,11 @@ void test_first_walk_in_constructor(void)
 {
     /* With the loader's lock held: the first walk starts on another thread, and this
      * thread captures while it is under way. */
-    atomic_store(&hold_walks, 1);
+    tt_hold_arm(&tt_dl_iterate_phdr_hold);
     pthread_create(&constructor_walker.thread, NULL, walker_main, &constructor_walker);
-    while (!atomic_load(&walk_held))
+    while (!atomic_load(&tt_dl_iterate_phdr_hold.held))
         pause_ms(1);
-    atomic_store(&release_walk, 1);
+    tt_hold_release(&tt_dl_iterate_phdr_hold);
     long long start = now_ns();
     constructor_frames = capture();
     constructor_capture_ns = now_ns() - start;
@@ -149,7 +118,7 @@ static void *release_soon(void *unused)
     (void)unused;
     pause_ms(100);
     atomic_store(&released_ns, now_ns());
-    atomic_store(&release_walk, 1);
+    tt_hold_release(&tt_dl_iterate_phdr_hold);
     return NULL;
 }
 
@@ -157,11 +126,9 @@ static void *release_soon(void *unused)
  * hold: a fork meanwhile waits for it (up to the bound). */
 static void hold_walk_until_soon(struct walker *w, pthread_t *releaser)
 {
-    atomic_store(&walk_held, 0);
-    atomic_store(&release_walk, 0);
-    atomic_store(&hold_walks, 1);
+    tt_hold_arm(&tt_dl_iterate_phdr_hold);
     pthread_create(&w->thread, NULL, walker_main, w);
-    while (!atomic_load(&walk_held))
+    while (!atomic_load(&tt_dl_iterate_phdr_hold.held))
         pause_ms(1);
     pthread_create(releaser, NULL, release_soon, NULL);
 }
@@ -176,7 +143,7 @@ static void check_fork(void)
     if (child == 0)
         _exit(0);
     long long returned = now_ns(), took = returned - start;
-    int released = atomic_load(&release_walk);
+    int released = atomic_load(&tt_dl_iterate_phdr_hold.released);
     long long done = atomic_load(&w.done_ns), released_after = atomic_load(&released_ns) - start;
     waitpid(child, NULL, 0);
     tt_check(released || took >= TCN_CALLSTACK_WAIT_NS,
@@ -229,7 +196,7 @@ static void check_fork_during_walk(void)
     if (child == 0)
         _exit(capture() > 0 ? 0 : 3);
     long long took = now_ns() - start;
-    int released = atomic_load(&release_walk);
+    int released = atomic_load(&tt_dl_iterate_phdr_hold.released);
     /* A child that waits on the lock does so with every signal blocked: killed after 20 s. */
     int status = 0, waited = 0;
     while (waitpid(child, &status, WNOHANG) == 0 && waited++ < 20000)
@@ -254,7 +221,7 @@ static void check_fork_during_walk(void)
 int main(int argc, char **argv)
 {
     signal(SIGALRM, on_alarm);
-    real_dl_iterate_phdr = (__typeof__(dl_iterate_phdr) *)dlsym(RTLD_NEXT, "dl_iterate_phdr");
+    tt_dl_iterate_phdr_find_real();
     alarm(60);
     const char *lib = getenv("FIRST_WALK_LIB");
     const char *mode = argc > 1 ? argv[1] : "constructor";
@@ -288,7 +255,7 @@ int main(int argc, char **argv)
             check_fork();
         else
             check_fork_during_walk();
-        tt_check(atomic_load(&walk_called_back), "libunwind's walk called dl_iterate_phdr (the hold point)");
+        tt_check(atomic_load(&tt_dl_iterate_phdr_called), "libunwind's walk called dl_iterate_phdr (the hold point)");
         ___tracy_shutdown_profiler();
     } else {
         tt_check(lib != NULL, "FIRST_WALK_LIB names the library");

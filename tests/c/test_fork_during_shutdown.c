@@ -5,11 +5,11 @@
  * every child, not only in a followed one (the child hung forever before).
  * Bounded waits only: a child still alive after CHILD_WAIT_S is reported and killed. */
 #include "test_capture.h"
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -43,19 +43,6 @@ static int wait_until_stopping(void)
     return 0;
 }
 
-/* 1 if the child ended by itself within the bound; otherwise it is killed. */
-static int child_ended(pid_t pid, int *status)
-{
-    for (int i = 0; i < CHILD_WAIT_S * 100; i++) {
-        if (waitpid(pid, status, WNOHANG) == pid)
-            return 1;
-        pause_ms(10);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, status, 0);
-    return 0;
-}
-
 /* A non-followed child: inert, every call a no-op, and its exit runs the shutdown. */
 static void run_child(void)
 {
@@ -76,11 +63,12 @@ int main(void)
     int stopping = wait_until_stopping();
     tt_check(stopping, "the shutdown began within %d s", CHILD_WAIT_S);
     if (stopping) {
+        fflush(stdout); /* (the child's exit flushes its copy of the buffer too) */
         pid_t pid = fork();
         if (pid == 0)
             run_child();
         int status = 0;
-        int ended = child_ended(pid, &status);
+        int ended = tt_child_ended(pid, &status, CHILD_WAIT_S);
         tt_check(ended, "a child forked during the parent's shutdown ended within %d s (hung on the start lock)",
                  CHILD_WAIT_S);
         if (ended)

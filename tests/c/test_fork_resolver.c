@@ -11,35 +11,25 @@
  *     the resolver's thread with the lock held.
  * Bounded waits only: a child still alive after WAIT_S is reported and killed. Skipped
  * under ThreadSanitizer, whose runtime calls dl_iterate_phdr before main. */
+#include "held_dl_iterate_phdr.h"
 #include "raw_server.h"
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 #include "wire/protocol.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define WAIT_S 30
 
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-
-#ifdef UNDER_TSAN
+#ifdef TT_UNDER_TSAN
 int main(void)
 {
     return 77;
@@ -61,49 +51,12 @@ static int wait_for(atomic_int *flag)
     return 0;
 }
 
-static int on_thread(const char *name)
-{
-    char mine[16] = {0};
-    prctl(PR_GET_NAME, mine, 0, 0, 0);
-    return strcmp(mine, name) == 0;
-}
-
-/* One hold: armed by the test, taken by the first call on the named thread, released by
- * the test. */
-struct hold {
-    const char *thread;
-    atomic_int armed, held, released;
-};
-
-static struct hold resolving = {.thread = "tracyc symbols"};
-static struct hold handing_over = {.thread = "tracyc worker"};
-
-/* (Not instrumented by AddressSanitizer: called before its shadow is set up, see below.) */
-__attribute__((no_sanitize("address"))) static void pass_or_hold(struct hold *h)
-{
-    if (!atomic_load(&h->armed) || !on_thread(h->thread) || !atomic_exchange(&h->armed, 0))
-        return;
-    atomic_store(&h->held, 1);
-    while (!atomic_load(&h->released))
-        pause_ms(1);
-}
-
-static __typeof__(dl_iterate_phdr) *real_dl_iterate_phdr;
+static struct tt_hold handing_over = {.thread = "tracyc worker"};
 static __typeof__(pthread_cond_signal) *real_cond_signal;
-
-/* (Not instrumented by AddressSanitizer, whose runtime calls it before its shadow is set up.) */
-__attribute__((no_sanitize("address"))) int dl_iterate_phdr(int (*callback)(struct dl_phdr_info *, size_t, void *),
-                                                            void *data)
-{
-    pass_or_hold(&resolving);
-    if (!real_dl_iterate_phdr) /* (before main) */
-        real_dl_iterate_phdr = (__typeof__(dl_iterate_phdr) *)dlsym(RTLD_NEXT, "dl_iterate_phdr");
-    return real_dl_iterate_phdr(callback, data);
-}
 
 int pthread_cond_signal(pthread_cond_t *cond)
 {
-    pass_or_hold(&handing_over);
+    tt_hold_pass(&handing_over);
     if (!real_cond_signal)
         real_cond_signal = (__typeof__(pthread_cond_signal) *)dlsym(RTLD_NEXT, "pthread_cond_signal");
     return real_cond_signal(cond);
@@ -114,19 +67,6 @@ static __attribute__((noinline)) void some_function(void)
     __asm__ volatile("" ::: "memory");
 }
 
-/* 1 if the child ended by itself within the bound; otherwise it is killed. */
-static int child_ended(pid_t pid, int *status)
-{
-    for (int i = 0; i < WAIT_S * 100; i++) {
-        if (waitpid(pid, status, WNOHANG) == pid)
-            return 1;
-        pause_ms(10);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, status, 0);
-    return 0;
-}
-
 /* The child's fork handlers have run when fork returns in it: it only has to end. */
 static void fork_and_check(void)
 {
@@ -134,7 +74,7 @@ static void fork_and_check(void)
     if (pid == 0)
         _exit(0);
     int status = 0;
-    int ended = child_ended(pid, &status);
+    int ended = tt_child_ended(pid, &status, WAIT_S);
     tt_check(ended, "a child forked while the worker holds the resolver's lock ended within %d s", WAIT_S);
     if (ended)
         tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child exited with 0 (status %d)", status);
@@ -143,6 +83,8 @@ static void fork_and_check(void)
 int main(void)
 {
     real_cond_signal = (__typeof__(pthread_cond_signal) *)dlsym(RTLD_NEXT, "pthread_cond_signal");
+    tt_dl_iterate_phdr_find_real();
+    tt_dl_iterate_phdr_hold.thread = "tracyc symbols";
     unsetenv("TRACYC_FOLLOW_FORK");
     uint16_t port = tt_use_free_port();
     ___tracy_startup_profiler();
@@ -152,22 +94,20 @@ int main(void)
         return tt_finish("test_fork_resolver");
     }
     uint64_t address = (uint64_t)(uintptr_t)some_function;
-    atomic_store(&resolving.armed, 1);
+    tt_hold_arm(&tt_dl_iterate_phdr_hold);
     tr_query(&srv, TCW_QUERY_CALLSTACK_FRAME, address, 0);
-    int resolver_held = wait_for(&resolving.held);
+    int resolver_held = wait_for(&tt_dl_iterate_phdr_hold.held);
     tt_check(resolver_held, "the resolver's thread was held in its first query");
     if (resolver_held) {
-        atomic_store(&handing_over.armed, 1);
+        tt_hold_arm(&handing_over);
         tr_query(&srv, TCW_QUERY_CALLSTACK_FRAME, address + 1, 0);
         int worker_held = wait_for(&handing_over.held);
         tt_check(worker_held, "the worker was held handing the second query over");
         if (worker_held)
             fork_and_check();
     }
-    atomic_store(&handing_over.armed, 0);
-    atomic_store(&handing_over.released, 1);
-    atomic_store(&resolving.armed, 0);
-    atomic_store(&resolving.released, 1);
+    tt_hold_release(&handing_over);
+    tt_hold_release(&tt_dl_iterate_phdr_hold);
     tr_finish(&srv, WAIT_S);
     tr_free(&srv);
     ___tracy_shutdown_profiler();

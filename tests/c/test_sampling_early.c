@@ -5,10 +5,10 @@
  * events are open when ___tracy_startup_profiler returns, in the thread that called it) and
  * end to end (a child that starts the profiler and at once burns 10 ms of CPU on each of two
  * threads has the samples of both in its summary). */
+#include "test_descriptors.h"
 #include "test_util.h"
 #include "tracyc.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -20,25 +20,6 @@
 
 #define SAMPLING_HZ 5000
 #define BURN_NS 10000000 /* each thread's CPU time: 50 samples at 5 kHz */
-
-static int perf_event_descriptors(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL) {
-        char path[PATH_MAX], target[64];
-        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
-        ssize_t len = readlink(path, target, sizeof target - 1);
-        if (len > 0) {
-            target[len] = '\0';
-            n += strcmp(target, "anon_inode:[perf_event]") == 0;
-        }
-    }
-    if (d)
-        closedir(d);
-    return n;
-}
 
 static long long thread_cpu_ns(void)
 {
@@ -65,7 +46,7 @@ static int short_program(const char *output)
     snprintf(hz, sizeof hz, "%d", SAMPLING_HZ);
     setenv("TRACY_SAMPLING_HZ", hz, 1);
     ___tracy_startup_profiler();
-    int open_at_once = perf_event_descriptors() > 0;
+    int open_at_once = tt_descriptors_on("anon_inode:[perf_event]") > 0;
     pthread_t other;
     pthread_create(&other, NULL, burn, NULL);
     burn(NULL);

@@ -13,10 +13,10 @@
 #include "client/sampling.h"
 #include "native/libdw.h"
 #include "native/sample_unwind.h"
+#include "test_descriptors.h"
 #include "test_util.h"
 #include "tracyc.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -65,21 +65,7 @@ static int own_maps_open(void)
 {
     char maps[64];
     snprintf(maps, sizeof maps, "/proc/%d/maps", (int)getpid());
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL) {
-        char path[PATH_MAX], target[64];
-        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
-        ssize_t len = readlink(path, target, sizeof target - 1);
-        if (len > 0) {
-            target[len] = '\0';
-            n += strcmp(target, maps) == 0;
-        }
-    }
-    if (d)
-        closedir(d);
-    return n;
+    return tt_descriptors_on(maps);
 }
 
 /* The parent burns CPU until its sampler keeps the unwinder a child could inherit. Seen

@@ -348,10 +348,12 @@ def test_sampling_opens_only_its_documented_descriptors(python_run):
 
 def test_sampler_wakes_for_a_new_thread_and_the_stop(python_run):
     """The sampler's thread waits up to a second between its passes when every thread is
-    idle; a thread that threading starts and the stop wake it at once (a ring half full
-    too: test_sampling.py). A thread started after an idle spell, running a fifth of a
-    second, gets samples under its name, and the stop returns (the run's timeout only
-    catches a hang: no timing is asserted)."""
+    idle; a thread that threading starts and the stop post its wake-up (a ring half full
+    too: test_sampling.py). What this shows: a thread started after an idle spell, running
+    a fifth of a second, gets samples under its name, and the stop returns (the run's
+    timeout only catches a hang). It does not show that the wake-up is what found the
+    thread: a routine pass within its fifth of a second finds it as well, and telling the
+    two apart would take a timing, which no test asserts."""
     run = python_run("""\
         import threading, time
         import tracer
@@ -378,9 +380,10 @@ def test_sampler_wakes_for_a_new_thread_and_the_stop(python_run):
 
 def test_followed_fork_child_samples_and_stops(python_run):
     """A child forked while sampling runs, followed (TRACYC_FOLLOW_FORK=1), has a sampler
-    of its own: its wake-up is made anew (the parent's sampler thread may have been waiting
-    on the parent's as it forked), a thread the child starts gets a clock and the child's
-    stop returns."""
+    of its own: its start succeeds, it counts at least two threads (its own and one it
+    starts) and some samples, its stop returns and it exits 0; the parent's stop returns.
+    (The child's wake-up semaphore is made anew at the fork; this does not show that: on
+    glibc a copied semaphore at worst makes the child's sampler one pass more.)"""
     run = python_run("""\
         import os, threading, time
         import tracer
