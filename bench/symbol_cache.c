@@ -20,6 +20,7 @@
 #include <elf.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <link.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -156,6 +157,22 @@ static void remove_tree(const char *dir)
     nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+static int files_counted;
+
+static int count_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)path, (void)st, (void)ftw;
+    files_counted += flag == FTW_F;
+    return 0;
+}
+
+static int files_in(const char *dir)
+{
+    files_counted = 0;
+    nftw(dir, count_one, 16, FTW_PHYS);
+    return files_counted;
+}
+
 static _Noreturn void fail(const char *what)
 {
     fprintf(stderr, "bench_symbol_cache: FAILED: %s\n", what);
@@ -240,6 +257,8 @@ static void run(struct module *mod, int rounds)
         if (r % 2)
             measure(mod, NONE, r, dir);
         measure(mod, MAKING, r, dir);
+        if (files_in(dir) == 0) /* (else the figures would compare no cache with itself) */
+            fail("making the cache wrote nothing: the debug cache is not in effect");
         measure(mod, READING, r, dir);
         if (!(r % 2))
             measure(mod, NONE, r, dir);
@@ -282,6 +301,10 @@ int main(int argc, char **argv)
     snprintf(root, sizeof root, "%s/tracyc-bench-cache-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(root))
         fail("making a temporary directory");
+    char absolute[PATH_MAX]; /* (the debug cache takes only an absolute directory) */
+    if (!realpath(root, absolute) || strlen(absolute) >= sizeof root)
+        fail("finding the temporary directory's absolute path");
+    strcpy(root, absolute);
 
     printf("debug cache: resolving in a fresh process, no cache / making it / reading it; medians of %d rounds "
            "taking turns, wall time\n",

@@ -20,6 +20,7 @@
  * skipped. */
 #include "held_dl_iterate_phdr.h"
 #include "native/callstack.h"
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -198,14 +199,8 @@ static void check_fork_during_walk(void)
     long long took = now_ns() - start;
     int released = atomic_load(&tt_dl_iterate_phdr_hold.released);
     /* A child that waits on the lock does so with every signal blocked: killed after 20 s. */
-    int status = 0, waited = 0;
-    while (waitpid(child, &status, WNOHANG) == 0 && waited++ < 20000)
-        pause_ms(1);
-    int hung = waited > 20000;
-    if (hung) {
-        kill(child, SIGKILL);
-        waitpid(child, &status, 0);
-    }
+    int status = 0;
+    int hung = !tt_child_ended(child, &status, 20);
     tt_check(released || took >= TCN_CALLSTACK_WAIT_NS,
              "a fork during another thread's walk waits for it to end (fork took %lld ms)", took / 1000000);
     /* (A releaser kept off the CPU past the bound lets the fork go with the walk held: then

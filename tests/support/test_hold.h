@@ -12,7 +12,7 @@ struct tt_hold {
     atomic_int armed, held, released;
 };
 
-/* Holds the calling thread here while h is released, if this call takes h; returns at once
+/* Holds the calling thread here until h is released, if this call takes h; returns at once
  * otherwise. Safe before main (AddressSanitizer's shadow may not be set up yet). */
 void tt_hold_pass(struct tt_hold *h);
 
