@@ -22,6 +22,7 @@ void tt_check(int ok, const char *fmt, ...)
     printf("%s ", ok ? "ok  " : "FAIL");
     vprintf(fmt, ap);
     printf("\n");
+    fflush(stdout); /* (a test that hangs later, or forks, keeps what it said) */
     va_end(ap);
     if (ok)
         tt_passed++;
