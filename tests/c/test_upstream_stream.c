@@ -21,20 +21,6 @@
 #include "trace/trace.h"
 #include "decode/decode.h"
 
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *data = malloc((size_t)n);
-    *len = data ? fread(data, 1, (size_t)n, f) : 0;
-    fclose(f);
-    return data;
-}
-
 static void on_event(void *user, const struct tcd_event *ev)
 {
     tct_trace_on_event(user, 0, ev);
@@ -99,7 +85,7 @@ int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "streams/upstream_callstacks.stream";
     size_t len;
-    uint8_t *stream = read_file(path, &len);
+    uint8_t *stream = tt_read_bytes(path, &len);
     if (!stream) {
         fprintf(stderr, "cannot read %s\n", path);
         return 1;

@@ -14,6 +14,7 @@
  * tests/c/golden_outputs.sh compares them with the outputs kept in tests/c/fixtures/golden/.
  * SPILL_MEMORY (bytes) bounds what the capture keeps in memory before it uses the disk
  * (tct_trace_set_spill_memory): a small one makes every output go through its files. */
+#include "test_util.h"
 #include "trace/export.h"
 #include "trace/names.h"
 #include "trace/trace.h"
@@ -23,20 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *data = n > 0 ? malloc((size_t)n) : NULL;
-    *len = data ? fread(data, 1, (size_t)n, f) : 0;
-    fclose(f);
-    return data;
-}
 
 /* One recorded client: its bytes, its decoder, its source in the trace. */
 struct client {
@@ -95,7 +82,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < count; i++) {
         struct client *c = &clients[i];
-        c->data = read_file(paths[i], &c->len);
+        c->data = tt_read_bytes(paths[i], &c->len);
         if (!c->data || c->len < 2) {
             fprintf(stderr, "replay_outputs: cannot read %s\n", paths[i]);
             return 2;

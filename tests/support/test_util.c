@@ -128,18 +128,38 @@ int tt_loaded_files_mapped_again(char *first, size_t len)
     return again;
 }
 
-char *tt_read_file(const char *path)
+uint8_t *tt_read_bytes(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
-    size_t cap = 1 << 20;
-    char *buf = malloc(cap);
-    size_t n = buf ? fread(buf, 1, cap - 1, f) : 0;
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - 1 - n, f);
+        if (n < cap - 1)
+            break;
+        uint8_t *grown = realloc(buf, cap * 2);
+        if (!grown)
+            free(buf);
+        buf = grown;
+        cap *= 2;
+    }
+    int failed = ferror(f);
     fclose(f);
-    if (buf)
-        buf[n] = 0;
+    if (!buf || failed) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
     return buf;
+}
+
+char *tt_read_file(const char *path)
+{
+    size_t len;
+    return (char *)tt_read_bytes(path, &len);
 }
 
 int tt_occurrences(const char *text, const char *what)

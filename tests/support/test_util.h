@@ -51,7 +51,10 @@ int tt_finish(const char *name);
 struct ___tracy_source_location_data;
 void tt_zones(const struct ___tracy_source_location_data *loc, int n);
 
-/* A text file's contents (up to 1 MiB), malloc'd; NULL when it cannot be read. */
+/* A file's whole contents, malloc'd, with a 0 byte after them (not counted in *len);
+ * NULL when it cannot be read. */
+uint8_t *tt_read_bytes(const char *path, size_t *len);
+/* A text file's whole contents, malloc'd; NULL when it cannot be read. */
 char *tt_read_file(const char *path);
 /* A path for a test's files in the build folder, beside the test's own program (not a
  * machine path such as /tmp): name is a file name, a mkstemp/mkdtemp template or not.
