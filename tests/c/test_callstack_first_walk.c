@@ -146,7 +146,8 @@ static void check_fork(void)
     long long returned = now_ns(), took = returned - start;
     int released = atomic_load(&tt_dl_iterate_phdr_hold.released);
     long long done = atomic_load(&w.done_ns), released_after = atomic_load(&released_ns) - start;
-    waitpid(child, NULL, 0);
+    int status = 0;
+    tt_check(tt_child_ended(child, &status, 20), "the child forked during the first walk ended");
     tt_check(released || took >= TCN_CALLSTACK_WAIT_NS,
              "a fork during another thread's first walk waits for it to end (fork took %lld ms)", took / 1000000);
     /* The whole walk, libunwind's part and the descriptor guard's after it: the fork must
@@ -180,7 +181,8 @@ static void check_first_walk_in_prepare_handler(void)
     if (child == 0)
         _exit(0);
     atomic_store(&prepare_armed, 0);
-    waitpid(child, NULL, 0);
+    int status = 0;
+    tt_check(tt_child_ended(child, &status, 20), "the child forked in the prepare handler's walk ended");
     tt_check(prepare_frames > 0, "the first walk, in a prepare handler of the program's: %d frames", prepare_frames);
 }
 

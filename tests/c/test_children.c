@@ -18,6 +18,7 @@
  */
 #include "test_collector.h"
 #include "test_fault_util.h"
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -51,7 +52,7 @@ static void child_work(void)
 static int wait_child(pid_t pid)
 {
     int status;
-    return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return tt_child_ended(pid, &status, 60) && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 /* Zones of one source location's name a client sent. */

@@ -6,6 +6,7 @@
  * Then a whole program: one that shuts down right after starting, with an in-process capture,
  * writes its capture. Skipped (77) where the clock is not the TSC. */
 #include "client/clock.h"
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -57,7 +58,7 @@ int main(void)
         _exit(0);
     }
     int status = 0;
-    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(tt_child_ended(pid, &status, 60) && WIFEXITED(status) && WEXITSTATUS(status) == 0);
     struct stat st;
     CHECK(stat(path, &st) == 0 && st.st_size > 0);
     unlink(path);

@@ -10,6 +10,7 @@
  *   test_exit_signal --program SIG MODE     the profiled program: MODE "default", "chain",
  *                                           "exit" (it exits at once) or "own"
  */
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -81,7 +82,7 @@ static int run(const char *dir, int sig, const char *mode, char **profile)
         _exit(127);
     }
     int status = -1;
-    waitpid(pid, &status, 0);
+    tt_child_ended(pid, &status, 60);
     *profile = tt_read_file(out);
     unlink(out);
     return status;

@@ -16,6 +16,7 @@
  *  backlog  no silent peer: the server connects and sends its hello, and the program ends
  *           at once, before its worker may have accepted the connection (the report: the
  *           listening socket was closed on it, "connection closed during the handshake"). */
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 #include "decode/decode.h"
@@ -164,7 +165,7 @@ static void run_case(const char *name)
     tt_check(st == TCD_STATE_DONE, "%s: the server's capture is complete (%s)", name, tcd_decoder_error(dec));
     tt_check(s.zones == ZONES, "%s: the server received all %d zones (%d)", name, ZONES, s.zones);
     int status = 0;
-    waitpid(pid, &status, 0);
+    tt_child_ended(pid, &status, 60);
     tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: the program ended normally", name);
     tcd_decoder_free(dec);
     close(s.fd);

@@ -4,6 +4,8 @@
 #ifndef TRACYC_TEST_FAULT_UTIL_H
 #define TRACYC_TEST_FAULT_UTIL_H
 
+#include "test_child.h"
+
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -45,12 +47,15 @@ static inline pid_t tf_fork(int (*fn)(void *), void *arg)
     return pid;
 }
 
-/* The exit status of pid, or 128 + the signal that ended it. */
+/* How long a child may take before tf_wait kills it: well within ctest's timeout. */
+#define TF_WAIT_S 120
+
+/* The exit status of pid, or 128 + the signal that ended it; a child still running after
+ * TF_WAIT_S is killed (128 + SIGKILL), saying so. */
 static inline int tf_wait(pid_t pid)
 {
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        ;
+    int status = 0;
+    tt_child_ended(pid, &status, TF_WAIT_S);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

@@ -5,6 +5,7 @@
  * that closed 0 and puts its descriptor back while the profiler opens a file (between the
  * open and the move) keeps it, and the profiler keeps its file: the open did not take 0.
  * And the in-process capture's spill files (tcu_tempfile) are lifted too. */
+#include "test_child.h"
 #include "test_util.h"
 #include "util/fd.h"
 #include "util/tempfile.h"
@@ -55,7 +56,7 @@ static void init_forks(void *arg)
     pid_t child = fork();
     if (child == 0)
         _exit(fcntl(100, F_GETFD) < 0 && fcntl(200, F_GETFD) < 0 ? 0 : 1);
-    waitpid(child, &child_status, 0);
+    tt_child_ended(child, &child_status, 30);
 }
 
 /* The guard's source: the pipe end above the floor that a stand-in is a copy of (found by
@@ -222,7 +223,7 @@ int main(void)
         _exit(fcntl(0, F_GETFD) < 0 ? 0 : 1);
     tcu_fd_guard_end(-1);
     int status = -1;
-    waitpid(child, &status, 0);
+    tt_child_ended(child, &status, 30);
     tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a forked child has 0 free");
 
     /* With descriptors so scarce that only 0 is free, nothing is made on 0: a spill file
@@ -234,7 +235,7 @@ int main(void)
         int fd = tcu_tempfile();
         _exit(fd == -1 && errno == EMFILE && fcntl(0, F_GETFD) < 0 ? 0 : 1);
     }
-    waitpid(child, &status, 0);
+    tt_child_ended(child, &status, 30);
     tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "only 0 free: no spill file, 0 left free");
     /* run_above_floor holds 0-2 with the guard: another thread's guard, begun or ended
      * while init runs, changes nothing below the floor. */

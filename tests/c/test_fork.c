@@ -1,6 +1,7 @@
 /* A forked child never writes into the parent's connection; the parent's capture is
  * complete and contains only the parent's events. */
 #include "test_capture.h"
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -30,8 +31,9 @@ int main(void)
         _exit(tracyc_disabled() ? 0 : 3);
     }
     int status = 0;
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    int ended = tt_child_ended(pid, &status, 30);
+    tt_check(ended && WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child exits with 0 (%s, status %#x)",
+             ended ? "ended" : "hung: killed after 30 s", status);
     z = ___tracy_emit_zone_begin(&parent_loc, 1);
     ___tracy_emit_zone_end(z);
     ___tracy_shutdown_profiler();

@@ -3,6 +3,7 @@
  * (an end there would reach the child's server with no start), and their locks, which
  * another thread of the parent may have held at the fork, start anew. The parent's own
  * stay open. */
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -48,7 +49,7 @@ int main(void)
     if (pid == 0)
         _exit(child(section));
     int status = -1;
-    waitpid(pid, &status, 0);
+    tt_child_ended(pid, &status, 60);
     tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
              "the child refused the parent's frame set and section (wait status %#x: 1 frame end, 2 section "
              "leave accepted)",

@@ -8,17 +8,22 @@
  *   test_output_child --parent DIR     the profiled program
  *   test_output_child --child FD       its child: waits for FD's end (the parent's exit)
  */
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 
 #include <limits.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#define WAIT_S 60 /* (for each program: a hang fails here, not at ctest's timeout) */
 
 static const struct ___tracy_source_location_data parent_loc = {"parent zone", "parent", "output_child.c", 1, 0};
 static const struct ___tracy_source_location_data child_loc = {"child zone", "child", "output_child.c", 2, 0};
@@ -81,13 +86,16 @@ int main(int argc, char **argv)
         _exit(127);
     }
     close(done[1]);
+    int ended = 0;
+    struct pollfd pipe_end = {done[0], POLLIN, 0};
     char c;
-    while (read(done[0], &c, 1) > 0)
-        ;
+    for (time_t give_up = time(NULL) + WAIT_S; !ended && time(NULL) < give_up;)
+        ended = poll(&pipe_end, 1, 100) > 0 && read(done[0], &c, 1) <= 0;
     close(done[0]);
+    tt_check(ended, "both programs ended within %d s", WAIT_S);
     int status = -1;
-    waitpid(pid, &status, 0);
-    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    int exited = tt_child_ended(pid, &status, WAIT_S);
+    CHECK(exited && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
     /* The parent's file: the parent's 20 zones, none of the child's. */
     char *parent = tt_read_file(out);

@@ -6,6 +6,7 @@
  * end to end (a child that starts the profiler and at once burns 10 ms of CPU on each of two
  * threads has the samples of both in its summary). */
 #include "test_descriptors.h"
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -119,7 +120,7 @@ int main(void)
     if (pid == 0)
         exit(short_program(output));
     int status = 0;
-    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK(tt_child_ended(pid, &status, 60));
     CHECK(WIFEXITED(status));
     CHECK_EQ_INT(WEXITSTATUS(status), 0); /* 3: no perf event open when the start returned */
 

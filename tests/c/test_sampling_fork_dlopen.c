@@ -14,6 +14,7 @@
 #include "native/libdw.h"
 #include "native/sample_unwind.h"
 #include "test_descriptors.h"
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -210,7 +211,7 @@ int main(void)
     if (child == 0)
         child_main(lib_path);
     int status = -1;
-    int waited = child > 0 && waitpid(child, &status, 0) == child;
+    int waited = child > 0 && tt_child_ended(child, &status, 60);
     tt_check(waited && WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child exits cleanly (status %#x)", status);
     ___tracy_shutdown_profiler();
 

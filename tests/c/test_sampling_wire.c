@@ -20,6 +20,7 @@
 #include "client/sampling.h"
 #include "raw_server.h"
 #include "switch_rules.h"
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 #include "wire/protocol.h"
@@ -398,7 +399,7 @@ static void check_refused_folded(const char *errname)
         exit(e ? 0 : 3); /* the capture is written at exit */
     }
     int status = -1;
-    waitpid(pid, &status, 0);
+    tt_child_ended(pid, &status, 60);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     char *said = slurp(err);
     int lines = 0;
@@ -506,7 +507,7 @@ int main(int argc, char **argv)
         _exit(0);
     }
     int status = -1;
-    waitpid(child, &status, 0);
+    tt_child_ended(child, &status, 30);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
     /* Paused (at once: nothing is sampled after the call), then sampled again. */

@@ -2,6 +2,7 @@
 #include "test_child.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -12,6 +13,8 @@ int tt_child_ended(pid_t pid, int *status, int wait_s)
             return 1;
         nanosleep(&(struct timespec){0, 10000000L}, NULL);
     }
+    printf("child %d still running after %d s: killed\n", (int)pid, wait_s);
+    fflush(stdout);
     kill(pid, SIGKILL);
     waitpid(pid, status, 0);
     return 0;

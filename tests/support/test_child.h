@@ -5,7 +5,7 @@
 #include <sys/types.h>
 
 /* 1 if the child pid ended by itself within wait_s seconds (its status in *status);
- * otherwise it is killed (by pid) and reaped, and 0. */
+ * otherwise it is killed (by pid) and reaped, and 0, saying so on stdout. */
 int tt_child_ended(pid_t pid, int *status, int wait_s);
 
 #endif

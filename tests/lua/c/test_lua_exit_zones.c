@@ -7,6 +7,7 @@
  * and before that one. */
 #include "client/state.h"
 #include "lua_host.h"
+#include "test_child.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -80,7 +81,7 @@ int main(void)
     CHECK_EQ_INT(read(ready[0], &byte, 1), 1);
     struct tt_capture *cap = tt_capture_start(port);
     int status = 0;
-    CHECK_EQ_INT(waitpid(pid, &status, 0), pid);
+    CHECK(tt_child_ended(pid, &status, 60));
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
 
