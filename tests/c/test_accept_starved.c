@@ -12,6 +12,7 @@
  * second; then a capture connects and gets a message. */
 #include "test_capture.h"
 #include "test_threads.h"
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 #include <limits.h>
@@ -243,7 +244,8 @@ static void check_worker(void)
     char *argv[] = {"/proc/self/exe", "worker", NULL};
     pid_t pid;
     int status = -1;
-    if (posix_spawn(&pid, argv[0], &actions, NULL, argv, environ) != 0 || waitpid(pid, &status, 0) != pid)
+    if (posix_spawn(&pid, argv[0], &actions, NULL, argv, environ) != 0 ||
+        !tt_child_ended(pid, &status, TT_PROGRAM_WAIT_S))
         status = -1;
     posix_spawn_file_actions_destroy(&actions);
     close(err_fd);

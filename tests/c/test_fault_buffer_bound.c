@@ -15,6 +15,7 @@
  * The bound is checked on the budget's high-water mark, and on the process's resident
  * memory where no sanitizer inflates it. */
 #include "client/stream.h"
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -140,7 +141,7 @@ static int spawn_case(const struct bound_case *bc)
     char *argv[] = {"/proc/self/exe", (char *)bc->name, NULL};
     pid_t pid;
     int status;
-    if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0 || waitpid(pid, &status, 0) != pid)
+    if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0 || !tt_child_ended(pid, &status, TT_PROGRAM_WAIT_S))
         return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

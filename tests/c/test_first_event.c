@@ -10,6 +10,7 @@
  * origin and a marker message emitted right after it, and that the span from the event
  * to the marker is no longer than the wall time the child measured around both. */
 #include "test_capture.h"
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -190,7 +191,7 @@ static int spawn_case(const char *self, const struct first_case *fc)
     if (posix_spawn(&pid, self, NULL, NULL, argv, environ) != 0)
         return -1;
     int status;
-    if (waitpid(pid, &status, 0) != pid)
+    if (!tt_child_ended(pid, &status, TT_PROGRAM_WAIT_S))
         return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

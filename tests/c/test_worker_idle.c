@@ -10,6 +10,7 @@
  * second; 18 under ASan on a loaded machine, as samples of the computing part trickle in).
  * The sampler thread is counted the same way while the program computes. */
 #include "test_threads.h"
+#include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
 #include <limits.h>
@@ -95,7 +96,7 @@ static void check_dialing(void)
     char *argv[] = {"/proc/self/exe", "dialing", NULL};
     pid_t pid;
     int status = -1;
-    if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0 || waitpid(pid, &status, 0) != pid)
+    if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0 || !tt_child_ended(pid, &status, TT_PROGRAM_WAIT_S))
         status = -1;
     unsetenv("TRACYC_CONNECT");
     tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "dialing, in a process of its own");
