@@ -785,10 +785,11 @@ static int finish_connection(int slot)
             quiet_since = now;
         else if (now - quiet_since >= FINAL_QUERY_WAIT_MS * 1000000LL)
             break;
-        /* For the server's next query or the resolver's next answer: the in-process
-         * capture's queries all came with the last answers, so waiting on its transport
-         * would spin while the resolver works. */
-        if (answered == 0)
+        /* The answers the server waits for are resolved here when the resolver thread has
+         * not taken them yet; else wait for the server's next query or the resolver's next
+         * answer: the in-process capture's queries all came with the last answers, so
+         * waiting on its transport would spin while the resolver works. */
+        if (answered == 0 && !tcn_resolver_help())
             wait_for_conn(c, 10);
     }
     int delivered = c->terminated || c->alive;
@@ -821,7 +822,9 @@ static void finish_children(void)
  * (the program's exit), or on the worker itself after an exit signal. */
 static void finish(void)
 {
-    /* The program is ending: its last samples go out with the rest, then no more. */
+    /* The program is ending: its last samples go out with the rest, then no more. The
+     * symbols asked for from now on are resolved here, while waiting for them. */
+    tcn_resolver_go_threadless();
     tc_sampling_shutdown();
     start_requested_capture();
     finish_handshakes();

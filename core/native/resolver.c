@@ -12,9 +12,10 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     pthread_t thread;
-    int started, stopping;
+    int started, stopping; /* started: the lists are set up */
+    int has_thread, threadless;
     struct tcn_resolved *todo, **todo_tail; /* in query order */
-    struct tcn_resolved *current;           /* being resolved */
+    struct tcn_resolved *current;           /* being resolved (by the thread or a helper) */
     struct tcn_resolved *done;              /* answered, in order */
     struct tcn_resolved **done_tail;
     size_t waiting;              /* in todo */
@@ -57,7 +58,7 @@ static void *resolver_main(void *arg)
     (void)arg;
     pthread_mutex_lock(&r.lock);
     for (;;) {
-        while (!r.todo && !r.stopping)
+        while ((!r.todo || r.current) && !r.stopping)
             pthread_cond_wait(&r.wake, &r.lock);
         if (r.stopping)
             break;
@@ -82,6 +83,36 @@ static void *resolver_main(void *arg)
     return NULL;
 }
 
+int tcn_resolver_help(void)
+{
+    pthread_mutex_lock(&r.lock);
+    struct tcn_resolved *job = r.started && !r.current && !r.stopping ? r.todo : NULL;
+    if (!job) {
+        pthread_mutex_unlock(&r.lock);
+        return 0;
+    }
+    r.todo = job->next;
+    if (!r.todo)
+        r.todo_tail = &r.todo;
+    r.waiting--;
+    r.current = job;
+    pthread_mutex_unlock(&r.lock);
+    resolve(job);
+    pthread_mutex_lock(&r.lock);
+    r.current = NULL;
+    append(&r.done_tail, job);
+    pthread_cond_signal(&r.wake); /* the thread waits while a helper resolves */
+    pthread_mutex_unlock(&r.lock);
+    return 1;
+}
+
+void tcn_resolver_go_threadless(void)
+{
+    pthread_mutex_lock(&r.lock);
+    r.threadless = 1;
+    pthread_mutex_unlock(&r.lock);
+}
+
 void tcn_resolver_set_notify(void (*answered)(void))
 {
     r.answered = answered;
@@ -102,12 +133,15 @@ int tcn_resolver_submit(uint64_t conn, enum tcn_resolve_kind kind, uint64_t ptr)
         r.done_tail = &r.done;
         r.waiting = 0;
         r.stopping = 0;
+        r.started = 1;
+    }
+    if (!r.has_thread && !r.threadless) {
         if (tcu_thread_start(&r.thread, "tracyc symbols", resolver_main, NULL) != 0) {
             pthread_mutex_unlock(&r.lock);
             free(job);
             return -1;
         }
-        r.started = 1;
+        r.has_thread = 1;
     }
     if (r.waiting >= MAX_WAITING) {
         pthread_mutex_unlock(&r.lock);
@@ -190,7 +224,9 @@ void tcn_resolver_stop(void)
     r.stopping = 1;
     pthread_cond_signal(&r.wake);
     pthread_mutex_unlock(&r.lock);
-    tcu_thread_join(r.thread);
+    if (r.has_thread)
+        tcu_thread_join(r.thread);
+    r.has_thread = 0;
     tcn_resolver_release(r.todo);
     tcn_resolver_release(r.done);
     r.todo = r.done = NULL;
@@ -206,7 +242,7 @@ void tcn_resolver_forget_after_fork(void)
      * own). */
     pthread_mutex_init(&r.lock, NULL);
     pthread_cond_init(&r.wake, NULL);
-    r.started = 0;
+    r.started = r.has_thread = r.threadless = 0;
     r.todo = r.done = r.current = NULL;
     r.symbols = NULL;
     tcn_libdw_forget_after_fork();

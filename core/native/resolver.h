@@ -37,6 +37,15 @@ int tcn_resolver_submit(uint64_t conn, enum tcn_resolve_kind kind, uint64_t ptr)
  * tcn_resolver_release once encoded. *pending receives how many are still being resolved. */
 struct tcn_resolved *tcn_resolver_take(uint64_t conn, int *pending);
 void tcn_resolver_release(struct tcn_resolved *answers);
+/* Resolves the oldest waiting query on the calling thread, when the resolver thread is not
+ * resolving one (one at a time: they share the caches). 1 when it did, 0 otherwise. For a
+ * thread that would only wait for the answers (the shutdown): under load, the resolver
+ * thread may wait milliseconds for a CPU at each wake-up. */
+int tcn_resolver_help(void);
+/* From now on queries start no thread: their asker resolves them with tcn_resolver_help
+ * (the shutdown, where starting one would only add its wake-ups to the wait). A thread
+ * already running goes on answering beside it. */
+void tcn_resolver_go_threadless(void);
 /* Forgets everything asked by a connection that has closed. */
 void tcn_resolver_forget(uint64_t conn);
 /* Stops the thread and frees the caches (at shutdown). */
