@@ -64,8 +64,8 @@ static int send_resolved(struct tc_conn *c)
 {
     if (!c->resolving)
         return 0;
-    int pending = 0, sent = 0;
-    struct tcn_resolved *answers = tcn_resolver_take(c->serial, &pending);
+    int sent = 0;
+    struct tcn_resolved *answers = tcn_resolver_take(c->serial);
     for (struct tcn_resolved *a = answers; a; a = a->next, sent++) {
         if (a->kind == TCN_RESOLVE_FRAMES)
             reply_frames(c, a->ptr, a->location);

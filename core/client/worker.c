@@ -785,8 +785,8 @@ static int finish_connection(int slot)
             quiet_since = now;
         else if (now - quiet_since >= FINAL_QUERY_WAIT_MS * 1000000LL)
             break;
-        /* The answers the server waits for are resolved here when the resolver thread has
-         * not taken them yet; else wait for the server's next query or the resolver's next
+        /* The answers the server waits for are resolved here (tcn_resolver_help: when the
+         * resolver thread has not taken them yet and this thread may); else wait for the server's next query or the resolver's next
          * answer: the in-process capture's queries all came with the last answers, so
          * waiting on its transport would spin while the resolver works. */
         if (answered == 0 && !tcn_resolver_help())
@@ -823,7 +823,8 @@ static void finish_children(void)
 static void finish(void)
 {
     /* The program is ending: its last samples go out with the rest, then no more. The
-     * symbols asked for from now on are resolved here, while waiting for them. */
+     * symbols asked for from now on are resolved here, while waiting for them, when this
+     * thread's stack has room for it. */
     tcn_resolver_go_threadless();
     tc_sampling_shutdown();
     start_requested_capture();

@@ -6,7 +6,9 @@
 #include "util/threads.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 static struct {
     pthread_mutex_t lock;
@@ -19,7 +21,7 @@ static struct {
     struct tcn_resolved *done;              /* answered, in order */
     struct tcn_resolved **done_tail;
     size_t waiting;              /* in todo */
-    struct tcn_symbols *symbols; /* the thread's own */
+    struct tcn_symbols *symbols; /* of whoever resolves (the thread or a helper) */
     void (*answered)(void);
 } r = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
@@ -53,6 +55,18 @@ static void resolve(struct tcn_resolved *job)
     }
 }
 
+/* The oldest waiting query, made current, when nobody is resolving one. Under r.lock. */
+static struct tcn_resolved *take_job(void)
+{
+    struct tcn_resolved *job = r.todo;
+    r.todo = job->next;
+    if (!r.todo)
+        r.todo_tail = &r.todo;
+    r.waiting--;
+    r.current = job;
+    return job;
+}
+
 static void *resolver_main(void *arg)
 {
     (void)arg;
@@ -62,12 +76,7 @@ static void *resolver_main(void *arg)
             pthread_cond_wait(&r.wake, &r.lock);
         if (r.stopping)
             break;
-        struct tcn_resolved *job = r.todo;
-        r.todo = job->next;
-        if (!r.todo)
-            r.todo_tail = &r.todo;
-        r.waiting--;
-        r.current = job;
+        struct tcn_resolved *job = take_job();
         pthread_mutex_unlock(&r.lock);
         resolve(job);
         pthread_mutex_lock(&r.lock);
@@ -83,34 +92,58 @@ static void *resolver_main(void *arg)
     return NULL;
 }
 
-int tcn_resolver_help(void)
+#define HELP_NS 2000000LL
+
+static int64_t monotonic_ns(void)
 {
-    pthread_mutex_lock(&r.lock);
-    struct tcn_resolved *job = r.started && !r.current && !r.stopping ? r.todo : NULL;
-    if (!job) {
-        pthread_mutex_unlock(&r.lock);
-        return 0;
-    }
-    r.todo = job->next;
-    if (!r.todo)
-        r.todo_tail = &r.todo;
-    r.waiting--;
-    r.current = job;
-    pthread_mutex_unlock(&r.lock);
-    resolve(job);
-    pthread_mutex_lock(&r.lock);
-    r.current = NULL;
-    append(&r.done_tail, job);
-    pthread_cond_signal(&r.wake); /* the thread waits while a helper resolves */
-    pthread_mutex_unlock(&r.lock);
-    return 1;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-void tcn_resolver_go_threadless(void)
+/* Bytes of stack below the caller's frame; 0 when the caller runs on a stack that is not
+ * its thread's (a fiber's, a signal's alternate stack), whose size nothing tells. */
+static size_t stack_room(void)
 {
+    pthread_attr_t attr;
+    void *low;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return 0;
+    int got = pthread_attr_getstack(&attr, &low, &size);
+    pthread_attr_destroy(&attr);
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0), bottom = (uintptr_t)low;
+    return got == 0 && here > bottom && here - bottom <= size ? here - bottom : 0;
+}
+
+int tcn_resolver_help(void)
+{
+    int64_t until = monotonic_ns() + HELP_NS;
+    int resolved = 0;
+    pthread_mutex_lock(&r.lock);
+    while (r.threadless && r.started && !r.current && !r.stopping && r.todo &&
+           (resolved == 0 || monotonic_ns() < until)) {
+        struct tcn_resolved *job = take_job();
+        pthread_mutex_unlock(&r.lock);
+        resolve(job);
+        pthread_mutex_lock(&r.lock);
+        r.current = NULL;
+        append(&r.done_tail, job);
+        pthread_cond_signal(&r.wake); /* the thread waits while a helper resolves */
+        resolved++;
+    }
+    pthread_mutex_unlock(&r.lock);
+    return resolved;
+}
+
+int tcn_resolver_go_threadless(void)
+{
+    if (stack_room() < ((size_t)1 << 20))
+        return 0;
     pthread_mutex_lock(&r.lock);
     r.threadless = 1;
     pthread_mutex_unlock(&r.lock);
+    return 1;
 }
 
 void tcn_resolver_set_notify(void (*answered)(void))
@@ -177,20 +210,13 @@ static struct tcn_resolved **take_from(struct tcn_resolved **list, uint64_t conn
     return p;
 }
 
-struct tcn_resolved *tcn_resolver_take(uint64_t conn, int *pending)
+struct tcn_resolved *tcn_resolver_take(uint64_t conn)
 {
     struct tcn_resolved *mine = NULL, **mine_tail = &mine;
-    int waiting = 0;
     pthread_mutex_lock(&r.lock);
-    if (r.started) {
+    if (r.started)
         r.done_tail = take_from(&r.done, conn, &mine_tail, NULL);
-        for (struct tcn_resolved *job = r.todo; job; job = job->next)
-            waiting += job->conn == conn;
-        waiting += r.current && r.current->conn == conn;
-    }
     pthread_mutex_unlock(&r.lock);
-    if (pending)
-        *pending = waiting;
     return mine;
 }
 
@@ -226,7 +252,7 @@ void tcn_resolver_stop(void)
     pthread_mutex_unlock(&r.lock);
     if (r.has_thread)
         tcu_thread_join(r.thread);
-    r.has_thread = 0;
+    r.has_thread = r.threadless = 0;
     tcn_resolver_release(r.todo);
     tcn_resolver_release(r.done);
     r.todo = r.done = NULL;

@@ -1,8 +1,8 @@
 /* resolver.h - a thread that answers the server's CallstackFrame and Symbol queries.
  *
  * Resolving an address can take long (libdw reads a library's DWARF the first time it is
- * needed), so the worker never does it: it hands the query over and, on later passes,
- * encodes the answers that are ready, while events keep flowing. The server takes these
+ * needed), so the worker never does it while the program runs: it hands the query over
+ * and, on later passes, encodes the answers that are ready, while events keep flowing. The server takes these
  * answers in any order, since each names its address. Answers are kept (symbols.c), so a
  * second server's questions cost a lookup.
  */
@@ -30,22 +30,27 @@ struct tcn_resolved {
 /* Called by the resolver thread (with no lock held) each time an answer is ready: the
  * worker, waiting for work, is woken by it. Set before the first query. */
 void tcn_resolver_set_notify(void (*answered)(void));
-/* Queues a query of connection `conn` (starting the thread on first use). -1 when out of
- * memory: the caller answers "unknown" itself. */
+/* Queues a query of connection `conn` (starting the thread on first use, unless
+ * tcn_resolver_go_threadless said not to). -1 when out of memory: the caller answers
+ * "unknown" itself. */
 int tcn_resolver_submit(uint64_t conn, enum tcn_resolve_kind kind, uint64_t ptr);
 /* Takes the answers ready for connection conn, oldest first (NULL: none); free each with
- * tcn_resolver_release once encoded. *pending receives how many are still being resolved. */
-struct tcn_resolved *tcn_resolver_take(uint64_t conn, int *pending);
+ * tcn_resolver_release once encoded. */
+struct tcn_resolved *tcn_resolver_take(uint64_t conn);
 void tcn_resolver_release(struct tcn_resolved *answers);
-/* Resolves the oldest waiting query on the calling thread, when the resolver thread is not
- * resolving one (one at a time: they share the caches). 1 when it did, 0 otherwise. For a
- * thread that would only wait for the answers (the shutdown): under load, the resolver
- * thread may wait milliseconds for a CPU at each wake-up. */
+/* Resolves the waiting queries, oldest first, on the calling thread, for up to about
+ * 2 ms, when the resolver thread is not resolving one (one at a time: they share the
+ * caches), once tcn_resolver_go_threadless has said yes. Returns how many it resolved. For a thread that would only wait for the answers
+ * (the shutdown): under load, the resolver thread may wait milliseconds for a CPU at each
+ * wake-up. */
 int tcn_resolver_help(void);
-/* From now on queries start no thread: their asker resolves them with tcn_resolver_help
- * (the shutdown, where starting one would only add its wake-ups to the wait). A thread
- * already running goes on answering beside it. */
-void tcn_resolver_go_threadless(void);
+/* From now on queries start no thread, and their asker resolves them with
+ * tcn_resolver_help (the shutdown, where starting one would only add its wake-ups to the
+ * wait); a thread already running goes on answering beside it. Returns 0 and changes
+ * nothing when the calling thread has less than 1 MiB of stack left, or it cannot tell
+ * (a fiber's stack, a signal's): resolving reads DWARF and demangles names on the stack,
+ * which is sized for the resolver thread's default stack. */
+int tcn_resolver_go_threadless(void);
 /* Forgets everything asked by a connection that has closed. */
 void tcn_resolver_forget(uint64_t conn);
 /* Stops the thread and frees the caches (at shutdown). */

@@ -152,7 +152,7 @@ static size_t count_of(const char *json, const char *needle)
 /* The capture's file: both processes, the child's zones between the parent's. */
 static void check_file(const char *label, const char *path, long parent, long child)
 {
-    char *json = tf_read_file(path);
+    char *json = tt_read_file(path);
     tt_check(json != NULL, "%s: %s written", label, path);
     if (!json)
         return;

@@ -71,7 +71,7 @@ int main(void)
     CHECK_EQ_INT(tf_wait(program), 128 + SIGKILL);
     CHECK_EQ_INT(tf_wait(capture), 1); /* incomplete */
 
-    char *summary = tf_read_file(output);
+    char *summary = tt_read_file(output);
     CHECK(summary != NULL);
     if (summary) {
         CHECK(strstr(summary, "Capture incomplete") != NULL);

@@ -60,7 +60,7 @@ int main(void)
     tt_temp_path(json, sizeof json, "tracyc-decoder-failed-XXXXXX.json");
     close(mkstemps(json, 5));
     CHECK_EQ_INT(tf_wait(tf_fork(in_process, json)), 0);
-    char *text = tf_read_file(json);
+    char *text = tt_read_file(json);
     CHECK(text && strstr(text, "\"incomplete\":\"the capture failed") && strstr(text, "lock that was not announced"));
     CHECK(text && strstr(text, "\"app_info\":[\"before the failure\"]"));
     free(text);
@@ -74,7 +74,7 @@ int main(void)
     pid_t program = tf_fork(over_tcp, &port);
     CHECK_EQ_INT(tf_wait(capture), 2);
     CHECK_EQ_INT(tf_wait(program), 0);
-    text = tf_read_file(summary);
+    text = tt_read_file(summary);
     CHECK(text && strstr(text, "!! Capture incomplete (lock event for a lock that was not announced"));
     CHECK(text && strstr(text, "App info: before the failure"));
     free(text);

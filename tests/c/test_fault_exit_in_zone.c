@@ -42,7 +42,7 @@ static int program_in_process(void *arg)
 
 static void check_output(const char *path, const char *open_mark)
 {
-    char *text = tf_read_file(path);
+    char *text = tt_read_file(path);
     CHECK(text != NULL);
     if (!text)
         return;

@@ -59,27 +59,4 @@ static inline int tf_wait(pid_t pid)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* The whole file as a NUL-terminated string (free it), or NULL. */
-static inline char *tf_read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *text = NULL;
-    size_t len = 0, cap = 0, n;
-    char chunk[4096];
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (len + n + 1 > cap) {
-            cap = (len + n + 1) * 2;
-            text = realloc(text, cap);
-        }
-        memcpy(text + len, chunk, n);
-        len += n;
-    }
-    fclose(f);
-    if (text)
-        text[len] = 0;
-    return text;
-}
-
 #endif

@@ -77,7 +77,7 @@ int main(void)
     int stopping = wait_until_stopping();
     tt_check(stopping, "the shutdown began within %d s", CHILD_WAIT_S);
     if (stopping) {
-        fflush(stdout); /* (the child's exit flushes its copy of the buffer too) */
+        fflush(stdout); /* (else the child would hold a copy of what is buffered) */
         pid_t pid = fork();
         if (pid == 0)
             run_child();

@@ -70,7 +70,7 @@ static int through_the_decoder(void *arg)
         tct_trace_on_event(trace, 0, &cap->events[i].ev);
     tct_trace_finish(trace);
     tt_check(output && tct_output_close(output, err, sizeof err) == 0, "export (%s)", err);
-    char *json = tf_read_file(path);
+    char *json = tt_read_file(path);
     tt_check(json && strstr(json, "\"thread_name\"") && strstr(json, "\"final name\"") && !strstr(json, "first name"),
              "protocol %u: the trace file names the thread \"final name\" only", protocol);
     free(json);

@@ -6,13 +6,28 @@
 #include <sys/wait.h>
 #include <time.h>
 
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 int tt_child_ended(pid_t pid, int *status, int wait_s)
 {
-    for (int i = 0; i < wait_s * 100; i++) {
+    /* No child (a fork that failed): waitpid and kill would take any process for it. */
+    if (pid <= 0) {
+        printf("no child to wait for (pid %d)\n", (int)pid);
+        fflush(stdout);
+        *status = -1;
+        return 0;
+    }
+    double until = monotonic_s() + wait_s;
+    do {
         if (waitpid(pid, status, WNOHANG) == pid)
             return 1;
         nanosleep(&(struct timespec){0, 10000000L}, NULL);
-    }
+    } while (monotonic_s() < until);
     printf("child %d still running after %d s: killed\n", (int)pid, wait_s);
     fflush(stdout);
     kill(pid, SIGKILL);

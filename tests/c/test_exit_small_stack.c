@@ -1,0 +1,95 @@
+/* A program whose exit runs on a small stack of its own (a ucontext, as a coroutine or fiber
+ * library's) still gets its samples' names in the in-process capture. At exit the profiler
+ * resolves the last symbols on the exiting thread when its stack has room (no resolver
+ * thread to wake under load); resolving reads DWARF and demangles on the stack, so on a
+ * stack it cannot size it leaves that to the resolver thread, as before. The child exits
+ * from a 128 KiB stack (a guard page below it) after burning CPU in small_stack_burn; its folded stacks must name it. */
+#include "test_child.h"
+#include "test_util.h"
+#include "tracyc.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define SMALL_STACK ((size_t)128 << 10)
+#define BURN_NS 30000000 /* 150 samples at 5 kHz */
+
+static ucontext_t main_context, small_context;
+
+static long long thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+__attribute__((noinline)) static void small_stack_burn(void)
+{
+    volatile unsigned long x = 0;
+    long long end = thread_cpu_ns() + BURN_NS;
+    while (thread_cpu_ns() < end)
+        for (int i = 0; i < 10000; i++)
+            x += (unsigned long)i * 7;
+}
+
+static void exit_on_small_stack(void)
+{
+    exit(0); /* the profiler's exit handler runs here */
+}
+
+static int child(const char *output)
+{
+    setenv("TRACYC_OUTPUT", output, 1);
+    setenv("TRACY_SAMPLING_HZ", "5000", 1);
+    ___tracy_startup_profiler();
+    small_stack_burn();
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    char *stack = mmap(NULL, SMALL_STACK + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack == MAP_FAILED || mprotect(stack, page, PROT_NONE) != 0)
+        return 2; /* (an overflow faults there instead of writing over other memory) */
+    getcontext(&small_context);
+    small_context.uc_stack.ss_sp = stack + page;
+    small_context.uc_stack.ss_size = SMALL_STACK;
+    small_context.uc_link = &main_context;
+    makecontext(&small_context, exit_on_small_stack, 0);
+    swapcontext(&main_context, &small_context);
+    return 3; /* not reached: the small stack's function exits */
+}
+
+int main(void)
+{
+    if (!tt_sampling_expected()) {
+        printf("test_exit_small_stack: perf events not allowed here: skipped\n");
+        return 77;
+    }
+    char dir[PATH_MAX], output[PATH_MAX + 16];
+    tt_temp_path(dir, sizeof dir, "tracyc-small-stack-XXXXXX");
+    if (!mkdtemp(dir))
+        return 2;
+    snprintf(output, sizeof output, "%s/profile.folded", dir);
+    tt_use_free_port();
+
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(child(output));
+    int status = 0;
+    CHECK(tt_child_ended(pid, &status, 60));
+    tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child exited from its small stack (status 0x%x)",
+             status);
+    char *folded = tt_read_file(output);
+    tt_check(folded && strstr(folded, "small_stack_burn"), "its samples are named (small_stack_burn in %s)", output);
+    if (folded && !strstr(folded, "small_stack_burn"))
+        fprintf(stderr, "folded stacks:\n%.4000s\n", folded);
+    free(folded);
+    unlink(output);
+    rmdir(dir);
+    return tt_finish("test_exit_small_stack");
+}
