@@ -55,8 +55,9 @@ static void resolve(struct tcn_resolved *job)
     }
 }
 
-/* The oldest waiting query, made current, when nobody is resolving one. Under r.lock. */
-static struct tcn_resolved *take_job(void)
+/* Resolves the oldest waiting query, outside the lock (it is current meanwhile, so nobody
+ * else resolves), and files its answer. Called, and returns, under r.lock. */
+static void resolve_next(void)
 {
     struct tcn_resolved *job = r.todo;
     r.todo = job->next;
@@ -64,7 +65,11 @@ static struct tcn_resolved *take_job(void)
         r.todo_tail = &r.todo;
     r.waiting--;
     r.current = job;
-    return job;
+    pthread_mutex_unlock(&r.lock);
+    resolve(job);
+    pthread_mutex_lock(&r.lock);
+    r.current = NULL;
+    append(&r.done_tail, job);
 }
 
 static void *resolver_main(void *arg)
@@ -76,12 +81,7 @@ static void *resolver_main(void *arg)
             pthread_cond_wait(&r.wake, &r.lock);
         if (r.stopping)
             break;
-        struct tcn_resolved *job = take_job();
-        pthread_mutex_unlock(&r.lock);
-        resolve(job);
-        pthread_mutex_lock(&r.lock);
-        r.current = NULL;
-        append(&r.done_tail, job);
+        resolve_next();
         if (r.answered) {
             pthread_mutex_unlock(&r.lock);
             r.answered();
@@ -123,12 +123,7 @@ int tcn_resolver_help(void)
     pthread_mutex_lock(&r.lock);
     while (r.threadless && r.started && !r.current && !r.stopping && r.todo &&
            (resolved == 0 || monotonic_ns() < until)) {
-        struct tcn_resolved *job = take_job();
-        pthread_mutex_unlock(&r.lock);
-        resolve(job);
-        pthread_mutex_lock(&r.lock);
-        r.current = NULL;
-        append(&r.done_tail, job);
+        resolve_next();
         pthread_cond_signal(&r.wake); /* the thread waits while a helper resolves */
         resolved++;
     }
