@@ -40,30 +40,28 @@ static int place_write(struct tct_chrome *c, uint32_t source, uint32_t srcloc, s
     size_t len = 0;
     char *text = NULL;
     FILE *f = open_memstream(&text, &len);
-    struct tct_writer *w = f ? malloc(sizeof *w) : NULL;
-    if (!w) {
+    struct tct_writer w;
+    if (!f || tct_writer_init(&w, f) != 0) {
         if (f)
             fclose(f);
         free(text);
         return -1;
     }
-    tct_writer_init(w, f);
-    tct_write_str(w, "{\"ph\":\"X\",\"name\":\"");
-    tct_json_chars(w, name, strlen(name));
-    tct_write_str(w, "\",\"pid\":");
-    tct_write_u64(w, tct_chrome_pid(c, source));
-    int failed = tct_writer_flush(w) | fflush(f);
+    tct_write_str(&w, "{\"ph\":\"X\",\"name\":\"");
+    tct_json_chars(&w, name, strlen(name));
+    tct_write_str(&w, "\",\"pid\":");
+    tct_write_u64(&w, tct_chrome_pid(c, source));
+    int failed = tct_writer_flush(&w) | fflush(f);
     size_t head_len = len;
-    tct_write_str(w, ",\"loc\":\"");
-    tct_json_chars(w, file, strlen(file));
-    tct_write_char(w, ':');
-    tct_write_u64(w, line);
-    tct_write_str(w, "\",\"args\":{\"file\":");
-    tct_json_string(w, file);
-    tct_write_str(w, ",\"line\":");
-    tct_write_u64(w, line);
-    failed |= tct_writer_flush(w);
-    free(w);
+    tct_write_str(&w, ",\"loc\":\"");
+    tct_json_chars(&w, file, strlen(file));
+    tct_write_char(&w, ':');
+    tct_write_u64(&w, line);
+    tct_write_str(&w, "\",\"args\":{\"file\":");
+    tct_json_string(&w, file);
+    tct_write_str(&w, ",\"line\":");
+    tct_write_u64(&w, line);
+    failed |= tct_writer_finish(&w);
     if (fclose(f) != 0 || failed) {
         free(text);
         return -1;

@@ -351,10 +351,12 @@ static int write_chrome(FILE *out, struct tct_trace *tr, void *state, const stru
     if (wel)
         snprintf(program, sizeof program, "%.*s", (int)sizeof wel->program_name, wel->program_name);
     struct tct_writer w;
-    tct_writer_init(&w, out);
+    if (tct_writer_init(&w, out) != 0)
+        return -1;
     struct tct_chrome c = {.sink = {&writer_ops}, .w = &w, .trace = tr, .sched = state, .first = 1};
     if (tct_chrome_stacks_init(&c) != 0) {
         tct_chrome_stacks_free(&c);
+        tct_writer_finish(&w);
         errno = ENOMEM;
         return -1;
     }
@@ -379,7 +381,7 @@ static int write_chrome(FILE *out, struct tct_trace *tr, void *state, const stru
     int failed = c.failed;
     tct_chrome_stacks_free(&c);
     tct_chrome_places_free(&c);
-    int flush_failed = tct_writer_flush(&w);
+    int flush_failed = tct_writer_finish(&w);
     if (!replay || saved) {
         errno = saved ? saved : EIO;
         return -1;

@@ -384,10 +384,11 @@ static int write_csv(FILE *out, struct tct_trace *tr, void *state, const struct 
 {
     const char *sep = o->separator ? o->separator : ",";
     struct tct_writer w;
-    tct_writer_init(&w, out);
+    if (tct_writer_init(&w, out) != 0)
+        return -1;
     int rc = o->messages ? message_rows(&w, sep, tr, o, state) : zone_rows(&w, sep, tr, o, state);
     int saved = errno;
-    if (tct_writer_flush(&w))
+    if (tct_writer_finish(&w))
         return -1;
     if (rc != 0)
         errno = rc == -2 ? saved : ENOMEM;

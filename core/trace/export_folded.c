@@ -78,13 +78,13 @@ static int write_folded(FILE *out, struct tct_trace *tr, void *state, const stru
         return -1;
     }
     uint32_t *path = malloc(((size_t)tree.max_depth + 1) * sizeof *path);
-    if (!path) {
+    struct tct_writer w;
+    if (!path || tct_writer_init(&w, out) != 0) {
+        free(path);
         tct_stack_tree_free(&tree);
         errno = ENOMEM;
         return -1;
     }
-    struct tct_writer w;
-    tct_writer_init(&w, out);
     int lines = 0;
     for (uint32_t i = 1; i < tree.count; i++) {
         const struct tct_stack_node *n = &tree.nodes[i];
@@ -105,7 +105,7 @@ static int write_folded(FILE *out, struct tct_trace *tr, void *state, const stru
         no_samples(&w, tr);
     free(path);
     tct_stack_tree_free(&tree);
-    return tct_writer_flush(&w) ? -1 : 0;
+    return tct_writer_finish(&w) ? -1 : 0;
 }
 
 const struct tct_format_ops tct_format_folded = {prepare, write_folded, NULL, 0};

@@ -119,7 +119,11 @@ static int write_svg(FILE *out, struct tct_trace *tr, void *state, const struct 
     uint64_t all = tree.nodes[0].total;
     int height = TOP + ((int)tree.max_depth + 1) * ROW + BOTTOM;
     struct tct_writer w;
-    tct_writer_init(&w, out);
+    if (tct_writer_init(&w, out) != 0) {
+        free(xs);
+        tct_stack_tree_free(&tree);
+        return -1;
+    }
     tct_write_fmt(&w,
                   "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
@@ -149,7 +153,7 @@ static int write_svg(FILE *out, struct tct_trace *tr, void *state, const struct 
     tct_write_str(&w, "</svg>\n");
     free(xs);
     tct_stack_tree_free(&tree);
-    return tct_writer_flush(&w) ? -1 : 0;
+    return tct_writer_finish(&w) ? -1 : 0;
 }
 
 const struct tct_format_ops tct_format_svg = {prepare, write_svg, NULL, 0};

@@ -1,7 +1,20 @@
 /* writer.c - the exporters' output buffer. */
 #include "trace/writer.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
+
+int tct_writer_init(struct tct_writer *w, FILE *out)
+{
+    *w = (struct tct_writer){.out = out, .buf = malloc(TCT_WRITER_SIZE)};
+    if (!w->buf) {
+        errno = ENOMEM;
+        return -1;
+    }
+    w->cap = TCT_WRITER_SIZE;
+    return 0;
+}
 
 int tct_writer_flush(struct tct_writer *w)
 {
@@ -9,6 +22,14 @@ int tct_writer_flush(struct tct_writer *w)
         fwrite(w->buf, 1, w->len, w->out);
     w->len = 0;
     return ferror(w->out);
+}
+
+int tct_writer_finish(struct tct_writer *w)
+{
+    int failed = tct_writer_flush(w);
+    free(w->buf);
+    *w = (struct tct_writer){.out = w->out};
+    return failed;
 }
 
 void tct_write_text(struct tct_writer *w, const char *s, size_t len)

@@ -8,28 +8,31 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A JSON of 10 M zones is 1.6 GB: a write(2) every 64 KiB. */
+#define TCT_WRITER_SIZE ((size_t)65536)
+
+/* The buffer is on the heap: the in-process capture writes at the program's exit, on the
+ * exiting thread, whose stack may be a 64 KiB fiber's. */
 struct tct_writer {
     FILE *out;
-    size_t len;
-    char buf[65536]; /* a JSON of 10 M zones is 1.6 GB: a write(2) every 64 KiB */
+    size_t len, cap;
+    char *buf;
 };
 
-static inline void tct_writer_init(struct tct_writer *w, FILE *out)
-{
-    w->out = out;
-    w->len = 0;
-}
-
+/* 0, or -1 (errno ENOMEM) with nothing to finish. */
+int tct_writer_init(struct tct_writer *w, FILE *out);
 /* Hands the buffered bytes to the FILE*. Returns ferror() of the stream. */
 int tct_writer_flush(struct tct_writer *w);
+/* Flushes and frees the buffer. Returns ferror() of the stream. */
+int tct_writer_finish(struct tct_writer *w);
 
 static inline void tct_write(struct tct_writer *w, const char *p, size_t n)
 {
     if (!n)
         return;
-    if (n > sizeof w->buf - w->len) {
+    if (n > w->cap - w->len) {
         tct_writer_flush(w);
-        if (n > sizeof w->buf) {
+        if (n > w->cap) {
             fwrite(p, 1, n, w->out);
             return;
         }
@@ -38,11 +41,11 @@ static inline void tct_write(struct tct_writer *w, const char *p, size_t n)
     w->len += n;
 }
 
-/* Room for n more bytes (n <= sizeof buf), flushing if need be: where to put them. The
- * caller adds what it put there to len. */
+/* Room for n more bytes (n <= TCT_WRITER_SIZE), flushing if need be: where to put them.
+ * The caller adds what it put there to len. */
 static inline char *tct_write_room(struct tct_writer *w, size_t n)
 {
-    if (n > sizeof w->buf - w->len)
+    if (n > w->cap - w->len)
         tct_writer_flush(w);
     return w->buf + w->len;
 }
@@ -54,7 +57,7 @@ static inline void tct_write_str(struct tct_writer *w, const char *s)
 
 static inline void tct_write_char(struct tct_writer *w, char c)
 {
-    if (w->len == sizeof w->buf)
+    if (w->len == w->cap)
         tct_writer_flush(w);
     w->buf[w->len++] = c;
 }
