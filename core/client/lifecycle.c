@@ -47,8 +47,10 @@ static void after_fork_child(void)
     int follow = tc_prof.config.follow_fork && atomic_load(&tc_prof.state) == TC_STATE_RUNNING;
     atomic_store(&tc_prof.state, follow ? TC_STATE_OFF : TC_STATE_DISABLED);
     tc_self = NULL;
-    /* The resolver first: closing the parent's connections tells it to forget their
-     * queries, under a lock a parent's thread may have held at the fork. */
+    /* Nothing here frees or allocates: a thread of the parent may have held the allocator's
+     * lock at the fork, and an allocator without a fork handler of its own (GCC 12's
+     * AddressSanitizer's) never releases it in the child. The parent's memory is forgotten,
+     * its descriptors closed. */
     tcn_resolver_forget_after_fork();
     tc_worker_forget_after_fork();
     tcn_callstack_forget_after_fork();

@@ -879,6 +879,13 @@ void tc_worker_stop(void)
     finish();
 }
 
+/* The parent's connections, as they were at the fork: in the child, their sockets are
+ * closed and their memory is left alone (a thread of the parent may have held the
+ * allocator's lock, never released in the child), kept reachable here so that no leak
+ * check counts it as lost. */
+static struct tc_conn parents_conns[TC_MAX_CONNS];
+static struct pending_server parents_pending[MAX_PENDING];
+
 void tc_worker_forget_after_fork(void)
 {
     /* The worker thread does not exist in the child; its sockets belong to the parent. */
@@ -901,12 +908,14 @@ void tc_worker_forget_after_fork(void)
     w.requested_output = NULL; /* the parent's request, left in its memory */
     atomic_store(&w.stop, 0);
     for (int i = 0; i < TC_MAX_CONNS; i++)
-        if (w.conns[i].transport)
-            tc_conn_close(&w.conns[i]);
-    for (int i = w.npending - 1; i >= 0; i--) {
-        w.pending[i].t->close(w.pending[i].t);
-        drop_pending(i);
-    }
+        if (w.conns[i].transport && w.conns[i].transport->fd >= 0)
+            close(w.conns[i].transport->fd);
+    for (int i = 0; i < w.npending; i++)
+        close(w.pending[i].t->fd);
+    memcpy(parents_conns, w.conns, sizeof w.conns);
+    memcpy(parents_pending, w.pending, sizeof w.pending);
+    memset(w.conns, 0, sizeof w.conns);
+    w.npending = 0;
     w.inproc = NULL;
     tc_frames_forget_after_fork();
 }
