@@ -124,14 +124,13 @@ int tcn_resolver_help(void)
     return resolved;
 }
 
-int tcn_resolver_go_threadless(void)
+void tcn_resolver_go_threadless(void)
 {
     if (stack_room() < ((size_t)1 << 20))
-        return 0;
+        return;
     pthread_mutex_lock(&r.lock);
     r.threadless = 1;
     pthread_mutex_unlock(&r.lock);
-    return 1;
 }
 
 void tcn_resolver_set_notify(void (*answered)(void))
