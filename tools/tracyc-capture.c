@@ -26,6 +26,7 @@
 
 #include "capture/collector.h"
 #include "capture/serve.h"
+#include "capture/sockets.h"
 #include "capture_args.h"
 #include "procinfo.h"
 #include "trace/export.h"
@@ -66,13 +67,6 @@ static void on_stop_signal(int sig)
 {
     (void)sig;
     stop_requested = 1;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* Says something on stderr without breaking the status line. */
@@ -126,10 +120,10 @@ static int on_client(void *user, const struct tcs_client *client, const struct t
         return -1;
     }
     if (c->start == 0)
-        c->start = now_s();
+        c->start = tcs_now_s();
     if (c->single) {
         c->look_beside = !c->args->pid && is_loopback(c->host) && procinfo_parent((pid_t)w->pid) != getppid();
-        c->looked = now_s();
+        c->looked = tcs_now_s();
         look_beside(c);
     }
     return 0;
@@ -182,7 +176,7 @@ static void raise_descriptor_limit(void)
 
 static void status(struct capture *c)
 {
-    double now = now_s();
+    double now = tcs_now_s();
     if (c->look_beside && now - c->looked >= 1.0) { /* it may start listening later than we connected */
         c->looked = now;
         look_beside(c);
@@ -305,7 +299,7 @@ static void explain_error(const char *err)
  * gives a pid that may still be the shell about to exec app with another environment. */
 static uint16_t port_of_process(const struct args *a, double *waited)
 {
-    double start = now_s();
+    double start = tcs_now_s();
     for (;;) {
         int base = a->port_given ? a->port : procinfo_tracy_port(a->pid);
         uint16_t ports[64];
@@ -316,7 +310,7 @@ static uint16_t port_of_process(const struct args *a, double *waited)
         }
         for (int i = 0; i < n; i++)
             if (ports[i] >= base && ports[i] - base < 20) {
-                *waited = now_s() - start;
+                *waited = tcs_now_s() - start;
                 return ports[i];
             }
         if (n < 0 || !procinfo_running(a->pid)) {
@@ -329,7 +323,7 @@ static uint16_t port_of_process(const struct args *a, double *waited)
                     base + 19);
             return 0;
         }
-        if (a->seconds > 0 && now_s() - start >= a->seconds) {
+        if (a->seconds > 0 && tcs_now_s() - start >= a->seconds) {
             fprintf(stderr, "tracyc-capture: process %d did not listen on ports %d-%d within the time limit of %g s\n",
                     (int)a->pid, base, base + 19, a->seconds);
             return 0;
@@ -406,9 +400,9 @@ static int serve_start(struct capture *c, const struct args *a, double time_limi
     say(c, "tracyc-capture: waiting for a Tracy server on %s port %u (tracy-capture -a %s -p %u, or the GUI)\n",
         host ? host : "127.0.0.1", bound, host && strcmp(host, "0.0.0.0") && strcmp(host, "::") ? host : "127.0.0.1",
         bound);
-    double end = time_limit > 0 ? now_s() + time_limit : 0;
+    double end = time_limit > 0 ? tcs_now_s() + time_limit : 0;
     while (!tcs_serve_connected(c->serve)) {
-        if (stop_requested || (end > 0 && now_s() >= end)) {
+        if (stop_requested || (end > 0 && tcs_now_s() >= end)) {
             fprintf(stderr, "tracyc-capture: --serve: no Tracy server connected to port %u%s\n", bound,
                     stop_requested ? "" : " within the time limit");
             return -1;
@@ -440,18 +434,18 @@ static int serve_finish(struct capture *c)
 /* Records until the clients are done, the user stops, or the time limit. */
 static void record(struct capture *c, double time_limit)
 {
-    double end = time_limit > 0 ? now_s() + time_limit : 0;
+    double end = time_limit > 0 ? tcs_now_s() + time_limit : 0;
     int stopped = 0;
     while (stopped ? tcs_collector_live(c->collector) > 0 : tcs_collector_open(c->collector)) {
-        if (!stopped && (stop_requested || (end > 0 && now_s() >= end) || expected_done(c))) {
+        if (!stopped && (stop_requested || (end > 0 && tcs_now_s() >= end) || expected_done(c))) {
             char why[512];
             size_t clients = tcs_collector_client_count(c->collector);
             if (stop_requested)
                 snprintf(why, sizeof why, clients ? "stopped by the user" : "stopped before a client connected");
-            else if (end > 0 && now_s() >= end && c->single && !clients)
+            else if (end > 0 && tcs_now_s() >= end && c->single && !clients)
                 snprintf(why, sizeof why, "no client connected to %s port %u within the time limit of %g s", c->host,
                          c->port, c->args->seconds);
-            else if (end > 0 && now_s() >= end)
+            else if (end > 0 && tcs_now_s() >= end)
                 snprintf(why, sizeof why, "time limit of %g s reached", c->args->seconds);
             else
                 snprintf(why, sizeof why, "the %ld clients expected have finished", c->args->expect);

@@ -1,5 +1,6 @@
 /* sockets.c - see sockets.h. */
 #include "capture/sockets.h"
+#include "util/monotonic.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -130,7 +131,7 @@ static int64_t clock_ns(clockid_t id)
 
 double tcs_now_s(void)
 {
-    return (double)clock_ns(CLOCK_MONOTONIC) * 1e-9;
+    return (double)tcu_monotonic_ns() * 1e-9;
 }
 
 int64_t tcs_raw_ns(void)

@@ -786,9 +786,10 @@ static int finish_connection(int slot)
         else if (now - quiet_since >= FINAL_QUERY_WAIT_MS * 1000000LL)
             break;
         /* The answers the server waits for are resolved here (tcn_resolver_help: when the
-         * resolver thread has not taken them yet and this thread may); else wait for the server's next query or the resolver's next
-         * answer: the in-process capture's queries all came with the last answers, so
-         * waiting on its transport would spin while the resolver works. */
+         * resolver thread has not taken them yet and this thread may); else wait for the
+         * server's next query or the resolver's next answer: the in-process capture's
+         * queries all came with the last answers, so waiting on its transport would spin
+         * while the resolver works. */
         if (answered == 0 && !tcn_resolver_help())
             wait_for_conn(c, 10);
     }

@@ -2,6 +2,7 @@
 #include "native/callstack.h"
 
 #include "util/fd.h"
+#include "util/monotonic.h"
 
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -105,22 +106,15 @@ void tcn_callstack_init(int children_capture)
     atomic_store_explicit(&warmth, WARM, memory_order_release);
 }
 
-static long long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* The state once another thread's first walk under way has ended, or the wait outlasts
  * TCN_CALLSTACK_WAIT_NS. The walk takes milliseconds; the wait is bounded only so that
  * a thread the walk could wait for (one holding a lock of the program's allocator that the
  * walk's malloc needs, say) cannot deadlock with it. */
 static int wait_for_first_walk(void)
 {
-    long long deadline = now_ns() + TCN_CALLSTACK_WAIT_NS;
+    int64_t deadline = tcu_monotonic_ns() + TCN_CALLSTACK_WAIT_NS;
     int state;
-    while ((state = atomic_load_explicit(&warmth, memory_order_acquire)) == WARMING && now_ns() < deadline)
+    while ((state = atomic_load_explicit(&warmth, memory_order_acquire)) == WARMING && tcu_monotonic_ns() < deadline)
         nanosleep(&(struct timespec){0, 50 * 1000}, NULL);
     return state;
 }
@@ -129,12 +123,12 @@ static int wait_for_first_walk(void)
  * thread's own (a fork from a signal handler that interrupted one) cannot end before it. */
 static void wait_for_walks(void)
 {
-    long long deadline = now_ns() + TCN_CALLSTACK_WAIT_NS;
+    int64_t deadline = tcu_monotonic_ns() + TCN_CALLSTACK_WAIT_NS;
     for (;;) {
         int under_way = -walks_here;
         for (int i = 0; i < WALK_STRIPES; i++)
             under_way += atomic_load(&walks[i].n);
-        if (under_way <= 0 || now_ns() >= deadline)
+        if (under_way <= 0 || tcu_monotonic_ns() >= deadline)
             return;
         nanosleep(&(struct timespec){0, 50 * 1000}, NULL);
     }
@@ -147,7 +141,7 @@ static atomic_int *begin_walk(void)
     if (stripe < 0)
         stripe = atomic_fetch_add_explicit(&stripes_given, 1, memory_order_relaxed) % WALK_STRIPES;
     atomic_int *n = &walks[stripe].n;
-    long long deadline = 0;
+    int64_t deadline = 0;
     for (;;) {
         atomic_fetch_add(n, 1); /* (sequentially consistent, with the fork's store and loads) */
         if (!atomic_load(&forking) || forking_here) {
@@ -156,8 +150,8 @@ static atomic_int *begin_walk(void)
         }
         atomic_fetch_sub(n, 1);
         if (!deadline)
-            deadline = now_ns() + TCN_CALLSTACK_WAIT_NS;
-        if (now_ns() >= deadline)
+            deadline = tcu_monotonic_ns() + TCN_CALLSTACK_WAIT_NS;
+        if (tcu_monotonic_ns() >= deadline)
             return NULL;
         nanosleep(&(struct timespec){0, 50 * 1000}, NULL);
     }

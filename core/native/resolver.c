@@ -3,12 +3,12 @@
 #include "native/resolver.h"
 
 #include "native/libdw.h"
+#include "util/monotonic.h"
 #include "util/threads.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <time.h>
 
 static struct {
     pthread_mutex_t lock;
@@ -94,13 +94,6 @@ static void *resolver_main(void *arg)
 
 #define HELP_NS 2000000LL
 
-static int64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* Bytes of stack below the caller's frame; 0 when the caller runs on a stack that is not
  * its thread's (a fiber's, a signal's alternate stack), whose size nothing tells. */
 static size_t stack_room(void)
@@ -118,11 +111,11 @@ static size_t stack_room(void)
 
 int tcn_resolver_help(void)
 {
-    int64_t until = monotonic_ns() + HELP_NS;
+    int64_t until = tcu_monotonic_ns() + HELP_NS;
     int resolved = 0;
     pthread_mutex_lock(&r.lock);
     while (r.threadless && r.started && !r.current && !r.stopping && r.todo &&
-           (resolved == 0 || monotonic_ns() < until)) {
+           (resolved == 0 || tcu_monotonic_ns() < until)) {
         resolve_next();
         pthread_cond_signal(&r.wake); /* the thread waits while a helper resolves */
         resolved++;
@@ -131,14 +124,13 @@ int tcn_resolver_help(void)
     return resolved;
 }
 
-int tcn_resolver_go_threadless(void)
+void tcn_resolver_go_threadless(void)
 {
     if (stack_room() < ((size_t)1 << 20))
-        return 0;
+        return;
     pthread_mutex_lock(&r.lock);
     r.threadless = 1;
     pthread_mutex_unlock(&r.lock);
-    return 1;
 }
 
 void tcn_resolver_set_notify(void (*answered)(void))

@@ -40,17 +40,17 @@ struct tcn_resolved *tcn_resolver_take(uint64_t conn);
 void tcn_resolver_release(struct tcn_resolved *answers);
 /* Resolves the waiting queries, oldest first, on the calling thread, for up to about
  * 2 ms, when the resolver thread is not resolving one (one at a time: they share the
- * caches), once tcn_resolver_go_threadless has said yes. Returns how many it resolved. For a thread that would only wait for the answers
- * (the shutdown): under load, the resolver thread may wait milliseconds for a CPU at each
- * wake-up. */
+ * caches), once tcn_resolver_go_threadless has made the queries threadless. Returns how
+ * many it resolved. For a thread that would only wait for the answers (the shutdown):
+ * under load, the resolver thread may wait milliseconds for a CPU at each wake-up. */
 int tcn_resolver_help(void);
 /* From now on queries start no thread, and their asker resolves them with
  * tcn_resolver_help (the shutdown, where starting one would only add its wake-ups to the
- * wait); a thread already running goes on answering beside it. Returns 0 and changes
- * nothing when the calling thread has less than 1 MiB of stack left, or it cannot tell
- * (a fiber's stack, a signal's): resolving reads DWARF and demangles names on the stack,
- * which is sized for the resolver thread's default stack. */
-int tcn_resolver_go_threadless(void);
+ * wait); a thread already running goes on answering beside it. Does nothing when the
+ * calling thread has less than 1 MiB of stack left, or it cannot tell (a fiber's stack, a
+ * signal's): resolving reads DWARF and demangles names on the stack, which is sized for
+ * the resolver thread's default stack; the resolver thread then answers as before. */
+void tcn_resolver_go_threadless(void);
 /* Forgets everything asked by a connection that has closed. */
 void tcn_resolver_forget(uint64_t conn);
 /* Stops the thread and frees the caches (at shutdown). */

@@ -16,26 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define SAMPLING_HZ 5000
 #define BURN_NS 10000000 /* each thread's CPU time: 50 samples at 5 kHz */
 
-static long long thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static void *burn(void *arg)
 {
-    volatile unsigned long x = 0;
-    long long end = thread_cpu_ns() + BURN_NS;
-    while (thread_cpu_ns() < end)
-        for (int i = 0; i < 10000; i++)
-            x += (unsigned long)i * 7;
+    tt_burn_cpu_ns(BURN_NS);
     return arg;
 }
 

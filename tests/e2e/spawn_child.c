@@ -13,7 +13,7 @@
  *
  * The child busy-waits 2 ms in its zone: long enough that its place in the parent's
  * timeline is unmistakable, short enough for any machine. */
-#define _DEFAULT_SOURCE
+#include "test_child.h"
 #include <tracy/TracyC.h>
 
 #include <stdio.h>
@@ -75,7 +75,7 @@ int main(int argc, char **argv)
         exit(0); /* exit, not _exit: the child's profiler sends what it has at exit */
     }
     int status = 0;
-    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (!tt_child_ended(pid, &status, TT_PROGRAM_WAIT_S) || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr, "spawn_child: the child failed\n");
         return 1;
     }

@@ -1,6 +1,8 @@
 /* test_child.c - see test_child.h. */
 #include "test_child.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -32,5 +34,21 @@ int tt_child_ended(pid_t pid, int *status, int wait_s)
     fflush(stdout);
     kill(pid, SIGKILL);
     waitpid(pid, status, 0);
+    return 0;
+}
+
+int tt_readable_within(int fd, int wait_s)
+{
+    double until = monotonic_s() + wait_s;
+    struct pollfd p = {fd, POLLIN, 0};
+    int ready;
+    do {
+        double left = until - monotonic_s();
+        ready = left > 0 ? poll(&p, 1, (int)(left * 1000) + 1) : 0;
+    } while (ready < 0 && errno == EINTR);
+    if (ready > 0)
+        return 1;
+    printf("nothing to read on fd %d after %d s\n", fd, wait_s);
+    fflush(stdout);
     return 0;
 }

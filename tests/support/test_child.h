@@ -8,6 +8,10 @@
  * otherwise it is killed (by pid) and reaped, and 0, saying so on stdout. */
 int tt_child_ended(pid_t pid, int *status, int wait_s);
 
+/* 1 once fd (a pipe from a child) has a byte to read or its end, within wait_s seconds;
+ * otherwise 0, saying so on stdout. */
+int tt_readable_within(int fd, int wait_s);
+
 /* How long a test waits for a case it runs as a program of its own: far more than any case
  * takes, under a sanitizer and load too, and less than ctest's timeout, so a case that hangs
  * fails saying so instead of being killed with its output lost. */

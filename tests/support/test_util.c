@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 int tt_passed, tt_failed;
@@ -78,6 +79,22 @@ int tt_sampling_expected(void)
         fclose(f);
     }
     return geteuid() == 0 || paranoid <= 2;
+}
+
+static long long thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void tt_burn_cpu_ns(long long ns)
+{
+    volatile unsigned long x = 0;
+    long long end = thread_cpu_ns() + ns;
+    while (thread_cpu_ns() < end)
+        for (int i = 0; i < 10000; i++)
+            x += (unsigned long)i * 7;
 }
 
 struct tt_extent tt_function_extent(void *fn)

@@ -15,6 +15,7 @@
 #include "sample.h"
 #include "util/fd.h"
 #include "util/map.h"
+#include "util/monotonic.h"
 #include "util/threads.h"
 
 #include <dirent.h>
@@ -295,13 +296,6 @@ static void drain_slot(struct tp_slot *s, uint64_t *addrs)
     tp_ring_drain(s, on_sample, addrs);
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* native: the thread is left alone for a while (its samples had no Python in them). */
 static void close_slot(struct tp_slot *s, uint64_t *addrs, int native)
 {
@@ -347,7 +341,7 @@ static void scan_threads(uint64_t *addrs)
     if (d.task_dir < 0 || lseek(d.task_dir, 0, SEEK_SET) != 0)
         return;
     uint32_t scan = ++d.scan;
-    d.tick = (uint32_t)(now_ms() / PERIOD_MS);
+    d.tick = (uint32_t)(tcu_monotonic_ns() / 1000000 / PERIOD_MS);
     uint32_t own[TCU_MAX_OWN_THREADS];
     size_t nown = tcu_threads_own(own, TCU_MAX_OWN_THREADS);
     nown = nown < TCU_MAX_OWN_THREADS ? nown : TCU_MAX_OWN_THREADS;

@@ -78,7 +78,8 @@ int main(void)
         child();
     close(ready[1]);
     char byte;
-    CHECK_EQ_INT(read(ready[0], &byte, 1), 1);
+    tt_check(tt_readable_within(ready[0], TT_PROGRAM_WAIT_S) && read(ready[0], &byte, 1) == 1,
+             "the child's exit began within %d s", TT_PROGRAM_WAIT_S);
     struct tt_capture *cap = tt_capture_start(port);
     int status = 0;
     CHECK(tt_child_ended(pid, &status, 60));
