@@ -56,6 +56,9 @@ struct pending_server {
 static struct {
     pthread_t thread;
     int started;
+    /* Held by tc_worker_start until it has started sampling: the worker waits for it, so the
+     * program's thread never waits on the worker holding the sampling's lock (libdw, events). */
+    pthread_mutex_t start_gate;
     _Atomic int stop;
     int listen_fd;
     uint16_t port;
@@ -81,7 +84,10 @@ static struct {
     int children_closing;
     int children_wanted; /* the capture, when it opens, collects */
     int capturing;       /* an in-process capture was asked for, and did not fail to open */
-} w = {.listen_fd = -1, .children_fd = -1, .request_lock = PTHREAD_MUTEX_INITIALIZER};
+} w = {.listen_fd = -1,
+       .children_fd = -1,
+       .request_lock = PTHREAD_MUTEX_INITIALIZER,
+       .start_gate = PTHREAD_MUTEX_INITIALIZER};
 
 static void sleep_us(long us)
 {
@@ -599,6 +605,8 @@ static void finish_on_exit_signal(void)
 static void *worker_main(void *arg)
 {
     (void)arg;
+    pthread_mutex_lock(&w.start_gate);
+    pthread_mutex_unlock(&w.start_gate);
     tcn_resolver_set_notify(tc_wake_worker);
     while (!atomic_load(&w.stop) && !tc_exit_signal_caught()) {
         start_requested_capture();
@@ -644,14 +652,19 @@ int tc_worker_start(void)
         if (tc_prof.config.follow_fork)
             tc_worker_collect_children(1);
     }
-    if (tcu_thread_start(&w.thread, "tracyc worker", worker_main, NULL) != 0)
+    pthread_mutex_lock(&w.start_gate);
+    if (tcu_thread_start(&w.thread, "tracyc worker", worker_main, NULL) != 0) {
+        pthread_mutex_unlock(&w.start_gate);
         return -1;
+    }
     w.started = 1;
     /* The in-process capture is as good as connected: its sampling starts here, in the
      * caller, not when the worker gets a CPU (a program's busy threads may keep it waiting
-     * past a short run's end). After the worker exists, which must not inherit the events. */
+     * past a short run's end). After the worker exists, which must not inherit the events;
+     * before the worker's first pass, which would start it too (the gate). */
     if (tc_prof.config.output)
         tc_sampling_update(1);
+    pthread_mutex_unlock(&w.start_gate);
     return 0;
 }
 
@@ -906,6 +919,7 @@ void tc_worker_forget_after_fork(void)
     w.capturing = 0;
     /* A profiler of the child's own (TRACYC_FOLLOW_FORK) starts from here. */
     pthread_mutex_init(&w.request_lock, NULL);
+    pthread_mutex_init(&w.start_gate, NULL);
     w.requested_output = NULL; /* the parent's request, left in its memory */
     atomic_store(&w.stop, 0);
     for (int i = 0; i < TC_MAX_CONNS; i++)
