@@ -108,8 +108,10 @@ int tc_stream_init(struct tc_stream *s)
     if (!c)
         return -1;
     chunk_init(c, 0, 0);
-    s->tail = s->head = c;
-    s->pos = s->read = 0;
+    s->tail = c;
+    atomic_init(&s->head, c);
+    s->pos = 0;
+    atomic_init(&s->read, 0);
     s->spare = NULL;
     atomic_init(&s->recycled, NULL);
     atomic_init(&s->recycled_count, 0);
@@ -118,7 +120,7 @@ int tc_stream_init(struct tc_stream *s)
 
 void tc_stream_destroy(struct tc_stream *s)
 {
-    struct tc_chunk *c = s->head;
+    struct tc_chunk *c = atomic_load_explicit(&s->head, memory_order_relaxed);
     while (c) {
         struct tc_chunk *next = atomic_load_explicit(&c->next, memory_order_relaxed);
         chunk_free(c);
@@ -134,7 +136,8 @@ void tc_stream_destroy(struct tc_stream *s)
         chunk_free(c);
         c = next;
     }
-    s->head = s->tail = NULL;
+    atomic_store_explicit(&s->head, NULL, memory_order_relaxed);
+    s->tail = NULL;
 }
 
 static struct tc_chunk *take_spare(struct tc_stream *s, size_t n, int force)
@@ -179,7 +182,7 @@ void *tc_stream_reserve_slow(struct tc_stream *s, size_t n, int force)
 
 void tc_stream_mark(struct tc_stream *s, struct tc_stream_mark *m)
 {
-    struct tc_chunk *c = s->head, *next;
+    struct tc_chunk *c = atomic_load_explicit(&s->head, memory_order_relaxed), *next;
     while ((next = atomic_load_explicit(&c->next, memory_order_acquire)))
         c = next;
     m->chunk = c;
@@ -204,13 +207,15 @@ size_t tc_stream_drain(struct tc_stream *s, const struct tc_stream_mark *m, tc_r
 {
     size_t bytes = 0;
     for (;;) {
-        struct tc_chunk *c = s->head;
+        struct tc_chunk *c = atomic_load_explicit(&s->head, memory_order_relaxed);
         size_t end = (m && m->chunk == c) ? m->end : atomic_load_explicit(&c->committed, memory_order_acquire);
-        if (s->read < end) {
-            size_t used = fn(user, c->data + s->read, c->data + end);
+        size_t read = atomic_load_explicit(&s->read, memory_order_relaxed);
+        if (read < end) {
+            size_t used = fn(user, c->data + read, c->data + end);
             bytes += used;
-            s->read += used;
-            if (s->read < end)
+            read += used;
+            atomic_store_explicit(&s->read, read, memory_order_relaxed);
+            if (read < end)
                 return bytes;
         }
         if (m && m->chunk == c)
@@ -219,17 +224,28 @@ size_t tc_stream_drain(struct tc_stream *s, const struct tc_stream_mark *m, tc_r
         if (!next)
             return bytes;
         /* Committed may have grown before next was linked. */
-        if (atomic_load_explicit(&c->committed, memory_order_acquire) > s->read)
+        if (atomic_load_explicit(&c->committed, memory_order_acquire) > read)
             continue;
-        s->head = next;
-        s->read = 0;
+        /* read first: a producer that sees the new head sees its read (tc_stream_drained) */
+        atomic_store_explicit(&s->read, 0, memory_order_relaxed);
+        atomic_store_explicit(&s->head, next, memory_order_release);
         recycle(s, c);
     }
 }
 
 int tc_stream_empty(struct tc_stream *s)
 {
-    struct tc_chunk *c = s->head;
+    struct tc_chunk *c = atomic_load_explicit(&s->head, memory_order_relaxed);
     return atomic_load_explicit(&c->next, memory_order_acquire) == NULL &&
-           atomic_load_explicit(&c->committed, memory_order_acquire) == s->read;
+           atomic_load_explicit(&c->committed, memory_order_acquire) ==
+               atomic_load_explicit(&s->read, memory_order_relaxed);
+}
+
+/* The tail is this thread's, never freed under it: only compared with head, not read
+ * through it, which the consumer may recycle meanwhile. */
+int tc_stream_drained(struct tc_stream *s)
+{
+    return atomic_load_explicit(&s->head, memory_order_acquire) == s->tail &&
+           atomic_load_explicit(&s->read, memory_order_relaxed) ==
+               atomic_load_explicit(&s->tail->committed, memory_order_relaxed);
 }

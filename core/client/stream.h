@@ -39,9 +39,9 @@ struct tc_stream {
     _Alignas(64) struct tc_chunk *tail;
     size_t pos;
     struct tc_chunk *spare;
-    /* consumer side */
-    _Alignas(64) struct tc_chunk *head;
-    size_t read;
+    /* consumer side (atomic only so that the producer may ask tc_stream_drained) */
+    _Alignas(64) _Atomic(struct tc_chunk *) head;
+    _Atomic size_t read;
     /* drained chunks on their way back to the producer */
     _Alignas(64) _Atomic(struct tc_chunk *) recycled;
     _Atomic int recycled_count;
@@ -104,5 +104,9 @@ void tc_stream_mark(struct tc_stream *s, struct tc_stream_mark *m);
 typedef size_t (*tc_range_fn)(void *user, const uint8_t *begin, const uint8_t *end);
 size_t tc_stream_drain(struct tc_stream *s, const struct tc_stream_mark *m, tc_range_fn fn, void *user);
 int tc_stream_empty(struct tc_stream *s);
+
+/* Producer side: whether the consumer has drained everything this thread committed (how a
+ * test waits for its records to be handed to the connection). */
+int tc_stream_drained(struct tc_stream *s);
 
 #endif

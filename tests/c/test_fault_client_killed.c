@@ -23,13 +23,14 @@ static void zone(void)
     ___tracy_emit_zone_end(z);
 }
 
-/* Waits until the worker has drained this thread's records. A drain pass ends by
+/* Waits until the worker has drained this thread's records (asked from this thread: the
+ * producer's side, which a consumer's tc_stream_empty is not). A drain pass ends by
  * flushing to the socket, so after two of them the earlier records have been sent. */
 static void wait_sent(void)
 {
     for (int pass = 0; pass < 2; pass++) {
         zone();
-        while (!tc_stream_empty(&tc_self->stream))
+        while (!tc_stream_drained(&tc_self->stream))
             usleep(1000);
     }
 }
