@@ -895,8 +895,8 @@ void tc_worker_stop(void)
 
 /* The parent's connections, as they were at the fork: in the child, their sockets are
  * closed and their memory is left alone (a thread of the parent may have held the
- * allocator's lock, never released in the child), kept reachable here so that no leak
- * check counts it as lost. */
+ * allocator's lock, never released in the child), kept reachable here for a leak check
+ * (the last fork's: a followed child that forks again puts its own here). */
 static struct tc_conn parents_conns[TC_MAX_CONNS];
 static struct pending_server parents_pending[MAX_PENDING];
 

@@ -122,6 +122,7 @@ static int write_svg(FILE *out, struct tct_trace *tr, void *state, const struct 
     if (tct_writer_init(&w, out) != 0) {
         free(xs);
         tct_stack_tree_free(&tree);
+        errno = ENOMEM;
         return -1;
     }
     tct_write_fmt(&w,

@@ -65,7 +65,7 @@ static void exit_case(const char *dir, size_t stack_kib, const char *ext, int na
     if (pid == 0)
         _exit(child(output, stack_kib << 10));
     int status = 0;
-    CHECK(tt_child_ended(pid, &status, 60));
+    CHECK(tt_child_ended(pid, &status, 30)); /* 7 children within ctest's 300 s */
     tt_check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
              "the child exited from its %zu KiB stack writing .%s (status 0x%x)", stack_kib, ext, status);
     char *text = tt_read_file(output);

@@ -4,6 +4,7 @@
  * at a known point: after the zones it recorded so far were sent. Its zones carry their
  * source location inline, so their names need no answer from the dead program. */
 #include "client/state.h"
+#include "test_child.h"
 #include "test_fault_util.h"
 #include "test_util.h"
 #include "tracyc.h"
@@ -26,13 +27,17 @@ static void zone(void)
 /* Waits until the worker has drained this thread's records (asked from this thread: the
  * producer's side, which a consumer's tc_stream_empty is not). A drain pass ends by
  * flushing to the socket, so after two of them the earlier records have been sent. */
-static void wait_sent(void)
+static int wait_sent(void)
 {
     for (int pass = 0; pass < 2; pass++) {
         zone();
-        while (!tc_stream_drained(&tc_self->stream))
+        for (int ms = 0; !tc_stream_drained(&tc_self->stream); ms++) {
+            if (ms == TT_PROGRAM_WAIT_S * 1000)
+                return -1;
             usleep(1000);
+        }
     }
+    return 0;
 }
 
 /* The child: records zones, tells the parent once they were sent, then keeps recording
@@ -41,11 +46,15 @@ static int doomed_program(void *arg)
 {
     int ready_fd = *(int *)arg;
     ___tracy_startup_profiler();
-    while (!___tracy_connected())
+    for (int ms = 0; !___tracy_connected(); ms++) {
+        if (ms == TT_PROGRAM_WAIT_S * 1000)
+            return 4; /* the parent's read ends: the pipe closes */
         usleep(1000);
+    }
     for (int i = 0; i < ZONES; i++)
         zone();
-    wait_sent();
+    if (wait_sent() != 0)
+        return 5;
     if (write(ready_fd, "s", 1) != 1)
         return 3;
     for (;;) {
@@ -67,7 +76,7 @@ int main(void)
     close(ready[1]); /* a child that dies early ends the read below */
     pid_t capture = tf_spawn_capture(port, output);
     char c;
-    CHECK_EQ_INT(read(ready[0], &c, 1), 1);
+    CHECK(tt_readable_within(ready[0], TT_PROGRAM_WAIT_S) && read(ready[0], &c, 1) == 1);
     kill(program, SIGKILL);
     CHECK_EQ_INT(tf_wait(program), 128 + SIGKILL);
     CHECK_EQ_INT(tf_wait(capture), 1); /* incomplete */

@@ -125,7 +125,8 @@ static void run_case(const char *name)
     close(up[1]);
     close(down[0]);
     char c;
-    CHECK(read(up[0], &c, 1) == 1); /* the program listens and has recorded its zones */
+    /* the program listens and has recorded its zones */
+    CHECK(tt_readable_within(up[0], TT_PROGRAM_WAIT_S) && read(up[0], &c, 1) == 1);
 
     int crowd = !strcmp(name, "crowd"), silent_peers[6], nsilent = crowd ? 6 : strcmp(name, "backlog") ? 1 : 0;
     for (int i = 0; i < nsilent; i++)

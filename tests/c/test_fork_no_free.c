@@ -11,6 +11,7 @@
 #include "test_util.h"
 #include "tracyc.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t size);
 extern void __libc_free(void *p);
+extern void *__libc_memalign(size_t alignment, size_t size);
 
 static atomic_int counting, calls;
 
@@ -63,6 +65,25 @@ void free(void *p)
     __libc_free(p);
 }
 
+void *aligned_alloc(size_t alignment, size_t size)
+{
+    count();
+    return __libc_memalign(alignment, size);
+}
+
+void *memalign(size_t alignment, size_t size)
+{
+    count();
+    return __libc_memalign(alignment, size);
+}
+
+int posix_memalign(void **p, size_t alignment, size_t size)
+{
+    count();
+    *p = __libc_memalign(alignment, size);
+    return *p ? 0 : ENOMEM;
+}
+
 static void start_counting(void)
 {
     atomic_store(&counting, 1);
@@ -73,13 +94,18 @@ static void stop_counting(void)
     atomic_store(&counting, 0);
 }
 
+/* Before the library's constructors, some of which register fork handlers of their own. */
+__attribute__((constructor(101))) static void count_from_the_first_handler(void)
+{
+    pthread_atfork(NULL, NULL, start_counting);
+}
+
 static const struct ___tracy_source_location_data loc = {"parent", "main", "fork_no_free.c", 1, 0};
 
 int main(void)
 {
     uint16_t port = tt_use_free_port();
     setenv("TRACY_NO_EXIT", "1", 1);
-    pthread_atfork(NULL, NULL, start_counting); /* before the profiler's */
     struct tt_capture *cap = tt_capture_start(port);
     TracyCZoneCtx z = ___tracy_emit_zone_begin(&loc, 1);
     ___tracy_emit_zone_end(z);
