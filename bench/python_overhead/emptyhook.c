@@ -1,8 +1,28 @@
 /* emptyhook.c - the interpreter's floor for a C profile hook: the same hook kind as
  * tracer (PyEval_SetProfile on 3.11, sys.monitoring with the same events on 3.12+),
- * doing nothing. bench.py compiles it on the fly. */
+ * doing nothing; and the floor of a hook that timestamps each event: the same, reading
+ * tracyc's clock once per event (the TSC on x86, CLOCK_MONOTONIC_RAW elsewhere, as
+ * core/client/clock.h). bench.py compiles it on the fly. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
+#include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+static volatile uint64_t last_timestamp; /* kept, so that the read is not optimised away */
+
+static void timestamp(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    last_timestamp = __rdtsc();
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    last_timestamp = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
 
 #if PY_VERSION_HEX < 0x030C0000
 
@@ -11,9 +31,21 @@ static int empty_profile(PyObject *obj, PyFrameObject *frame, int what, PyObject
     return 0;
 }
 
+static int clocked_profile(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
+{
+    timestamp();
+    return 0;
+}
+
 static PyObject *install(PyObject *self, PyObject *unused)
 {
     PyEval_SetProfile(empty_profile, NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *install_clocked(PyObject *self, PyObject *unused)
+{
+    PyEval_SetProfile(clocked_profile, NULL);
     Py_RETURN_NONE;
 }
 
@@ -30,7 +62,14 @@ static PyObject *empty_callback(PyObject *self, PyObject *const *args, Py_ssize_
     Py_RETURN_NONE;
 }
 
-static PyMethodDef callback_def = {"empty", (PyCFunction)(void (*)(void))empty_callback, METH_FASTCALL, NULL};
+static PyObject *clocked_callback(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    timestamp();
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef empty_def = {"empty", (PyCFunction)(void (*)(void))empty_callback, METH_FASTCALL, NULL};
+static PyMethodDef clocked_def = {"clocked", (PyCFunction)(void (*)(void))clocked_callback, METH_FASTCALL, NULL};
 static const char *event_names[] = {"PY_START",  "PY_RESUME", "PY_THROW", "PY_RETURN", "PY_YIELD",
                                     "PY_UNWIND", "CALL",      "C_RETURN", "C_RAISE"};
 #define TOOL 4
@@ -43,9 +82,9 @@ static PyObject *monitoring(void)
     return mon;
 }
 
-static PyObject *install(PyObject *self, PyObject *unused)
+static PyObject *install_callback(PyMethodDef *def)
 {
-    PyObject *callback = PyCFunction_NewEx(&callback_def, NULL, NULL);
+    PyObject *callback = PyCFunction_NewEx(def, NULL, NULL);
     PyObject *mon = monitoring();
     PyObject *events = mon ? PyObject_GetAttrString(mon, "events") : NULL;
     PyObject *r = mon ? PyObject_CallMethod(mon, "use_tool_id", "is", TOOL, "emptyhook") : NULL;
@@ -71,6 +110,16 @@ static PyObject *install(PyObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+static PyObject *install(PyObject *self, PyObject *unused)
+{
+    return install_callback(&empty_def);
+}
+
+static PyObject *install_clocked(PyObject *self, PyObject *unused)
+{
+    return install_callback(&clocked_def);
+}
+
 static PyObject *uninstall(PyObject *self, PyObject *unused)
 {
     PyObject *mon = monitoring();
@@ -90,6 +139,7 @@ static PyObject *uninstall(PyObject *self, PyObject *unused)
 
 static PyMethodDef methods[] = {
     {"install", install, METH_NOARGS, "Installs the empty hook on the calling thread (3.11) or globally."},
+    {"install_clocked", install_clocked, METH_NOARGS, "Installs the hook that reads the clock at each event."},
     {"uninstall", uninstall, METH_NOARGS, "Removes it."},
     {NULL, NULL, 0, NULL},
 };
