@@ -166,7 +166,7 @@ def test_dial_out_clients_into_one_capture(tmp_path):
     capture, port = start_capture(tmp_path, "--expect", "3", *sum((["-o", str(o)] for o in out), []))
     clients = []
     for stream, program in (("game_loop", "example_game_loop"), ("workers", "example_workers"),
-                            ("py_pipeline", "python3")):
+                            ("py_pipeline", "pipeline.py")):
         clients.append(DialOut(port, stream))
         clients[-1].start()
         wait_recording(capture, program)
@@ -178,23 +178,23 @@ def test_dial_out_clients_into_one_capture(tmp_path):
     # JSON: a process each, named program[pid], with its own zones
     json_path, summary_path, csv_path, folded_path = out
     assert processes_of(json_path) == {695: "example_game_loop[695]", 1045: "example_workers[1045]",
-                                       19875: "python3[19875]"}
-    assert zones_by_pid(json_path) == {695: 150, 1045: 400, 19875: 3020}
+                                       13480: "pipeline.py[13480]"}
+    assert zones_by_pid(json_path) == {695: 150, 1045: 400, 13480: 3020}
     # the summary: every process, in the order they came, each complete
     summary = summary_path.read_text()
     assert summary.startswith("tracyc capture of 3 processes: example_game_loop[695], example_workers[1045], "
-                              "python3[19875]\n")
+                              "pipeline.py[13480]\n")
     rows = process_rows(summary)
     assert {p: (r[0], r[1], r[5]) for p, r in rows.items()} == {
         "example_game_loop[695]": ("1", "150", "complete"), "example_workers[1045]": ("4", "400", "complete"),
-        "python3[19875]": ("7", "3,020", "complete")}
+        "pipeline.py[13480]": ("7", "3,020", "complete")}
     assert rows["example_game_loop[695]"][4] == "exact"  # the first gives the trace its clock
     # CSV: csvexport's columns, a row per zone
     counts = {r["name"]: int(r["counts"]) for r in csv_rows(csv_path)}
     assert counts["job"] == 400 and counts["update"] == 60 and counts["parse record"] == 600
     # folded stacks start with the process
     lines = folded_path.read_text().splitlines()
-    assert len(lines) == 4 and all(line.startswith("python3[19875];") for line in lines)
+    assert len(lines) == 10 and all(line.startswith("pipeline.py[13480];") for line in lines)
 
 
 def test_same_pid_twice_stays_apart_and_csv_sums_or_splits(tmp_path):
@@ -241,7 +241,7 @@ def test_client_vanishing_mid_stream_loses_only_its_own(tmp_path):
     assert "Capture incomplete: 3 processes" in stdout, stdout
     rows = process_rows(summary.read_text())
     assert rows["example_game_loop[695]"][1] == "150" and rows["example_game_loop[695]"][5] == "complete"
-    assert rows["python3[19875]"][1] == "3,020" and rows["python3[19875]"][5] == "complete"
+    assert rows["pipeline.py[13480]"][1] == "3,020" and rows["pipeline.py[13480]"][5] == "complete"
     # (the close may come as a reset: the queries it never read were still in its socket)
     assert "connection closed in the middle of LZ4 frame 1" in rows["example_workers[1045]"][5], rows
     assert 0 < int(rows["example_workers[1045]"][1]) < 400  # what came before it vanished is kept
@@ -270,8 +270,8 @@ def test_hostile_clients_fail_alone(tmp_path):
     assert "a connection from 127.0.0.1 port" in said and "invalid handshake status 7" in said, said
     assert "the capture of example_workers[1045] is incomplete" in stderr, stderr
     rows = process_rows(summary.read_text())
-    assert set(rows) == {"example_game_loop[695]", "example_workers[1045]", "python3[19875]"}
-    assert rows["example_game_loop[695]"][1] == "150" and rows["python3[19875]"][1] == "3,020"
+    assert set(rows) == {"example_game_loop[695]", "example_workers[1045]", "pipeline.py[13480]"}
+    assert rows["example_game_loop[695]"][1] == "150" and rows["pipeline.py[13480]"][1] == "3,020"
     assert rows["example_workers[1045]"][1] == "0" and rows["example_workers[1045]"][5] != "complete"
 
 
