@@ -16,11 +16,26 @@ except ImportError as exc:
                       f"`{os.path.basename(sys.executable)} setup.py build_ext --inplace` in the tracyc checkout, "
                       f"or install the package ({exc})") from exc
 from tracer import _fork
-from tracer._profiler import Profiler
-from tracer._sampling import start as start_sampling
-from tracer._sampling import stop as stop_sampling
-from tracer._signpost import signpost
 from tracer._tracer import frame_mark, is_connected, message, plot, sampling_stats, set_thread_name, zone
+
+# Imported at their first use, not by every start-up of `python -m tracer` (which needs none of them).
+_LAZY = {"Profiler": ("_profiler", "Profiler"), "start_sampling": ("_sampling", "start"),
+         "stop_sampling": ("_sampling", "stop"), "signpost": ("_signpost", "signpost")}
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'tracer' has no attribute {name!r}")
+    import importlib
+    module, attribute = _LAZY[name]
+    value = getattr(importlib.import_module(f"tracer.{module}"), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 _fork.install()
 if os.environ.get("TRACYC_OUTPUT", "-") != "-":

@@ -4,7 +4,7 @@ import atexit
 import os
 import sys
 
-from tracer import _cli, _follow, _run, _sampling, _session, _tracer
+from tracer import _cli, _follow, _run, _session, _tracer
 
 
 def _follows(options):
@@ -66,7 +66,9 @@ def _finish(options, pid):
     if os.getpid() != pid:
         return  # a forked child: the profile belongs to the parent
     _tracer.stop()
-    _sampling.stop()  # every sample taken goes into the profile
+    sampling = sys.modules.get("tracer._sampling")  # (imported by whatever started sampling)
+    if sampling:
+        sampling.stop()  # every sample taken goes into the profile
     if not options.output and not options.wait and not _tracer.is_connected() and _stdout_takes_a_summary():
         try:
             _tracer.capture_start("-")

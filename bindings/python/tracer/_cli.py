@@ -4,8 +4,9 @@ Options spelled out one by one, each value its own argument (`-o out.json --samp
 are read here; argparse reads everything else (`--output=x`, `-pl`, abbreviations, a value
 starting with '-', -h) and gives the help and every usage error, so that both read the
 same command line alike. argparse is imported only then: it imports re, gettext, locale
-and shutil, which with building its parser cost every start-up ~5 ms."""
-from tracer import _sampling, _tracer
+and shutil, which with building its parser cost every start-up ~5 ms. tracer._sampling
+(its rates) is imported only for --sample."""
+from tracer import _tracer
 
 # Options that take a value, so the program's own arguments can be told apart.
 _VALUED = {"-o", "--output", "-t", "--port", "--include", "--exclude", "--max-depth", "--min-duration"}
@@ -47,6 +48,7 @@ def looks_like_number(text):
 
 def sample_rate(text):
     """--sample HZ: samples per second, 1 to 10000."""
+    from tracer import _sampling
     try:
         hz = int(text)
     except ValueError:
@@ -69,6 +71,8 @@ def output_path(text):
 
 def _parser(prog):
     import argparse
+
+    from tracer import _sampling
 
     class NoReport(argparse.Action):
         """tt-metal's -r (capture plus ops report) needs tt-metal's own tools."""
@@ -148,6 +152,7 @@ def read_options(args):
             i += 1
             continue
         if arg == "--sample" and (value is None or not looks_like_number(value)):
+            from tracer import _sampling
             options.sample = _sampling.DEFAULT_HZ  # its rate is optional: parse() took a number for one
             i += 1
             continue

@@ -1,6 +1,7 @@
 """The profiling options of this process, shared by the CLI, Profiler and the pytest plugin:
-automatic tracing (a zone per call), sampling, or both."""
-from tracer import _filters, _sampling, _tracer
+automatic tracing (a zone per call), sampling, or both. tracer._sampling is imported when
+the session samples, not by every start-up."""
+from tracer import _filters, _tracer
 
 # True while `python -m tracer` runs the program (the pytest plugin then needs no flag),
 # and in a child process it follows.
@@ -36,6 +37,7 @@ def start():
         configure()
     started = _tracer.start() if trace_calls else False
     if sample_hz:
+        from tracer import _sampling
         started = _sampling.start(sample_hz, native=sample_native) or started
     return started
 
@@ -44,9 +46,10 @@ def stop():
     if trace_calls:
         _tracer.stop()
     if sample_hz:
+        from tracer import _sampling
         _sampling.stop()
 
 
 def active():
     """Tracing or sampling runs."""
-    return _tracer.is_tracing() or _sampling.is_sampling()
+    return _tracer.is_tracing() or _tracer.sampling_rate() != 0  # (as _sampling.is_sampling)
