@@ -38,7 +38,7 @@ int main(void)
     tt_phase_describe(tt_capture_describe, cap);
     tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
-    tt_phase("joining the capture thread: the capture ending", 60);
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
     tt_phase_done();
     size_t begins = tt_count(cap, TCD_ZONE_BEGIN), ends = tt_count(cap, TCD_ZONE_END);

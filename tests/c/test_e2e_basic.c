@@ -24,7 +24,7 @@ int main(void)
     }
     tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
-    tt_phase("joining the capture thread: the capture ending", 60);
+    tt_phase("joining the capture thread: the capture ending", 120);
     int rc = tt_capture_join(cap);
     tt_phase_done();
     CHECK_EQ_INT(rc, 0);

@@ -119,11 +119,11 @@ int main(int argc, char **argv)
     setenv("TRACY_NO_EXIT", "1", 1);
     struct tt_capture *cap = tt_capture_start_protocol(port, protocol);
     tt_phase_describe(tt_capture_describe, cap);
-    tt_phase("emitting the events", 60);
+    tt_phase("emitting the events", 120);
     emit_all();
     tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
-    tt_phase("joining the capture thread: the capture ending", 60);
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
     tt_phase_done();
     if (cap->result)

@@ -80,7 +80,7 @@ int main(void)
     ___tracy_emit_zone_end(span);
     tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
-    tt_phase("joining the capture thread: the capture ending", 60);
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(second), 0);
     tt_phase_done();
     if (second->result)
