@@ -5,12 +5,16 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed; /* waits on CLOCK_MONOTONIC, as the deadlines are */
+static pthread_t watchdog;
+static pid_t watchdog_pid; /* (a forked child has no watchdog) */
 /* Under lock: */
+static int stopping; /* the process is exiting: the watchdog ends */
 static int64_t test_start;
 static const char *phase_what; /* the current phase, or the last one once it is done */
 static int64_t phase_start;
@@ -52,14 +56,30 @@ static void *watch(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&lock);
-    for (;;) {
+    while (!stopping) {
         int64_t until = deadline(), now = tcu_monotonic_ns();
         if (now >= until)
             overrun(now);
         struct timespec ts = {(time_t)(until / 1000000000), (long)(until % 1000000000)};
         pthread_cond_timedwait(&changed, &lock, &ts);
     }
+    pthread_mutex_unlock(&lock);
     return NULL;
+}
+
+/* At exit, after the exit handlers registered later (the profiler's among them, still
+ * watched): the watchdog ends and is joined, so no thread of its own is left for
+ * LeakSanitizer's check at exit to stop (its tracer's SIGSEGV there, a flake of
+ * test_e2e_threads before the watchdog too, came more often with it left running). */
+static void stop_watchdog(void)
+{
+    if (getpid() != watchdog_pid)
+        return;
+    pthread_mutex_lock(&lock);
+    stopping = 1;
+    pthread_cond_signal(&changed);
+    pthread_mutex_unlock(&lock);
+    pthread_join(watchdog, NULL);
 }
 
 static void start_watchdog(void)
@@ -70,12 +90,12 @@ static void start_watchdog(void)
     pthread_cond_init(&changed, &attr);
     pthread_condattr_destroy(&attr);
     test_start = tcu_monotonic_ns();
-    pthread_t t;
-    if (pthread_create(&t, NULL, watch, NULL) != 0) {
+    watchdog_pid = getpid();
+    if (pthread_create(&watchdog, NULL, watch, NULL) != 0) {
         fprintf(stderr, "test_phase: cannot start the watchdog thread\n");
         _exit(2);
     }
-    pthread_detach(t);
+    atexit(stop_watchdog);
 }
 
 static void end_phase(int64_t now)
