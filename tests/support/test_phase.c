@@ -68,9 +68,8 @@ static void *watch(void *arg)
 }
 
 /* At exit, after the exit handlers registered later (the profiler's among them, still
- * watched): the watchdog ends and is joined, so no thread of its own is left for
- * LeakSanitizer's check at exit to stop (its tracer's SIGSEGV there, a flake of
- * test_e2e_threads before the watchdog too, came more often with it left running). */
+ * watched): the watchdog ends and is joined, so the test library leaves no thread of its
+ * own for LeakSanitizer's check at exit to stop. */
 static void stop_watchdog(void)
 {
     if (getpid() != watchdog_pid)
