@@ -36,7 +36,7 @@ void tc_clock_init(void)
     int want_tsc = cpu_has_invariant_tsc() || (force && force[0] == '1');
     tc_clock_uses_tsc = want_tsc && !(fallback && fallback[0] == '1');
     if (!calib_started || !tc_clock_uses_tsc) {
-        calib_ns0 = tc_clock_monotonic_ns();
+        calib_ns0 = tc_clock_monotonic_raw_ns();
         calib_tsc0 = tc_clock_now();
         calib_started = 1;
     }
@@ -61,7 +61,7 @@ __attribute__((constructor)) static void calibration_start(void)
 {
     pthread_atfork(NULL, NULL, calibration_forget_lock);
 #if defined(__x86_64__) || defined(__i386__)
-    calib_ns0 = tc_clock_monotonic_ns();
+    calib_ns0 = tc_clock_monotonic_raw_ns();
     calib_tsc0 = (int64_t)__rdtsc();
     calib_started = 1;
 #endif
@@ -94,7 +94,7 @@ double tc_clock_calibrate(int64_t min_ns)
     }
     int64_t ns1, tsc1;
     for (;;) {
-        ns1 = tc_clock_monotonic_ns();
+        ns1 = tc_clock_monotonic_raw_ns();
         tsc1 = tc_clock_now();
         int64_t left = min_ns - (ns1 - calib_ns0);
         if (left <= 0 || (atomic_load(&calib_hurry) && ns1 - calib_ns0 >= CALIB_HURRIED_MIN_NS && tsc1 > calib_tsc0))

@@ -15,7 +15,9 @@
 
 extern int tc_clock_uses_tsc;
 
-static inline int64_t tc_clock_monotonic_ns(void)
+/* CLOCK_MONOTONIC_RAW nanoseconds: the timestamps where there is no TSC, and the clock the
+ * TSC is calibrated against (util/monotonic.h has CLOCK_MONOTONIC). */
+static inline int64_t tc_clock_monotonic_raw_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
@@ -31,7 +33,7 @@ static inline int64_t tc_clock_now(void)
     if (__builtin_expect(tc_clock_uses_tsc, 1))
         return (int64_t)__rdtsc();
 #endif
-    return tc_clock_monotonic_ns();
+    return tc_clock_monotonic_raw_ns();
 }
 
 /* Choose the clock source. Called once, before the first timestamp. */

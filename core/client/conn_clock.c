@@ -40,6 +40,6 @@ void tc_conn_send_clock(struct tc_conn *c, uint32_t probe)
 
 void tc_conn_report_clock(struct tc_conn *c, int final)
 {
-    if (c->clock && (final || tc_clock_monotonic_ns() - c->clock_sent >= CLOCK_PERIOD_NS))
+    if (c->clock && (final || tc_clock_monotonic_raw_ns() - c->clock_sent >= CLOCK_PERIOD_NS))
         tc_conn_send_clock(c, 0);
 }

@@ -520,7 +520,7 @@ void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_
         c->sampling_reported = 1;
     }
     /* Lost records: at most once a second, and at the end. */
-    int64_t now = tc_clock_monotonic_ns();
+    int64_t now = tc_clock_monotonic_raw_ns();
     if (lost > c->lost_reported && (final || now - c->lost_report_time >= 1000000000)) {
         int n = snprintf(text, sizeof text,
                          "tracyc: lost %" PRIu64 " CPU samples and context switches in total: the kernel's ring "

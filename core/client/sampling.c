@@ -524,7 +524,7 @@ static void refresh_clock_pair(void)
     if (!tc_clock_uses_tsc)
         return;
     int64_t t0 = tc_clock_now();
-    int64_t ns = tc_clock_monotonic_ns();
+    int64_t ns = tc_clock_monotonic_raw_ns();
     int64_t t1 = tc_clock_now();
     s.tsc_ref = t0 + (t1 - t0) / 2;
     s.ns_ref = ns;
@@ -825,7 +825,7 @@ static void *sampler_main(void *arg)
         int stopping = atomic_load(&s.stop);
         if (!stopping && polls)
             poll(polls, (nfds_t)npolls, got || s.queued ? busy_poll_ms : IDLE_POLL_MS);
-        int64_t now = tc_clock_monotonic_ns();
+        int64_t now = tc_clock_monotonic_raw_ns();
         refresh_clock_pair();
         if (s.unwinder)
             tcn_sample_unwinder_sync(s.unwinder);

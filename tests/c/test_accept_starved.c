@@ -22,6 +22,7 @@
 #include "capture/serve.h"
 #include "trace/trace.h"
 #include "wire/protocol.h"
+#include "util/monotonic.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -35,7 +36,6 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -79,13 +79,6 @@ static void restore(void)
     setrlimit(RLIMIT_NOFILE, &saved_limit);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* A socket connected to 127.0.0.1:port (into the listener's backlog), or -1. */
 static int connect_to(uint16_t port)
 {
@@ -125,7 +118,7 @@ static void check_collector(void)
 
     exhaust();
     int steps = 0;
-    for (double end = now_s() + 1.0; now_s() < end; steps++)
+    for (int64_t end = tcu_monotonic_ns() + 1000000000LL; tcu_monotonic_ns() < end; steps++)
         tcs_collector_step(c, 100);
     restore();
     tt_check(steps <= 50, "out of descriptors, the collector stepped %d times in a second (<= 50)", steps);
@@ -134,7 +127,7 @@ static void check_collector(void)
 
     /* With descriptors again, the connections are taken: each gets the collector's hello. */
     int greeted = 0;
-    for (double end = now_s() + 60.0; greeted < 3 && now_s() < end;) {
+    for (int64_t end = tcu_monotonic_ns() + 60000000000LL; greeted < 3 && tcu_monotonic_ns() < end;) {
         tcs_collector_step(c, 50);
         greeted = 0;
         for (int i = 0; i < 3; i++) {
@@ -162,7 +155,7 @@ static void check_serve(void)
     tt_check(server >= 0, "a server's connection waits");
     exhaust();
     int steps = 0;
-    for (double end = now_s() + 1.0; now_s() < end; steps++)
+    for (int64_t end = tcu_monotonic_ns() + 1000000000LL; tcu_monotonic_ns() < end; steps++)
         tcs_serve_step(s, 100);
     restore();
     tt_check(steps <= 50, "out of descriptors, the proxy stepped %d times in a second (<= 50)", steps);
@@ -171,7 +164,7 @@ static void check_serve(void)
     memcpy(hello, TCW_SHIBBOLETH, TCW_SHIBBOLETH_SIZE);
     memcpy(hello + TCW_SHIBBOLETH_SIZE, &protocol, 4);
     tt_check(write(server, hello, sizeof hello) == (ssize_t)sizeof hello, "the server says hello");
-    for (double end = now_s() + 60.0; !tcs_serve_connected(s) && now_s() < end;)
+    for (int64_t end = tcu_monotonic_ns() + 60000000000LL; !tcs_serve_connected(s) && tcu_monotonic_ns() < end;)
         tcs_serve_step(s, 50);
     tt_check(tcs_serve_connected(s), "with descriptors free again, the server is accepted and its hello read");
     close(server);

@@ -1,6 +1,7 @@
 /* With no server connected, memory stays within TRACYC_BUFFER_LIMIT: past it events
  * are dropped and counted, zones stay balanced, and the count reaches the server. */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -34,14 +35,19 @@ int main(void)
            (rss_after - rss_before) >> 10);
 
     struct tt_capture *cap = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, cap);
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
+    tt_phase_done();
     size_t begins = tt_count(cap, TCD_ZONE_BEGIN), ends = tt_count(cap, TCD_ZONE_END);
     CHECK_EQ_INT(begins, ends);
     CHECK_EQ_INT(begins + dropped, (uint64_t)pairs + 1);
     /* The count arrives as a message and as the decoder's dropped counter. */
     const struct tcd_event *d = tt_nth(cap, TCD_DROPPED, tt_count(cap, TCD_DROPPED) - 1);
     CHECK(d && d->value == dropped);
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
     return tt_finish("test_buffer_limit");
 }

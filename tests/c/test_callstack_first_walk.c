@@ -23,6 +23,7 @@
 #include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
+#include "util/monotonic.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -34,13 +35,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static long long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static void pause_ms(int ms)
 {
@@ -73,7 +67,7 @@ static void *walker_main(void *arg)
 {
     struct walker *w = arg;
     w->frames = capture();
-    atomic_store(&w->done_ns, now_ns());
+    atomic_store(&w->done_ns, tcu_monotonic_ns());
     return NULL;
 }
 
@@ -92,9 +86,9 @@ void test_first_walk_in_constructor(void)
     while (!atomic_load(&tt_dl_iterate_phdr_hold.held))
         pause_ms(1);
     tt_hold_release(&tt_dl_iterate_phdr_hold);
-    long long start = now_ns();
+    long long start = tcu_monotonic_ns();
     constructor_frames = capture();
-    constructor_capture_ns = now_ns() - start;
+    constructor_capture_ns = tcu_monotonic_ns() - start;
 }
 
 static void check_constructor(const char *lib)
@@ -118,7 +112,7 @@ static void *release_soon(void *unused)
 {
     (void)unused;
     pause_ms(100);
-    atomic_store(&released_ns, now_ns());
+    atomic_store(&released_ns, tcu_monotonic_ns());
     tt_hold_release(&tt_dl_iterate_phdr_hold);
     return NULL;
 }
@@ -139,11 +133,11 @@ static void check_fork(void)
     struct walker w = {0};
     pthread_t releaser;
     hold_walk_until_soon(&w, &releaser);
-    long long start = now_ns();
+    long long start = tcu_monotonic_ns();
     pid_t child = fork();
     if (child == 0)
         _exit(0);
-    long long returned = now_ns(), took = returned - start;
+    long long returned = tcu_monotonic_ns(), took = returned - start;
     int released = atomic_load(&tt_dl_iterate_phdr_hold.released);
     long long done = atomic_load(&w.done_ns), released_after = atomic_load(&released_ns) - start;
     int status = 0;
@@ -194,11 +188,11 @@ static void check_fork_during_walk(void)
     struct walker w = {0};
     pthread_t releaser;
     hold_walk_until_soon(&w, &releaser); /* (walker_main: a return address not seen yet) */
-    long long start = now_ns();
+    long long start = tcu_monotonic_ns();
     pid_t child = fork();
     if (child == 0)
         _exit(capture() > 0 ? 0 : 3);
-    long long took = now_ns() - start;
+    long long took = tcu_monotonic_ns() - start;
     int released = atomic_load(&tt_dl_iterate_phdr_hold.released);
     /* A child that waits on the lock does so with every signal blocked: killed after 20 s. */
     int status = 0;

@@ -3,6 +3,7 @@
  * only that version, so the client encodes in it and the decoder reads it back. Events a
  * version lacks are not sent, and one message says how many of which kind. */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_util.h"
 #include "tracyc.h"
 #include "wire/versions.h"
@@ -117,9 +118,14 @@ int main(int argc, char **argv)
     uint16_t port = tt_use_free_port();
     setenv("TRACY_NO_EXIT", "1", 1);
     struct tt_capture *cap = tt_capture_start_protocol(port, protocol);
+    tt_phase_describe(tt_capture_describe, cap);
+    tt_phase("emitting the events", 120);
     emit_all();
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
+    tt_phase_done();
     if (cap->result)
         fprintf(stderr, "capture: %s\n", cap->err);
     CHECK_EQ_INT(tcd_decoder_version(cap->dec), protocol);
@@ -264,6 +270,7 @@ int main(int argc, char **argv)
     b = tt_nth(cap, TCD_ZONE_BEGIN, 0);
     CHECK(b && strcmp(tcd_thread_name(cap->dec, b->thread), "event thread") == 0);
     CHECK_EQ_INT(tracyc_dropped_events(), 0);
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
     return tt_finish("test_e2e_events");
 }

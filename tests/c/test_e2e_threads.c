@@ -2,6 +2,7 @@
  * connects (late connect) and while it is connected; every count exact, nesting per
  * thread intact, threads that exited lose nothing. */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -16,10 +17,28 @@
 static const struct ___tracy_source_location_data outer_loc = {"outer", "worker", "threads.c", 1, 0};
 static const struct ___tracy_source_location_data inner_loc = {"inner", "worker", "threads.c", 2, 0};
 
+/* The current wave's progress, for the report of a phase that overruns: each worker's
+ * iterations done (ZONES / 2 when it has finished). */
+static int done[THREADS];
+static struct tt_capture *cap;
+
+static void describe(FILE *out, void *user)
+{
+    (void)user;
+    for (int i = 0; i < THREADS; i++)
+        fprintf(out, "worker %d: %d of %d iterations\n", i, __atomic_load_n(&done[i], __ATOMIC_RELAXED), ZONES / 2);
+    /* (not ___tracy_connected(): it may start the profiler, and take its locks) */
+    fprintf(out, "client: %llu events dropped\n", (unsigned long long)tracyc_dropped_events());
+    struct tt_capture *c = __atomic_load_n(&cap, __ATOMIC_ACQUIRE);
+    if (c)
+        tt_capture_describe(out, c);
+}
+
 static void *worker(void *arg)
 {
+    int me = (int)(intptr_t)arg;
     char name[32];
-    snprintf(name, sizeof name, "worker %d", (int)(intptr_t)arg);
+    snprintf(name, sizeof name, "worker %d", me);
     ___tracy_set_thread_name(name);
     for (int i = 0; i < ZONES / 2; i++) {
         TracyCZoneCtx outer = ___tracy_emit_zone_begin(&outer_loc, 1);
@@ -34,12 +53,15 @@ static void *worker(void *arg)
             TracyCZoneCtx single = ___tracy_emit_zone_begin(&outer_loc, 1);
             ___tracy_emit_zone_end(single);
         }
+        __atomic_store_n(&done[me], i + 1, __ATOMIC_RELAXED);
     }
     return NULL;
 }
 
 static void run_workers(void)
 {
+    for (int i = 0; i < THREADS; i++)
+        __atomic_store_n(&done[i], 0, __ATOMIC_RELAXED);
     pthread_t t[THREADS];
     for (int i = 0; i < THREADS; i++)
         pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
@@ -51,13 +73,20 @@ int main(void)
 {
     uint16_t port = tt_use_free_port();
     setenv("TRACY_NO_EXIT", "1", 1);
-    /* First wave: no server yet; the threads exit before it connects. */
+    /* Each phase is bounded, for a machine under load and a sanitizer: the test takes half a
+     * minute under TSan, 90 s there beside other load (the shutdown 40 s, the join 22 s, the
+     * checks 19 s): the limits are hang guards, well above that. */
+    tt_phase_describe(describe, NULL);
+    tt_phase("running the first wave of workers, no server yet; they exit before it connects", 120);
     run_workers();
-    struct tt_capture *cap = tt_capture_start(port);
-    /* Second wave while (or before) the server connects. */
+    tt_phase("running the second wave while (or before) the capture connects", 120);
+    __atomic_store_n(&cap, tt_capture_start(port), __ATOMIC_RELEASE);
     run_workers();
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
+    tt_phase("checking the 3.5 million events captured, then freeing them", 120);
     if (cap->result)
         fprintf(stderr, "capture: %s\n", cap->err);
 
@@ -100,6 +129,8 @@ int main(void)
         CHECK(strncmp(tcd_thread_name(cap->dec, seen[k].tid), "worker ", 7) == 0);
     }
     CHECK_EQ_INT(tracyc_dropped_events(), 0);
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
+    tt_phase_done();
     return tt_finish("test_e2e_threads");
 }

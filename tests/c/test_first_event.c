@@ -9,6 +9,7 @@
  * checks, through a capture on loopback, that the event's time lies between the trace's
  * origin and a marker message emitted right after it, and that the span from the event
  * to the marker is no longer than the wall time the child measured around both. */
+#include "client/clock.h"
 #include "test_capture.h"
 #include "test_child.h"
 #include "test_util.h"
@@ -18,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -142,13 +142,6 @@ static const struct first_case cases[] = {
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
-static int64_t wall_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static int run_case(const struct first_case *fc)
 {
     uint16_t port = tt_use_free_port();
@@ -157,10 +150,10 @@ static int run_case(const struct first_case *fc)
      * invariant (on other architectures the clock is nanoseconds either way). */
     setenv("TRACY_NO_INVARIANT_CHECK", "1", 1);
     struct tt_capture *cap = tt_capture_start(port);
-    int64_t wall0 = wall_ns();
+    int64_t wall0 = tc_clock_monotonic_raw_ns();
     fc->emit(); /* the process's first call into the library */
     ___tracy_emit_logString(TracyMessageSeverityInfo, 0, 0, 6, "marker");
-    int64_t wall = wall_ns() - wall0;
+    int64_t wall = tc_clock_monotonic_raw_ns() - wall0;
     ___tracy_shutdown_profiler();
     CHECK_EQ_INT(tt_capture_join(cap), 0);
     if (cap->result)

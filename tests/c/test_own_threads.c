@@ -7,6 +7,7 @@
 #include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
+#include "util/monotonic.h"
 
 #include <limits.h>
 #include <dirent.h>
@@ -16,7 +17,6 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MAX 64
@@ -120,8 +120,8 @@ int main(int argc, char **argv)
     size_t want = tt_sampling_expected() ? 2 : 1, n = 0;
     int ok = 1;
     /* (Bounded: a sampler that never starts fails here, saying why, not at ctest's timeout.) */
-    time_t give_up = time(NULL) + 60;
-    while (ok && n < want && time(NULL) < give_up)
+    int64_t give_up = tcu_monotonic_ns() + 60 * 1000000000LL;
+    while (ok && n < want && tcu_monotonic_ns() < give_up)
         ok = consistent(&n);
     const char *unavailable = tc_sampling_unavailable();
     tt_check(ok && n >= want, "the list held the threads there were while the profiler started (%zu of them; %s)", n,

@@ -2,6 +2,7 @@
  * server can connect afterwards: zones open and locks held across the switch do not
  * corrupt it. */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -34,6 +35,8 @@ int main(void)
     setenv("TRACY_NO_EXIT", "1", 1);
     ___tracy_startup_profiler();
     struct tt_capture *first = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, first);
+    tt_phase("recording for the first capture, then its leaving", 120);
     wait_connected(1);
     CHECK_EQ_INT(___tracy_connected(), 1);
     TracyCZoneCtx span = ___tracy_emit_zone_begin(&span_loc, 1); /* open across the switch */
@@ -53,6 +56,8 @@ int main(void)
     CHECK_EQ_INT(___tracy_connected(), 0);
     tick(1000); /* kept for the next server */
     struct tt_capture *second = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, second);
+    tt_phase("recording for the second capture", 120);
     wait_connected(1);
     tick(1000);
     ___tracy_after_unlock_lockable_ctx(lock);
@@ -73,8 +78,11 @@ int main(void)
     ___tracy_after_unlock_lockable_ctx(lock);
     ___tracy_terminate_lockable_ctx(lock);
     ___tracy_emit_zone_end(span);
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(second), 0);
+    tt_phase_done();
     if (second->result)
         fprintf(stderr, "second capture: %s\n", second->err);
     CHECK(tt_count(first, TCD_ZONE_BEGIN) >= 1);
@@ -98,6 +106,7 @@ int main(void)
     tt_check(tt_count(second, TCD_GPU_CONTEXT) == 1 && tt_count(second, TCD_GPU_ZONE_BEGIN) == 1 &&
                  tt_count(second, TCD_GPU_ZONE_END) == 1 && tt_count(second, TCD_GPU_TIME) == 2,
              "the second server sees the GPU context, one GPU zone and its two times");
+    tt_phase_describe(NULL, NULL); /* (the captures are freed) */
     tt_capture_free(first);
     tt_capture_free(second);
     return tt_finish("test_reconnect");

@@ -4,6 +4,7 @@
  * its version; what a version lacks is not sent, and the last server, at exit, gets the
  * one message saying so. */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -67,6 +68,8 @@ int main(void)
     struct tt_capture *caps[2];
     for (int i = 0; i < 2; i++) {
         caps[i] = tt_capture_start_protocol(port, protocols[i]);
+        tt_phase_describe(tt_capture_describe, caps[i]);
+        tt_phase("recording for a capture (protocol 76, then 82) until it has the last message, then its leaving", 120);
         wait_connected(1);
         mixed();
         /* Everything mixed() recorded has reached this server once its last message has. */
@@ -76,13 +79,18 @@ int main(void)
         wait_connected(0);
     }
     struct tt_capture *last = tt_capture_start_protocol(port, 64);
+    tt_phase_describe(tt_capture_describe, last);
+    tt_phase("recording for the protocol 64 capture", 120);
     wait_connected(1);
     tick(1000);
     uint32_t id = tracyc_section_enter(2, "late section", 12);
     tracyc_section_leave(id);
     ___tracy_terminate_lockable_ctx(lock);
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(last), 0);
+    tt_phase_done();
 
     check_server(caps[0], 76, "0.13 server");
     check_server(caps[1], 82, "0.14 server, after it");
@@ -94,6 +102,7 @@ int main(void)
         tt_find_text(last, TCD_MESSAGE,
                      "tracyc: not sent to this server, whose protocol 64 (Tracy 0.10) lacks them: 2 section events");
     tt_check(note != NULL, "0.10 server: one message says what was not sent");
+    tt_phase_describe(NULL, NULL); /* (the captures are freed) */
     for (int i = 0; i < 2; i++)
         tt_capture_free(caps[i]);
     tt_capture_free(last);

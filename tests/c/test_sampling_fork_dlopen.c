@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define SAMPLING_HZ "5000"
@@ -35,23 +34,6 @@
 typedef unsigned long (*lib_spin_fn)(double seconds);
 
 static volatile unsigned long sink;
-
-static double thread_cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static __attribute__((noinline)) void burn_cpu(double seconds)
-{
-    unsigned long x = 1;
-    double end = thread_cpu_seconds() + seconds;
-    while (thread_cpu_seconds() < end)
-        for (int i = 0; i < 10000; i++)
-            x = x * 6364136223846793005ul + 1442695040888963407ul;
-    sink = x;
-}
 
 /* The caller the child's samples in the library must unwind to (a real call: the barrier
  * after it keeps it from becoming a jump). */
@@ -76,11 +58,11 @@ static int own_maps_open(void)
  * with the unwinder it keeps. */
 static int parent_unwinder_made(void)
 {
-    double start = thread_cpu_seconds();
+    long long start = tt_thread_cpu_ns();
     while (own_maps_open() < 2) {
-        if (thread_cpu_seconds() - start > PARENT_MAX_CPU_SECONDS)
+        if (tt_thread_cpu_ns() - start > PARENT_MAX_CPU_SECONDS * 1000000000LL)
             return 0;
-        burn_cpu(0.001);
+        tt_burn_cpu_ns(1000000);
     }
     return 1;
 }

@@ -59,16 +59,6 @@ static int64_t ms_ticks(double ms)
     return (int64_t)(ms * 1e6 / ns_per_tick);
 }
 
-/* The calling thread's CPU time: a spin of so much CPU is sampled on a loaded machine too,
- * where a spin of so much wall time may get next to no CPU (a brief thread then had no
- * sample at all, 1 run in ~40 of the whole suite). */
-static double seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static uint32_t gettid_(void)
 {
     return (uint32_t)syscall(SYS_gettid);
@@ -78,11 +68,15 @@ static uint32_t gettid_(void)
 
 static _Atomic uint64_t sink;
 
+/* Spins ms of the calling thread's CPU time: a spin of so much CPU is sampled on a loaded
+ * machine too, where a spin of so much wall time may get next to no CPU (a brief thread then
+ * had no sample at all, 1 run in ~40 of the whole suite). Not tt_burn_cpu_ns: the samples
+ * must fall in this function's own loop, named spin_here. */
 __attribute__((noinline)) static void spin_here(double ms)
 {
-    double end = seconds() + ms / 1000;
+    long long end = tt_thread_cpu_ns() + (long long)(ms * 1e6);
     uint64_t x = 1;
-    while (seconds() < end)
+    while (tt_thread_cpu_ns() < end)
         for (int i = 0; i < 10000; i++)
             x = x * 6364136223846793005ull + 1442695040888963407ull;
     atomic_store_explicit(&sink, x, memory_order_relaxed);

@@ -11,33 +11,44 @@
  *                       host would, SKEW_NS off)
  *   spawn_child child   what the exec'd child runs
  *
- * The child busy-waits 2 ms in its zone: long enough that its place in the parent's
+ * The child burns 2 ms of CPU in its zone: long enough that its place in the parent's
  * timeline is unmistakable, short enough for any machine. */
 #include "test_child.h"
+#include "test_util.h"
+#include "util/monotonic.h"
 #include <tracy/TracyC.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-static void busy(long ns)
-{
-    struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    do
-        clock_gettime(CLOCK_MONOTONIC, &now);
-    while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < ns);
-}
+/* How long the parent waits to be recorded: less than test_clock.py's wait for this
+ * program, so that a collector that never connects is said here, not by a kill. */
+#define CONNECT_WAIT_S 60
 
 static void child_work(void)
 {
     TracyCZoneN(work, "child work", 1);
-    busy(2000000);
+    tt_burn_cpu_ns(2000000);
     TracyCZoneEnd(work);
+}
+
+/* 1 once the collector has connected, 0 (said on stderr) when it has not within CONNECT_WAIT_S. */
+static int connected_within_bound(void)
+{
+    int64_t until = tcu_monotonic_ns() + CONNECT_WAIT_S * 1000000000LL;
+    while (!TracyCIsConnected) {
+        if (tcu_monotonic_ns() >= until) {
+            fprintf(stderr, "spawn_child: no collector connected within %d s (TRACYC_CONNECT=%s)\n", CONNECT_WAIT_S,
+                    getenv("TRACYC_CONNECT") ? getenv("TRACYC_CONNECT") : "(unset)");
+            return 0;
+        }
+        nanosleep(&(struct timespec){0, 1000000L}, NULL);
+    }
+    return 1;
 }
 
 int main(int argc, char **argv)
@@ -53,10 +64,10 @@ int main(int argc, char **argv)
     }
     /* The parent is recorded before its child: the collector gives the trace the clock of
      * the first client, and the test knows which that is. */
-    while (!TracyCIsConnected)
-        sched_yield();
+    if (!connected_within_bound())
+        return 1;
     TracyCZoneN(before, "before the child", 1);
-    busy(1000000);
+    tt_burn_cpu_ns(1000000);
     TracyCZoneEnd(before);
     pid_t pid = fork();
     if (pid < 0) {
@@ -80,7 +91,7 @@ int main(int argc, char **argv)
         return 1;
     }
     TracyCZoneN(after, "after the child", 1);
-    busy(1000000);
+    tt_burn_cpu_ns(1000000);
     TracyCZoneEnd(after);
     return 0;
 }

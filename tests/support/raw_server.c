@@ -3,6 +3,7 @@
 
 #include "wire/protocol.h"
 #include "util/bytes.h"
+#include "util/monotonic.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,25 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #define RING_SIZE (3 * TCW_TARGET_FRAME_SIZE + 1)
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Reads exactly len bytes within timeout_ms; 0, or -1 on close/timeout. */
 static int read_exact(int fd, void *buf, size_t len, int timeout_ms)
 {
     size_t got = 0;
-    double end = now_s() + timeout_ms / 1000.0;
+    int64_t end = tcu_monotonic_ns() + timeout_ms * 1000000LL;
     while (got < len) {
-        int left = (int)((end - now_s()) * 1000);
+        int left = (int)((end - tcu_monotonic_ns()) / 1000000);
         struct pollfd p = {fd, POLLIN, 0};
         if (left <= 0 || poll(&p, 1, left) <= 0)
             return -1;
@@ -46,8 +39,8 @@ int tr_connect(struct tr_server *s, uint16_t port, double timeout_s)
 {
     memset(s, 0, sizeof *s);
     s->fd = -1;
-    double end = now_s() + timeout_s;
-    while (now_s() < end) {
+    int64_t end = tcu_monotonic_ns() + (int64_t)(timeout_s * 1e9);
+    while (tcu_monotonic_ns() < end) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
         a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -114,9 +107,9 @@ long tr_pump(struct tr_server *s, int timeout_ms)
     if (s->closed)
         return -1;
     long total = 0;
-    double end = now_s() + timeout_ms / 1000.0;
+    int64_t end = tcu_monotonic_ns() + timeout_ms * 1000000LL;
     for (;;) {
-        int left = (int)((end - now_s()) * 1000);
+        int left = (int)((end - tcu_monotonic_ns()) / 1000000);
         if (left <= 0)
             break;
         struct pollfd p = {s->fd, POLLIN, 0};
@@ -207,8 +200,8 @@ void tr_query(struct tr_server *s, uint8_t type, uint64_t ptr, uint32_t extra)
 void tr_finish(struct tr_server *s, double timeout_s)
 {
     tr_query(s, TCW_QUERY_TERMINATE, 0, 0);
-    double end = now_s() + timeout_s;
-    while (!s->closed && now_s() < end)
+    int64_t end = tcu_monotonic_ns() + (int64_t)(timeout_s * 1e9);
+    while (!s->closed && tcu_monotonic_ns() < end)
         tr_pump(s, 100);
 }
 

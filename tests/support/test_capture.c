@@ -30,8 +30,23 @@ static void on_event(void *user, const struct tcd_event *ev)
         e->text[ev->text_len] = 0;
     }
     e->ev.text = e->text;
+    __atomic_store_n(&c->received, c->len, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->lock);
+}
+
+static void on_progress(void *user, const struct tcd_stats *stats)
+{
+    struct tt_capture *c = user;
+    __atomic_store_n(&c->bytes_in, stats->bytes_in, __ATOMIC_RELAXED);
+}
+
+static int on_welcome(void *user, const struct tcd_welcome *welcome, char *why, size_t whylen)
+{
+    (void)welcome, (void)why, (void)whylen;
+    struct tt_capture *c = user;
+    __atomic_store_n(&c->welcomed, 1, __ATOMIC_RELAXED);
+    return 0;
 }
 
 static void *run(void *arg)
@@ -43,11 +58,14 @@ static void *run(void *arg)
     opt.connect_timeout_s = c->connect_timeout_s;
     opt.stop_flag = &c->stop;
     opt.protocol = c->protocol;
+    opt.on_progress = on_progress;
+    opt.on_welcome = on_welcome;
+    opt.user = c;
     int result = tcs_capture(&opt, c->dec, c->err, sizeof c->err);
     struct sync *s = c->sync;
     pthread_mutex_lock(&s->lock);
     c->result = result;
-    c->ended = 1;
+    __atomic_store_n(&c->ended, 1, __ATOMIC_RELEASE); /* after result and err: tt_capture_describe */
     pthread_cond_broadcast(&s->changed);
     pthread_mutex_unlock(&s->lock);
     return NULL;
@@ -113,6 +131,22 @@ void tt_capture_free(struct tt_capture *c)
     free(s);
     free(c->thread);
     free(c);
+}
+
+void tt_capture_describe(FILE *out, void *capture)
+{
+    const struct tt_capture *c = capture;
+    int ended = __atomic_load_n(&c->ended, __ATOMIC_ACQUIRE);
+    const char *state = ended ? "ended"
+                        : __atomic_load_n(&c->welcomed, __ATOMIC_RELAXED)
+                            ? "connected"
+                            : "connecting (no welcome from the client yet)";
+    fprintf(out, "capture of port %u: %s, %llu bytes received, %llu events recorded", c->port, state,
+            (unsigned long long)__atomic_load_n(&c->bytes_in, __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(&c->received, __ATOMIC_RELAXED));
+    if (ended)
+        fprintf(out, ", result %d%s%s", c->result, c->err[0] ? ": " : "", c->err);
+    fprintf(out, "\n");
 }
 
 size_t tt_count(const struct tt_capture *c, enum tcd_event_kind kind)

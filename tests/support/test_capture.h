@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct tt_event {
     struct tcd_event ev; /* ev.text points at `text` */
@@ -27,6 +28,10 @@ struct tt_capture {
     uint32_t protocol; /* offered protocol version, 0 = each in turn */
     void *sync;        /* the lock and condition events are appended under, for tt_wait_text */
     int ended;         /* the capture has ended */
+    /* Its progress, stored atomically for tt_capture_describe while it runs: */
+    int welcomed;      /* the client's welcome has come */
+    uint64_t bytes_in; /* compressed bytes received (brought up to date about every 100 ms) */
+    uint64_t received; /* events recorded */
 };
 
 /* Starts connecting (with retries) to 127.0.0.1:port on a new thread. */
@@ -39,6 +44,10 @@ int tt_wait_text(struct tt_capture *c, enum tcd_event_kind kind, uint32_t thread
 /* Waits for the capture to end; returns its result. */
 int tt_capture_join(struct tt_capture *c);
 void tt_capture_free(struct tt_capture *c);
+/* One line on where a capture (struct tt_capture *) is: connecting, connected, or ended and
+ * why; bytes and events received. Safe from any thread while it runs, for a test's hang
+ * report: tt_phase_describe(tt_capture_describe, cap). */
+void tt_capture_describe(FILE *out, void *capture);
 
 size_t tt_count(const struct tt_capture *c, enum tcd_event_kind kind);
 /* The n-th event of a kind, or NULL. */

@@ -1,19 +1,14 @@
 /* test_child.c - see test_child.h. */
 #include "test_child.h"
 
+#include "util/monotonic.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <time.h>
-
-static double monotonic_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int tt_child_ended(pid_t pid, int *status, int wait_s)
 {
@@ -24,12 +19,12 @@ int tt_child_ended(pid_t pid, int *status, int wait_s)
         *status = -1;
         return 0;
     }
-    double until = monotonic_s() + wait_s;
+    int64_t until = tcu_monotonic_ns() + wait_s * 1000000000LL;
     do {
         if (waitpid(pid, status, WNOHANG) == pid)
             return 1;
         nanosleep(&(struct timespec){0, 10000000L}, NULL);
-    } while (monotonic_s() < until);
+    } while (tcu_monotonic_ns() < until);
     printf("child %d still running after %d s: killed\n", (int)pid, wait_s);
     fflush(stdout);
     kill(pid, SIGKILL);
@@ -39,12 +34,12 @@ int tt_child_ended(pid_t pid, int *status, int wait_s)
 
 int tt_readable_within(int fd, int wait_s)
 {
-    double until = monotonic_s() + wait_s;
+    int64_t until = tcu_monotonic_ns() + wait_s * 1000000000LL;
     struct pollfd p = {fd, POLLIN, 0};
     int ready;
     do {
-        double left = until - monotonic_s();
-        ready = left > 0 ? poll(&p, 1, (int)(left * 1000) + 1) : 0;
+        int64_t left = until - tcu_monotonic_ns();
+        ready = left > 0 ? poll(&p, 1, (int)(left / 1000000) + 1) : 0;
     } while (ready < 0 && errno == EINTR);
     if (ready > 0)
         return 1;

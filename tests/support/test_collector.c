@@ -1,6 +1,8 @@
 /* test_collector.c - the collector thread of dial-out tests (test_collector.h). */
 #include "test_collector.h"
 
+#include "client/clock.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 struct tcol {
@@ -30,13 +31,6 @@ struct tcol {
     uint32_t probe_id;
     int64_t probe_sent;
 };
-
-static int64_t raw_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void on_event(void *user, const struct tcd_event *ev)
 {
@@ -121,7 +115,7 @@ static void read_client(struct tcol_client *cl)
     ssize_t n = recv(cl->fd, buf, sizeof buf, 0);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
-    cl->read_at = raw_now();
+    cl->read_at = tc_clock_monotonic_raw_ns();
     if (n <= 0) {
         int done = tcd_decoder_close(cl->dec) == TCD_STATE_DONE;
         end_client(cl, done ? TCOL_COMPLETE : TCOL_INCOMPLETE, tcd_decoder_error(cl->dec));
@@ -148,7 +142,7 @@ static void answer_probe(struct tcol *c)
     struct tcol_client *cl = c->probe_client < c->n ? c->clients[c->probe_client] : NULL;
     c->probe_result = -1;
     if (cl && cl->fd >= 0) {
-        c->probe_sent = raw_now();
+        c->probe_sent = tc_clock_monotonic_raw_ns();
         c->probe_result = tcd_decoder_probe_clock(cl->dec, c->probe_id);
         flush(cl);
     }

@@ -81,7 +81,7 @@ int tt_sampling_expected(void)
     return geteuid() == 0 || paranoid <= 2;
 }
 
-static long long thread_cpu_ns(void)
+long long tt_thread_cpu_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -91,8 +91,8 @@ static long long thread_cpu_ns(void)
 void tt_burn_cpu_ns(long long ns)
 {
     volatile unsigned long x = 0;
-    long long end = thread_cpu_ns() + ns;
-    while (thread_cpu_ns() < end)
+    long long end = tt_thread_cpu_ns() + ns;
+    while (tt_thread_cpu_ns() < end)
         for (int i = 0; i < 10000; i++)
             x += (unsigned long)i * 7;
 }

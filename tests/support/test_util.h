@@ -71,6 +71,8 @@ size_t tt_rss_bytes(void);
 
 /* Whether perf_event_open may sample this process (root, or perf_event_paranoid <= 2). */
 int tt_sampling_expected(void);
+/* The calling thread's CPU time in nanoseconds. */
+long long tt_thread_cpu_ns(void);
 /* Spins until the calling thread has used ns more of CPU time: so much CPU is sampled on a
  * loaded machine too, where a spin of so much wall time may get next to no CPU. A test whose
  * samples must name its own function calls this from that function, not as a tail call. */
