@@ -418,6 +418,9 @@ static int open_events(const struct tc_config *cfg)
     }
     a->sample_id_all = 1;
     a->context_switch = !cfg->no_context_switch;
+    /* A dying thread's events are taken away before its last switch, which then has no
+     * record: its exit record ends its last run instead. */
+    a->task = !cfg->no_context_switch;
     a->disabled = 1;
     a->inherit = 1;
     a->inherit_thread = 1; /* threads only: no child process (Linux 5.13) */
@@ -685,6 +688,12 @@ static int on_record(const struct perf_event_header *h, const uint8_t *body, con
         int out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
         int preempted = out && (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
         add_pending(time, tid, TC_REC_CONTEXT_SWITCH, (uint8_t)cpu, (uint8_t)!out, (uint8_t)preempted, NULL, 0);
+        return 1;
+    case PERF_RECORD_EXIT: /* pid, ppid, tid, ptid, time, then the sample's id fields */
+        if (end - body < 24 || sample_id(body + 24, end, &pid, &tid, &time, &cpu) != 0 ||
+            (s.filter_pid && pid != (uint32_t)s.pid))
+            return 0;
+        add_pending(time, tid, TC_REC_CONTEXT_SWITCH, (uint8_t)cpu, 0, 0, NULL, 0);
         return 1;
     case PERF_RECORD_LOST:
         if (end - body >= 16)
