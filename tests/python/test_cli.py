@@ -170,6 +170,9 @@ def test_start_up_imports_only_what_it_needs(options, write, tmp_path):
     assert plain.returncode == run.returncode == 0, run.stderr
     added = set(run.stdout.splitlines()[0].split()) - set(plain.stdout.split())
     assert not added & NOT_AT_START_UP, sorted(added)
+    # tracer's own modules that only some modes need (tracer/__init__.py imports them at first use)
+    lazy = {"tracer._profiler", "tracer._signpost"} | (set() if "--sample" in options else {"tracer._sampling"})
+    assert not added & lazy, sorted(added & lazy)
 
 
 def test_without_its_extension_tracer_says_how_to_build_it(tmp_path):

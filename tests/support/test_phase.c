@@ -67,9 +67,10 @@ static void *watch(void *arg)
     return NULL;
 }
 
-/* At exit, after the exit handlers registered later (the profiler's among them, still
- * watched): the watchdog ends and is joined, so the test library leaves no thread of its
- * own for LeakSanitizer's check at exit to stop. */
+/* At exit, after the exit handlers registered after the first phase (those run watched;
+ * the profiler's is among them only if it started inside a phase): the watchdog ends and is
+ * joined, so the test library leaves no thread of its own for LeakSanitizer's check at exit
+ * to stop. */
 static void stop_watchdog(void)
 {
     if (getpid() != watchdog_pid)

@@ -5,7 +5,9 @@
  * whole test overruns TT_TEST_LIMIT_S): it says which phase it was, what it waited for and
  * the state the test describes (tt_phase_describe), and ends the process (its threads with
  * it) with status 1 by _exit, so no exit handler (TRACY_NO_EXIT's wait for a server among
- * them) can hang it again. */
+ * them) can hang it again. A test shuts the profiler down inside a phase: an exit handler
+ * registered before the first phase runs after the watchdog has ended. Not for a forked
+ * child, which has no watchdog. */
 #ifndef TRACYC_TEST_PHASE_H
 #define TRACYC_TEST_PHASE_H
 
@@ -17,7 +19,7 @@
 
 /* Enters a phase (ending the one before): `what` says what it waits for, e.g. "joining 8
  * worker threads"; limit_s bounds it (generous: a hang guard, never a timing check). The
- * string must outlive the phase. */
+ * string must live until the process exits (the watchdog's report names the last phase). */
 void tt_phase(const char *what, int limit_s);
 /* Ends the current phase, printing how long it took. */
 void tt_phase_done(void);
