@@ -98,8 +98,8 @@ int main(int argc, char **argv)
             tcd_decoder_feed(d, stream + off, len - off < chunk ? len - off : chunk);
         struct tcd_stats st;
         tcd_decoder_stats(d, &st);
-        tt_check(tcd_decoder_state(d) == TCD_STATE_DONE && st.samples == 48,
-                 "fed in pieces of %zu bytes: DONE with 48 samples (%s)", chunk, tcd_decoder_error(d));
+        tt_check(tcd_decoder_state(d) == TCD_STATE_DONE && st.samples == 76,
+                 "fed in pieces of %zu bytes: DONE with 76 samples (%s)", chunk, tcd_decoder_error(d));
         tcd_decoder_free(d);
     }
 
@@ -126,8 +126,8 @@ int main(int argc, char **argv)
     tct_trace_finish(tr);
 
     const struct tct_source *src = tct_trace_source(tr, 0);
-    tt_check(src->samples == 48 && src->switches == 423 && tcd_callstack_count(dec) == 62,
-             "48 CPU samples, 423 context switches, 62 distinct callstacks (%llu, %llu, %u)",
+    tt_check(src->samples == 76 && src->switches == 248 && tcd_callstack_count(dec) == 80,
+             "76 CPU samples, 248 context switches, 80 distinct callstacks (%llu, %llu, %u)",
              (unsigned long long)src->samples, (unsigned long long)src->switches, tcd_callstack_count(dec));
     uint32_t unresolved = 0;
     for (uint32_t i = 0; i < tcd_frame_count(dec); i++)
@@ -147,12 +147,12 @@ int main(int argc, char **argv)
              "4 allocations and frees from one callstack");
 
     char *summary = output_string(outputs[0]);
-    tt_check(summary && strstr(summary, "Sampling: 48 CPU samples on 2 threads") &&
-                 strstr(summary, "        20   41.7%         20   41.7%  hot_loop "),
-             "summary: 48 samples, hot_loop first with 20 self samples");
+    tt_check(summary && strstr(summary, "Sampling: 76 CPU samples on 3 threads") &&
+                 strstr(summary, "        27   35.5%         27   35.5%  hot_loop "),
+             "summary: 76 samples, hot_loop first with 27 self samples");
     char *folded = output_string(outputs[1]);
-    tt_check(folded && strstr(folded, "Main thread;__libc_start_call_main;main;outer_work;hot_loop 20\n"),
-             "folded: the hot path with its 20 samples");
+    tt_check(folded && strstr(folded, "Main thread;__libc_start_call_main;main;outer_work;hot_loop 27\n"),
+             "folded: the hot path with its 27 samples");
     char *json = output_string(outputs[2]);
     size_t where = 0;
     const char *bad = json ? json_check(json, strlen(json), &where) : "no output";
@@ -161,8 +161,8 @@ int main(int argc, char **argv)
                  strstr(json, "\"systemTraceEvents\":\"# tracer: nop\\n") && strstr(json, ": sched_switch: prev_comm="),
              "Chrome JSON: samples as V8 profile chunks, zone stackFrames, context switches as ftrace text");
     char *svg = output_string(outputs[3]);
-    tt_check(svg && strstr(svg, "48 CPU samples</text>") && strstr(svg, "<title>hot_loop (20 samples, 41.67%)</title>"),
-             "SVG flame graph: 48 samples, hot_loop 41.67%%");
+    tt_check(svg && strstr(svg, "76 CPU samples</text>") && strstr(svg, "<title>hot_loop (27 samples, 35.53%)</title>"),
+             "SVG flame graph: 76 samples, hot_loop 35.53%%");
     free(summary);
     free(folded);
     free(json);

@@ -488,22 +488,22 @@ def replay_upstream(tmp_path, output):
                 pass
         output_text, _ = capture.communicate(timeout=60)
     assert capture.returncode == 0, output_text
-    assert "Capture complete" in output_text and "48 CPU samples" in output_text
+    assert "Capture complete" in output_text and "76 CPU samples" in output_text
     return out
 
 
 def test_upstream_samples_as_folded_stacks(tmp_path):
     lines = replay_upstream(tmp_path, "profile.folded").read_text().splitlines()
     counts = {line.rsplit(" ", 1)[0]: int(line.rsplit(" ", 1)[1]) for line in lines}
-    assert counts["Main thread;__libc_start_call_main;main;outer_work;hot_loop"] == 20
-    assert sum(counts.values()) == 48
+    assert counts["Main thread;__libc_start_call_main;main;outer_work;hot_loop"] == 27
+    assert sum(counts.values()) == 76
 
 
 def test_upstream_samples_as_svg_flame_graph(tmp_path):
     import xml.etree.ElementTree as ET
     root = ET.parse(replay_upstream(tmp_path, "flame.svg")).getroot()
     titles = [t.text for t in root.iter("{http://www.w3.org/2000/svg}title")]
-    assert "all (48 samples, 100.00%)" in titles and "hot_loop (20 samples, 41.67%)" in titles
+    assert "all (76 samples, 100.00%)" in titles and "hot_loop (27 samples, 35.53%)" in titles
 
 
 def test_upstream_json_in_the_forms_perfetto_reads(tmp_path):
@@ -529,7 +529,7 @@ def test_upstream_json_in_the_forms_perfetto_reads(tmp_path):
         assert len(data["timeDeltas"]) == len(data["cpuProfile"]["samples"])
         assert all(isinstance(d, int) for d in data["timeDeltas"])
         samples += len(data["timeDeltas"])
-    assert len(profiles) == 2 and samples == 48
+    assert len(profiles) == 3 and samples == 76
     # Context switches: ftrace lines Perfetto's tokenizer accepts, sched_switch with every
     # argument its parser needs.
     lines = doc["systemTraceEvents"].split("\n")
@@ -544,7 +544,7 @@ def test_upstream_json_in_the_forms_perfetto_reads(tmp_path):
             assert {"prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid", "next_prio"} <= set(args)
         else:
             assert {"comm", "pid"} <= set(args)
-    assert switches == 423
+    assert switches == 248
     # Zone callstacks: the standard stackFrames + sf (for chrome://tracing).
     frames = doc["stackFrames"]
     outer = next(e for e in events if e["ph"] == "X" and e["name"] == "outer_work" and "sf" in e)
@@ -558,7 +558,7 @@ def test_upstream_json_in_the_forms_perfetto_reads(tmp_path):
 
 def test_upstream_summary_top_functions(tmp_path):
     text = replay_upstream(tmp_path, "summary.txt").read_text()
-    assert "Sampling: 48 CPU samples on 2 threads" in text
-    top = text.split("Top 20 functions by self samples")[1].splitlines()[2]
-    assert top.split()[:5] == ["20", "41.7%", "20", "41.7%", "hot_loop"]
+    assert "Sampling: 76 CPU samples on 3 threads" in text
+    top = text.split(" functions by self samples")[1].splitlines()[2]
+    assert top.split()[:5] == ["27", "35.5%", "27", "35.5%", "hot_loop"]
     assert "CPU per thread" in text

@@ -144,11 +144,11 @@ def check_proxy_reaches_server(proxy_dir, server_out):
     theirs = threads_and_counts(server_out["json"], False)
     assert theirs == ours
     assert {"example_game_loop[695] game main", "example_workers[1045] worker 3",
-            "ucs_fb[19271] Main thread"} <= set(theirs)
+            "ucs_fb[29960] Main thread"} <= set(theirs)
     assert zone_counts(server_out["csv"]) == zone_counts(proxy_dir / "proxy.csv")
     summary = server_out["txt"].read_text()
     for line in (r"example_game_loop\[695\] triangles +60 ", r"example_all_events\[1450\] int plot +1 ",
-                 r"example_workers\[1045\]\S* +400 +400 ", r"ucs_fb\[19271\] +4 +4 ",
+                 r"example_workers\[1045\]\S* +400 +400 ", r"ucs_fb\[29960\] +4 +4 ",
                  r"example_workers\[1045\] job queue +400 ",
                  r"example_all_events\[1450\] compute queue +1 +1 +3.00 us"):
         assert re.search(line, summary), (line, summary)
@@ -179,7 +179,7 @@ def test_serve_many_processes_to_tracyc_capture(tmp_path):
     assert theirs["example_game_loop[%d] game main" % game.pid] == (150, 5)
     assert [theirs["example_workers[%d] worker %d" % (workers.pid, i)][0] for i in range(4)] == [100] * 4
     samples = [int(n.replace(",", "")) for n in re.findall(r"\]: ([\d,]+) CPU samples", said)]
-    assert "ucs_fb[19271]: 48 CPU samples" in said and "  %d CPU samples" % sum(samples) in server_said, \
+    assert "ucs_fb[29960]: 76 CPU samples" in said and "  %d CPU samples" % sum(samples) in server_said, \
         said + server_said
 
 
