@@ -5,6 +5,7 @@
 #include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
+#include "util/monotonic.h"
 
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -21,8 +22,11 @@ int main(void)
     tt_phase_describe(tt_capture_describe, cap);
     TracyCZoneCtx z = ___tracy_emit_zone_begin(&parent_loc, 1);
     ___tracy_emit_zone_end(z);
-    for (int i = 0; i < 200 && !___tracy_connected(); i++)
+    /* Forked while connected: that connection is the one the child must not write into. */
+    int64_t give_up = tcu_monotonic_ns() + 60 * 1000000000LL; /* a hang guard: load only slows it */
+    while (!___tracy_connected() && tcu_monotonic_ns() < give_up)
         usleep(10000);
+    tt_check(___tracy_connected(), "the parent is connected before the fork (waited up to 60 s)");
     pid_t pid = fork();
     if (pid == 0) {
         for (int i = 0; i < 1000; i++) {
