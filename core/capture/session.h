@@ -108,13 +108,16 @@ const char *tcs_session_why(const struct tcs_session *s);
  * (never blocking on a client that stops reading); tcd_decoder_version(dec) says which
  * protocol it settled on. err (may be NULL) receives why it ended, "" on TCS_COMPLETE. */
 struct tcs_options {
-    const char *address;      /* host name or numeric address; NULL = "127.0.0.1" */
-    uint16_t port;            /* 0 = 8086 */
-    double connect_timeout_s; /* keep retrying the connect this long; <= 0: one attempt */
-    double time_limit_s;      /* stop this long after tcs_capture began, the wait for the client
-                               * included; <= 0: no limit */
-    uint32_t protocol;        /* offer only this protocol version; 0: each, newest first */
-    volatile int *stop_flag;  /* optional: set non-zero (e.g. from a signal handler) to stop */
+    const char *address;        /* host name or numeric address; NULL = "127.0.0.1" */
+    uint16_t port;              /* 0 = 8086 */
+    double connect_timeout_s;   /* keep retrying the connect this long; <= 0: one attempt */
+    double time_limit_s;        /* stop this long after tcs_capture began, the wait for the client
+                                 * included; <= 0: no limit */
+    double handshake_timeout_s; /* connected, give up (TCS_ERROR) on a peer that sends no welcome
+                                 * this long: not a Tracy client, or one busy with another
+                                 * server; <= 0: wait for it without limit */
+    uint32_t protocol;          /* offer only this protocol version; 0: each, newest first */
+    volatile int *stop_flag;    /* optional: set non-zero (e.g. from a signal handler) to stop */
     /* optional: called about every 100 ms while connected, and once at the end */
     void (*on_progress)(void *user, const struct tcd_stats *stats);
     /* optional: called once the client's welcome has arrived; non-zero ends the capture

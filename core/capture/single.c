@@ -45,8 +45,9 @@ int tcs_capture(const struct tcs_options *opt, struct tcd_decoder *dec, char *er
     uint8_t *buf = malloc(RECV_CHUNK);
     char why[512] = "out of memory";
     const struct tcs_session_hooks hooks = {on_welcome, (void *)opt};
-    struct tcs_session *s =
-        buf ? tcs_session_connect(dec, address, port, opt->protocol, retry, 0, &hooks, why, sizeof why) : NULL;
+    struct tcs_session *s = buf ? tcs_session_connect(dec, address, port, opt->protocol, retry,
+                                                      opt->handshake_timeout_s, &hooks, why, sizeof why)
+                                : NULL;
     if (!s) {
         set_err(err, errlen, why);
         free(buf);

@@ -81,6 +81,8 @@ static int from_the_first_event(void *arg)
     connect_to(tcol_port(col));
     tt_zones(&first_loc, 100); /* the profiler starts here */
     message("the first events");
+    ___tracy_emit_logStringL(TracyMessageSeverityInfo, 0, 0, "a literal message");
+    tcol_wait_text(col, TCD_MESSAGE, "a literal message"); /* its text comes as the answer to a query */
     tt_check(!listening(server_port), "a client that dials out listens for no server (port %u)", server_port);
     ___tracy_shutdown_profiler();
     tcol_wait_ended(col, 1);

@@ -7,6 +7,7 @@
  *  - Against a server (tcs_capture): a client that closes at once, or in the middle of
  *    its welcome message. The capture ends with an error that says so. */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_util.h"
 #include "tracyc.h"
 #include "wire/protocol.h"
@@ -115,9 +116,13 @@ static void client_side(void)
     /* What is recorded from here on reaches the real server, all of it. */
     zones(ZONES_PER_STEP), steps++;
     struct tt_capture *cap = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, cap);
     zones(ZONES_PER_STEP), steps++;
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
+    tt_phase_done();
     if (cap->result)
         fprintf(stderr, "capture: %s\n", cap->err);
     /* The servers that completed the handshake may have been sent zones before their
@@ -127,6 +132,7 @@ static void client_side(void)
     CHECK_EQ_INT(got, tt_count(cap, TCD_ZONE_END));
     CHECK_EQ_INT(tracyc_dropped_events(), 0);
     printf("client side: the real server got %zu of %d zones\n", got, steps * ZONES_PER_STEP);
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
 }
 
@@ -159,11 +165,16 @@ static void server_side(size_t welcome_bytes)
     pthread_t t;
     pthread_create(&t, NULL, fake_client, &f);
     struct tt_capture *cap = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, cap);
+    tt_phase("joining the capture thread: a capture of a client gone during the handshake ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 2); /* TCS_ERROR */
+    tt_phase("joining the fake client's thread", 120);
+    pthread_join(t, NULL);
+    tt_phase_done();
     CHECK(strstr(cap->err, "handshake") != NULL);
     printf("server side, client gone after %zu welcome bytes: %s\n", welcome_bytes, cap->err);
-    pthread_join(t, NULL);
     close(f.listen_fd);
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
 }
 

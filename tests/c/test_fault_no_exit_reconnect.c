@@ -4,6 +4,7 @@
  * gone, and the waiting server was refused.) */
 #include "client/state.h"
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_util.h"
 #include "tracyc.h"
 #include "wire/protocol.h"
@@ -52,14 +53,20 @@ int main(void)
     }
     pthread_t t;
     pthread_create(&t, NULL, servers, NULL);
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the second server (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler(); /* returns once a server has everything */
+    tt_phase("joining the thread that starts the servers", 120);
     pthread_join(t, NULL);
+    tt_phase_describe(tt_capture_describe, second);
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(second), 0);
+    tt_phase_done();
     if (second->result)
         fprintf(stderr, "second server: %s\n", second->err);
     CHECK_EQ_INT(tcd_decoder_state(second->dec), TCD_STATE_DONE);
     CHECK_EQ_INT(tt_count(second, TCD_ZONE_BEGIN), tt_count(second, TCD_ZONE_END));
     printf("no exit: the second server got %zu zones\n", tt_count(second, TCD_ZONE_BEGIN));
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(second);
     return tt_finish("test_fault_no_exit_reconnect");
 }

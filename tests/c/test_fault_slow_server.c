@@ -7,6 +7,7 @@
  * received + events dropped = events recorded). The records have mixed sizes, so that
  * records sharing a chunk with a forced zone end are covered too. */
 #include "client/stream.h"
+#include "test_phase.h"
 #include "test_util.h"
 #include "tracyc.h"
 #include "decode/decode.h"
@@ -97,8 +98,10 @@ int main(void)
     ___tracy_startup_profiler();
     pthread_t thread;
     pthread_create(&thread, NULL, serve, &server);
+    tt_phase("waiting for the slow server to connect", 120);
     while (!___tracy_connected())
         usleep(1000);
+    tt_phase_done();
 
     size_t rss_before = tt_rss_bytes(), rss_peak = rss_before;
     uint64_t zones = 0, recorded = 0, texts = 0;
@@ -116,8 +119,11 @@ int main(void)
             rss_peak = rss > rss_peak ? rss : rss_peak;
         }
     }
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the slow server (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
+    tt_phase("joining the slow server's thread: its capture ending", 120);
     pthread_join(thread, NULL);
+    tt_phase_done();
 
     uint64_t dropped = tracyc_dropped_events();
     CHECK_EQ_INT(server.state, TCD_STATE_DONE);

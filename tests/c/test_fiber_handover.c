@@ -8,6 +8,7 @@
  * zone ended outside the fiber, a thread's zone ended inside a fiber, a zone of one
  * fiber ended in another, ends out of order. */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -110,15 +111,21 @@ int main(void)
     uint16_t port = tt_use_free_port();
     setenv("TRACY_NO_EXIT", "1", 1);
     struct tt_capture *cap = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, cap);
     pthread_t a, b;
     pthread_create(&a, NULL, player, (void *)(intptr_t)0);
     pthread_create(&b, NULL, player, (void *)(intptr_t)1);
+    tt_phase("joining the two threads that hand the fiber to each other", 120);
     pthread_join(a, NULL);
     pthread_join(b, NULL);
+    tt_phase_done();
     tt_check(refused_ends == 0, "no end of a zone handed over was refused (%d were)", refused_ends);
     tt_check(misuse() == 4, "misuse is refused: ends outside the fiber, in another context, out of order");
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
+    tt_phase_done();
     if (cap->result)
         fprintf(stderr, "capture: %s\n", cap->err);
 
@@ -162,7 +169,8 @@ int main(void)
     }
     CHECK_EQ_INT(nesting_errors, 0);
     CHECK_EQ_INT(open, 0);
-    CHECK_EQ_INT(in_fibers, 1); /* the fiber handed over */
+    CHECK_EQ_INT(in_fibers, 1);    /* the fiber handed over */
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
     return tt_finish("test_fiber_handover");
 }

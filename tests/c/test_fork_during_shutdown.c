@@ -5,6 +5,7 @@
  * every child, not only in a followed one (the child hung forever before).
  * Bounded waits only: a child still alive after CHILD_WAIT_S is reported and killed. */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
@@ -90,8 +91,15 @@ int main(void)
     }
     /* A server lets the parent's shutdown end. */
     struct tt_capture *cap = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, cap);
+    tt_phase("joining the thread in ___tracy_shutdown_profiler: the client sending everything to the capture "
+             "(TRACY_NO_EXIT)",
+             120);
     pthread_join(shutter, NULL);
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
+    tt_phase_done();
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
     return tt_finish("test_fork_during_shutdown");
 }

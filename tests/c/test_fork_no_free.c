@@ -7,6 +7,7 @@
  * registered. Skipped under the sanitizers, whose allocators take the program's place, and
  * without glibc, whose allocator this one passes the calls to. */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_child.h"
 #include "test_util.h"
 #include "tracyc.h"
@@ -107,6 +108,7 @@ int main(void)
     uint16_t port = tt_use_free_port();
     setenv("TRACY_NO_EXIT", "1", 1);
     struct tt_capture *cap = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, cap);
     TracyCZoneCtx z = ___tracy_emit_zone_begin(&loc, 1);
     ___tracy_emit_zone_end(z);
     for (int i = 0; i < 6000 && !___tracy_connected(); i++) /* 60 s: load only slows it */
@@ -125,8 +127,12 @@ int main(void)
     tt_check(ended && WIFEXITED(status) && WEXITSTATUS(status) == 0,
              "the child's fork handlers neither free nor allocate (%s, status %#x)",
              ended ? "ended" : "hung: killed after 30 s", status);
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
+    tt_phase_done();
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
     return tt_finish("test_fork_no_free");
 }

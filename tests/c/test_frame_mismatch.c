@@ -3,6 +3,7 @@
  * frame begin/end mismatch"), losing everything after it. Starts and ends made on
  * different threads arrive in the order they were made. */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -28,6 +29,7 @@ int main(void)
     uint16_t port = tt_use_free_port();
     setenv("TRACY_NO_EXIT", "1", 1);
     struct tt_capture *cap = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, cap);
 
     ___tracy_set_thread_name("frames main");
     ___tracy_emit_frame_mark_end(loading); /* no start: refused */
@@ -44,9 +46,12 @@ int main(void)
         pthread_create(&t, NULL, end_crossing, NULL);
         pthread_join(t, NULL);
     }
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
 
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
+    tt_phase_done();
     if (cap->result)
         fprintf(stderr, "capture: %s\n", cap->err);
     CHECK_EQ_INT(tcd_decoder_state(cap->dec), TCD_STATE_DONE);
@@ -56,6 +61,7 @@ int main(void)
     CHECK(zone && !strcmp(tcd_thread_name(cap->dec, zone->thread), "frames main"));
     CHECK_EQ_INT(tt_count(cap, TCD_FRAME_START), 1 + CROSS);
     CHECK_EQ_INT(tt_count(cap, TCD_FRAME_END), 1 + CROSS);
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
     return tt_finish("test_frame_mismatch");
 }

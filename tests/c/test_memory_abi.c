@@ -7,6 +7,7 @@
  * the right pool. Before the library served both forms, a 0.13 call crashed it (the
  * `secure` value 0 or 1 was taken as the name pointer). */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -106,9 +107,13 @@ int main(void)
     uint16_t port = tt_use_free_port();
     setenv("TRACY_NO_EXIT", "1", 1);
     struct tt_capture *cap = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, cap);
     emit();
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
+    tt_phase_done();
     check(cap, TCD_MEM_ALLOC, allocs, sizeof allocs / sizeof allocs[0], "allocation");
     check(cap, TCD_MEM_FREE, frees, sizeof frees / sizeof frees[0], "free");
     CHECK_EQ_INT(tt_count(cap, TCD_MEM_DISCARD), 4);
@@ -116,6 +121,7 @@ int main(void)
         const struct tcd_event *e = tt_nth(cap, TCD_MEM_DISCARD, i);
         CHECK_STR(e ? tcd_pool_name(cap->dec, e->id) : "", i % 2 ? pool13 : pool14);
     }
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
     return tt_finish("test_memory_abi");
 }

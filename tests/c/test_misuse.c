@@ -2,6 +2,7 @@
  * lengths, zones ended twice, out of order or on another thread, sections left twice or
  * never entered, calls after shutdown. */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -24,6 +25,7 @@ int main(void)
     uint16_t port = tt_use_free_port();
     setenv("TRACY_NO_EXIT", "1", 1);
     struct tt_capture *cap = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, cap);
 
     ___tracy_emit_logString(TracyMessageSeverityInfo, 0, 0, 5, NULL);
     ___tracy_emit_logStringL(TracyMessageSeverityInfo, 0, 0, NULL);
@@ -64,13 +66,16 @@ int main(void)
     pthread_join(t, NULL);
     ___tracy_emit_zone_end(shared_ctx);
 
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
     /* After shutdown: ignored, no crash. */
     TracyCZoneCtx late = ___tracy_emit_zone_begin(&loc, 1);
     ___tracy_emit_zone_end(late);
     ___tracy_emit_logStringL(TracyMessageSeverityInfo, 0, 0, "after shutdown");
 
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
+    tt_phase_done();
     if (cap->result)
         fprintf(stderr, "capture: %s\n", cap->err);
     CHECK_EQ_INT(tcd_decoder_state(cap->dec), TCD_STATE_DONE);
@@ -81,6 +86,7 @@ int main(void)
     CHECK_EQ_INT(tt_count(cap, TCD_SECTION_LEAVE), 1);
     const struct tcd_event *m = tt_find_text(cap, TCD_MESSAGE, "bad");
     CHECK(m && m->severity == TracyMessageSeverityInfo);
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
     return tt_finish("test_misuse");
 }

@@ -3,6 +3,7 @@
  * UTF-8 sequence), zero lengths are fine, source locations with huge strings arrive
  * truncated, a forged zone context is ignored and reported by tracyc_last_error(). */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -40,6 +41,7 @@ int main(void)
     uint16_t port = tt_use_free_port();
     setenv("TRACY_NO_EXIT", "1", 1);
     struct tt_capture *cap = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, cap);
     char *ascii = huge(0), *utf8 = huge(1);
 
     ___tracy_emit_logString(TracyMessageSeverityInfo, 0, 0, HUGE_TEXT, ascii);
@@ -61,8 +63,11 @@ int main(void)
 
     ___tracy_set_thread_name(ascii); /* a thread name longer than any server shows */
     ___tracy_emit_message_appinfo(ascii, HUGE_TEXT);
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
+    tt_phase_done();
     if (cap->result)
         fprintf(stderr, "capture: %s\n", cap->err);
     CHECK_EQ_INT(tcd_decoder_state(cap->dec), TCD_STATE_DONE);
@@ -90,6 +95,7 @@ int main(void)
         check_truncated(info->text, ascii);
     free(ascii);
     free(utf8);
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
     return tt_finish("test_misuse_limits");
 }

@@ -5,6 +5,7 @@
 #include "test_phase.h"
 #include "test_util.h"
 #include "tracyc.h"
+#include "util/monotonic.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -23,9 +24,12 @@ static void tick(int n)
     }
 }
 
+/* Until ___tracy_connected() is want, for at most a minute (a hang guard, within the
+ * phase's bound): the caller checks it where it must. */
 static void wait_connected(int want)
 {
-    for (int i = 0; i < 5000 && ___tracy_connected() != want; i++)
+    int64_t give_up = tcu_monotonic_ns() + 60 * 1000000000LL;
+    while (___tracy_connected() != want && tcu_monotonic_ns() < give_up)
         usleep(1000);
 }
 

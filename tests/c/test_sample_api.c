@@ -3,6 +3,7 @@
  * asks for every new frame and for each function's symbol, and the client answers from the
  * registered resolver. Bad arguments are refused with a message. */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_util.h"
 #include "tracyc.h"
 
@@ -122,9 +123,14 @@ int main(void)
     refusals();
     emit(); /* before the server connects: kept and sent on connect */
     struct tt_capture *cap = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, cap);
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
+    tt_phase_done();
     check(cap);
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
     return tt_finish("test_sample_api");
 }

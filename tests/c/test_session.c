@@ -309,5 +309,20 @@ int main(void)
     tt_check(rc == TCS_ERROR && strstr(err, "cannot connect"), "nobody listening: error (%s)", err);
     tcd_decoder_free(dec);
 
+    /* A peer that takes the connection and never sends a welcome: bounded by the handshake
+     * limit, an error that says so (nothing answers on a socket that never accepts). */
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    sa = (struct sockaddr_in){.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    len = sizeof sa;
+    bind(fd, (struct sockaddr *)&sa, sizeof sa);
+    listen(fd, 1);
+    getsockname(fd, (struct sockaddr *)&sa, &len);
+    dec = tcd_decoder_new(&(struct tcd_callbacks){0}, NULL, NULL);
+    opt = (struct tcs_options){.port = ntohs(sa.sin_port), .connect_timeout_s = 2, .handshake_timeout_s = 0.2};
+    rc = tcs_capture(&opt, dec, err, sizeof err);
+    tt_check(rc == TCS_ERROR && strstr(err, "no welcome"), "a silent peer: error at the handshake limit (%s)", err);
+    tcd_decoder_free(dec);
+    close(fd);
+
     return tt_finish("test_session");
 }

@@ -14,6 +14,7 @@
  * that form: the blocks marked "MEMORY ABI" switch to the crate's form when
  * CRATE_MEMORY_FORM is 1. */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_util.h"
 
 #include <stddef.h>
@@ -427,14 +428,21 @@ int main(void)
     setenv("TRACY_NO_SYS_TRACE", "1", 1); /* the sampling call then has a known answer: 0 */
     ___tracy_startup_profiler();
     struct tt_capture *cap = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, cap);
+    tt_phase("waiting for the capture to connect", 120);
     while (!___tracy_connected())
         usleep(1000);
+    tt_phase_done();
     call_everything();
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
+    tt_phase("joining the capture thread: the capture ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
+    tt_phase_done();
     if (cap->result)
         fprintf(stderr, "capture: %s\n", cap->err);
     check(cap);
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
     printf("tracy-client-sys 0.28's 70 functions called; memory functions in the %s form\n",
            CRATE_MEMORY_FORM ? "crate's (0.13.1)" : "default build's (0.14)");

@@ -2,6 +2,7 @@
  * threads register source locations (across several table chunks) while they and the
  * others begin and end zones by id; every zone must arrive with its own source location. */
 #include "test_capture.h"
+#include "test_phase.h"
 #include "test_util.h"
 #include "tracyc_ffi.h"
 
@@ -75,6 +76,7 @@ int main(void)
     uint16_t port = tt_use_free_port();
     setenv("TRACY_NO_EXIT", "1", 1);
     struct tt_capture *cap = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, cap);
 
     /* Handle 0, unknown ids and empty names are ignored, never crash. */
     CHECK_EQ_INT(tracyc_ffi_zone_begin(0), 0);
@@ -94,12 +96,17 @@ int main(void)
     pthread_t threads[THREADS];
     for (int t = 0; t < THREADS; t++)
         pthread_create(&threads[t], NULL, worker, (void *)(intptr_t)t);
+    tt_phase("joining the threads that record zones and plots", 120);
     for (int t = 0; t < THREADS; t++)
         pthread_join(threads[t], NULL);
+    tt_phase_done();
     check_ids();
 
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
+    tt_phase("joining the capture thread: the capture ending", 120);
     int rc = tt_capture_join(cap);
+    tt_phase_done();
     CHECK_EQ_INT(rc, 0);
     if (rc)
         fprintf(stderr, "capture: %s\n", cap->err);
@@ -112,6 +119,7 @@ int main(void)
     CHECK_EQ_INT(unnamed_found, 1);
     CHECK_EQ_INT(tt_count(cap, TCD_FRAME_MARK), 1);
     check_zones(cap);
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
 
     /* The name table takes ids up to TRACYC_FFI_MAX_IDS, then refuses. */

@@ -9,6 +9,7 @@
  * usage: test_ffi_libffi LIBTRACYC.so SCRATCH_DIR
  */
 #include "libffi_sections.h"
+#include "test_phase.h"
 #include "test_util.h"
 
 #include <stdio.h>
@@ -410,6 +411,7 @@ int main(int argc, char **argv)
     if (fc_open(argv[1]) != 0)
         return 1;
     struct tt_capture *cap = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, cap);
 
     emit_lifetime();
     emit_zones();
@@ -424,9 +426,11 @@ int main(int argc, char **argv)
     const char *error = emit_error();
     CHECK(error && strstr(error, "innermost") != NULL);
     CHECK_EQ_INT(CALL0("tracyc_dropped_events").u64, 0);
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     CALL0("___tracy_shutdown_profiler");
-
+    tt_phase("joining the capture thread: the capture ending", 120);
     int rc = tt_capture_join(cap);
+    tt_phase_done();
     CHECK_EQ_INT(rc, 0);
     if (rc)
         fprintf(stderr, "capture: %s\n", cap->err);
@@ -441,6 +445,7 @@ int main(int argc, char **argv)
     check_shim(cap);
     check_samples(cap);
     CHECK_EQ_INT(fc_report_uncalled(), 0);
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
     tt_capture_free(cap);
     return tt_finish("test_ffi_libffi");
 }

@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A bound on a hang, not on speed: a client's welcome is a few bytes its worker sends at once.
+ * Whatever else answers on the port, or never does, ends the capture with an error that says so. */
+#define HANDSHAKE_S 60
+
 struct sync {
     pthread_mutex_t lock;
     pthread_cond_t changed;
@@ -56,6 +60,7 @@ static void *run(void *arg)
     opt.address = "127.0.0.1";
     opt.port = c->port;
     opt.connect_timeout_s = c->connect_timeout_s;
+    opt.handshake_timeout_s = HANDSHAKE_S;
     opt.stop_flag = &c->stop;
     opt.protocol = c->protocol;
     opt.on_progress = on_progress;

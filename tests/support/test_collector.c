@@ -291,9 +291,16 @@ void tcol_wait_ended(struct tcol *c, size_t count)
     pthread_mutex_unlock(&c->lock);
 }
 
-static int same_text(const struct tt_event *e, enum tcd_event_kind kind, const char *text)
+/* An event's text. A literal message carries a pointer, not its text: its text is the
+ * decoder's string for it, "" (or TCD_UNKNOWN_NAME) until the client has answered the
+ * decoder's query. Under c->lock, which the collector's thread feeds the decoder under. */
+static const char *event_text(const struct tcol_client *cl, const struct tt_event *e)
 {
-    return e->ev.kind == kind && e->text && strcmp(e->text, text) == 0;
+    if (e->text && e->text[0])
+        return e->text;
+    if (e->ev.kind == TCD_MESSAGE || e->ev.kind == TCD_CRASH)
+        return tcd_string(cl->dec, e->ev.id);
+    return "";
 }
 
 size_t tcol_wait_text(struct tcol *c, enum tcd_event_kind kind, const char *text)
@@ -303,7 +310,7 @@ size_t tcol_wait_text(struct tcol *c, enum tcd_event_kind kind, const char *text
         for (size_t i = 0; i < c->n; i++) {
             struct tcol_client *cl = c->clients[i];
             for (size_t k = 0; k < cl->len; k++) {
-                if (same_text(&cl->events[k], kind, text)) {
+                if (cl->events[k].ev.kind == kind && strcmp(event_text(cl, &cl->events[k]), text) == 0) {
                     pthread_mutex_unlock(&c->lock);
                     return i;
                 }

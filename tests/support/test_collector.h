@@ -49,7 +49,8 @@ void tcol_free(struct tcol *c);
  * INCOMPLETE). */
 void tcol_wait_ended(struct tcol *c, size_t count);
 /* Waits until some client has sent an event of this kind whose text is `text`; returns
- * the client's index. */
+ * the client's index. A literal message (its text a string the client is asked for) is
+ * matched once the client has answered the query for its text. */
 size_t tcol_wait_text(struct tcol *c, enum tcd_event_kind kind, const char *text);
 /* Waits until client `i` has sent an event of this kind with this id; returns the event's
  * index in its events. */

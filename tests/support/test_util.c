@@ -37,20 +37,26 @@ int tt_finish(const char *name)
     return tt_failed ? 1 : 0;
 }
 
+/* The port is not let go: a socket of this process stays bound to it (not listening) until
+ * the process exits, so the kernel gives it to no other socket, neither another test's pick
+ * (bind to port 0) nor a connection's own end (every capture's connect takes one). Picked and
+ * closed, it could be taken before the client listens, and the test's capture would dial
+ * another test's client, or something that never answers. The client still listens on it:
+ * both sockets have SO_REUSEADDR and this one does not listen. */
 uint16_t tt_use_free_port(void)
 {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
     struct sockaddr_in addr = {0};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     socklen_t len = sizeof addr;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 ||
-        getsockname(fd, (struct sockaddr *)&addr, &len) != 0) {
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || getsockname(fd, (struct sockaddr *)&addr, &len) != 0) {
         perror("tt_use_free_port");
         exit(2);
     }
     uint16_t port = ntohs(addr.sin_port);
-    close(fd);
     char buf[16];
     snprintf(buf, sizeof buf, "%u", port);
     setenv("TRACY_PORT", buf, 1);

@@ -63,7 +63,9 @@ char *tt_temp_path(char *path, size_t len, const char *name);
 /* How many times `what` occurs in text (0 for NULL text). */
 int tt_occurrences(const char *text, const char *what);
 
-/* A loopback port nobody listens on right now, exported as TRACY_PORT. */
+/* A loopback port nobody listens on, exported as TRACY_PORT: kept for this process until
+ * it exits (bound, not listening), so no other socket takes it but one bound with
+ * SO_REUSEADDR, as the client's and a test's own listening sockets are. */
 uint16_t tt_use_free_port(void);
 
 /* Bytes of resident memory of this process. */

@@ -1,5 +1,6 @@
 /* lua_host.c - see lua_host.h. */
 #include "lua_host.h"
+#include "test_phase.h"
 #include "trace/export.h"
 #include "trace/names.h"
 #include "trace/trace.h"
@@ -11,13 +12,19 @@ struct tt_capture *lh_capture_start(void)
 {
     uint16_t port = tt_use_free_port();
     setenv("TRACY_NO_EXIT", "1", 1);
-    return tt_capture_start(port);
+    struct tt_capture *cap = tt_capture_start(port);
+    tt_phase_describe(tt_capture_describe, cap);
+    return cap;
 }
 
 void lh_capture_finish(struct tt_capture *cap)
 {
+    tt_phase("in ___tracy_shutdown_profiler: the client sending everything to the capture (TRACY_NO_EXIT)", 120);
     ___tracy_shutdown_profiler();
+    tt_phase("joining the capture thread: the capture ending", 120);
     int rc = tt_capture_join(cap);
+    tt_phase_done();
+    tt_phase_describe(NULL, NULL); /* (the caller frees the capture) */
     CHECK_EQ_INT(rc, 0);
     if (rc)
         fprintf(stderr, "capture: %s\n", cap->err);

@@ -8,6 +8,7 @@
 #include "client/state.h"
 #include "lua_host.h"
 #include "test_child.h"
+#include "test_phase.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -84,7 +85,11 @@ int main(void)
     int status = 0;
     CHECK(tt_child_ended(pid, &status, 60));
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    tt_phase_describe(tt_capture_describe, cap);
+    tt_phase("joining the capture thread: the capture of the exited child ending", 120);
     CHECK_EQ_INT(tt_capture_join(cap), 0);
+    tt_phase_done();
+    tt_phase_describe(NULL, NULL); /* (the capture is freed) */
 
     struct lh_trace t;
     lh_build(cap, &t);
