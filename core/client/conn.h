@@ -62,7 +62,7 @@ struct tc_conn {
     uint64_t plot_skipped_reported;
     uint64_t absent[TC_CONN_ABSENT_KINDS]; /* events this server's protocol lacks, not sent */
     uint64_t lost_reported;                /* samples the kernel lost, as last reported */
-    int64_t lost_report_time;              /* when (CLOCK_MONOTONIC_RAW ns) */
+    int64_t lost_report_time;              /* when (tcu_monotonic_ns) */
     /* Thread renames (docs/protocol.md §27): the server takes them (it asked), the names it
      * was given (tid -> the name's version, tc_names_get), the latest version looked at. */
     int renames;

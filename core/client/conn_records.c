@@ -7,6 +7,7 @@
 #include "client/record.h"
 #include "client/state.h"
 #include "tracyc.h"
+#include "util/monotonic.h"
 #include "wire/protocol.h"
 #include "wire/versions.h"
 
@@ -520,7 +521,7 @@ void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_
         c->sampling_reported = 1;
     }
     /* Lost records: at most once a second, and at the end. */
-    int64_t now = tc_clock_monotonic_raw_ns();
+    int64_t now = tcu_monotonic_ns();
     if (lost > c->lost_reported && (final || now - c->lost_report_time >= 1000000000)) {
         int n = snprintf(text, sizeof text,
                          "tracyc: lost %" PRIu64 " CPU samples and context switches in total: the kernel's ring "

@@ -17,7 +17,7 @@
 void tc_dial_start(const char *host, uint16_t port);
 /* Whether dialing was started. */
 int tc_dial_active(void);
-/* One step at time `now` (tc_clock_monotonic_raw_ns): starts an attempt when one is due, or
+/* One step at time `now` (tcu_monotonic_ns): starts an attempt when one is due, or
  * looks whether the one under way has connected. The connected transport when it has
  * (the next attempt is then scheduled as after a failure, until tc_dial_welcomed), else
  * NULL. */

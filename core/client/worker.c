@@ -18,6 +18,7 @@
 #include "client/net.h"
 #include "native/resolver.h"
 #include "util/fd.h"
+#include "util/monotonic.h"
 #include "util/threads.h"
 #include "client/sampling.h"
 #include "client/state.h"
@@ -49,7 +50,7 @@ struct pending_server {
     struct tc_transport *t;
     uint8_t hello[12];
     size_t got;
-    int64_t since;  /* accepted at, tc_clock_monotonic_raw_ns */
+    int64_t since;  /* accepted at, tcu_monotonic_ns */
     uint64_t order; /* of acceptance */
 };
 
@@ -288,7 +289,7 @@ static void drop_pending(int i)
  * server. */
 static void advance_handshakes(int64_t silent_deadline)
 {
-    int64_t now = tc_clock_monotonic_raw_ns();
+    int64_t now = tcu_monotonic_ns();
     for (int i = 0; i < w.npending;) {
         struct pending_server *p = &w.pending[i];
         long n = p->got < sizeof p->hello ? p->t->recv(p->t, p->hello + p->got, sizeof p->hello - p->got, 0) : 0;
@@ -342,7 +343,7 @@ static int64_t accept_paused(int64_t now, const char *what, uint16_t port)
  * ones wait (in the backlog, or here with their hello read) for their turn. */
 static void accept_servers(void)
 {
-    int64_t now = tc_clock_monotonic_raw_ns();
+    int64_t now = tcu_monotonic_ns();
     while (!conn_live(SLOT_TCP)) {
         int evict = w.npending == MAX_PENDING ? oldest_silent() : -1;
         if (w.npending == MAX_PENDING && evict < 0)
@@ -367,7 +368,7 @@ static void dial_collector(void)
 {
     if (!tc_dial_active() || conn_live(SLOT_TCP) || w.npending)
         return;
-    int64_t now = tc_clock_monotonic_raw_ns();
+    int64_t now = tcu_monotonic_ns();
     struct tc_transport *t = tc_dial_step(now);
     if (t)
         w.pending[w.npending++] = (struct pending_server){.t = t, .since = now, .order = w.accepted++};
@@ -382,7 +383,7 @@ static void look_for_server(void)
 {
     if (w.listen_fd >= 0) {
         if (tc_prof.config.broadcast && !conn_live(SLOT_TCP)) {
-            int64_t now = tc_clock_monotonic_raw_ns();
+            int64_t now = tcu_monotonic_ns();
             if (now - w.last_broadcast > 3000000000LL) {
                 tc_net_broadcast(w.port, (int32_t)((uint64_t)time(NULL) - tc_prof.epoch));
                 w.last_broadcast = now;
@@ -401,9 +402,9 @@ static void finish_handshakes(void)
 {
     if (w.listen_fd < 0)
         return;
-    int64_t silent_deadline = tc_clock_monotonic_raw_ns() + EXIT_HELLO_GRACE_NS;
+    int64_t silent_deadline = tcu_monotonic_ns() + EXIT_HELLO_GRACE_NS;
     for (;;) {
-        if (tc_clock_monotonic_raw_ns() < silent_deadline)
+        if (tcu_monotonic_ns() < silent_deadline)
             accept_servers(); /* then no more newcomers: exit is not held up for long */
         advance_handshakes(silent_deadline);
         if (conn_live(SLOT_TCP) || w.npending == 0)
@@ -421,13 +422,13 @@ static void finish_dialing(void)
     if (!tc_dial_active() || conn_live(SLOT_TCP))
         return;
     tc_dial_hurry();
-    int64_t deadline = tc_clock_monotonic_raw_ns() + EXIT_HELLO_GRACE_NS;
+    int64_t deadline = tcu_monotonic_ns() + EXIT_HELLO_GRACE_NS;
     for (;;) {
         dial_collector();
         advance_handshakes(INT64_MAX);
         if (conn_live(SLOT_TCP) || (!w.npending && !tc_dial_connecting()))
             return;
-        if (!w.npending && tc_clock_monotonic_raw_ns() > deadline)
+        if (!w.npending && tcu_monotonic_ns() > deadline)
             return;
         sleep_ms(1);
     }
@@ -483,8 +484,7 @@ static int take_children(void)
         for (int child; (child = tc_net_accept_fd(fd)) >= 0;)
             tc_inproc_adopt(w.inproc, child);
         if (tcu_fd_accept_starved(errno))
-            w.children_paused_until =
-                accept_paused(tc_clock_monotonic_raw_ns(), "a child's connection", w.children_port);
+            w.children_paused_until = accept_paused(tcu_monotonic_ns(), "a child's connection", w.children_port);
     }
     tc_inproc_step(w.inproc, 0);
     return collecting ? fd : -1;
@@ -530,7 +530,7 @@ static void wait_for_work(int timeout_ms, int children_fd)
 {
     struct pollfd fds[4 + MAX_PENDING + TC_MAX_CONNS];
     nfds_t n = 0;
-    int64_t now = tc_clock_monotonic_raw_ns();
+    int64_t now = tcu_monotonic_ns();
     fds[n++] = (struct pollfd){tc_wake_fd(), POLLIN, 0};
     if (w.listen_fd >= 0 && !conn_live(SLOT_TCP))
         watch_accepting(&fds[n++], w.listen_fd, w.listen_paused_until, now, &timeout_ms);
@@ -790,10 +790,10 @@ static int finish_connection(int slot)
     end_open_zones(c);
     tcw_enc_byte(&c->enc, TCW_Terminate);
     tcw_enc_flush(&c->enc);
-    int64_t quiet_since = tc_clock_monotonic_raw_ns();
+    int64_t quiet_since = tcu_monotonic_ns();
     while (c->alive && !c->terminated) {
         int answered = tc_conn_serve_queries(c, 0);
-        int64_t now = tc_clock_monotonic_raw_ns();
+        int64_t now = tcu_monotonic_ns();
         /* Symbols still being resolved will be asked about: not quiet. */
         if (answered > 0 || tc_conn_resolving(c))
             quiet_since = now;
@@ -820,13 +820,12 @@ static int finish_connection(int slot)
 
 static void finish_children(void)
 {
-    int64_t deadline = tc_clock_monotonic_raw_ns() + CHILDREN_GRACE_NS;
+    int64_t deadline = tcu_monotonic_ns() + CHILDREN_GRACE_NS;
     while (w.inproc && w.children_fd >= 0 && tc_inproc_takes_children(w.inproc)) {
         for (int child; (child = tc_net_accept_fd(w.children_fd)) >= 0;)
             tc_inproc_adopt(w.inproc, child);
         /* (looked at before the wait: with no child connected there is nothing to wait for) */
-        if (tc_inproc_step(w.inproc, 0) == 0 || tc_clock_monotonic_raw_ns() > deadline ||
-            tc_inproc_step(w.inproc, 10) == 0)
+        if (tc_inproc_step(w.inproc, 0) == 0 || tcu_monotonic_ns() > deadline || tc_inproc_step(w.inproc, 10) == 0)
             break;
     }
     if (w.children_fd >= 0)
