@@ -126,7 +126,18 @@ enum {
     PF_TREE_TGID = 3,
 
     PF_BUNDLE_CPU = 1, /* FtraceEventBundle */
+    PF_BUNDLE_EVENT = 2,
     PF_BUNDLE_COMPACT_SCHED = 4,
+    PF_FTRACE_TIMESTAMP = 1, /* FtraceEvent */
+    PF_FTRACE_PID = 2,
+    PF_FTRACE_SCHED_SWITCH = 4,
+    PF_SCHED_SWITCH_PREV_COMM = 1, /* SchedSwitchFtraceEvent */
+    PF_SCHED_SWITCH_PREV_PID = 2,
+    PF_SCHED_SWITCH_PREV_PRIO = 3,
+    PF_SCHED_SWITCH_PREV_STATE = 4,
+    PF_SCHED_SWITCH_NEXT_COMM = 5,
+    PF_SCHED_SWITCH_NEXT_PID = 6,
+    PF_SCHED_SWITCH_NEXT_PRIO = 7,
     PF_SWITCH_TIMESTAMP = 1, /* FtraceEventBundle.CompactSched, all packed */
     PF_SWITCH_PREV_STATE = 2,
     PF_SWITCH_NEXT_PID = 3,

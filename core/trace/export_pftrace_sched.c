@@ -6,7 +6,11 @@
  * bundle). Perfetto's trace processor turns them into a track per CPU and the running,
  * runnable and sleeping state of every thread (importers/ftrace/ftrace_tokenizer.cc,
  * TokenizeFtraceCompactSched). The previous thread of a switch is the one the CPU's previous
- * switch put on it, as ftrace's compact form has it. Wakeups are sched_waking events on the
+ * switch put on it, as ftrace's compact form has it; a switch whose previous thread is another
+ * (a switch between them lost, or never sent: upstream Tracy's client does that) goes out in
+ * full instead, a sched_switch FtraceEvent in a bundle of its own after the CPU's compact ones
+ * before it, as the trace processor reads a kernel trace that lost events (SchedEventTracker::
+ * PushSchedSwitch: the previous thread as said). Wakeups are sched_waking events on the
  * CPU they name, targeting it. The scheduling log (sched_log.h) gives them in time order;
  * each CPU's bundle goes out when it holds BUNDLE events of a kind. The process of each thread
  * of another program, as far as the client said (TidToPid), follows in a ProcessTree.
@@ -42,6 +46,8 @@ struct others {
 };
 
 struct bundle {
+    int started;     /* a switch went out: the compact form implies its next thread */
+    uint32_t on_cpu; /* that thread */
     size_t switches, wakings;
     int64_t switch_time[BUNDLE], waking_time[BUNDLE];
     uint16_t prev_state[BUNDLE];
@@ -165,6 +171,31 @@ static void flush_bundle(struct tct_pftrace *p, struct bundle *b, unsigned cpu)
     b->switches = b->wakings = 0;
 }
 
+/* A switch that the compact form cannot say, in full. */
+static void full_switch(struct tct_pftrace *p, const struct tct_sched_event *e)
+{
+    struct thread_ref prev = {e->source, e->old_thread}, next = {e->source, e->new_thread};
+    char prev_buf[32], next_buf[32];
+    size_t m = tct_pf_packet_begin(p, PF_SYSTEM_SEQUENCE, TCT_TIME_NONE, 0);
+    size_t events = tct_pb_begin(&p->pb, PF_PACKET_FTRACE_EVENTS);
+    tct_pb_varint(&p->pb, PF_BUNDLE_CPU, e->cpu);
+    size_t event = tct_pb_begin(&p->pb, PF_BUNDLE_EVENT);
+    tct_pb_varint(&p->pb, PF_FTRACE_TIMESTAMP, (uint64_t)e->time);
+    tct_pb_varint(&p->pb, PF_FTRACE_PID, e->old_thread); /* the thread that ran: the event's task */
+    size_t sw = tct_pb_begin(&p->pb, PF_FTRACE_SCHED_SWITCH);
+    tct_pb_string(&p->pb, PF_SCHED_SWITCH_PREV_COMM, comm_of(p, prev, e->cpu, prev_buf));
+    tct_pb_int(&p->pb, PF_SCHED_SWITCH_PREV_PID, (int32_t)e->old_thread);
+    tct_pb_int(&p->pb, PF_SCHED_SWITCH_PREV_PRIO, PRIORITY);
+    tct_pb_int(&p->pb, PF_SCHED_SWITCH_PREV_STATE, e->old_thread ? prev_state(e->state) : 0);
+    tct_pb_string(&p->pb, PF_SCHED_SWITCH_NEXT_COMM, comm_of(p, next, e->cpu, next_buf));
+    tct_pb_int(&p->pb, PF_SCHED_SWITCH_NEXT_PID, (int32_t)e->new_thread);
+    tct_pb_int(&p->pb, PF_SCHED_SWITCH_NEXT_PRIO, PRIORITY);
+    tct_pb_end(&p->pb, sw);
+    tct_pb_end(&p->pb, event);
+    tct_pb_end(&p->pb, events);
+    tct_pf_packet_end(p, m);
+}
+
 /* A thread switched, the first time it is seen: the program's own get their track (so that
  * Perfetto knows their process, if nothing else of theirs did), the others' are listed with
  * their process when it is known. */
@@ -237,9 +268,16 @@ int tct_pf_sched(struct tct_pftrace *p)
             b->waking_time[b->wakings] = e->time;
             b->woken[b->wakings++] = (struct thread_ref){e->source, e->new_thread};
         } else {
-            b->switch_time[b->switches] = e->time;
-            b->prev_state[b->switches] = e->old_thread ? prev_state(e->state) : 0;
-            b->next[b->switches++] = (struct thread_ref){e->source, e->new_thread};
+            if (b->started && e->old_thread != b->on_cpu) {
+                flush_bundle(p, b, e->cpu); /* the CPU's events stay in time order in the file */
+                full_switch(p, e);
+            } else {
+                b->switch_time[b->switches] = e->time;
+                b->prev_state[b->switches] = e->old_thread ? prev_state(e->state) : 0;
+                b->next[b->switches++] = (struct thread_ref){e->source, e->new_thread};
+            }
+            b->started = 1;
+            b->on_cpu = e->new_thread;
         }
         if (b->switches == BUNDLE || b->wakings == BUNDLE)
             flush_bundle(p, b, e->cpu);

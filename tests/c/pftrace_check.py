@@ -310,8 +310,8 @@ def json_stack(doc, sf):
 
 
 def sched_lines(doc):
-    """sched_switch: (cpu, time, prev_pid, prev_state, next_pid, next_comm); sched_waking: (cpu,
-    time, pid, comm); and the process of each thread a line starts with, where known."""
+    """sched_switch: (cpu, time, prev_pid, prev_state, next_pid, next_comm, prev_comm); sched_waking:
+    (cpu, time, pid, comm); and the process of each thread a line starts with, where known."""
     switches, wakings, tgids = [], [], {}
     for line in doc.get("systemTraceEvents", "").splitlines():
         m = re.match(r".*-(\d+) +\(([-\d]+)\) +\[(\d+)\] +\S+ +(\d+)\.(\d{9}): (\w+): (.*)$", line)
@@ -322,7 +322,8 @@ def sched_lines(doc):
         cpu, time, event, fields = int(m.group(3)), int(m.group(4)) * 10**9 + int(m.group(5)), m.group(6), m.group(7)
         kv = dict(re.findall(r"(\w+)=(\S+)", fields))
         if event == "sched_switch":
-            switches.append((cpu, time, int(kv["prev_pid"]), kv["prev_state"], int(kv["next_pid"]), kv["next_comm"]))
+            switches.append((cpu, time, int(kv["prev_pid"]), kv["prev_state"], int(kv["next_pid"]), kv["next_comm"],
+                             kv["prev_comm"]))
         elif event == "sched_waking":
             wakings.append((cpu, time, int(kv["pid"]), kv["comm"]))
     return switches, wakings, tgids
@@ -495,7 +496,9 @@ def check_outputs(pb2, out, name=""):
     facts["samples"] = sum(folded.values())
 
     # context switches and wakeups: the JSON's ftrace text
-    switches, wakings, last = [], [], {}
+    json_switches, json_wakings, tgids = sched_lines(doc)
+    prev_comms = {(cpu, time): prev_comm for cpu, time, *_, prev_comm in json_switches}
+    timeline, wakings, IMPLIED = [], [], object()  # timeline: every switch, in file order
     for b in model.bundles:
         sched, time = b.sched, 0
         check(len(sched.switch_time) == len(sched.switch_prev_state) == len(sched.switch_next_pid)
@@ -503,18 +506,29 @@ def check_outputs(pb2, out, name=""):
         for i, step in enumerate(sched.switch_time):
             time += step
             check(sched.switch_next_comm[i] < len(sched.comms), "a comm index past the bundle's table")
-            switches.append((b.cpu, time, last.get(b.cpu), sched.switch_prev_state[i], sched.switch_next_pid[i],
+            timeline.append((b.cpu, time, IMPLIED, sched.switch_prev_state[i], sched.switch_next_pid[i],
                              ftrace_comm(sched.comms[sched.switch_next_comm[i]])))
-            last[b.cpu] = sched.switch_next_pid[i]
+        for e in b.events:  # a switch in full: its previous thread said, not implied
+            check(e.HasField("sched_switch"), "an ftrace event other than sched_switch")
+            sw = e.sched_switch
+            check(e.pid == sw.prev_pid and sw.prev_prio == sw.next_prio == 120, "a full sched_switch's pid or prio")
+            check(ftrace_comm(sw.prev_comm) == prev_comms.get((b.cpu, e.timestamp)),
+                  f"the full sched_switch at {e.timestamp} names its previous thread otherwise than the JSON")
+            timeline.append((b.cpu, e.timestamp, sw.prev_pid, sw.prev_state, sw.next_pid, ftrace_comm(sw.next_comm)))
         time = 0
         for i, step in enumerate(sched.waking_time):
             time += step
             check(sched.waking_target_cpu[i] == b.cpu, "a wakeup targets another CPU than its bundle's")
             wakings.append((b.cpu, time, sched.waking_pid[i], ftrace_comm(sched.comms[sched.waking_comm[i]])))
-    json_switches, json_wakings, tgids = sched_lines(doc)
+    # as the trace processor sorts them (by time; stable), a compact switch's previous thread
+    # being the one the CPU's previous switch put there
+    switches, last = [], {}
+    for cpu, time, prev, state, nxt, comm in sorted(timeline, key=lambda s: s[1]):
+        switches.append((cpu, time, last.get(cpu) if prev is IMPLIED else prev, state, nxt, comm))
+        last[cpu] = nxt
     expected, seen = [], set()
-    for cpu, time, prev, state, nxt, comm in json_switches:  # in time order
-        # the compact form's previous thread is the CPU's previous switch's next one
+    for cpu, time, prev, state, nxt, comm, _ in json_switches:  # in time order
+        # a CPU's first switch, in the compact form, has no previous thread
         expected.append((cpu, time, prev if cpu in seen else None, STATE_BITS[state], nxt, comm))
         seen.add(cpu)
     check(sorted(switches, key=lambda s: (s[1], s[0])) == sorted(expected, key=lambda s: (s[1], s[0])),
