@@ -53,15 +53,22 @@ static void give_reference(struct tc_inproc *ip)
     tcs_collector_set_reference(ip->children, &line);
 }
 
+/* Out of line: its frame would be set up for every event otherwise. */
+__attribute__((noinline)) static void on_clock_sync(struct tc_inproc *ip, const struct tcd_event *ev)
+{
+    tct_trace_on_event(ip->trace, 0, ev);
+    /* the program's own: its raw clock is the children's collector's (this process's) */
+    tcs_clock_same_host_reading(&ip->program, ev->time, (int64_t)ev->value);
+    give_reference(ip);
+}
+
 static void on_event(void *user, const struct tcd_event *ev)
 {
     struct tc_inproc *ip = user;
-    tct_trace_on_event(ip->trace, 0, ev);
-    if (ev->kind == TCD_CLOCK_SYNC) {
-        /* the program's own: its raw clock is the children's collector's (this process's) */
-        tcs_clock_same_host_reading(&ip->program, ev->time, (int64_t)ev->value);
-        give_reference(ip);
-    }
+    if (ev->kind == TCD_CLOCK_SYNC)
+        on_clock_sync(ip, ev);
+    else
+        tct_trace_on_event(ip->trace, 0, ev); /* a jump: the trace returns to the decoder */
 }
 
 static void push_bytes(struct tc_inproc *ip, const uint8_t *data, size_t len)

@@ -77,6 +77,18 @@ struct tcd_srcloc_rec {
     uint8_t answered; /* a static one: its SourceLocation reply came */
 };
 
+/* Static source locations seen lately, by id: zones of a few functions alternate (a caller
+ * and its callees), which a cache of the last one alone misses every time. */
+#define TCD_RECENT_SRCLOCS 64
+struct tcd_recent_srcloc {
+    uint64_t id;
+    uint32_t index_plus1; /* 0: empty */
+};
+static inline size_t tcd_recent_srcloc_slot(uint64_t id)
+{
+    return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 58); /* 6 bits: TCD_RECENT_SRCLOCS */
+}
+
 struct tcd_named { /* a plot or a frame set */
     const char *name;
     uint8_t pending;
@@ -213,8 +225,7 @@ struct tcd_decoder {
     struct tcu_map srcloc_ids;      /* static srcloc id -> index */
     struct tcu_map srcloc_payloads; /* content hash -> index of the newest payload srcloc with it */
     struct tcu_chunks srclocs;      /* struct tcd_srcloc_rec */
-    uint64_t last_srcloc_id;
-    uint32_t last_srcloc_index;
+    struct tcd_recent_srcloc recent_srclocs[TCD_RECENT_SRCLOCS]; /* by tcd_recent_srcloc_slot */
     struct tcu_map plot_ids;
     struct tcu_array plots; /* struct tcd_named */
     struct tcu_map frame_ids;

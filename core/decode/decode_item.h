@@ -82,14 +82,10 @@ static inline struct tcd_thread *tcd_current_thread(struct tcd_decoder *dec)
 /* The dense index of a static source location, queried when new. */
 static inline uint32_t tcd_item_srcloc(struct tcd_decoder *dec, uint64_t id)
 {
-    if (id == dec->last_srcloc_id && dec->srclocs.count)
-        return dec->last_srcloc_index;
-    const uint64_t *index = tcu_map_get(&dec->srcloc_ids, id);
-    if (!index)
-        return tcd_check_srcloc(dec, id); /* new: query it */
-    dec->last_srcloc_id = id;
-    dec->last_srcloc_index = (uint32_t)*index;
-    return (uint32_t)*index;
+    const struct tcd_recent_srcloc *r = &dec->recent_srclocs[tcd_recent_srcloc_slot(id)];
+    if (r->id == id && r->index_plus1)
+        return r->index_plus1 - 1;
+    return tcd_check_srcloc(dec, id); /* looked up, or new: queried */
 }
 
 #endif

@@ -411,8 +411,9 @@ static struct tcd_srcloc_rec *new_srcloc(struct tcd_decoder *dec)
 
 uint32_t tcd_check_srcloc(struct tcd_decoder *dec, uint64_t id)
 {
-    if (id == dec->last_srcloc_id && dec->srclocs.count)
-        return dec->last_srcloc_index;
+    struct tcd_recent_srcloc *r = &dec->recent_srclocs[tcd_recent_srcloc_slot(id)];
+    if (r->id == id && r->index_plus1)
+        return r->index_plus1 - 1;
     const uint64_t *found = tcu_map_get(&dec->srcloc_ids, id);
     uint32_t index;
     if (found) {
@@ -429,8 +430,8 @@ uint32_t tcd_check_srcloc(struct tcd_decoder *dec, uint64_t id)
         *queried = index;
         tcd_query(dec, TCW_QUERY_SOURCE_LOCATION, id);
     }
-    dec->last_srcloc_id = id;
-    dec->last_srcloc_index = index;
+    r->id = id;
+    r->index_plus1 = index + 1;
     return index;
 }
 

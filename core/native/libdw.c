@@ -74,30 +74,70 @@ const char *tcn_libdw_unavailable(void)
     return atomic_load_explicit(&failed, memory_order_acquire) ? reason : NULL;
 }
 
-/* The end of the mapping that starts at `start` in the maps, or 0. */
-static uint64_t mapping_end(FILE *maps, uint64_t start)
+/* The whole of an open file from where it stands, NUL-terminated (*len: its bytes without
+ * the NUL); NULL with errno set on failure. */
+static char *read_rest(FILE *f, size_t *len)
 {
-    char *line = NULL;
-    size_t cap = 0;
-    unsigned long long low, high;
-    uint64_t end = 0;
-    while (!end && getline(&line, &cap, maps) > 0)
-        if (sscanf(line, "%llx-%llx", &low, &high) == 2 && low == start)
-            end = high;
-    free(line);
-    return end;
+    size_t cap = 64 * 1024, n = 0;
+    char *text = malloc(cap + 1);
+    while (text) {
+        n += fread(text + n, 1, cap - n, f);
+        if (n < cap) {
+            if (ferror(f)) {
+                free(text);
+                errno = EIO;
+                return NULL;
+            }
+            text[n] = '\0';
+            *len = n;
+            return text;
+        }
+        char *grown = realloc(text, 2 * cap + 1);
+        if (!grown)
+            free(text);
+        text = grown;
+        cap *= 2;
+    }
+    errno = ENOMEM;
+    return NULL;
+}
+
+/* The end of the mapping that starts at `start` in the maps' text, or 0. By strtoull, not
+ * sscanf: glibc's sscanf measures the whole rest of its string at each call. */
+static uint64_t mapping_end(const char *maps, uint64_t start)
+{
+    for (const char *line = maps; *line;) {
+        char *dash;
+        uint64_t low = strtoull(line, &dash, 16);
+        if (*dash == '-' && low == start)
+            return strtoull(dash + 1, NULL, 16);
+        const char *next = strchr(line, '\n');
+        if (!next)
+            break;
+        line = next + 1;
+    }
+    return 0;
 }
 
 int tcn_libdw_report_self(Dwfl *dwfl, FILE **maps)
 {
     if (!*maps && !(*maps = tcu_fd_fopen_read("/proc/self/maps")))
         return errno;
-    /* read from the start, the kernel writes the maps as they are now */
+    /* read from the start, the kernel writes the maps as they are now: once, so that the
+     * vDSO's end and libdwfl's modules come from the same reading */
     if (fseek(*maps, 0, SEEK_SET) != 0)
         return errno;
+    size_t len;
+    char *text = read_rest(*maps, &len);
+    if (!text)
+        return errno;
     uint64_t vdso = getauxval(AT_SYSINFO_EHDR);
-    uint64_t vdso_end = vdso ? mapping_end(*maps, vdso) : 0;
-    int result = fseek(*maps, 0, SEEK_SET) == 0 ? table.dwfl_linux_proc_maps_report(dwfl, *maps) : errno;
+    uint64_t vdso_end = vdso ? mapping_end(text, vdso) : 0;
+    FILE *copy = len ? fmemopen(text, len, "r") : NULL; /* a stream on memory: no descriptor */
+    int result = copy ? table.dwfl_linux_proc_maps_report(dwfl, copy) : len ? errno : 0;
+    if (copy)
+        fclose(copy);
+    free(text);
     if (result == 0 && vdso_end > vdso) {
         char name[32];
         snprintf(name, sizeof name, "[vdso: %d]", (int)getpid());

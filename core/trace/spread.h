@@ -20,8 +20,9 @@ struct tct_spread {
 
 static inline void tct_spread_add(struct tct_spread *s, int64_t x)
 {
-    unsigned __int128 m = (unsigned __int128)(x < 0 ? -(__int128)x : x);
-    unsigned __int128 sq = m * m;
+    /* |x| fits 64 bits (2^63 for INT64_MIN): one 64x64 multiply, not a 128-bit one. */
+    uint64_t m = x < 0 ? -(uint64_t)x : (uint64_t)x;
+    unsigned __int128 sq = (unsigned __int128)m * m;
     s->n++;
     s->sum += x;
     s->sq += sq;

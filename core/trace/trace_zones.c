@@ -7,11 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct tct_thread_state *tct_trace_thread_of(struct tct_trace *tr, struct tct_source_state *src, uint32_t id)
+struct tct_thread_state *tct_trace_thread_lookup(struct tct_trace *tr, struct tct_source_state *src, uint32_t id)
 {
-    /* Events come in runs per thread: skip the hash lookup for the same thread. */
-    if (src->last_thread && src->last_thread->pub.id == id)
-        return src->last_thread;
     const uint64_t *slot = tcu_map_get(&src->threads, id);
     if (slot)
         return src->last_thread = tr->threads[*slot];
