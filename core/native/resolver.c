@@ -248,6 +248,14 @@ void tcn_resolver_stop(void)
     r.started = 0;
 }
 
+/* The parent's lists and caches, as they were at the fork: in the child, never used nor
+ * freed, kept reachable here for a leak check (the last fork's: a followed child that forks
+ * again puts its own here). */
+static struct {
+    struct tcn_resolved *todo, *current, *done;
+    struct tcn_symbols *symbols;
+} parents;
+
 void tcn_resolver_forget_after_fork(void)
 {
     /* The thread did not survive fork; its lists and caches are left as they are rather
@@ -256,6 +264,10 @@ void tcn_resolver_forget_after_fork(void)
     pthread_mutex_init(&r.lock, NULL);
     pthread_cond_init(&r.wake, NULL);
     r.started = r.has_thread = r.threadless = 0;
+    parents.todo = r.todo;
+    parents.current = r.current;
+    parents.done = r.done;
+    parents.symbols = r.symbols;
     r.todo = r.done = r.current = NULL;
     r.symbols = NULL;
     tcn_libdw_forget_after_fork();

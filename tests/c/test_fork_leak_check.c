@@ -54,7 +54,7 @@ static void *record(void *arg)
     TracyCZoneCtx z = ___tracy_emit_zone_begin_callstack(&loc, 16, 1);
     tt_burn_cpu_ns(50 * 1000000LL); /* sampled */
     ___tracy_emit_zone_end(z);
-    ___tracy_emit_messageL("recorded", 0);
+    ___tracy_emit_message("recorded", 8, 0);
     return NULL;
 }
 
