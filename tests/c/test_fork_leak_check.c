@@ -9,7 +9,10 @@
  * memory the child would otherwise find lost too) and to its in-process capture, sampling, its
  * callstacks resolved, a thread of its own recorded. Its child exits with exit(0), inert
  * (case "inert") or followed (TRACYC_FOLLOW_FORK=1, "followed": its handler forgets the
- * parent's threads too) without starting a profiler of its own. */
+ * parent's threads too) without starting a profiler of its own. The fork is made while the
+ * collector may still be asking for frames: the resolver's thread may be resolving one, and
+ * the worker handing queries and answers over (the fork waits for the resolver, whose lock
+ * it holds meanwhile: what they were making is not on their stacks only). */
 #include "test_child.h"
 #include "test_collector.h"
 #include "test_util.h"
