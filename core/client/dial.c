@@ -194,10 +194,19 @@ void tc_dial_stop(void)
     d.host = NULL;
 }
 
+/* The parent's name and addresses, as they were at the fork: in the child, never used nor
+ * freed, kept reachable here for a leak check (the last fork's). */
+static struct {
+    char *host;
+    struct addrinfo *addrs;
+} parents;
+
 void tc_dial_forget_after_fork(void)
 {
     close_socket();
     /* The parent's worker may have been resolving: its list is left alone, not freed. */
+    parents.host = d.host;
+    parents.addrs = d.addrs;
     d.addrs = NULL;
     d.at = NULL;
     d.host = NULL;

@@ -65,6 +65,20 @@ static void after_fork_child(void)
     }
 }
 
+/* Before a fork, the resolver and the callstack walks under way on other threads finish
+ * (each wait bounded): the child finds neither in the middle of its work. */
+static void before_fork(void)
+{
+    tcn_resolver_before_fork();
+    tcn_callstack_before_fork();
+}
+
+static void after_fork_parent(void)
+{
+    tcn_callstack_after_fork_parent();
+    tcn_resolver_after_fork_parent();
+}
+
 /* What a process does once, whichever profiler it starts (its own, or a forked child's). */
 static void start_once(void)
 {
@@ -73,7 +87,7 @@ static void start_once(void)
     /* (After the descriptor guard's: ours runs first, while the guard's lock is free for the
      * callstack walks ours waits for.) */
     tcu_fd_guard_register_fork();
-    pthread_atfork(tcn_callstack_before_fork, tcn_callstack_after_fork_parent, after_fork_child);
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     atexit(at_exit);
 }
 

@@ -104,6 +104,7 @@ static struct {
     pid_t pid;
     int filter_pid; /* events may be inherited by child processes: drop their records */
     /* sampler thread */
+    struct pollfd *polls; /* here, not on its stack: reachable in a forked child */
     struct tcn_sample_unwinder *unwinder;
     struct tcn_sample_callchain *callchain;
     struct pending **queue;
@@ -819,7 +820,7 @@ static void *sampler_main(void *arg)
      * to see: its records wait in the rings meanwhile. */
     s.ns_per_tick = tc_clock_calibrate(20 * 1000000);
     refresh_clock_pair();
-    struct pollfd *polls = calloc((size_t)s.nrings + 1, sizeof *polls);
+    struct pollfd *polls = s.polls = calloc((size_t)s.nrings + 1, sizeof *polls);
     int npolls = 0;
     if (polls && s.wake_fd >= 0)
         polls[npolls++] = (struct pollfd){s.wake_fd, POLLIN, 0};
@@ -852,6 +853,7 @@ static void *sampler_main(void *arg)
         if (stopping)
             break;
     }
+    s.polls = NULL;
     free(polls);
     return NULL;
 }
@@ -993,6 +995,19 @@ void tc_sampling_shutdown(void)
     pthread_mutex_unlock(&s.lock);
 }
 
+/* The parent's sampler's memory, as it was at the fork: in the child, never used nor freed,
+ * kept reachable here for a leak check (the last fork's: a followed child that forks again
+ * puts its own here). */
+static struct {
+    struct pollfd *polls;
+    struct tcn_sample_unwinder *unwinder;
+    struct tcn_sample_callchain *callchain;
+    struct pending **queue;
+    struct ring *rings;
+    int *fds;
+    struct tc_stream stream;
+} parents;
+
 void tc_sampling_forget_after_fork(void)
 {
     pthread_mutex_init(&s.lock, NULL);
@@ -1000,18 +1015,32 @@ void tc_sampling_forget_after_fork(void)
      * unwinder and callchain reader: the fork may have caught the parent's sampler thread
      * changing them (libdw's caches, as a new module loads), so a child that profiles
      * (TRACYC_FOLLOW_FORK) makes its own, and never uses nor frees these copies. */
+    parents.polls = s.polls;
+    s.polls = NULL;
+    parents.unwinder = s.unwinder;
+    parents.callchain = s.callchain;
     s.unwinder = NULL;
     s.callchain = NULL;
     /* The records the parent had not sent yet, in its stream and its queue, are the
      * parent's: the child's capture starts without them (their chunks were charged to a
      * budget the child starts again: client/state.c). */
+    memcpy(&parents.stream, &s.stream, sizeof s.stream);
     s.stream_ready = 0;
+    parents.queue = s.queue;
     s.queue = NULL;
     s.queued = s.queue_cap = 0;
     atomic_store(&s.lost, 0);
+    /* The events' copies are closed, their rings unmapped. */
     for (size_t i = 0; i < s.nfds; i++)
         close(s.fds[i]);
-    s.nfds = 0;
+    for (int i = 0; i < s.nrings; i++)
+        unmap_ring(&s.rings[i]);
+    parents.rings = s.rings;
+    parents.fds = s.fds;
+    s.rings = NULL;
+    s.fds = NULL;
+    s.nrings = 0;
+    s.nfds = s.fds_cap = 0;
     if (s.wake_fd >= 0)
         close(s.wake_fd);
     s.wake_fd = -1;

@@ -41,14 +41,25 @@ uint32_t tc_zone_key_next(void)
     return (atomic_fetch_add(&next_key, 1) & 0xfff) << 20;
 }
 
+/* The parent's threads and serial stream, as they were at the fork: in the child, never
+ * used nor freed, kept reachable here for a leak check (the last fork's: a followed child
+ * that forks again puts its own here). */
+static struct {
+    struct tc_thread *threads;
+    struct tc_stream serial;
+} parents;
+
 void tc_state_reset_after_fork(void)
 {
     /* The parent's threads and their buffers stay where they are in this copy of its
-     * memory, unread: this process records from scratch. A lock another thread of the
-     * parent held at the fork would never be released here, so every lock starts anew. */
+     * memory, unread: this process records from scratch (its start makes a serial stream
+     * of its own). A lock another thread of the parent held at the fork would never be
+     * released here, so every lock starts anew. */
     pthread_mutex_init(&tc_prof.threads_lock, NULL);
     pthread_mutex_init(&tc_prof.serial_lock, NULL);
     pthread_mutex_init(&names_lock, NULL);
+    parents.threads = tc_prof.threads;
+    memcpy(&parents.serial, &tc_prof.serial, sizeof tc_prof.serial);
     tc_prof.threads = NULL;
     atomic_store(&tc_prof.dropped, 0);
     atomic_store(&tc_prof.plot_skipped, 0);

@@ -897,9 +897,12 @@ void tc_worker_stop(void)
 /* The parent's connections, as they were at the fork: in the child, their sockets are
  * closed and their memory is left alone (a thread of the parent may have held the
  * allocator's lock, never released in the child), kept reachable here for a leak check
- * (the last fork's: a followed child that forks again puts its own here). */
+ * (the last fork's: a followed child that forks again puts its own here). So are its
+ * in-process capture and the request for one. */
 static struct tc_conn parents_conns[TC_MAX_CONNS];
 static struct pending_server parents_pending[MAX_PENDING];
+static struct tc_inproc *parents_inproc;
+static char *parents_request;
 
 void tc_worker_forget_after_fork(void)
 {
@@ -921,7 +924,8 @@ void tc_worker_forget_after_fork(void)
     /* A profiler of the child's own (TRACYC_FOLLOW_FORK) starts from here. */
     pthread_mutex_init(&w.request_lock, NULL);
     pthread_mutex_init(&w.start_gate, NULL);
-    w.requested_output = NULL; /* the parent's request, left in its memory */
+    parents_request = w.requested_output;
+    w.requested_output = NULL;
     atomic_store(&w.stop, 0);
     for (int i = 0; i < TC_MAX_CONNS; i++)
         if (w.conns[i].transport && w.conns[i].transport->fd >= 0)
@@ -932,6 +936,7 @@ void tc_worker_forget_after_fork(void)
     memcpy(parents_pending, w.pending, sizeof w.pending);
     memset(w.conns, 0, sizeof w.conns);
     w.npending = 0;
+    parents_inproc = w.inproc;
     w.inproc = NULL;
     tc_frames_forget_after_fork();
 }

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 static struct {
     pthread_mutex_t lock;
@@ -20,12 +21,19 @@ static struct {
     struct tcn_resolved *current;           /* being resolved (by the thread or a helper) */
     struct tcn_resolved *done;              /* answered, in order */
     struct tcn_resolved **done_tail;
+    struct tcn_resolved *handed; /* taken by the worker, not released yet */
     size_t waiting;              /* in todo */
     struct tcn_symbols *symbols; /* of whoever resolves (the thread or a helper) */
     void (*answered)(void);
 } r = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static const struct tcn_symbol_location unknown_location = {"[unknown]", 1, {{"[unknown]", "[unknown]", 0, 0, 0}}};
+
+/* The fork's wait for the query being resolved (tcn_resolver_before_fork): one takes
+ * milliseconds, the first in a large module's DWARF up to a second or so. The bound only
+ * keeps a fork from waiting forever for a lock held by a thread it would wait for. */
+#define FORK_WAIT_NS 2000000000LL
+static _Thread_local int holds_for_fork; /* this thread holds r.lock across its fork */
 
 /* What a server can make the client hold: answers kept for addresses (a program has far
  * fewer distinct frames), and queries waiting. Past the first, new addresses are answered
@@ -140,13 +148,17 @@ void tcn_resolver_set_notify(void (*answered)(void))
 
 int tcn_resolver_submit(uint64_t conn, enum tcn_resolve_kind kind, uint64_t ptr)
 {
+    pthread_mutex_lock(&r.lock);
+    /* Made under the lock, which a fork holds: a child never finds the query on this
+     * thread's stack only. */
     struct tcn_resolved *job = calloc(1, sizeof *job);
-    if (!job)
+    if (!job) {
+        pthread_mutex_unlock(&r.lock);
         return -1;
+    }
     job->conn = conn;
     job->kind = kind;
     job->ptr = ptr;
-    pthread_mutex_lock(&r.lock);
     if (!r.started) {
         r.todo = r.done = r.current = NULL;
         r.todo_tail = &r.todo;
@@ -203,17 +215,27 @@ struct tcn_resolved *tcn_resolver_take(uint64_t conn)
     pthread_mutex_lock(&r.lock);
     if (r.started)
         r.done_tail = take_from(&r.done, conn, &mine_tail, NULL);
+    r.handed = mine;
     pthread_mutex_unlock(&r.lock);
     return mine;
 }
 
+static void free_list(struct tcn_resolved *jobs)
+{
+    while (jobs) {
+        struct tcn_resolved *next = jobs->next;
+        free(jobs);
+        jobs = next;
+    }
+}
+
 void tcn_resolver_release(struct tcn_resolved *answers)
 {
-    while (answers) {
-        struct tcn_resolved *next = answers->next;
-        free(answers);
-        answers = next;
-    }
+    pthread_mutex_lock(&r.lock);
+    free_list(answers);
+    if (r.handed == answers)
+        r.handed = NULL;
+    pthread_mutex_unlock(&r.lock);
 }
 
 void tcn_resolver_forget(uint64_t conn)
@@ -240,13 +262,46 @@ void tcn_resolver_stop(void)
     if (r.has_thread)
         tcu_thread_join(r.thread);
     r.has_thread = r.threadless = 0;
-    tcn_resolver_release(r.todo);
-    tcn_resolver_release(r.done);
+    free_list(r.todo);
+    free_list(r.done);
     r.todo = r.done = NULL;
     tcn_symbols_free(r.symbols);
     r.symbols = NULL;
     r.started = 0;
 }
+
+void tcn_resolver_before_fork(void)
+{
+    int64_t deadline = tcu_monotonic_ns() + FORK_WAIT_NS;
+    for (;;) {
+        if (pthread_mutex_trylock(&r.lock) == 0) {
+            if (!r.current) {
+                holds_for_fork = 1;
+                return;
+            }
+            pthread_mutex_unlock(&r.lock);
+        }
+        if (tcu_monotonic_ns() >= deadline)
+            return;
+        nanosleep(&(struct timespec){0, 50 * 1000}, NULL);
+    }
+}
+
+void tcn_resolver_after_fork_parent(void)
+{
+    if (holds_for_fork) {
+        holds_for_fork = 0;
+        pthread_mutex_unlock(&r.lock);
+    }
+}
+
+/* The parent's lists and caches, as they were at the fork: in the child, never used nor
+ * freed, kept reachable here for a leak check (the last fork's: a followed child that forks
+ * again puts its own here). */
+static struct {
+    struct tcn_resolved *todo, *current, *done, *handed;
+    struct tcn_symbols *symbols;
+} parents;
 
 void tcn_resolver_forget_after_fork(void)
 {
@@ -255,8 +310,14 @@ void tcn_resolver_forget_after_fork(void)
      * own). */
     pthread_mutex_init(&r.lock, NULL);
     pthread_cond_init(&r.wake, NULL);
+    holds_for_fork = 0;
     r.started = r.has_thread = r.threadless = 0;
-    r.todo = r.done = r.current = NULL;
+    parents.todo = r.todo;
+    parents.current = r.current;
+    parents.done = r.done;
+    parents.handed = r.handed;
+    parents.symbols = r.symbols;
+    r.todo = r.done = r.current = r.handed = NULL;
     r.symbols = NULL;
     tcn_libdw_forget_after_fork();
 }

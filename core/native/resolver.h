@@ -34,8 +34,9 @@ void tcn_resolver_set_notify(void (*answered)(void));
  * tcn_resolver_go_threadless said not to). -1 when out of memory: the caller answers
  * "unknown" itself. */
 int tcn_resolver_submit(uint64_t conn, enum tcn_resolve_kind kind, uint64_t ptr);
-/* Takes the answers ready for connection conn, oldest first (NULL: none); free each with
- * tcn_resolver_release once encoded. */
+/* Takes the answers ready for connection conn, oldest first (NULL: none); release them with
+ * tcn_resolver_release once encoded, before taking more (the resolver keeps the list taken
+ * meanwhile, for a forked child's leak check). */
 struct tcn_resolved *tcn_resolver_take(uint64_t conn);
 void tcn_resolver_release(struct tcn_resolved *answers);
 /* Resolves the waiting queries, oldest first, on the calling thread, for up to about
@@ -55,6 +56,13 @@ void tcn_resolver_go_threadless(void);
 void tcn_resolver_forget(uint64_t conn);
 /* Stops the thread and frees the caches (at shutdown). */
 void tcn_resolver_stop(void);
+/* Around fork: before it, the query being resolved is waited for (up to about 2 s), and the
+ * lock is held across the fork, so that no query starts and none is handed over meanwhile.
+ * A child then finds all of the parent's resolving in the lists and caches, none of it on
+ * the stack of a thread it does not have (a leak check's lost memory). After it, in the
+ * parent, the lock is released. */
+void tcn_resolver_before_fork(void);
+void tcn_resolver_after_fork_parent(void);
 /* In a forked child: the thread is gone; start afresh if ever needed. */
 void tcn_resolver_forget_after_fork(void);
 

@@ -170,6 +170,9 @@ static struct held standard_held[3];
 static int standard_count;
 static struct held *floor_held; /* tcu_fd_run_above_floor's, while its init runs */
 static int floor_count;
+/* In a forked child: the floor_held of the parent's thread that was running an init, kept
+ * reachable for a leak check (that thread, its only owner, is not in the child). */
+static struct held *parents_floor_held;
 
 static int standard_free(void)
 {
@@ -213,7 +216,8 @@ static void guard_after_fork_child(void)
     release(standard_held, standard_count);
     standard_count = 0;
     release(floor_held, floor_count);
-    floor_count = 0; /* (floor_held is its caller's, in the parent) */
+    floor_count = 0;
+    parents_floor_held = floor_held;
     floor_held = NULL;
     forking_holds_guard = 0;
     pthread_mutex_unlock(&guard_lock);

@@ -9,6 +9,8 @@
  *     calls it), outside the lock: the connection keeps a query unanswered;
  *   - pthread_cond_signal holds the worker in the second query's hand-over, which signals
  *     the resolver's thread with the lock held.
+ * The fork's own wait for the resolver's lock (tcn_resolver_before_fork) ends at its bound,
+ * about 2 s: the fork is then made with the lock held by the worker, as before.
  * Bounded waits only: a child still alive after WAIT_S is reported and killed. Skipped
  * under ThreadSanitizer, whose runtime calls dl_iterate_phdr before main. */
 #include "held_dl_iterate_phdr.h"
