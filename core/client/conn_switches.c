@@ -16,10 +16,11 @@
 
 /* Upstream's values on Linux: wait reason 100; state 103 for a thread preempted while
  * runnable, 104 for one that went to sleep (perf does not say whether it could be
- * interrupted, so 104, interruptible, stands for both). */
+ * interrupted, so 104, interruptible, stands for both), 108 for one that exited (dead). */
 #define WAIT_REASON 100
 #define STATE_PREEMPTED 103
 #define STATE_SLEEPING 104
+#define STATE_DEAD 108
 
 static void send_switch(struct tc_conn *c, int64_t time, uint32_t old_tid, uint32_t new_tid, uint8_t cpu, uint8_t state)
 {
@@ -42,7 +43,10 @@ void tc_conn_context_switch(struct tc_conn *c, const struct tc_rec_context_switc
     c->switch_time = time;
     const uint64_t *on = tcu_map_get(&c->running, tid);
     int running_cpu = on ? (int)*on - 1 : -1;
-    uint8_t state = r->preempted ? STATE_PREEMPTED : STATE_SLEEPING;
+    static const uint8_t state_of[] = {[TC_STOPPED_SLEEPING] = STATE_SLEEPING,
+                                       [TC_STOPPED_PREEMPTED] = STATE_PREEMPTED,
+                                       [TC_STOPPED_EXITED] = STATE_DEAD};
+    uint8_t state = r->stopped < sizeof state_of ? state_of[r->stopped] : STATE_SLEEPING;
     if (!r->in) {
         /* Where the server has it running, which is here unless records were lost. */
         if (running_cpu >= 0)

@@ -235,8 +235,11 @@ struct tc_rec_context_switch { /* `thread` started (in = 1) or stopped running o
     TC_REC_HEAD(cpu, thread);
     int64_t time;
     uint8_t in;
-    uint8_t preempted; /* stopped while still runnable */
+    uint8_t stopped; /* a switch-out's TC_STOPPED_* */
 };
+
+/* How a thread stopped running. */
+enum { TC_STOPPED_SLEEPING, TC_STOPPED_PREEMPTED /* while still runnable */, TC_STOPPED_EXITED };
 
 /* Every record type and its layout. */
 #define TC_RECORDS(X)                                                                                                  \

@@ -72,7 +72,7 @@ struct pending {
     int64_t time; /* perf clock (CLOCK_MONOTONIC_RAW ns) */
     uint32_t tid;
     uint8_t kind; /* TC_REC_SAMPLE or TC_REC_CONTEXT_SWITCH */
-    uint8_t cpu, in, preempted;
+    uint8_t cpu, in, stopped;
     int frames;
     uint64_t frame[];
 };
@@ -556,7 +556,7 @@ static int queue_push(struct pending *p)
     return 0;
 }
 
-static void add_pending(int64_t time, uint32_t tid, uint8_t kind, uint8_t cpu, uint8_t in, uint8_t preempted,
+static void add_pending(int64_t time, uint32_t tid, uint8_t kind, uint8_t cpu, uint8_t in, uint8_t stopped,
                         const uint64_t *frames, int n)
 {
     struct pending *p = malloc(sizeof *p + (size_t)n * sizeof *frames);
@@ -564,7 +564,7 @@ static void add_pending(int64_t time, uint32_t tid, uint8_t kind, uint8_t cpu, u
         atomic_fetch_add_explicit(&s.lost, 1, memory_order_relaxed);
         return;
     }
-    *p = (struct pending){time, tid, kind, cpu, in, preempted, n};
+    *p = (struct pending){time, tid, kind, cpu, in, stopped, n};
     if (n)
         memcpy(p->frame, frames, (size_t)n * sizeof *frames);
     if (queue_push(p) != 0) {
@@ -688,13 +688,14 @@ static int on_record(const struct perf_event_header *h, const uint8_t *body, con
             return 0;
         int out = (h->misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
         int preempted = out && (h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
-        add_pending(time, tid, TC_REC_CONTEXT_SWITCH, (uint8_t)cpu, (uint8_t)!out, (uint8_t)preempted, NULL, 0);
+        add_pending(time, tid, TC_REC_CONTEXT_SWITCH, (uint8_t)cpu, (uint8_t)!out,
+                    preempted ? TC_STOPPED_PREEMPTED : TC_STOPPED_SLEEPING, NULL, 0);
         return 1;
     case PERF_RECORD_EXIT: /* pid, ppid, tid, ptid, time, then the sample's id fields */
         if (end - body < 24 || sample_id(body + 24, end, &pid, &tid, &time, &cpu) != 0 ||
             (s.filter_pid && pid != (uint32_t)s.pid))
             return 0;
-        add_pending(time, tid, TC_REC_CONTEXT_SWITCH, (uint8_t)cpu, 0, 0, NULL, 0);
+        add_pending(time, tid, TC_REC_CONTEXT_SWITCH, (uint8_t)cpu, 0, TC_STOPPED_EXITED, NULL, 0);
         return 1;
     case PERF_RECORD_LOST:
         if (end - body >= 16)
@@ -772,7 +773,7 @@ static void emit(int64_t until)
                                                                    .thread = p->tid,
                                                                    .time = to_ticks(p->time),
                                                                    .in = p->in,
-                                                                   .preempted = p->preempted};
+                                                                   .stopped = p->stopped};
             }
             tc_stream_commit(&s.stream);
         } else {

@@ -8,6 +8,7 @@
 #include "tracyc.h"
 #include "wire/protocol.h"
 #include "util/bytes.h"
+#include "util/monotonic.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -16,8 +17,37 @@
 #include <time.h>
 #include <unistd.h>
 
+/* A bound on a hang, not on speed: the sampler reads its rings within a second or so. */
+#define WAIT_NS (60 * 1000000000LL)
+/* Upstream's state for a thread that exited (X, dead). */
+#define STATE_DEAD 108
+
 static struct tr_server srv;
 static _Atomic uint32_t napper_tid;
+
+struct napper_runs {
+    int runs, ends;
+    uint8_t last_state; /* of its last switch-out */
+};
+
+/* The napper's runs and their ends in what the server has read so far. */
+static struct napper_runs count_runs(uint32_t tid)
+{
+    struct napper_runs n = {0, 0, 0};
+    int64_t ref = 0;
+    size_t pos = 0;
+    struct tr_item it;
+    while (tr_next(&srv, &pos, &it)) {
+        if (!tr_ctx_time(&it, &ref) || it.type != TCW_ContextSwitch)
+            continue;
+        n.runs += tcu_rd32(it.p + 13) == tid;
+        if (tcu_rd32(it.p + 9) == tid) {
+            n.ends++;
+            n.last_state = it.p[19];
+        }
+    }
+    return n;
+}
 
 static void *napper_main(void *arg)
 {
@@ -33,16 +63,22 @@ static void *napper_main(void *arg)
 
 int main(void)
 {
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (ncpu < 2 || !tt_sampling_expected()) {
+    /* The CPUs this process may run on (a container's cpuset may allow fewer than are online):
+     * the napper gets the last of them alone, the program's thread the others. */
+    cpu_set_t allowed, others, alone;
+    int last = -1, nallowed = 0;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &allowed)) {
+                last = c;
+                nallowed++;
+            }
+    if (nallowed < 2 || !tt_sampling_expected()) {
         printf("SKIP needs two CPUs and perf events\n");
         return 77;
     }
-    int last = (int)ncpu - 1;
-    cpu_set_t others, alone;
-    CPU_ZERO(&others);
-    for (int c = 0; c < last; c++)
-        CPU_SET(c, &others);
+    others = allowed;
+    CPU_CLR(last, &others);
     CPU_ZERO(&alone);
     CPU_SET(last, &alone);
     /* Before the profiler starts: its threads (not sampled) inherit it, and the program's
@@ -60,24 +96,17 @@ int main(void)
     CHECK(pthread_create(&napper, &attr, napper_main, NULL) == 0);
     pthread_attr_destroy(&attr);
     pthread_join(napper, NULL);
-    struct timespec settle = {0, 100 * 1000 * 1000}; /* the sampler's next passes */
-    nanosleep(&settle, NULL);
-    for (int i = 0; i < 5; i++)
-        tr_pump(&srv, 100);
 
-    int runs = 0, ends = 0;
+    /* Read until its exit has come, in the sampler's next passes: the last of its records (they
+     * all come from its CPU's ring, in order). */
     uint32_t tid = napper_tid;
-    int64_t ref = 0;
-    size_t pos = 0;
-    struct tr_item it;
-    while (tr_next(&srv, &pos, &it)) {
-        if (!tr_ctx_time(&it, &ref) || it.type != TCW_ContextSwitch)
-            continue;
-        runs += tcu_rd32(it.p + 13) == tid;
-        ends += tcu_rd32(it.p + 9) == tid;
-    }
-    tt_check(runs >= 1, "the napper's runs on the wire: %d", runs);
-    tt_check(ends == runs, "the napper exited, yet %d of its %d runs did not end", runs - ends, runs);
+    int64_t deadline = tcu_monotonic_ns() + WAIT_NS;
+    struct napper_runs n = count_runs(tid);
+    while (n.last_state != STATE_DEAD && tcu_monotonic_ns() < deadline && tr_pump(&srv, 200) >= 0)
+        n = count_runs(tid);
+    tt_check(n.runs >= 1, "the napper's runs on the wire: %d", n.runs);
+    tt_check(n.ends == n.runs, "the napper exited, yet %d of its %d runs did not end", n.runs - n.ends, n.runs);
+    tt_check(n.last_state == STATE_DEAD, "its last run ended in state %d (108: exited)", n.last_state);
     tr_free(&srv);
     return tt_finish("test_switch_at_exit");
 }
