@@ -6,14 +6,17 @@
  * bundle). Perfetto's trace processor turns them into a track per CPU and the running,
  * runnable and sleeping state of every thread (importers/ftrace/ftrace_tokenizer.cc,
  * TokenizeFtraceCompactSched). The previous thread of a switch is the one the CPU's previous
- * switch put on it, as ftrace's compact form has it; a switch whose previous thread is another
- * (a switch between them lost, or never sent: upstream Tracy's client does that) goes out in
- * full instead, a sched_switch FtraceEvent in a bundle of its own after the CPU's compact ones
- * before it, as the trace processor reads a kernel trace that lost events (SchedEventTracker::
- * PushSchedSwitch: the previous thread as said). Wakeups are sched_waking events on the
- * CPU they name, targeting it. The scheduling log (sched_log.h) gives them in time order;
- * each CPU's bundle goes out when it holds BUNDLE events of a kind. The process of each thread
- * of another program, as far as the client said (TidToPid), follows in a ProcessTree.
+ * switch put on it, as ftrace's compact form has it. A switch the compact form cannot say so
+ * goes out in full instead, a sched_switch FtraceEvent in a bundle of its own after the CPU's
+ * compact ones before it, with its previous thread as said (FtraceSchedEventTracker::
+ * PushSchedSwitch): a CPU's first switch, which the trace processor drops in the compact form
+ * (PushSchedSwitchCompact: compact_sched_switch_skipped, no slice, no thread state), and a
+ * switch whose previous thread is another (a switch between them lost, or never sent:
+ * upstream Tracy's client does that), read as in a kernel trace that lost events. Wakeups are
+ * sched_waking events on the CPU they name, targeting it. The scheduling log (sched_log.h)
+ * gives them in time order; each CPU's bundle goes out when it holds BUNDLE events of a kind.
+ * The process of each thread of another program, as far as the client said (TidToPid),
+ * follows in a ProcessTree.
  *
  * States: the client's codes (docs/protocol.md §25.5) as the kernel's prev_state bits, in the
  * layout the trace processor assumes for a trace that names no kernel version (Linux 4.4):
@@ -268,7 +271,7 @@ int tct_pf_sched(struct tct_pftrace *p)
             b->waking_time[b->wakings] = e->time;
             b->woken[b->wakings++] = (struct thread_ref){e->source, e->new_thread};
         } else {
-            if (b->started && e->old_thread != b->on_cpu) {
+            if (!b->started || e->old_thread != b->on_cpu) {
                 flush_bundle(p, b, e->cpu); /* the CPU's events stay in time order in the file */
                 full_switch(p, e);
             } else {

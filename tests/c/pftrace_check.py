@@ -521,16 +521,16 @@ def check_outputs(pb2, out, name=""):
             check(sched.waking_target_cpu[i] == b.cpu, "a wakeup targets another CPU than its bundle's")
             wakings.append((b.cpu, time, sched.waking_pid[i], ftrace_comm(sched.comms[sched.waking_comm[i]])))
     # as the trace processor sorts them (by time; stable), a compact switch's previous thread
-    # being the one the CPU's previous switch put there
+    # being the one the CPU's previous switch put there; a CPU's first switch in the compact
+    # form it drops (FtraceSchedEventTracker::PushSchedSwitchCompact: no previous thread)
     switches, last = [], {}
     for cpu, time, prev, state, nxt, comm in sorted(timeline, key=lambda s: s[1]):
+        check(prev is not IMPLIED or cpu in last,
+              f"CPU {cpu}'s first switch, at {time}, is compact: the trace processor drops it")
         switches.append((cpu, time, last.get(cpu) if prev is IMPLIED else prev, state, nxt, comm))
         last[cpu] = nxt
-    expected, seen = [], set()
-    for cpu, time, prev, state, nxt, comm, _ in json_switches:  # in time order
-        # a CPU's first switch, in the compact form, has no previous thread
-        expected.append((cpu, time, prev if cpu in seen else None, STATE_BITS[state], nxt, comm))
-        seen.add(cpu)
+    expected = [(cpu, time, prev, STATE_BITS[state], nxt, comm)
+                for cpu, time, prev, state, nxt, comm, _ in json_switches]
     check(sorted(switches, key=lambda s: (s[1], s[0])) == sorted(expected, key=lambda s: (s[1], s[0])),
           "context switches differ from the JSON's")
     check(sorted(wakings) == sorted(json_wakings), "wakeups differ from the JSON's")
