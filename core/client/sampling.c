@@ -925,17 +925,21 @@ static void start_locked(void)
     s.running = 1;
 }
 
-void tc_sampling_update(int connected)
+void tc_sampling_update(void)
 {
     pthread_mutex_lock(&s.lock);
-    int want = connected && !atomic_load(&s.paused) && !s.finished;
+    int want = !atomic_load(&s.paused) && !s.finished;
     if (want && !s.running && !atomic_load(&s.refused))
         start_locked();
     else if (!want && s.running)
         stop_locked();
-    if (!connected) /* the next server gets a fresh attempt */
-        atomic_store(&s.refused, 0);
     pthread_mutex_unlock(&s.lock);
+}
+
+void tc_sampling_retry(void)
+{
+    atomic_store(&s.refused, 0);
+    tc_sampling_update();
 }
 
 int64_t tc_sampling_period_ns(void)

@@ -1,5 +1,7 @@
 /* sampling.h - CPU samples and context switches of every thread of the process, from the
- * kernel's perf events, while a server or the in-process capture is connected.
+ * kernel's perf events, from the profiler's start to its shutdown. Like the program's other
+ * events, those from before a server connects (or between two servers) are kept for the
+ * next one, within the buffer limit.
  *
  * One software cpu-clock event per existing thread and CPU, inherited by every thread
  * created later (and by no child process), all of one CPU writing into one ring buffer;
@@ -7,8 +9,8 @@
  * unwinds each sample's copied user stack (native/sample_unwind.c; without libdw, takes the
  * kernel's frame-pointer callchain instead: native/sample_callchain.c), merges the CPUs' records in
  * time order and writes them as records into its own stream, which the worker drains like
- * the serial stream. The worker starts and stops it (tc_sampling_update); with the in-process
- * capture configured, the thread that starts the profiler starts it (tc_worker_start).
+ * the serial stream. The thread that starts the profiler starts it (tc_worker_start); the
+ * worker applies pauses (tc_sampling_update).
  */
 #ifndef TRACYC_CLIENT_SAMPLING_H
 #define TRACYC_CLIENT_SAMPLING_H
@@ -32,10 +34,12 @@
  * samples, and the sampler lost 14 % of them. */
 #define TC_SAMPLE_COST_NS 20000
 
-/* Worker (and tc_worker_start): makes sampling run exactly while `connected` and the
- * program has not turned it off (___tracy_end_sampling_profiling). Opens or closes the
- * kernel's events. */
-void tc_sampling_update(int connected);
+/* Worker (and tc_worker_start): makes sampling run unless the program has turned it off
+ * (___tracy_end_sampling_profiling), the kernel refused it, or the profiler has shut down.
+ * Opens or closes the kernel's events. */
+void tc_sampling_update(void);
+/* A new server: a start the kernel refused is tried again (tc_sampling_update). */
+void tc_sampling_retry(void);
 /* Nanoseconds between samples while sampling runs (the welcome's samplingPeriod), else 0. */
 int64_t tc_sampling_period_ns(void);
 /* Why the kernel's data is missing ("sampling unavailable: ..."), or NULL. */

@@ -254,7 +254,7 @@ static void open_connection(int slot, struct tc_transport *t, const uint8_t hell
 {
     forget_connection_state(slot);
     /* Before the handshake: the welcome carries the sampling period. */
-    tc_sampling_update(1);
+    tc_sampling_retry();
     if (tc_conn_open(&w.conns[slot], t, slot, hello) != 0)
         return;
     /* A server that hung up right after its hello must not swallow the buffered events:
@@ -613,7 +613,7 @@ static void *worker_main(void *arg)
         start_requested_capture();
         look_for_server();
         int children_fd = take_children();
-        tc_sampling_update(any_live());
+        tc_sampling_update();
         size_t n = any_live() ? drain_all() : 0;
         service_connections(0);
         note_pass(n);
@@ -659,12 +659,12 @@ int tc_worker_start(void)
         return -1;
     }
     w.started = 1;
-    /* The in-process capture is as good as connected: its sampling starts here, in the
-     * caller, not when the worker gets a CPU (a program's busy threads may keep it waiting
-     * past a short run's end). After the worker exists, which must not inherit the events;
-     * before the worker's first pass, which would start it too (the gate). */
-    if (tc_prof.config.output)
-        tc_sampling_update(1);
+    /* Sampling starts here, in the caller, whether or not a server is there yet: its
+     * records wait for one as the program's events do. Not when the worker gets a CPU (a
+     * program's busy threads may keep it waiting past a short run's end). After the worker
+     * exists, which must not inherit the events; before the worker's first pass, which
+     * would start it too (the gate). */
+    tc_sampling_update();
     pthread_mutex_unlock(&w.start_gate);
     return 0;
 }

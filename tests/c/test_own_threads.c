@@ -1,7 +1,7 @@
 /* tracyc_own_threads lists exactly the profiler's threads, from the moment each exists:
  * whatever a program counts beside its own threads (CPython 3.12+ warns at fork() when a
- * process has several) is the profiler's, at every moment while it starts its worker and,
- * with the in-process capture connected, its sampler. None in a forked child, none after
+ * process has several) is the profiler's, at every moment while it starts its worker and
+ * its sampler. None in a forked child, none after
  * shutdown, and asking starts nothing. */
 #include "client/sampling.h"
 #include "test_child.h"
@@ -113,8 +113,8 @@ int main(int argc, char **argv)
     CHECK_EQ_INT(tracyc_own_threads(NULL, 0), 0);
     CHECK(!___tracy_profiler_started()); /* asking starts nothing */
 
-    /* The profiler starts at the first zone; its worker, then (the capture connected) its
-     * sampler start while this thread keeps checking. */
+    /* The profiler starts at the first zone; its worker, then its sampler start while this
+     * thread keeps checking. */
     TracyCZoneCtx z = ___tracy_emit_zone_begin(&loc, 1);
     ___tracy_emit_zone_end(z);
     size_t want = tt_sampling_expected() ? 2 : 1, n = 0;
