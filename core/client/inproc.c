@@ -68,7 +68,7 @@ static void on_event(void *user, const struct tcd_event *ev)
     if (ev->kind == TCD_CLOCK_SYNC)
         on_clock_sync(ip, ev);
     else
-        tct_trace_on_event(ip->trace, 0, ev); /* a jump: the trace returns to the decoder */
+        tct_trace_on_event(ip->trace, 0, ev); /* can be a jump: the trace returns to the decoder */
 }
 
 static void push_bytes(struct tc_inproc *ip, const uint8_t *data, size_t len)

@@ -86,7 +86,8 @@ struct tcd_recent_srcloc {
 };
 static inline size_t tcd_recent_srcloc_slot(uint64_t id)
 {
-    return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 58); /* 6 bits: TCD_RECENT_SRCLOCS */
+    _Static_assert(TCD_RECENT_SRCLOCS == 1 << 6, "the slot is the hash's top 6 bits");
+    return (size_t)((id * 0x9e3779b97f4a7c15ull) >> 58);
 }
 
 struct tcd_named { /* a plot or a frame set */

@@ -184,7 +184,8 @@ static void running_total(uint64_t *total, uint64_t value)
 }
 
 /* Every event but the zones of tct_trace_on_event's short way. Out of line: the short way
- * then makes no frame of its own, its one call a jump. */
+ * then makes no frame of its own, its one call a jump where the compiler optimizes sibling
+ * calls. */
 __attribute__((noinline)) static void on_any_event(struct tct_trace *tr, uint32_t source, struct tct_source_state *src,
                                                    const struct tcd_event *in)
 {

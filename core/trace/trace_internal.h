@@ -164,14 +164,14 @@ void tct_trace_deliver(struct tct_trace *tr, const struct tct_record *rec);
 /* trace_zones.c */
 /* The thread of src with this id, created on first sight; NULL when out of memory. Events
  * of a thread running a fiber already carry the fiber's id (the decoder sees to it). */
-struct tct_thread_state *tct_trace_thread_lookup(struct tct_trace *tr, struct tct_source_state *src, uint32_t id);
+struct tct_thread_state *tct_trace_thread_find_or_add(struct tct_trace *tr, struct tct_source_state *src, uint32_t id);
 static inline struct tct_thread_state *tct_trace_thread_of(struct tct_trace *tr, struct tct_source_state *src,
                                                            uint32_t id)
 {
     /* Events come in runs per thread: the same thread again costs no call, no hash lookup. */
     if (src->last_thread && src->last_thread->pub.id == id)
         return src->last_thread;
-    return tct_trace_thread_lookup(tr, src, id);
+    return tct_trace_thread_find_or_add(tr, src, id);
 }
 /* Gives the thread its server number, as Tracy's server does on first use. */
 void tct_trace_number_thread(struct tct_trace *tr, struct tct_thread_state *t);

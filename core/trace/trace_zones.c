@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct tct_thread_state *tct_trace_thread_lookup(struct tct_trace *tr, struct tct_source_state *src, uint32_t id)
+struct tct_thread_state *tct_trace_thread_find_or_add(struct tct_trace *tr, struct tct_source_state *src, uint32_t id)
 {
     const uint64_t *slot = tcu_map_get(&src->threads, id);
     if (slot)

@@ -30,7 +30,7 @@ int main(void)
     tt_check(atoi(getenv("TRACY_PORT")) == port, "TRACY_PORT is the port (%u)", port);
     int err = plain_bind_error(port);
     tt_check(err == EADDRINUSE, "another socket cannot take the port before the client listens (errno %d)", err);
-    tt_check(tt_use_free_port() != port, "nor can the next pick");
+    tt_check(tt_use_free_port() != port, "the next pick is another port (a sanity check: the kernel's picks vary)");
 
     char text[16];
     snprintf(text, sizeof text, "%u", port);
