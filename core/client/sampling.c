@@ -1035,11 +1035,11 @@ void tc_sampling_forget_after_fork(void)
     s.queue = NULL;
     s.queued = s.queue_cap = 0;
     atomic_store(&s.lost, 0);
-    /* The events' copies are closed, their rings unmapped. */
+    /* The events' copies are closed. Their rings are not unmapped: the kernel does not copy
+     * perf's mappings into a child (VM_DONTCOPY), and the range may hold what a handler that
+     * ran before ours mapped since. */
     for (size_t i = 0; i < s.nfds; i++)
         close(s.fds[i]);
-    for (int i = 0; i < s.nrings; i++)
-        unmap_ring(&s.rings[i]);
     parents.rings = s.rings;
     parents.fds = s.fds;
     s.rings = NULL;

@@ -14,6 +14,8 @@
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t wake;
+    pthread_cond_t idle; /* broadcast when a query's resolving ends; on CLOCK_MONOTONIC */
+    int idle_ready;      /* idle is initialised */
     pthread_t thread;
     int started, stopping; /* started: the lists are set up */
     int has_thread, threadless;
@@ -23,16 +25,18 @@ static struct {
     struct tcn_resolved **done_tail;
     struct tcn_resolved *handed; /* taken by the worker, not released yet */
     size_t waiting;              /* in todo */
+    int forks_waiting;           /* forks between their prepare and parent handlers: no query starts */
     struct tcn_symbols *symbols; /* of whoever resolves (the thread or a helper) */
     void (*answered)(void);
 } r = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static const struct tcn_symbol_location unknown_location = {"[unknown]", 1, {{"[unknown]", "[unknown]", 0, 0, 0}}};
 
-/* The fork's wait for the query being resolved (tcn_resolver_before_fork): one takes
- * milliseconds, the first in a large module's DWARF up to a second or so. The bound only
- * keeps a fork from waiting forever for a lock held by a thread it would wait for. */
+/* The fork's wait for the lock and the query being resolved (tcn_resolver_before_fork): a
+ * query takes milliseconds, the first in a large module's DWARF up to a second or so. The
+ * bound only keeps a fork from waiting forever for a lock its holder keeps (lock_by). */
 #define FORK_WAIT_NS 2000000000LL
+#define FORK_LOCK_POLL_NS 50000L
 static _Thread_local int holds_for_fork; /* this thread holds r.lock across its fork */
 
 /* What a server can make the client hold: answers kept for addresses (a program has far
@@ -63,6 +67,18 @@ static void resolve(struct tcn_resolved *job)
     }
 }
 
+/* Initialises r.idle on CLOCK_MONOTONIC, the clock of the fork's deadline (a static
+ * initialiser's is CLOCK_REALTIME, which jumps). */
+static void init_idle(void)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&r.idle, &attr);
+    pthread_condattr_destroy(&attr);
+    r.idle_ready = 1;
+}
+
 /* Resolves the oldest waiting query, outside the lock (it is current meanwhile, so nobody
  * else resolves), and files its answer. Called, and returns, under r.lock. */
 static void resolve_next(void)
@@ -78,6 +94,7 @@ static void resolve_next(void)
     pthread_mutex_lock(&r.lock);
     r.current = NULL;
     append(&r.done_tail, job);
+    pthread_cond_broadcast(&r.idle); /* a fork may be waiting for this one */
 }
 
 static void *resolver_main(void *arg)
@@ -85,7 +102,7 @@ static void *resolver_main(void *arg)
     (void)arg;
     pthread_mutex_lock(&r.lock);
     for (;;) {
-        while ((!r.todo || r.current) && !r.stopping)
+        while ((!r.todo || r.current || r.forks_waiting) && !r.stopping)
             pthread_cond_wait(&r.wake, &r.lock);
         if (r.stopping)
             break;
@@ -122,7 +139,7 @@ int tcn_resolver_help(void)
     int64_t until = tcu_monotonic_ns() + HELP_NS;
     int resolved = 0;
     pthread_mutex_lock(&r.lock);
-    while (r.threadless && r.started && !r.current && !r.stopping && r.todo &&
+    while (r.threadless && r.started && !r.current && !r.forks_waiting && !r.stopping && r.todo &&
            (resolved == 0 || tcu_monotonic_ns() < until)) {
         resolve_next();
         pthread_cond_signal(&r.wake); /* the thread waits while a helper resolves */
@@ -159,6 +176,8 @@ int tcn_resolver_submit(uint64_t conn, enum tcn_resolve_kind kind, uint64_t ptr)
     job->conn = conn;
     job->kind = kind;
     job->ptr = ptr;
+    if (!r.idle_ready)
+        init_idle();
     if (!r.started) {
         r.todo = r.done = r.current = NULL;
         r.todo_tail = &r.todo;
@@ -232,9 +251,9 @@ static void free_list(struct tcn_resolved *jobs)
 void tcn_resolver_release(struct tcn_resolved *answers)
 {
     pthread_mutex_lock(&r.lock);
-    free_list(answers);
-    if (r.handed == answers)
+    if (r.handed == answers) /* before the free: a freed pointer's value is indeterminate */
         r.handed = NULL;
+    free_list(answers);
     pthread_mutex_unlock(&r.lock);
 }
 
@@ -270,27 +289,38 @@ void tcn_resolver_stop(void)
     r.started = 0;
 }
 
+/* Takes r.lock by the deadline (1), or not (0): its holder may never let it go before the
+ * fork, being this very thread (a fork from a signal handler that interrupted it) or one
+ * that waits for this thread (tests/c/test_fork_resolver.c makes one). */
+static int lock_by(int64_t deadline)
+{
+    while (pthread_mutex_trylock(&r.lock) != 0) {
+        if (tcu_monotonic_ns() >= deadline)
+            return 0;
+        nanosleep(&(struct timespec){0, FORK_LOCK_POLL_NS}, NULL);
+    }
+    return 1;
+}
+
 void tcn_resolver_before_fork(void)
 {
     int64_t deadline = tcu_monotonic_ns() + FORK_WAIT_NS;
-    for (;;) {
-        if (pthread_mutex_trylock(&r.lock) == 0) {
-            if (!r.current) {
-                holds_for_fork = 1;
-                return;
-            }
-            pthread_mutex_unlock(&r.lock);
-        }
-        if (tcu_monotonic_ns() >= deadline)
-            return;
-        nanosleep(&(struct timespec){0, 50 * 1000}, NULL);
-    }
+    if (!lock_by(deadline))
+        return;
+    holds_for_fork = 1;
+    r.forks_waiting++; /* no query starts meanwhile: the wait is for the current one alone */
+    struct timespec until = {(time_t)(deadline / 1000000000), (long)(deadline % 1000000000)};
+    while (r.current) /* set by a query: idle is initialised */
+        if (pthread_cond_timedwait(&r.idle, &r.lock, &until) != 0)
+            break; /* past the deadline: forked with the query half-resolved, as before the wait */
 }
 
 void tcn_resolver_after_fork_parent(void)
 {
     if (holds_for_fork) {
         holds_for_fork = 0;
+        r.forks_waiting--;
+        pthread_cond_signal(&r.wake); /* the queries the fork held back */
         pthread_mutex_unlock(&r.lock);
     }
 }
@@ -310,7 +340,9 @@ void tcn_resolver_forget_after_fork(void)
      * own). */
     pthread_mutex_init(&r.lock, NULL);
     pthread_cond_init(&r.wake, NULL);
+    init_idle();
     holds_for_fork = 0;
+    r.forks_waiting = 0;
     r.started = r.has_thread = r.threadless = 0;
     parents.todo = r.todo;
     parents.current = r.current;

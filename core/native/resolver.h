@@ -56,11 +56,17 @@ void tcn_resolver_go_threadless(void);
 void tcn_resolver_forget(uint64_t conn);
 /* Stops the thread and frees the caches (at shutdown). */
 void tcn_resolver_stop(void);
-/* Around fork: before it, the query being resolved is waited for (up to about 2 s), and the
- * lock is held across the fork, so that no query starts and none is handed over meanwhile.
+/* Around fork: before it, no new query starts and the one being resolved, if any, is
+ * waited for (not the queue; lock and query together up to about 2 s); the lock is then held
+ * across the fork, so that no query is submitted, handed over or released meanwhile either.
  * A child then finds all of the parent's resolving in the lists and caches, none of it on
  * the stack of a thread it does not have (a leak check's lost memory). After it, in the
- * parent, the lock is released. */
+ * parent, the queries go on and the lock is released.
+ * Held, not just the queries stopped: submit, take, release and forget change the lists
+ * under the lock, and a fork in their middle would leave a child the job on their stack
+ * only. The constraint: a fork's prepare handler that runs after this one (registered
+ * before it) must not wait for a thread that calls these (the worker): it would wait for
+ * the fork's end. */
 void tcn_resolver_before_fork(void);
 void tcn_resolver_after_fork_parent(void);
 /* In a forked child: the thread is gone; start afresh if ever needed. */
