@@ -6,9 +6,6 @@
 #include "raw_server.h"
 #include "test_util.h"
 #include "tracyc.h"
-#include "wire/protocol.h"
-#include "util/bytes.h"
-#include "util/monotonic.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -18,36 +15,10 @@
 #include <unistd.h>
 
 /* A bound on a hang, not on speed: the sampler reads its rings within a second or so. */
-#define WAIT_NS (60 * 1000000000LL)
-/* Upstream's state for a thread that exited (X, dead). */
-#define STATE_DEAD 108
+#define WAIT_S 60
 
 static struct tr_server srv;
 static _Atomic uint32_t napper_tid;
-
-struct napper_runs {
-    int runs, ends;
-    uint8_t last_state; /* of its last switch-out */
-};
-
-/* The napper's runs and their ends in what the server has read so far. */
-static struct napper_runs count_runs(uint32_t tid)
-{
-    struct napper_runs n = {0, 0, 0};
-    int64_t ref = 0;
-    size_t pos = 0;
-    struct tr_item it;
-    while (tr_next(&srv, &pos, &it)) {
-        if (!tr_ctx_time(&it, &ref) || it.type != TCW_ContextSwitch)
-            continue;
-        n.runs += tcu_rd32(it.p + 13) == tid;
-        if (tcu_rd32(it.p + 9) == tid) {
-            n.ends++;
-            n.last_state = it.p[19];
-        }
-    }
-    return n;
-}
 
 static void *napper_main(void *arg)
 {
@@ -97,16 +68,11 @@ int main(void)
     pthread_attr_destroy(&attr);
     pthread_join(napper, NULL);
 
-    /* Read until its exit has come, in the sampler's next passes: the last of its records (they
-     * all come from its CPU's ring, in order). */
-    uint32_t tid = napper_tid;
-    int64_t deadline = tcu_monotonic_ns() + WAIT_NS;
-    struct napper_runs n = count_runs(tid);
-    while (n.last_state != STATE_DEAD && tcu_monotonic_ns() < deadline && tr_pump(&srv, 200) >= 0)
-        n = count_runs(tid);
+    /* Its records all come from its CPU's ring, in order: its exit is the last of them. */
+    struct tr_thread_runs n = tr_wait_thread_exit(&srv, napper_tid, WAIT_S);
     tt_check(n.runs >= 1, "the napper's runs on the wire: %d", n.runs);
     tt_check(n.ends == n.runs, "the napper exited, yet %d of its %d runs did not end", n.runs - n.ends, n.runs);
-    tt_check(n.last_state == STATE_DEAD, "its last run ended in state %d (108: exited)", n.last_state);
+    tt_check(n.last_state == TR_STATE_DEAD, "its last run ended in state %d (108: exited)", n.last_state);
     tr_free(&srv);
     return tt_finish("test_switch_at_exit");
 }

@@ -6,8 +6,6 @@
 #include "raw_server.h"
 #include "test_util.h"
 #include "tracyc.h"
-#include "wire/protocol.h"
-#include "util/bytes.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -15,7 +13,7 @@
 #include <unistd.h>
 
 #define NAPS 5
-#define GIVE_UP_PUMPS 200 /* of up to 100 ms each: only when the switches never come */
+#define WAIT_S 60 /* a bound on a hang, not on speed */
 
 static struct tr_server srv;
 static _Atomic uint32_t napper_tid;
@@ -30,21 +28,6 @@ static void *napper_main(void *arg)
             ;
     }
     return NULL;
-}
-
-/* The napper's runs on the wire so far: those started, and those of them ended. */
-static void count_runs(uint32_t tid, int *runs, int *ends)
-{
-    int64_t ref = 0;
-    size_t pos = 0;
-    struct tr_item it;
-    *runs = *ends = 0;
-    while (tr_next(&srv, &pos, &it)) {
-        if (!tr_ctx_time(&it, &ref) || it.type != TCW_ContextSwitch)
-            continue;
-        *runs += tcu_rd32(it.p + 13) == tid;
-        *ends += tcu_rd32(it.p + 9) == tid;
-    }
 }
 
 int main(void)
@@ -63,13 +46,10 @@ int main(void)
         return 1;
 
     /* Each nap ends a run and its wake-up starts one: NAPS + 1 runs, more when preempted. */
-    int runs = 0, ends = 0;
-    for (int i = 0; i < GIVE_UP_PUMPS && (runs < NAPS || ends < runs); i++) {
-        tr_pump(&srv, 100);
-        count_runs(napper_tid, &runs, &ends);
-    }
-    tt_check(runs >= NAPS, "the napper's runs from before the connection on the wire: %d (%d naps)", runs, NAPS);
-    tt_check(ends == runs, "the napper exited, yet %d of its %d runs did not end", runs - ends, runs);
+    struct tr_thread_runs n = tr_wait_thread_exit(&srv, napper_tid, WAIT_S);
+    tt_check(n.runs >= NAPS, "the napper's runs from before the connection on the wire: %d (%d naps)", n.runs, NAPS);
+    tt_check(n.ends == n.runs, "the napper exited, yet %d of its %d runs did not end", n.runs - n.ends, n.runs);
+    tt_check(n.last_state == TR_STATE_DEAD, "its last run ended in state %d (108: exited)", n.last_state);
     tr_free(&srv);
     return tt_finish("test_switches_before_connect");
 }

@@ -217,6 +217,33 @@ void tr_free(struct tr_server *s)
     s->fd = -1;
 }
 
+struct tr_thread_runs tr_thread_runs(const struct tr_server *s, uint32_t tid)
+{
+    struct tr_thread_runs n = {0, 0, 0};
+    int64_t ref = 0;
+    size_t pos = 0;
+    struct tr_item it;
+    while (tr_next(s, &pos, &it)) {
+        if (!tr_ctx_time(&it, &ref) || it.type != TCW_ContextSwitch)
+            continue;
+        n.runs += tcu_rd32(it.p + 13) == tid; /* new thread */
+        if (tcu_rd32(it.p + 9) == tid) {      /* old thread */
+            n.ends++;
+            n.last_state = it.p[19];
+        }
+    }
+    return n;
+}
+
+struct tr_thread_runs tr_wait_thread_exit(struct tr_server *s, uint32_t tid, double timeout_s)
+{
+    int64_t deadline = tcu_monotonic_ns() + (int64_t)(timeout_s * 1e9);
+    struct tr_thread_runs n = tr_thread_runs(s, tid);
+    while (n.last_state != TR_STATE_DEAD && tcu_monotonic_ns() < deadline && tr_pump(s, 200) >= 0)
+        n = tr_thread_runs(s, tid);
+    return n;
+}
+
 int tr_ctx_time(const struct tr_item *it, int64_t *ref)
 {
     switch (it->type) {

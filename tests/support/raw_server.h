@@ -74,4 +74,16 @@ int tr_ask_symbol(struct tr_server *s, uint64_t sym_addr, char *file, size_t cap
  * returns 1; 0 for other items. docs/protocol.md §8. */
 int tr_ctx_time(const struct tr_item *it, int64_t *ref);
 
+/* A thread's runs in the ContextSwitch items read so far: those started, those ended, and
+ * the state its last switch-out gave (0: none). */
+#define TR_STATE_DEAD 108 /* upstream's state of a thread that exited (X) */
+struct tr_thread_runs {
+    int runs, ends;
+    uint8_t last_state;
+};
+struct tr_thread_runs tr_thread_runs(const struct tr_server *s, uint32_t tid);
+/* Reads until the thread's exit has come (a switch-out in state 108, dead: the last of its
+ * records), the client closes, or timeout_s passes (a bound on a hang); its runs then. */
+struct tr_thread_runs tr_wait_thread_exit(struct tr_server *s, uint32_t tid, double timeout_s);
+
 #endif
