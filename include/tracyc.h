@@ -62,16 +62,18 @@
  * Names, files and lines (inlined functions expanded, C++ and Rust names demangled) are
  * resolved later, in the program, on a thread of their own, when a server asks.
  *
- * CPU sampling and context switches: while a server or the in-process capture is
- * connected, every thread of the process (those that exist when the capture starts and
- * every thread created later; not child processes) is sampled TRACY_SAMPLING_HZ times a
- * second of its CPU time, each sample with its callstack, and its context switches are
- * recorded, through the kernel's perf events (with TRACYC_OUTPUT, from the moment the
- * profiler's start returns). This needs
+ * CPU sampling and context switches: from the moment the profiler's start returns until it
+ * shuts down, every thread of the process (those that exist then and every thread created
+ * later; not child processes) is sampled TRACY_SAMPLING_HZ times a second of its CPU time,
+ * each sample with its callstack, and its context switches are recorded, through the
+ * kernel's perf events; as upstream's client does, what comes before a server connects is
+ * kept with the program's other events (within TRACYC_BUFFER_LIMIT) and sent when one
+ * does. This needs
  * /proc/sys/kernel/perf_event_paranoid <= 2 (the default of most distributions), or
  * CAP_PERFMON / root; as root, time spent in system calls is sampled too. When the kernel
  * refuses, the program runs on and each server gets one message saying why (the error and
- * what refused it), as does stderr, once. Samples the
+ * what refused it), as does stderr, once, when the first server (or the in-process capture)
+ * connects: a program nobody profiles prints nothing. Samples the
  * kernel could not deliver (its ring buffer was full) are counted and reported to the
  * server.
  *
@@ -388,10 +390,9 @@ TRACYC_API void ___tracy_mark_shared_lockable_ctx(struct __tracy_shared_lockable
 TRACYC_API void ___tracy_custom_name_shared_lockable_ctx(struct __tracy_shared_lockable_context_data *lockdata,
                                                          const char *name, size_t nameSz);
 
-/* CPU sampling and context switches run by themselves while a server or the in-process
- * capture is connected (see the top). end pauses both (the kernel's events are disabled in
- * the call: nothing after it is sampled); begin lets them run again, and returns 1 when they run
- * now or will when a server connects, 0 when they cannot: turned off by
+/* CPU sampling and context switches run by themselves from the profiler's start (see the
+ * top). end pauses both (the kernel's events are disabled in the call: nothing after it is
+ * sampled); begin lets them run again, and returns 1 when they run, 0 when they cannot: turned off by
  * TRACY_NO_SAMPLING and TRACY_NO_CONTEXT_SWITCH (or TRACY_NO_SYS_TRACE), or refused by the
  * kernel at the last attempt. */
 TRACYC_API int ___tracy_begin_sampling_profiling(void);

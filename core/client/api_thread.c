@@ -77,8 +77,8 @@ int32_t ___tracy_connected(void)
     return atomic_load(&tc_prof.connected);
 }
 
-/* Sampling runs whenever a server or the in-process capture is connected; these pause it
- * and let it run again (a pause takes effect in the call: sampling.c). */
+/* Sampling runs from the profiler's start; these pause it and let it run again (a pause
+ * takes effect in the call: sampling.c). */
 int ___tracy_begin_sampling_profiling(void)
 {
     if (tc_profiler_ensure() != 0)

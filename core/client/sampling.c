@@ -377,12 +377,19 @@ static void explain_refusal(int err)
 
 /* The reason, once a process, on stderr too: a program writing TRACYC_OUTPUT has no other
  * place where it shows. */
+/* The reason, for the servers (tc_sampling_unavailable); said on stderr only when one connects
+ * (say_reason): sampling starts with the profiler, and a program nobody profiles stays quiet
+ * where perf is refused (Debian's perf_event_paranoid 3, a container's seccomp filter). */
+static void publish_reason(void)
+{
+    atomic_store_explicit(&s.has_reason, s.reason[0] != 0, memory_order_release);
+}
+
 static void say_reason(void)
 {
     static int said;
     if (s.reason[0] && !said++)
         fprintf(stderr, "tracyc: %s\n", s.reason);
-    atomic_store_explicit(&s.has_reason, s.reason[0] != 0, memory_order_release);
 }
 
 /* Opens the events for every thread (and, by inheritance, every later one). */
@@ -916,10 +923,10 @@ static void start_locked(void)
         atomic_store(&s.stop, 1);
         sem_post(&s.opened);
         tcu_thread_join(s.thread);
-        say_reason();
+        publish_reason();
         return;
     }
-    say_reason(); /* limited: not every thread is sampled */
+    publish_reason(); /* limited: not every thread is sampled */
     atomic_store(&s.refused, 0);
     sem_post(&s.opened);
     s.running = 1;
@@ -940,6 +947,9 @@ void tc_sampling_retry(void)
 {
     atomic_store(&s.refused, 0);
     tc_sampling_update();
+    pthread_mutex_lock(&s.lock);
+    say_reason();
+    pthread_mutex_unlock(&s.lock);
 }
 
 int64_t tc_sampling_period_ns(void)

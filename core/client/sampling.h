@@ -38,7 +38,8 @@
  * (___tracy_end_sampling_profiling), the kernel refused it, or the profiler has shut down.
  * Opens or closes the kernel's events. */
 void tc_sampling_update(void);
-/* A new server: a start the kernel refused is tried again (tc_sampling_update). */
+/* A new server: a start the kernel refused is tried again (tc_sampling_update), and why
+ * sampling is unavailable or limited, if it is, said on stderr (once). */
 void tc_sampling_retry(void);
 /* Nanoseconds between samples while sampling runs (the welcome's samplingPeriod), else 0. */
 int64_t tc_sampling_period_ns(void);

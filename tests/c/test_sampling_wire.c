@@ -412,11 +412,39 @@ static void check_refused_folded(const char *errname)
     rmdir(dir);
 }
 
+/* A program nobody profiles (no server, no TRACYC_OUTPUT), refused: sampling starts with the
+ * profiler, but stderr stays quiet, as the program's user never asked for a profile. */
+static void check_refused_quiet(void)
+{
+    char err[PATH_MAX];
+    tt_temp_path(err, sizeof err, "tracyc_quiet.XXXXXX");
+    int fd = mkstemp(err);
+    CHECK(fd >= 0);
+    close(fd);
+    tt_use_free_port(); /* the child listens there, as a program would on its port */
+    pid_t pid = fork();
+    if (pid == 0) {
+        FILE *e = freopen(err, "w", stderr);
+        static const struct ___tracy_source_location_data loc = {"unprofiled", "child", "t.c", 1, 0};
+        TracyCZoneCtx z = ___tracy_emit_zone_begin(&loc, 1);
+        spin_here(20);
+        ___tracy_emit_zone_end(z);
+        exit(e ? 0 : 3);
+    }
+    int status = -1;
+    tt_child_ended(pid, &status, 60);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char *said = slurp(err);
+    tt_check(!strstr(said, "sampling unavailable"), "a program nobody profiles says nothing on stderr: %s", said);
+    unlink(err);
+}
+
 static int run_refused(const char *errname)
 {
     int err = strcmp(errname, "EPERM") == 0 ? EPERM : strcmp(errname, "ENOENT") == 0 ? ENOENT : EACCES;
     if (refuse_perf_events(err) != 0)
         return 77;
+    check_refused_quiet();
     check_refused_folded(errname);
 
     uint16_t port = tt_use_free_port();
