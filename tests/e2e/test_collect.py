@@ -13,6 +13,7 @@ TRACYC_BUILD_DIR set."""
 import csv
 import json
 import os
+import re
 import socket
 import subprocess
 import threading
@@ -149,9 +150,11 @@ def zones_by_pid(path):
 def process_rows(summary):
     """The summary's Processes table: {process: [threads, zones, samples, messages, clock, capture]}."""
     lines = summary.split("\nProcesses\n")[1].split("\n\n")[0].splitlines()[1:]
-    # "  %-32s %8s %12s %12s %10s %12s  %s" (export_summary.c)
-    cut = [(35, 43), (44, 56), (57, 69), (70, 80), (81, 93), (95, None)]
-    return {line[2:34].strip(): [line[a:b].strip() for a, b in cut] for line in lines}
+    # "  %-32s %8s %12s %12s %10s %12s  %s" (export_summary.c), read by fields, not columns: a
+    # clock error can be wider than its column ("+-1002125.287 s" where a replayed stream's
+    # recording shares this boot's clock: the error depends on when the test runs)
+    row = re.compile(r"  (.{32}) +(\d+) +([\d,]+) +([\d,]+) +([\d,]+) +(exact|unknown|\+-\S+ \S+)  (.+)")
+    return {m[1].strip(): list(m.groups()[1:]) for m in map(row.fullmatch, lines)}
 
 
 def csv_rows(path):
