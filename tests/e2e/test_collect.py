@@ -192,6 +192,8 @@ def test_dial_out_clients_into_one_capture(tmp_path):
         "example_game_loop[695]": ("1", "150", "complete"), "example_workers[1045]": ("4", "400", "complete"),
         "pipeline.py[13480]": ("7", "3,020", "complete")}
     assert rows["example_game_loop[695]"][4] == "exact"  # the first gives the trace its clock
+    # a recording replayed is no client of this host now, even on the boot it was recorded on
+    assert rows["pipeline.py[13480]"][4] == "unknown"
     # CSV: csvexport's columns, a row per zone
     counts = {r["name"]: int(r["counts"]) for r in csv_rows(csv_path)}
     assert counts["job"] == 400 and counts["update"] == 60 and counts["parse record"] == 600
