@@ -150,10 +150,9 @@ def zones_by_pid(path):
 def process_rows(summary):
     """The summary's Processes table: {process: [threads, zones, samples, messages, clock, capture]}."""
     lines = summary.split("\nProcesses\n")[1].split("\n\n")[0].splitlines()[1:]
-    # "  %-32s %8s %12s %12s %10s %12s  %s" (export_summary.c), read by fields, not columns: a
-    # clock error can be wider than its column ("+-1002125.287 s" where a replayed stream's
-    # recording shares this boot's clock: the error depends on when the test runs)
-    row = re.compile(r"  (.{32}) +(\d+) +([\d,]+) +([\d,]+) +([\d,]+) +(exact|unknown|\+-\S+ \S+)  (.+)")
+    # "  %-32s %8s %12s %12s %10s %12s  %s" (export_summary.c), read by fields; a replayed
+    # stream's clock error grows with the days since its recording ("> 1000 s")
+    row = re.compile(r"  (.{32}) +(\d+) +([\d,]+) +([\d,]+) +([\d,]+) +(exact|unknown|\+-\S+ \S+|> 1000 s)  (.+)")
     return {m[1].strip(): list(m.groups()[1:]) for m in map(row.fullmatch, lines)}
 
 
