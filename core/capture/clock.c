@@ -7,9 +7,10 @@
 #include <string.h>
 
 #define NS 1000000000LL
-#define PROBE_EVERY_NS NS   /* after the first window: a probe a second */
-#define RATE_PLAUSIBLE 1e-3 /* two clocks never differ by more than this */
-#define NS_LIMIT 4.6e18     /* a time in ns that int64_t holds with room to add one more */
+#define PROBE_EVERY_NS NS       /* after the first window: a probe a second */
+#define RATE_PLAUSIBLE 1e-3     /* two clocks never differ by more than this */
+#define NS_LIMIT 4.6e18         /* a time in ns that int64_t holds with room to add one more */
+#define ON_ITS_WAY_NS (60 * NS) /* a live client's reading arrives well within this of its taking */
 
 /* Readings and welcomes are the client's word: their differences are taken in double, and a
  * time is kept within what int64_t holds. */
@@ -102,10 +103,20 @@ void tcs_clock_same_host_reading(struct tcs_clock *c, int64_t t, int64_t raw)
     keep(c, t, raw);
 }
 
+/* Whether a reading is of the collector's raw clock: the client names this host, and its
+ * first reading was taken before it arrived, and lately (not a recording of this boot
+ * replayed later); the first reading decides for the rest. */
+static int shares_raw_clock(const struct tcs_clock *c, int64_t raw, uint64_t host, int64_t raw_now)
+{
+    if (!host || host != c->host || c->method == TCS_CLOCK_PROBES)
+        return 0;
+    return c->method == TCS_CLOCK_READINGS || (raw <= raw_now && raw >= raw_now - ON_ITS_WAY_NS);
+}
+
 void tcs_clock_reading(struct tcs_clock *c, int64_t t, int64_t raw, int64_t real, uint64_t host, uint32_t probe,
                        int64_t raw_now, int64_t real_now)
 {
-    if (host && host == c->host) {
+    if (shares_raw_clock(c, raw, host, raw_now)) {
         tcs_clock_same_host_reading(c, t, raw);
         return;
     }

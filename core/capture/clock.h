@@ -10,7 +10,9 @@
  *
  *   - readings, same host: a tracyc client that took the clock extension (docs/protocol.md
  *     §28) sends TracycClock items: its event clock and its CLOCK_MONOTONIC_RAW read back to
- *     back, with its host id. With the collector's host id, its raw clock is the
+ *     back, with its host id. With the collector's host id and a first reading taken
+ *     before its arrival and less than a minute before (not a recording of this boot
+ *     replayed later: that one is placed as another host's), its raw clock is the
  *     collector's: the line goes through the first and the latest reading; its error is
  *     the farthest the readings kept in between (at most 64, thinned evenly) lie from it
  *     (with one reading only, from a client that ended before it sent another: the line

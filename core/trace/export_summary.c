@@ -25,6 +25,7 @@
 
 #define WIDTH 100
 #define DEFAULT_TOP 20
+#define CLOCK_COLUMN_MAX_NS 1000000000000LL /* 1000 s: the widest clock error its column holds */
 
 /* The sinks the summary reads. */
 struct parts {
@@ -705,6 +706,22 @@ static void gpu_table(struct summary *s)
     }
 }
 
+/* A process's clock error, in the 12 characters of its column: "+-1000.000 s" at most, then
+ * "> 1000 s" (the welcome's bounds of a client replayed days after it was recorded). */
+static const char *clock_error_text(char *buf, size_t size, int64_t error)
+{
+    char d[TCT_UNITS_BUF];
+    if (error < 0)
+        snprintf(buf, size, "unknown");
+    else if (error == 0)
+        snprintf(buf, size, "exact");
+    else if (error >= CLOCK_COLUMN_MAX_NS)
+        snprintf(buf, size, "> 1000 s");
+    else
+        snprintf(buf, size, "+-%s", tct_format_duration(d, error));
+    return buf;
+}
+
 /* Each process of a capture of several: what it sent, how its clock was put on the
  * capture's, whether its capture is complete; then its own top zones. */
 static void process_tables(struct summary *s, const struct tct_srcloc_stats **entries, size_t count, struct rank *order)
@@ -715,16 +732,11 @@ static void process_tables(struct summary *s, const struct tct_srcloc_stats **en
     for (uint32_t i = 0; i < tct_trace_source_count(s->tr); i++) {
         const struct tct_source *src = tct_trace_source(s->tr, i);
         char label[TCT_SOURCE_LABEL], z[TCT_UNITS_BUF], sm[TCT_UNITS_BUF], m[TCT_UNITS_BUF], err[TCT_UNITS_BUF + 4];
-        if (src->clock_error < 0)
-            snprintf(err, sizeof err, "unknown");
-        else if (src->clock_error == 0)
-            snprintf(err, sizeof err, "exact");
-        else
-            snprintf(err, sizeof err, "+-%s", tct_format_duration(z, src->clock_error));
         fputs("  ", s->out);
         column(s->out, tct_source_label(src, label), 32);
         fprintf(s->out, " %8" PRIu32 " %12s %12s %10s %12s  %s\n", src->thread_count, tct_format_count(z, src->zones),
-                tct_format_count(sm, src->samples), tct_format_count(m, src->messages), err,
+                tct_format_count(sm, src->samples), tct_format_count(m, src->messages),
+                clock_error_text(err, sizeof err, src->clock_error),
                 src->incomplete         ? src->incomplete
                 : src->unfinished_zones ? "zones left open"
                                         : "complete");

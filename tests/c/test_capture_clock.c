@@ -10,6 +10,7 @@
 #define HOST 0x1234u
 #define OTHER 0x9999u
 #define S 1000000000LL
+#define ARRIVAL 50000 /* ns from a reading's taking to its arrival */
 
 /* Where the line puts client time t on the raw clock. */
 static int64_t at(const struct tcs_clock_line *l, int64_t t)
@@ -33,7 +34,8 @@ static void test_readings(void)
     for (int64_t k = 0; k <= 300; k++) {
         int64_t t = k * S + 12345;
         int64_t wobble = (k * 7919) % 41; /* 0..40 ns */
-        tcs_clock_reading(&c, t, origin + (int64_t)((double)t * rate) + wobble, 0, HOST, 0, 0, 0);
+        int64_t raw = origin + (int64_t)((double)t * rate) + wobble;
+        tcs_clock_reading(&c, t, raw, 0, HOST, 0, raw + ARRIVAL, 0);
     }
     struct tcs_clock_line l;
     CHECK_EQ_INT(tcs_clock_line(&c, &l), 0);
@@ -48,13 +50,37 @@ static void test_readings(void)
     }
     /* one reading: the place known, the rate not, the error not said */
     tcs_clock_init(&c, HOST);
-    tcs_clock_reading(&c, 10 * S, origin + 10 * S, 0, HOST, 0, 0, 0);
+    tcs_clock_reading(&c, 10 * S, origin + 10 * S, 0, HOST, 0, origin + 10 * S + ARRIVAL, 0);
     CHECK_EQ_INT(tcs_clock_line(&c, &l), 0);
     CHECK(at(&l, 10 * S) == origin + 10 * S && l.error == -1);
     /* readings that are no clock (a rate off by 1 %): no error claimed */
-    tcs_clock_reading(&c, 20 * S, origin + 20 * S + S / 10, 0, HOST, 0, 0, 0);
+    tcs_clock_reading(&c, 20 * S, origin + 20 * S + S / 10, 0, HOST, 0, origin + 21 * S, 0);
     CHECK_EQ_INT(tcs_clock_line(&c, &l), 0);
     CHECK_EQ_INT(l.error, -1);
+}
+
+/* This host's id, but readings that cannot be of its raw clock now: a recording of this boot
+ * replayed hours later, or a reading from the collector's future. Placed as another host's. */
+static void test_readings_not_ours(void)
+{
+    const int64_t now = 9000 * S;
+    const int64_t not_now[] = {now - 3 * 3600 * S, now + S};
+    for (size_t i = 0; i < sizeof not_now / sizeof *not_now; i++) {
+        struct tcs_clock c;
+        tcs_clock_init(&c, HOST);
+        tcs_clock_reading(&c, 10 * S, not_now[i], 0, HOST, 0, now, now);
+        CHECK_EQ_INT(c.method, TCS_CLOCK_PROBES);
+        CHECK(tcs_clock_probe_due(&c, now) != 0);
+        /* its later readings, stale or not, keep it there */
+        tcs_clock_reading(&c, 11 * S, now + S, 0, HOST, 0, now + S + ARRIVAL, now + S + ARRIVAL);
+        CHECK_EQ_INT(c.method, TCS_CLOCK_PROBES);
+        CHECK_EQ_INT(c.kept_count, 0);
+    }
+    /* a first reading a second on its way (a busy client or collector) is still this host's */
+    struct tcs_clock c;
+    tcs_clock_init(&c, HOST);
+    tcs_clock_reading(&c, 10 * S, now - S, 0, HOST, 0, now, now);
+    CHECK_EQ_INT(c.method, TCS_CLOCK_READINGS);
 }
 
 /* Another host: its clock is 3.5 s ahead of ours and runs 30 ppm fast; probes whose
@@ -145,6 +171,7 @@ static void test_welcome(void)
 int main(void)
 {
     test_readings();
+    test_readings_not_ours();
     test_probes();
     test_welcome();
     return tt_finish("test_capture_clock");

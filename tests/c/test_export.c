@@ -1045,9 +1045,11 @@ static void process_events(struct tct_trace *tr)
     tct_trace_on_event(tr, 1, &(struct tcd_event){.kind = TCD_DROPPED, .value = 3});
 }
 
-static char *process_output(enum tct_format format, const struct tct_export_options *o)
+/* The output of three_processes() with the first worker's clock error set (-1: unknown). */
+static char *process_output_with_error(enum tct_format format, const struct tct_export_options *o, int64_t error)
 {
     struct tct_trace *tr = three_processes();
+    tct_trace_set_source_clock(tr, 1, 0, 1.0, error);
     struct tct_output *out = tct_output_new(tr, format, o);
     process_events(tr);
     tct_trace_finish(tr);
@@ -1059,6 +1061,11 @@ static char *process_output(enum tct_format format, const struct tct_export_opti
     tct_output_free(out);
     tct_trace_free(tr);
     return buf;
+}
+
+static char *process_output(enum tct_format format, const struct tct_export_options *o)
+{
+    return process_output_with_error(format, o, -1);
 }
 
 static void test_processes(void)
@@ -1106,6 +1113,29 @@ static void test_processes(void)
     CHECK(strstr(text, "\nserver[10]: top 1 zones by total time (of 1 source locations)\n") != NULL);
     CHECK(strstr(text, "  worker[7] Main thread ") != NULL);
     free(text);
+}
+
+/* The summary's clock column holds errors up to 1000 s (as "+-1000.000 s" at most); a wider
+ * one is said as "> 1000 s", the capture column in its place. */
+static void test_processes_clock_column(void)
+{
+    struct tct_export_options o = {0};
+    const struct {
+        int64_t error;
+        const char *row;
+    } cases[] = {
+        {999999999999LL,
+         "  worker[7]                               1            2            0          0 +-1000.000 s  "
+         "complete\n"},
+        {1002125287000000LL,
+         "  worker[7]                               1            2            0          0     > 1000 s  "
+         "complete\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *text = process_output_with_error(TCT_FORMAT_SUMMARY, &o, cases[i].error);
+        CHECK(strstr(text, cases[i].row) != NULL);
+        free(text);
+    }
 }
 
 /* A source's clock set again while its zones are open (a collector's estimate improving):
@@ -1267,6 +1297,7 @@ int main(void)
     test_hostile_times_replayed();
     test_zone_begins();
     test_processes();
+    test_processes_clock_column();
     test_clock_change();
     test_export_file();
     return tt_finish("test_export");
