@@ -53,9 +53,11 @@
  * when full: then the pass comes before a quarter of it can fill, down to every 10 ms. */
 #define POLL_MS_MAX 50
 #define POLL_MS_MIN 10
-/* With no record read in the last pass (every thread off the CPU: an idle program), the
- * sampler waits this long before it looks again; a record the kernel writes meanwhile
- * wakes it only at the ring's watermark, and is delayed, never lost. */
+#define WATERMARK_BYTES (RING_PAGES_MAX * 4096 / 4)
+/* With a consumer connected and no record read in the last pass (every thread off the CPU:
+ * an idle program), the sampler waits this long before it looks again; a record the kernel
+ * writes meanwhile wakes it only at the ring's watermark, and is delayed, never lost. With
+ * no consumer it waits for the watermark or a consumer's connection alone (next_wait_ms). */
 #define IDLE_POLL_MS 250
 
 struct ring {
@@ -86,6 +88,10 @@ static struct {
     _Atomic int has_reason; /* reason is complete: other threads may read it */
     int64_t period_ns;
     _Atomic uint64_t lost;
+    /* A server or the in-process capture is connected (tc_sampling_consumer): else nobody
+     * waits for the records, which are kept for the next one. */
+    _Atomic int consumed;
+    _Atomic uint64_t untimed_waits; /* for tests */
     int stream_ready;
     struct tc_stream stream;
     /* while running */
@@ -439,7 +445,7 @@ static int open_events(const struct tc_config *cfg)
     a->clockid = CLOCK_MONOTONIC_RAW;
     a->watermark = 1; /* wake the sampler when a quarter of the ring is used (the kernel caps
                        * it to the ring's size) */
-    a->wakeup_watermark = RING_PAGES_MAX * 4096 / 4;
+    a->wakeup_watermark = WATERMARK_BYTES;
 
     tcu_fd_guard_begin(); /* (it opens a file in /sys) */
     o.ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
@@ -794,19 +800,38 @@ static void emit(int64_t until)
     s.queued -= i;
 }
 
-/* The pass interval while records flow: the time a quarter of the smallest ring takes to
- * fill with samples, a stack copy each, from one CPU at the sampling rate. */
-static int busy_poll_interval_ms(void)
+static size_t smallest_ring(void)
 {
     size_t smallest = 0;
     for (int i = 0; i < s.nrings; i++)
         if (s.rings[i].page && (!smallest || s.rings[i].size < smallest))
             smallest = s.rings[i].size;
+    return smallest;
+}
+
+/* The pass interval while records flow: the time a quarter of the smallest ring takes to
+ * fill with samples, a stack copy each, from one CPU at the sampling rate. */
+static int busy_poll_interval_ms(void)
+{
+    size_t smallest = smallest_ring();
     if (!s.sampling || s.period_ns <= 0) /* context switches alone: small records, rate unknown */
         return smallest >= RING_PAGES_MAX * 4096 ? POLL_MS_MAX : POLL_MS_MIN;
     int64_t bytes_per_s = (int64_t)(STACK_BYTES + 512) * (1000000000 / s.period_ns);
     int64_t ms = (int64_t)(smallest / 4) * 1000 / bytes_per_s;
     return ms > POLL_MS_MAX ? POLL_MS_MAX : ms < POLL_MS_MIN ? POLL_MS_MIN : (int)ms;
+}
+
+/* The wait before the next pass. With no consumer, nobody waits for the records: the
+ * sampler sleeps until a ring's watermark or a consumer's connection (tc_sampling_consumer)
+ * wakes it, unless a ring is too small for its watermark to come before it is full (the
+ * kernel caps the watermark to the ring's size) while records flow. */
+static int next_wait_ms(int flowing, int busy_poll_ms, int watermark_early)
+{
+    if (!atomic_load_explicit(&s.consumed, memory_order_relaxed) && (watermark_early || !flowing)) {
+        atomic_fetch_add_explicit(&s.untimed_waits, 1, memory_order_relaxed);
+        return -1;
+    }
+    return flowing ? busy_poll_ms : IDLE_POLL_MS;
 }
 
 static void *sampler_main(void *arg)
@@ -835,14 +860,18 @@ static void *sampler_main(void *arg)
     for (int i = 0; polls && i < s.nrings; i++)
         if (s.rings[i].page)
             polls[npolls++] = (struct pollfd){s.rings[i].fd, POLLIN, 0};
-    int busy_poll_ms = busy_poll_interval_ms();
+    int busy_poll_ms = busy_poll_interval_ms(), watermark_early = smallest_ring() > WATERMARK_BYTES;
     s.nown = 0;
     s.joins_seen[0] = s.joins_seen[1] = s.joins_at_open; /* a thread joined before: no records */
     size_t got = 1;
     for (;;) {
         int stopping = atomic_load(&s.stop);
-        if (!stopping && polls)
-            poll(polls, (nfds_t)npolls, got || s.queued ? busy_poll_ms : IDLE_POLL_MS);
+        if (!stopping && polls) {
+            poll(polls, (nfds_t)npolls, next_wait_ms(got || s.queued, busy_poll_ms, watermark_early));
+            eventfd_t woken;
+            if (s.wake_fd >= 0 && polls[0].revents & POLLIN)
+                eventfd_read(s.wake_fd, &woken); /* a consumer connected (stop is checked above) */
+        }
         int64_t now = tc_clock_monotonic_raw_ns();
         refresh_clock_pair();
         if (s.unwinder)
@@ -968,6 +997,19 @@ uint64_t tc_sampling_lost(void)
     return atomic_load_explicit(&s.lost, memory_order_relaxed);
 }
 
+uint64_t tc_sampling_untimed_waits(void)
+{
+    return atomic_load_explicit(&s.untimed_waits, memory_order_relaxed);
+}
+
+void tc_sampling_consumer(int connected)
+{
+    atomic_store(&s.consumed, connected);
+    /* What the rings hold goes out now, not at their watermark. */
+    if (connected && s.wake_fd >= 0)
+        eventfd_write(s.wake_fd, 1);
+}
+
 struct tc_stream *tc_sampling_stream(void)
 {
     return s.stream_ready ? &s.stream : NULL;
@@ -1045,6 +1087,7 @@ void tc_sampling_forget_after_fork(void)
     s.queue = NULL;
     s.queued = s.queue_cap = 0;
     atomic_store(&s.lost, 0);
+    atomic_store(&s.consumed, 0); /* the child's consumers are its own */
     /* The events' copies are closed. Their rings are not unmapped: the kernel does not copy
      * perf's mappings into a child (VM_DONTCOPY), and the range may hold what a handler that
      * ran before ours mapped since. */

@@ -264,6 +264,7 @@ static void open_connection(int slot, struct tc_transport *t, const uint8_t hell
         return;
     }
     tc_replay_to(&w.conns[slot]);
+    tc_sampling_consumer(1);
     w.quiet_wait_ms = TRICKLE_WAIT_MS; /* a new server gets what follows within TRICKLE_WAIT_MS */
     if (slot == SLOT_TCP)
         atomic_store(&tc_prof.connected, 1);
@@ -273,6 +274,7 @@ static void close_connection(int slot)
 {
     tc_conn_close(&w.conns[slot]);
     forget_connection_state(slot);
+    tc_sampling_consumer(any_live());
     if (slot == SLOT_TCP)
         atomic_store(&tc_prof.connected, 0);
 }
