@@ -87,11 +87,12 @@ static struct {
     char reason[320];       /* written by the worker while starting */
     _Atomic int has_reason; /* reason is complete: other threads may read it */
     int64_t period_ns;
-    _Atomic uint64_t lost;
+    _Atomic uint64_t lost;             /* dropped by the kernel: a ring was full */
+    _Atomic uint64_t dropped_at_limit; /* dropped here: the buffer limit was reached */
     /* A server or the in-process capture is connected (tc_sampling_consumer): else nobody
      * waits for the records, which are kept for the next one. */
     _Atomic int consumed;
-    _Atomic uint64_t untimed_waits; /* for tests */
+    _Atomic uint64_t untimed_waits, unwound; /* for tests */
     int stream_ready;
     struct tc_stream stream;
     /* while running */
@@ -655,6 +656,12 @@ static int on_sample(const uint8_t *p, const uint8_t *end)
     p += 24;
     if ((s.filter_pid && pid != (uint32_t)s.pid) || own_thread(tid))
         return 0;
+    if (!atomic_load_explicit(&s.consumed, memory_order_relaxed) && tc_buffer_full()) {
+        /* Nobody drains the buffer: the sample would be unwound, then dropped at emit. */
+        atomic_fetch_add_explicit(&s.dropped_at_limit, 1, memory_order_relaxed);
+        return 1;
+    }
+    atomic_fetch_add_explicit(&s.unwound, 1, memory_order_relaxed);
     uint64_t frames[MAX_FRAMES];
     if (s.use_callchain) {
         uint64_t nr = tcu_rd64(p);
@@ -790,9 +797,9 @@ static void emit(int64_t until)
             }
             tc_stream_commit(&s.stream);
         } else {
-            /* The buffer limit: lost like a record the kernel dropped, not counted with the
-             * program's own events. */
-            atomic_fetch_add_explicit(&s.lost, 1, memory_order_relaxed);
+            /* The buffer limit: reported with the records the kernel dropped, not counted
+             * with the program's own events. */
+            atomic_fetch_add_explicit(&s.dropped_at_limit, 1, memory_order_relaxed);
         }
         free(p);
     }
@@ -997,9 +1004,19 @@ uint64_t tc_sampling_lost(void)
     return atomic_load_explicit(&s.lost, memory_order_relaxed);
 }
 
+uint64_t tc_sampling_dropped_at_limit(void)
+{
+    return atomic_load_explicit(&s.dropped_at_limit, memory_order_relaxed);
+}
+
 uint64_t tc_sampling_untimed_waits(void)
 {
     return atomic_load_explicit(&s.untimed_waits, memory_order_relaxed);
+}
+
+uint64_t tc_sampling_unwound(void)
+{
+    return atomic_load_explicit(&s.unwound, memory_order_relaxed);
 }
 
 void tc_sampling_consumer(int connected)
@@ -1087,6 +1104,7 @@ void tc_sampling_forget_after_fork(void)
     s.queue = NULL;
     s.queued = s.queue_cap = 0;
     atomic_store(&s.lost, 0);
+    atomic_store(&s.dropped_at_limit, 0);
     atomic_store(&s.consumed, 0); /* the child's consumers are its own */
     /* The events' copies are closed. Their rings are not unmapped: the kernel does not copy
      * perf's mappings into a child (VM_DONTCOPY), and the range may hold what a handler that

@@ -47,8 +47,11 @@ int64_t tc_sampling_period_ns(void);
 const char *tc_sampling_unavailable(void);
 /* Records (samples, context switches) the kernel dropped because a ring was full. */
 uint64_t tc_sampling_lost(void);
+/* Records dropped because the buffer limit was reached (TRACYC_BUFFER_LIMIT). */
+uint64_t tc_sampling_dropped_at_limit(void);
 /* Worker: whether a server or the in-process capture is connected. With none, the sampler
- * waits without a timeout; a connection wakes it to pass what the rings hold on. */
+ * waits without a timeout and does not unwind samples that the full buffer cannot keep; a
+ * connection wakes it to pass what the rings hold on. */
 void tc_sampling_consumer(int connected);
 /* The sampler's records, for the worker to drain (NULL before the first start). */
 struct tc_stream *tc_sampling_stream(void);
@@ -57,8 +60,10 @@ void tc_sampling_forget_after_fork(void);
 /* At shutdown, after the last connection: stop for good. */
 void tc_sampling_shutdown(void);
 
-/* For tests: the sampler's waits without a timeout. */
+/* For tests: the sampler's waits without a timeout; the samples it unwound (or walked the
+ * callchain of). */
 uint64_t tc_sampling_untimed_waits(void);
+uint64_t tc_sampling_unwound(void);
 
 /* ___tracy_begin/end_sampling_profiling (thread-safe). */
 int tc_sampling_resume(void);

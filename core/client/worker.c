@@ -499,7 +499,8 @@ static void service_connections(int timeout_ms)
         struct tc_conn *c = &w.conns[i];
         if (c->alive) {
             tc_conn_report_drops(c, dropped);
-            tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 0);
+            tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), tc_sampling_dropped_at_limit(),
+                                    0);
             tc_conn_report_libdw(c, tcn_libdw_unavailable());
             tc_conn_send_renames(c);
             tc_conn_report_clock(c, 0);
@@ -785,7 +786,7 @@ static int finish_connection(int slot)
         return 0;
     tc_conn_report_drops(c, atomic_load(&tc_prof.dropped));
     tc_conn_report_absent(c);
-    tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 1);
+    tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), tc_sampling_dropped_at_limit(), 1);
     tc_conn_report_libdw(c, tcn_libdw_unavailable());
     tc_conn_send_renames(c);
     tc_conn_report_clock(c, 1);
