@@ -92,7 +92,9 @@ static struct {
     /* A server or the in-process capture is connected (tc_sampling_consumer): else nobody
      * waits for the records, which are kept for the next one. */
     _Atomic int consumed;
-    _Atomic uint64_t untimed_waits, unwound; /* for tests */
+    /* Shutting down with no consumer: records are not read (set before the stop). */
+    _Atomic int discarding;
+    _Atomic uint64_t untimed_waits, unwound, unwound_at_stop; /* for tests */
     int stream_ready;
     struct tc_stream stream;
     /* while running */
@@ -656,12 +658,14 @@ static int on_sample(const uint8_t *p, const uint8_t *end)
     p += 24;
     if ((s.filter_pid && pid != (uint32_t)s.pid) || own_thread(tid))
         return 0;
+    if (atomic_load(&s.discarding))
+        return 1; /* shutting down with nobody to take it (set before the stop) */
     if (!atomic_load_explicit(&s.consumed, memory_order_relaxed) && tc_buffer_full()) {
         /* Nobody drains the buffer: the sample would be unwound, then dropped at emit. */
         atomic_fetch_add_explicit(&s.dropped_at_limit, 1, memory_order_relaxed);
         return 1;
     }
-    atomic_fetch_add_explicit(&s.unwound, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(atomic_load(&s.stop) ? &s.unwound_at_stop : &s.unwound, 1, memory_order_relaxed);
     uint64_t frames[MAX_FRAMES];
     if (s.use_callchain) {
         uint64_t nr = tcu_rd64(p);
@@ -841,6 +845,14 @@ static int next_wait_ms(int flowing, int busy_poll_ms, int watermark_early)
     return flowing ? busy_poll_ms : IDLE_POLL_MS;
 }
 
+/* Shutting down with no consumer: the records left are freed, not unwound nor kept. */
+static void discard_queue(void)
+{
+    for (size_t i = 0; i < s.queued; i++)
+        free(s.queue[i]);
+    s.queued = 0;
+}
+
 static void *sampler_main(void *arg)
 {
     (void)arg;
@@ -849,8 +861,8 @@ static void *sampler_main(void *arg)
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* the program's signals are for its threads */
     while (sem_wait(&s.opened) != 0)        /* EINTR */
         ;
-    if (!s.nrings)
-        return NULL; /* the kernel refused the events */
+    if (!s.nrings || atomic_load(&s.discarding))
+        return NULL; /* the kernel refused the events, or nobody will take the records */
     /* Kept across pauses: building them reads every module. */
     if (s.sampling && !s.use_callchain && !s.unwinder)
         s.unwinder = tcn_sample_unwinder_new();
@@ -878,6 +890,10 @@ static void *sampler_main(void *arg)
             eventfd_t woken;
             if (s.wake_fd >= 0 && polls[0].revents & POLLIN)
                 eventfd_read(s.wake_fd, &woken); /* a consumer connected (stop is checked above) */
+        }
+        if (atomic_load(&s.discarding)) {
+            discard_queue();
+            break;
         }
         int64_t now = tc_clock_monotonic_raw_ns();
         refresh_clock_pair();
@@ -1019,6 +1035,11 @@ uint64_t tc_sampling_unwound(void)
     return atomic_load_explicit(&s.unwound, memory_order_relaxed);
 }
 
+uint64_t tc_sampling_unwound_at_stop(void)
+{
+    return atomic_load_explicit(&s.unwound_at_stop, memory_order_relaxed);
+}
+
 void tc_sampling_consumer(int connected)
 {
     atomic_store(&s.consumed, connected);
@@ -1039,7 +1060,7 @@ static void set_paused(int paused)
 {
     pthread_mutex_lock(&s.lock);
     atomic_store(&s.paused, paused);
-    for (size_t i = 0; s.running && i < s.nfds; i++)
+    for (size_t i = 0; s.running && !s.finished && i < s.nfds; i++)
         ioctl(s.fds[i], paused ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0);
     pthread_mutex_unlock(&s.lock);
     tc_wake_worker_now();
@@ -1057,10 +1078,20 @@ void tc_sampling_pause(void)
     set_paused(1);
 }
 
-void tc_sampling_shutdown(void)
+void tc_sampling_end(void)
 {
     pthread_mutex_lock(&s.lock);
     s.finished = 1;
+    for (size_t i = 0; s.running && i < s.nfds; i++)
+        ioctl(s.fds[i], PERF_EVENT_IOC_DISABLE, 0);
+    pthread_mutex_unlock(&s.lock);
+}
+
+void tc_sampling_shutdown(int consumer)
+{
+    pthread_mutex_lock(&s.lock);
+    s.finished = 1;
+    atomic_store(&s.discarding, !consumer);
     stop_locked();
     tcn_sample_unwinder_free(s.unwinder);
     s.unwinder = NULL;

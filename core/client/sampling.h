@@ -57,13 +57,18 @@ void tc_sampling_consumer(int connected);
 struct tc_stream *tc_sampling_stream(void);
 /* In a forked child: no sampler thread; close the parent's events. */
 void tc_sampling_forget_after_fork(void);
-/* At shutdown, after the last connection: stop for good. */
-void tc_sampling_shutdown(void);
+/* At shutdown, first: nothing is recorded after the call. */
+void tc_sampling_end(void);
+/* At shutdown, once it is known whether anything will take the last records (a connected
+ * consumer, or TRACY_NO_EXIT waiting for a server): stop for good. With nothing to take
+ * them, the records left are neither unwound nor kept, nor is the unwinder built. */
+void tc_sampling_shutdown(int consumer);
 
 /* For tests: the sampler's waits without a timeout; the samples it unwound (or walked the
- * callchain of). */
+ * callchain of) before the stop, and after it. */
 uint64_t tc_sampling_untimed_waits(void);
 uint64_t tc_sampling_unwound(void);
+uint64_t tc_sampling_unwound_at_stop(void);
 
 /* ___tracy_begin/end_sampling_profiling (thread-safe). */
 int tc_sampling_resume(void);

@@ -844,10 +844,12 @@ static void finish(void)
      * symbols asked for from now on are resolved here, while waiting for them, when this
      * thread's stack has room for it. */
     tcn_resolver_go_threadless();
-    tc_sampling_shutdown();
+    tc_sampling_end();
     start_requested_capture();
     finish_handshakes();
     finish_dialing();
+    /* With nothing to take them, the last samples are not unwound for nothing. */
+    tc_sampling_shutdown(any_live() || (tc_prof.config.no_exit && can_have_server()));
     for (;;) {
         /* TRACY_NO_EXIT: keep the data until a server has come for it... */
         while (tc_prof.config.no_exit && can_have_server() && !conn_live(SLOT_TCP)) {
