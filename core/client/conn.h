@@ -127,7 +127,8 @@ void tc_conn_report_clock(struct tc_conn *c, int final);
 
 /* Says, once, why sampling is unavailable (unavailable: the reason, or NULL), and how many
  * records the kernel lost when that grew (at most once a second; `final`: now). */
-void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_t lost, int final);
+void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_t lost_in_rings,
+                             uint64_t dropped_at_limit, int final);
 /* Once per connection, a warning that libdw could not be loaded (`unavailable`:
  * tcn_libdw_unavailable's reason; NULL: nothing to say). */
 void tc_conn_report_libdw(struct tc_conn *c, const char *unavailable);

@@ -508,7 +508,8 @@ void tc_conn_report_absent(struct tc_conn *c)
     memset(c->absent, 0, sizeof c->absent);
 }
 
-void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_t lost, int final)
+void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_t lost_in_rings,
+                             uint64_t dropped_at_limit, int final)
 {
     if (!c->alive)
         return;
@@ -522,11 +523,14 @@ void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_
     }
     /* Lost records: at most once a second, and at the end. */
     int64_t now = tcu_monotonic_ns();
+    uint64_t lost = lost_in_rings + dropped_at_limit;
     if (lost > c->lost_reported && (final || now - c->lost_report_time >= 1000000000)) {
-        int n = snprintf(text, sizeof text,
-                         "tracyc: lost %" PRIu64 " CPU samples and context switches in total: the kernel's ring "
-                         "buffers were full",
-                         lost);
+        /* Before a server connects, the buffer limit is the likely cause, not the rings. */
+        int n =
+            snprintf(text, sizeof text,
+                     "tracyc: lost %" PRIu64 " CPU samples and context switches in total: %" PRIu64
+                     " as the kernel's ring buffers were full, %" PRIu64 " at the buffer limit (TRACYC_BUFFER_LIMIT)",
+                     lost, lost_in_rings, dropped_at_limit);
         tcw_enc_thread(&c->enc, tc_prof.main_tid);
         tcw_enc_message(&c->enc, tc_clock_now(), text, (size_t)n, 0,
                         (uint8_t)(TCW_MESSAGE_META(TracyMessageSeverityWarning) | TCW_MESSAGE_SOURCE_TRACY));

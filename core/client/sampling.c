@@ -53,9 +53,11 @@
  * when full: then the pass comes before a quarter of it can fill, down to every 10 ms. */
 #define POLL_MS_MAX 50
 #define POLL_MS_MIN 10
-/* With no record read in the last pass (every thread off the CPU: an idle program), the
- * sampler waits this long before it looks again; a record the kernel writes meanwhile
- * wakes it only at the ring's watermark, and is delayed, never lost. */
+#define WATERMARK_BYTES (RING_PAGES_MAX * 4096 / 4)
+/* With a consumer connected and no record read in the last pass (every thread off the CPU:
+ * an idle program), the sampler waits this long before it looks again; a record the kernel
+ * writes meanwhile wakes it only at the ring's watermark, and is delayed, never lost. With
+ * no consumer it waits for the watermark or a consumer's connection alone (next_wait_ms). */
 #define IDLE_POLL_MS 250
 
 struct ring {
@@ -85,7 +87,14 @@ static struct {
     char reason[320];       /* written by the worker while starting */
     _Atomic int has_reason; /* reason is complete: other threads may read it */
     int64_t period_ns;
-    _Atomic uint64_t lost;
+    _Atomic uint64_t lost;             /* dropped by the kernel: a ring was full */
+    _Atomic uint64_t dropped_at_limit; /* dropped here: the buffer limit was reached */
+    /* A server or the in-process capture is connected (tc_sampling_consumer): else nobody
+     * waits for the records, which are kept for the next one. */
+    _Atomic int consumed;
+    /* Shutting down with no consumer: records are not read (set before the stop). */
+    _Atomic int discarding;
+    _Atomic uint64_t untimed_waits, unwound, unwound_at_stop; /* for tests */
     int stream_ready;
     struct tc_stream stream;
     /* while running */
@@ -439,7 +448,7 @@ static int open_events(const struct tc_config *cfg)
     a->clockid = CLOCK_MONOTONIC_RAW;
     a->watermark = 1; /* wake the sampler when a quarter of the ring is used (the kernel caps
                        * it to the ring's size) */
-    a->wakeup_watermark = RING_PAGES_MAX * 4096 / 4;
+    a->wakeup_watermark = WATERMARK_BYTES;
 
     tcu_fd_guard_begin(); /* (it opens a file in /sys) */
     o.ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
@@ -649,6 +658,14 @@ static int on_sample(const uint8_t *p, const uint8_t *end)
     p += 24;
     if ((s.filter_pid && pid != (uint32_t)s.pid) || own_thread(tid))
         return 0;
+    if (atomic_load(&s.discarding))
+        return 1; /* shutting down with nobody to take it (set before the stop) */
+    if (!atomic_load_explicit(&s.consumed, memory_order_relaxed) && tc_buffer_full()) {
+        /* Nobody drains the buffer: the sample would be unwound, then dropped at emit. */
+        atomic_fetch_add_explicit(&s.dropped_at_limit, 1, memory_order_relaxed);
+        return 1;
+    }
+    atomic_fetch_add_explicit(atomic_load(&s.stop) ? &s.unwound_at_stop : &s.unwound, 1, memory_order_relaxed);
     uint64_t frames[MAX_FRAMES];
     if (s.use_callchain) {
         uint64_t nr = tcu_rd64(p);
@@ -784,9 +801,9 @@ static void emit(int64_t until)
             }
             tc_stream_commit(&s.stream);
         } else {
-            /* The buffer limit: lost like a record the kernel dropped, not counted with the
-             * program's own events. */
-            atomic_fetch_add_explicit(&s.lost, 1, memory_order_relaxed);
+            /* The buffer limit: reported with the records the kernel dropped, not counted
+             * with the program's own events. */
+            atomic_fetch_add_explicit(&s.dropped_at_limit, 1, memory_order_relaxed);
         }
         free(p);
     }
@@ -794,19 +811,46 @@ static void emit(int64_t until)
     s.queued -= i;
 }
 
-/* The pass interval while records flow: the time a quarter of the smallest ring takes to
- * fill with samples, a stack copy each, from one CPU at the sampling rate. */
-static int busy_poll_interval_ms(void)
+static size_t smallest_ring(void)
 {
     size_t smallest = 0;
     for (int i = 0; i < s.nrings; i++)
         if (s.rings[i].page && (!smallest || s.rings[i].size < smallest))
             smallest = s.rings[i].size;
+    return smallest;
+}
+
+/* The pass interval while records flow: the time a quarter of the smallest ring takes to
+ * fill with samples, a stack copy each, from one CPU at the sampling rate. */
+static int busy_poll_interval_ms(void)
+{
+    size_t smallest = smallest_ring();
     if (!s.sampling || s.period_ns <= 0) /* context switches alone: small records, rate unknown */
         return smallest >= RING_PAGES_MAX * 4096 ? POLL_MS_MAX : POLL_MS_MIN;
     int64_t bytes_per_s = (int64_t)(STACK_BYTES + 512) * (1000000000 / s.period_ns);
     int64_t ms = (int64_t)(smallest / 4) * 1000 / bytes_per_s;
     return ms > POLL_MS_MAX ? POLL_MS_MAX : ms < POLL_MS_MIN ? POLL_MS_MIN : (int)ms;
+}
+
+/* The wait before the next pass. With no consumer, nobody waits for the records: the
+ * sampler sleeps until a ring's watermark or a consumer's connection (tc_sampling_consumer)
+ * wakes it, unless a ring is too small for its watermark to come before it is full (the
+ * kernel caps the watermark to the ring's size) while records flow. */
+static int next_wait_ms(int flowing, int busy_poll_ms, int watermark_early)
+{
+    if (!atomic_load_explicit(&s.consumed, memory_order_relaxed) && (watermark_early || !flowing)) {
+        atomic_fetch_add_explicit(&s.untimed_waits, 1, memory_order_relaxed);
+        return -1;
+    }
+    return flowing ? busy_poll_ms : IDLE_POLL_MS;
+}
+
+/* Shutting down with no consumer: the records left are freed, not unwound nor kept. */
+static void discard_queue(void)
+{
+    for (size_t i = 0; i < s.queued; i++)
+        free(s.queue[i]);
+    s.queued = 0;
 }
 
 static void *sampler_main(void *arg)
@@ -817,8 +861,8 @@ static void *sampler_main(void *arg)
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* the program's signals are for its threads */
     while (sem_wait(&s.opened) != 0)        /* EINTR */
         ;
-    if (!s.nrings)
-        return NULL; /* the kernel refused the events */
+    if (!s.nrings || atomic_load(&s.discarding))
+        return NULL; /* the kernel refused the events, or nobody will take the records */
     /* Kept across pauses: building them reads every module. */
     if (s.sampling && !s.use_callchain && !s.unwinder)
         s.unwinder = tcn_sample_unwinder_new();
@@ -835,14 +879,22 @@ static void *sampler_main(void *arg)
     for (int i = 0; polls && i < s.nrings; i++)
         if (s.rings[i].page)
             polls[npolls++] = (struct pollfd){s.rings[i].fd, POLLIN, 0};
-    int busy_poll_ms = busy_poll_interval_ms();
+    int busy_poll_ms = busy_poll_interval_ms(), watermark_early = smallest_ring() > WATERMARK_BYTES;
     s.nown = 0;
     s.joins_seen[0] = s.joins_seen[1] = s.joins_at_open; /* a thread joined before: no records */
     size_t got = 1;
     for (;;) {
         int stopping = atomic_load(&s.stop);
-        if (!stopping && polls)
-            poll(polls, (nfds_t)npolls, got || s.queued ? busy_poll_ms : IDLE_POLL_MS);
+        if (!stopping && polls) {
+            poll(polls, (nfds_t)npolls, next_wait_ms(got || s.queued, busy_poll_ms, watermark_early));
+            eventfd_t woken;
+            if (s.wake_fd >= 0 && polls[0].revents & POLLIN)
+                eventfd_read(s.wake_fd, &woken); /* a consumer connected (stop is checked above) */
+        }
+        if (atomic_load(&s.discarding)) {
+            discard_queue();
+            break;
+        }
         int64_t now = tc_clock_monotonic_raw_ns();
         refresh_clock_pair();
         if (s.unwinder)
@@ -968,6 +1020,34 @@ uint64_t tc_sampling_lost(void)
     return atomic_load_explicit(&s.lost, memory_order_relaxed);
 }
 
+uint64_t tc_sampling_dropped_at_limit(void)
+{
+    return atomic_load_explicit(&s.dropped_at_limit, memory_order_relaxed);
+}
+
+uint64_t tc_sampling_untimed_waits(void)
+{
+    return atomic_load_explicit(&s.untimed_waits, memory_order_relaxed);
+}
+
+uint64_t tc_sampling_unwound(void)
+{
+    return atomic_load_explicit(&s.unwound, memory_order_relaxed);
+}
+
+uint64_t tc_sampling_unwound_at_stop(void)
+{
+    return atomic_load_explicit(&s.unwound_at_stop, memory_order_relaxed);
+}
+
+void tc_sampling_consumer(int connected)
+{
+    atomic_store(&s.consumed, connected);
+    /* What the rings hold goes out now, not at their watermark. */
+    if (connected && s.wake_fd >= 0)
+        eventfd_write(s.wake_fd, 1);
+}
+
 struct tc_stream *tc_sampling_stream(void)
 {
     return s.stream_ready ? &s.stream : NULL;
@@ -980,7 +1060,7 @@ static void set_paused(int paused)
 {
     pthread_mutex_lock(&s.lock);
     atomic_store(&s.paused, paused);
-    for (size_t i = 0; s.running && i < s.nfds; i++)
+    for (size_t i = 0; s.running && !s.finished && i < s.nfds; i++)
         ioctl(s.fds[i], paused ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0);
     pthread_mutex_unlock(&s.lock);
     tc_wake_worker_now();
@@ -998,10 +1078,20 @@ void tc_sampling_pause(void)
     set_paused(1);
 }
 
-void tc_sampling_shutdown(void)
+void tc_sampling_end(void)
 {
     pthread_mutex_lock(&s.lock);
     s.finished = 1;
+    for (size_t i = 0; s.running && i < s.nfds; i++)
+        ioctl(s.fds[i], PERF_EVENT_IOC_DISABLE, 0);
+    pthread_mutex_unlock(&s.lock);
+}
+
+void tc_sampling_shutdown(int consumer)
+{
+    pthread_mutex_lock(&s.lock);
+    s.finished = 1;
+    atomic_store(&s.discarding, !consumer);
     stop_locked();
     tcn_sample_unwinder_free(s.unwinder);
     s.unwinder = NULL;
@@ -1045,6 +1135,8 @@ void tc_sampling_forget_after_fork(void)
     s.queue = NULL;
     s.queued = s.queue_cap = 0;
     atomic_store(&s.lost, 0);
+    atomic_store(&s.dropped_at_limit, 0);
+    atomic_store(&s.consumed, 0); /* the child's consumers are its own */
     /* The events' copies are closed. Their rings are not unmapped: the kernel does not copy
      * perf's mappings into a child (VM_DONTCOPY), and the range may hold what a handler that
      * ran before ours mapped since. */

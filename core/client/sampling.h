@@ -47,12 +47,28 @@ int64_t tc_sampling_period_ns(void);
 const char *tc_sampling_unavailable(void);
 /* Records (samples, context switches) the kernel dropped because a ring was full. */
 uint64_t tc_sampling_lost(void);
+/* Records dropped because the buffer limit was reached (TRACYC_BUFFER_LIMIT). */
+uint64_t tc_sampling_dropped_at_limit(void);
+/* Worker: whether a server or the in-process capture is connected. With none, the sampler
+ * waits without a timeout and does not unwind samples that the full buffer cannot keep; a
+ * connection wakes it to pass what the rings hold on. */
+void tc_sampling_consumer(int connected);
 /* The sampler's records, for the worker to drain (NULL before the first start). */
 struct tc_stream *tc_sampling_stream(void);
 /* In a forked child: no sampler thread; close the parent's events. */
 void tc_sampling_forget_after_fork(void);
-/* At shutdown, after the last connection: stop for good. */
-void tc_sampling_shutdown(void);
+/* At shutdown, first: nothing is recorded after the call. */
+void tc_sampling_end(void);
+/* At shutdown, once it is known whether anything will take the last records (a connected
+ * consumer, or TRACY_NO_EXIT waiting for a server): stop for good. With nothing to take
+ * them, the records left are neither unwound nor kept, nor is the unwinder built. */
+void tc_sampling_shutdown(int consumer);
+
+/* For tests: the sampler's waits without a timeout; the samples it unwound (or walked the
+ * callchain of) before the stop, and after it. */
+uint64_t tc_sampling_untimed_waits(void);
+uint64_t tc_sampling_unwound(void);
+uint64_t tc_sampling_unwound_at_stop(void);
 
 /* ___tracy_begin/end_sampling_profiling (thread-safe). */
 int tc_sampling_resume(void);

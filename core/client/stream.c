@@ -24,6 +24,12 @@ int tc_buffer_pressed(void)
     return atomic_load_explicit(&tc_buffer_bytes, memory_order_relaxed) > pressure_mark();
 }
 
+int tc_buffer_full(void)
+{
+    size_t used = atomic_load_explicit(&tc_buffer_bytes, memory_order_relaxed);
+    return used + CHUNK_BYTES > tc_buffer_limit;
+}
+
 /* A compare-and-swap rather than add-then-undo, so that even a failed charge never
  * shows above the bound. The charge that takes the memory past the pressure mark wakes the
  * worker (tc_buffer_pressed). */

@@ -71,6 +71,9 @@ void tc_buffer_release(size_t n);
 /* Whether the memory kept for events is past half its limit: the worker drains at a
  * quicker pace then (worker.c), as records' heap data is released only by their drain. */
 int tc_buffer_pressed(void);
+/* Whether a stream's next chunk would be refused: the memory kept for events is within a
+ * chunk of its limit. */
+int tc_buffer_full(void);
 /* malloc charged to the budget (not forced): NULL past the limit. */
 void *tc_buffer_alloc(size_t n);
 /* Frees what tc_buffer_alloc(n) returned. */

@@ -264,6 +264,7 @@ static void open_connection(int slot, struct tc_transport *t, const uint8_t hell
         return;
     }
     tc_replay_to(&w.conns[slot]);
+    tc_sampling_consumer(1);
     w.quiet_wait_ms = TRICKLE_WAIT_MS; /* a new server gets what follows within TRICKLE_WAIT_MS */
     if (slot == SLOT_TCP)
         atomic_store(&tc_prof.connected, 1);
@@ -273,6 +274,7 @@ static void close_connection(int slot)
 {
     tc_conn_close(&w.conns[slot]);
     forget_connection_state(slot);
+    tc_sampling_consumer(any_live());
     if (slot == SLOT_TCP)
         atomic_store(&tc_prof.connected, 0);
 }
@@ -497,7 +499,8 @@ static void service_connections(int timeout_ms)
         struct tc_conn *c = &w.conns[i];
         if (c->alive) {
             tc_conn_report_drops(c, dropped);
-            tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 0);
+            tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), tc_sampling_dropped_at_limit(),
+                                    0);
             tc_conn_report_libdw(c, tcn_libdw_unavailable());
             tc_conn_send_renames(c);
             tc_conn_report_clock(c, 0);
@@ -783,7 +786,7 @@ static int finish_connection(int slot)
         return 0;
     tc_conn_report_drops(c, atomic_load(&tc_prof.dropped));
     tc_conn_report_absent(c);
-    tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), 1);
+    tc_conn_report_sampling(c, tc_sampling_unavailable(), tc_sampling_lost(), tc_sampling_dropped_at_limit(), 1);
     tc_conn_report_libdw(c, tcn_libdw_unavailable());
     tc_conn_send_renames(c);
     tc_conn_report_clock(c, 1);
@@ -841,10 +844,12 @@ static void finish(void)
      * symbols asked for from now on are resolved here, while waiting for them, when this
      * thread's stack has room for it. */
     tcn_resolver_go_threadless();
-    tc_sampling_shutdown();
+    tc_sampling_end();
     start_requested_capture();
     finish_handshakes();
     finish_dialing();
+    /* With nothing to take them, the last samples are not unwound for nothing. */
+    tc_sampling_shutdown(any_live() || (tc_prof.config.no_exit && can_have_server()));
     for (;;) {
         /* TRACY_NO_EXIT: keep the data until a server has come for it... */
         while (tc_prof.config.no_exit && can_have_server() && !conn_live(SLOT_TCP)) {

@@ -8,6 +8,7 @@
 #include "util/monotonic.h"
 
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,7 +54,10 @@ int main(void)
         ___tracy_emit_frame_mark(NULL);
     ___tracy_emit_frame_mark_start("loading"); /* a discontinuous frame across the switch */
     tick(1000);
-    usleep(100000);
+    /* Everything above has reached the first server once this message has (it waited 100 ms:
+     * too short when samples came first, their symbols' first resolving on a loaded machine). */
+    ___tracy_emit_message("first ticks sent", 16, 0);
+    tt_wait_text(first, TCD_MESSAGE, (uint32_t)syscall(SYS_gettid), "first ticks sent");
     __atomic_store_n(&first->stop, 1, __ATOMIC_RELAXED); /* the first server leaves */
     CHECK_EQ_INT(tt_capture_join(first), 1);
     wait_connected(0);
