@@ -106,7 +106,9 @@ static struct {
     sem_t opened;     /* posted once the events are open, or refused: the sampler may start */
     int opened_ready; /* made once: each start posts it once and its sampler waits once */
     _Atomic int stop;
-    int wake_fd;       /* an eventfd: stop_locked wakes the sampler with it */
+    /* An eventfd: stop_locked and a consumer's connection wake the sampler with it (atomic:
+     * the worker reads it for the latter, without the lock, while another thread may start). */
+    _Atomic int wake_fd;
     int sampling;      /* samples wanted (else only context switches) */
     int use_callchain; /* no libdw to unwind copied stacks: the kernel's frame-pointer chain */
     int finished;      /* shut down: never start again */
@@ -1044,8 +1046,9 @@ void tc_sampling_consumer(int connected)
 {
     atomic_store(&s.consumed, connected);
     /* What the rings hold goes out now, not at their watermark. */
-    if (connected && s.wake_fd >= 0)
-        eventfd_write(s.wake_fd, 1);
+    int wake_fd = atomic_load(&s.wake_fd);
+    if (connected && wake_fd >= 0)
+        eventfd_write(wake_fd, 1);
 }
 
 struct tc_stream *tc_sampling_stream(void)
