@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What profiling costs a whole process: CPU time of every thread (tracyc's own included),
-# untraced (TRACYC_DISABLE=1) against sampled at the default rate by the in-process capture
-# (TRACYC_OUTPUT) and by a live tracyc-capture, interleaved round by round; medians, their
+# untraced (TRACYC_DISABLE=1) against profiled with nothing ever connected, and sampled at the
+# default rate by the in-process capture (TRACYC_OUTPUT) and by a live tracyc-capture,
+# interleaved round by round; medians, their peak memory over untraced's, their
 # ratio to the untraced median of the same run, and tracyc's CPU split by thread (worker,
 # sampler, symbol resolver, and its shutdown at exit). Then idle programs, with no server
 # and with a capture connected: CPU milliseconds per second (and with the in-process capture

@@ -2,16 +2,18 @@
 """measure.py - whole-process CPU of programs untraced and profiled, for bench/process_cost.sh.
 
 Each program runs under run_traced (every thread's CPU time at its exit) with tracyc
-preloaded (start.c), in three modes, interleaved round by round:
+preloaded (start.c), in four modes, interleaved round by round:
   untraced  TRACYC_DISABLE=1
+  noserver  profiled, nothing ever connected: sampling from the start, its records kept for
+            a server that never comes (within TRACYC_BUFFER_LIMIT)
   inproc    TRACYC_OUTPUT=<tmp>.txt: the in-process capture, sampling at the default rate
   live      a tracyc-capture connected over loopback (the program waits for it at start)
 With --before LIB (another build's start library, whose rpath names its libtracyc), each
 traced mode runs with that build too, as MODE@before, in the same rounds.
 Prints, per program, the median process CPU of each mode with its range and its ratio to
 the untraced median of the same run, the median of each round's ratio to that round's
-untraced run ("paired": steadier when the machine's speed drifts), the median wall time and its ratio, the samples kept
-per CPU second and in how many runs the capture kept any, then the median per-thread split of tracyc's CPU:
+untraced run ("paired": steadier when the machine's speed drifts), the median wall time and its ratio, the median
+peak resident memory over untraced's, the samples kept per CPU second and in how many runs the capture kept any, then the median per-thread split of tracyc's CPU:
 its worker, sampler and symbol resolver threads, and its shutdown on the program's main
 thread at exit ("exit"). An idle program (--idle) runs for two lengths of time in each round
 and mode; what a second of idling costs is the difference between the two runs' CPU over the
@@ -84,7 +86,7 @@ def run_once(args, cmd, mode, tmp):
         capture.wait()
     if rc != 0:
         sys.exit(f"process_cost: {' '.join(cmd)} ({mode}) exited with {rc}")
-    threads, rusage, wall = [], 0, 0
+    threads, rusage, wall, maxrss = [], 0, 0, 0
     with open(report) as f:
         for line in f:
             fields = line.rstrip("\n").split("\t")
@@ -92,6 +94,8 @@ def run_once(args, cmd, mode, tmp):
                 rusage = int(fields[1])
             elif fields[0] == "wall":
                 wall = int(fields[1])
+            elif fields[0] == "maxrss":
+                maxrss = int(fields[1]) * 1024
             else:
                 threads.append((int(fields[1]), fields[2]))
     parts = dict.fromkeys(PARTS, 0)
@@ -111,7 +115,8 @@ def run_once(args, cmd, mode, tmp):
     elif mode == "live" and os.path.exists(out):
         samples = count_samples(out)
         os.unlink(out)
-    return {"total": total, "rusage": rusage, "wall": wall, "parts": parts, "samples": samples}
+    return {"total": total, "rusage": rusage, "wall": wall, "parts": parts, "samples": samples,
+            "maxrss": maxrss}
 
 
 def count_samples(path):
@@ -136,8 +141,9 @@ def report(name, modes, runs):
     base = med([r["total"] for r in runs["untraced"]])
     print(f"-- {name}")
     print(f"  {'mode':<14} {'process CPU s':>14} {'range':>15} {'ratio':>7} {'paired':>7} {'wall s':>7} "
-          f"{'ratio':>6} {'samples/CPU s':>14} {'sampled':>8}")
+          f"{'ratio':>6} {'+RSS MB':>8} {'samples/CPU s':>14} {'sampled':>8}")
     base_wall = med([r["wall"] for r in runs["untraced"]])
+    base_rss = med([r["maxrss"] for r in runs["untraced"]])
     for mode in modes:
         totals = [r["total"] for r in runs[mode]]
         m = med(totals)
@@ -146,12 +152,13 @@ def report(name, modes, runs):
         rate = f"{med(rates):14.0f}" if rates else f"{'-':>14}"
         wall = med([r["wall"] for r in runs[mode]])
         # runs whose capture kept samples (a short program's can have none)
-        sampled = "-" if mode == "untraced" else f"{len(rates)}/{len(runs[mode])}"
+        sampled = "-" if mode in ("untraced", "noserver") else f"{len(rates)}/{len(runs[mode])}"
+        rss = med([r["maxrss"] for r in runs[mode]]) - base_rss
         # each round's run against the untraced run of the same round, their median: a
         # machine whose speed drifts between rounds moves both runs of a round alike
         paired = med([r["total"] / u["total"] for r, u in zip(runs[mode], runs["untraced"])])
         print(f"  {mode:<14} {m / 1e9:14.3f} {lo / 1e9:7.3f}-{hi / 1e9:<7.3f} {m / base:7.3f} {paired:7.3f} "
-              f"{wall / 1e9:7.3f} {wall / base_wall:6.2f} {rate} {sampled:>8}")
+              f"{wall / 1e9:7.3f} {wall / base_wall:6.2f} {rss / 1e6:8.1f} {rate} {sampled:>8}")
     def cell(mode, part):
         v = med([part(r) for r in runs[mode]])
         return f"{v / 1e6:7.1f} ({100 * v / base:4.1f}%)"
@@ -213,7 +220,7 @@ def main():
 
     for spec in args.program:
         name, cmd = spec.split("=", 1)
-        jobs.append((name, shlex.split(cmd), with_before(["untraced", "inproc", "live"]), None))
+        jobs.append((name, shlex.split(cmd), with_before(["untraced", "noserver", "inproc", "live"]), None))
     for spec in args.idle:
         name, lengths, cmd = spec.split("=", 2)
         lengths = tuple(float(s) for s in lengths.split(","))

@@ -8,8 +8,8 @@
  * whole CPU time (sum_exec_runtime, /proc/PID/task/TID/schedstat, in nanoseconds) are read,
  * so the CPU of threads that end before the process (the profiler's, joined at exit) is
  * counted too. OUT gets one line per thread, "tid<TAB>ns<TAB>name", then
- * "rusage<TAB>ns" (the kernel's utime + stime of the whole process, as a check) and
- * "wall<TAB>ns". The program's exit status is this program's. BENCH_PRELOAD, when set, is
+ * "rusage<TAB>ns" (the kernel's utime + stime of the whole process, as a check),
+ * "maxrss<TAB>KiB" (its peak resident memory) and "wall<TAB>ns". The program's exit status is this program's. BENCH_PRELOAD, when set, is
  * the program's LD_PRELOAD (not this runner's). */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -102,6 +102,7 @@ int main(int argc, char **argv)
             fprintf(out, "rusage\t%lld\n",
                     (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
                         (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL);
+            fprintf(out, "maxrss\t%ld\n", ru.ru_maxrss);
             break;
         }
         if (!WIFSTOPPED(status))
