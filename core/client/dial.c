@@ -194,8 +194,8 @@ void tc_dial_stop(void)
     d.host = NULL;
 }
 
-/* The parent's name and addresses, as they were at the fork: in the child, never used nor
- * freed, kept reachable here for a leak check (the last fork's). */
+/* The parent's name and addresses, as they were at the fork: kept in the child for its leak
+ * check (lifecycle.c, after_fork_child). */
 static struct {
     char *host;
     struct addrinfo *addrs;

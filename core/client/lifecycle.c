@@ -50,7 +50,11 @@ static void after_fork_child(void)
     /* Nothing here frees or allocates: a thread of the parent may have held the allocator's
      * lock at the fork, and an allocator without a fork handler of its own (GCC 12's
      * AddressSanitizer's) never releases it in the child. The parent's memory is forgotten,
-     * its descriptors closed. */
+     * its descriptors closed. Each handler keeps what it forgets in a static of its own
+     * ("parents"), never used nor freed: the child's leak check (LeakSanitizer's, at exit)
+     * would otherwise report as lost what nothing points to once the handlers have reset
+     * their state, or what only a thread the child does not have pointed to. It holds the
+     * last fork's: a followed child that forks again puts its own there (test_fork_leak_check). */
     tcn_resolver_forget_after_fork();
     tc_worker_forget_after_fork();
     tcn_callstack_forget_after_fork();

@@ -386,8 +386,6 @@ static void explain_refusal(int err)
     }
 }
 
-/* The reason, once a process, on stderr too: a program writing TRACYC_OUTPUT has no other
- * place where it shows. */
 /* The reason, for the servers (tc_sampling_unavailable); said on stderr only when one connects
  * (say_reason): sampling starts with the profiler, and a program nobody profiles stays quiet
  * where perf is refused (Debian's perf_event_paranoid 3, a container's seccomp filter). */
@@ -396,6 +394,8 @@ static void publish_reason(void)
     atomic_store_explicit(&s.has_reason, s.reason[0] != 0, memory_order_release);
 }
 
+/* The reason on stderr, once a process, when the first consumer (a server, or the in-process
+ * capture) connects: the caller is tc_sampling_retry. */
 static void say_reason(void)
 {
     static int said;

@@ -41,9 +41,8 @@ uint32_t tc_zone_key_next(void)
     return (atomic_fetch_add(&next_key, 1) & 0xfff) << 20;
 }
 
-/* The parent's threads and serial stream, as they were at the fork: in the child, never
- * used nor freed, kept reachable here for a leak check (the last fork's: a followed child
- * that forks again puts its own here). */
+/* The parent's threads and serial stream, as they were at the fork: kept in the child for its
+ * leak check (lifecycle.c, after_fork_child). */
 static struct {
     struct tc_thread *threads;
     struct tc_stream serial;

@@ -899,11 +899,9 @@ void tc_worker_stop(void)
     finish();
 }
 
-/* The parent's connections, as they were at the fork: in the child, their sockets are
- * closed and their memory is left alone (a thread of the parent may have held the
- * allocator's lock, never released in the child), kept reachable here for a leak check
- * (the last fork's: a followed child that forks again puts its own here). So are its
- * in-process capture and the request for one. */
+/* The parent's connections, its in-process capture and the request for one, as they were at
+ * the fork: in the child their sockets are closed, their memory kept for its leak check
+ * (lifecycle.c, after_fork_child). */
 static struct tc_conn parents_conns[TC_MAX_CONNS];
 static struct pending_server parents_pending[MAX_PENDING];
 static struct tc_inproc *parents_inproc;

@@ -75,17 +75,20 @@ const char *tcn_libdw_unavailable(void)
 }
 
 /* The whole of an open file from where it stands, NUL-terminated (*len: its bytes without
- * the NUL); NULL with errno set on failure. */
+ * the NUL); NULL with errno set on failure: the read's, EIO if it set none. */
 static char *read_rest(FILE *f, size_t *len)
 {
+    clearerr(f); /* a kept stream's earlier failure is not this reading's */
     size_t cap = 64 * 1024, n = 0;
     char *text = malloc(cap + 1);
     while (text) {
+        errno = 0;
         n += fread(text + n, 1, cap - n, f);
         if (n < cap) {
             if (ferror(f)) {
+                int err = errno ? errno : EIO;
                 free(text);
-                errno = EIO;
+                errno = err;
                 return NULL;
             }
             text[n] = '\0';

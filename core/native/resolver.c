@@ -325,9 +325,8 @@ void tcn_resolver_after_fork_parent(void)
     }
 }
 
-/* The parent's lists and caches, as they were at the fork: in the child, never used nor
- * freed, kept reachable here for a leak check (the last fork's: a followed child that forks
- * again puts its own here). */
+/* The parent's lists and caches, as they were at the fork: kept in the child for its leak
+ * check (client/lifecycle.c, after_fork_child). */
 static struct {
     struct tcn_resolved *todo, *current, *done, *handed;
     struct tcn_symbols *symbols;

@@ -49,17 +49,20 @@ struct others {
 };
 
 struct bundle {
-    int started;     /* a switch went out: the compact form implies its next thread */
-    uint32_t on_cpu; /* that thread */
+    int started;              /* a switch went out: the compact form implies its next thread */
+    struct thread_ref on_cpu; /* that thread */
     size_t switches, wakings;
     int64_t switch_time[BUNDLE], waking_time[BUNDLE];
     uint16_t prev_state[BUNDLE];
     struct thread_ref next[BUNDLE], woken[BUNDLE];
 };
 
-static uint16_t prev_state(uint8_t state)
+/* The state a switch leaves its previous thread in; the idle thread (0) is runnable (R), as the kernel says. */
+static uint16_t prev_state(const struct tct_sched_event *e)
 {
-    switch (state) {
+    if (!e->old_thread)
+        return 0;
+    switch (e->state) {
     case 101:
         return 0x2; /* D */
     case 102:
@@ -79,6 +82,13 @@ static uint16_t prev_state(uint8_t state)
     default:
         return 0x1; /* S, and what the client did not say */
     }
+}
+
+/* Whether a switch's previous thread is the one the CPU's last switch put on (on_cpu): a tid alone
+ * may be another process's (two containers), but the idle thread is the CPU's, whoever saw it. */
+static int is_on_cpu(const struct bundle *b, const struct tct_sched_event *e)
+{
+    return e->old_thread == b->on_cpu.thread && (!e->old_thread || e->source == b->on_cpu.source);
 }
 
 /* A thread's command name: its name in the client, else the system's, else ftrace's "<...>". */
@@ -189,7 +199,7 @@ static void full_switch(struct tct_pftrace *p, const struct tct_sched_event *e)
     tct_pb_string(&p->pb, PF_SCHED_SWITCH_PREV_COMM, comm_of(p, prev, e->cpu, prev_buf));
     tct_pb_int(&p->pb, PF_SCHED_SWITCH_PREV_PID, (int32_t)e->old_thread);
     tct_pb_int(&p->pb, PF_SCHED_SWITCH_PREV_PRIO, PRIORITY);
-    tct_pb_int(&p->pb, PF_SCHED_SWITCH_PREV_STATE, e->old_thread ? prev_state(e->state) : 0);
+    tct_pb_int(&p->pb, PF_SCHED_SWITCH_PREV_STATE, prev_state(e));
     tct_pb_string(&p->pb, PF_SCHED_SWITCH_NEXT_COMM, comm_of(p, next, e->cpu, next_buf));
     tct_pb_int(&p->pb, PF_SCHED_SWITCH_NEXT_PID, (int32_t)e->new_thread);
     tct_pb_int(&p->pb, PF_SCHED_SWITCH_NEXT_PRIO, PRIORITY);
@@ -271,16 +281,16 @@ int tct_pf_sched(struct tct_pftrace *p)
             b->waking_time[b->wakings] = e->time;
             b->woken[b->wakings++] = (struct thread_ref){e->source, e->new_thread};
         } else {
-            if (!b->started || e->old_thread != b->on_cpu) {
+            if (!b->started || !is_on_cpu(b, e)) {
                 flush_bundle(p, b, e->cpu); /* the CPU's events stay in time order in the file */
                 full_switch(p, e);
             } else {
                 b->switch_time[b->switches] = e->time;
-                b->prev_state[b->switches] = e->old_thread ? prev_state(e->state) : 0;
+                b->prev_state[b->switches] = prev_state(e);
                 b->next[b->switches++] = (struct thread_ref){e->source, e->new_thread};
             }
             b->started = 1;
-            b->on_cpu = e->new_thread;
+            b->on_cpu = (struct thread_ref){e->source, e->new_thread};
         }
         if (b->switches == BUNDLE || b->wakings == BUNDLE)
             flush_bundle(p, b, e->cpu);

@@ -170,8 +170,8 @@ static struct held standard_held[3];
 static int standard_count;
 static struct held *floor_held; /* tcu_fd_run_above_floor's, while its init runs */
 static int floor_count;
-/* In a forked child: the floor_held of the parent's thread that was running an init, kept
- * reachable for a leak check (that thread, its only owner, is not in the child). */
+/* In a forked child: the floor_held of the parent's thread that was running an init (its only
+ * owner, not in the child), kept for the child's leak check (client/lifecycle.c, after_fork_child). */
 static struct held *parents_floor_held;
 
 static int standard_free(void)

@@ -1138,6 +1138,50 @@ static void test_processes_clock_column(void)
     }
 }
 
+/* Threads of other programs, named by the source that saw them switch. */
+static const char *named_by_source(const void *ctx, uint32_t thread)
+{
+    (void)thread;
+    return ctx;
+}
+
+static void context_switch(struct tct_trace *tr, uint32_t source, int64_t t, uint32_t old_thread, uint32_t new_thread)
+{
+    tct_trace_on_event(
+        tr, source, &(struct tcd_event){.kind = TCD_CONTEXT_SWITCH, .time = t, .id = old_thread, .thread = new_thread});
+}
+
+/* Two processes (two containers) each with a thread 300 on CPU 0: the second's switch off its
+ * 300 is not one off the first's, whose switch put its own 300 on. The Perfetto output's
+ * compact form would imply the first's (and name no previous thread): it goes out in full,
+ * naming the second's. */
+static void test_same_tid_switches(void)
+{
+    struct tct_trace *tr = tct_trace_new();
+    static const char *const names_seen[2] = {"first's 300", "second's 300"};
+    for (int i = 0; i < 2; i++) {
+        struct tct_names names = fake_names();
+        names.ctx = names_seen[i];
+        names.system_thread = named_by_source;
+        CHECK_EQ_INT(tct_trace_add_source(tr, &names, 0), i);
+    }
+    struct tct_export_options o = {0};
+    struct tct_output *out = tct_output_new(tr, TCT_FORMAT_PFTRACE, &o);
+    context_switch(tr, 0, 1000, 0, 300);
+    context_switch(tr, 1, 2000, 300, 0);
+    tct_trace_finish(tr);
+    char *pf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&pf, &len);
+    CHECK_EQ_INT(tct_output_write_to(out, f), 0);
+    fclose(f);
+    CHECK(memmem(pf, len, names_seen[0], strlen(names_seen[0])) != NULL);
+    CHECK(memmem(pf, len, names_seen[1], strlen(names_seen[1])) != NULL);
+    free(pf);
+    tct_output_free(out);
+    tct_trace_free(tr);
+}
+
 /* A source's clock set again while its zones are open (a collector's estimate improving):
  * each zone is measured on the clock that ends it, its begin moved with the clock. */
 static void test_clock_change(void)
@@ -1298,6 +1342,7 @@ int main(void)
     test_zone_begins();
     test_processes();
     test_processes_clock_column();
+    test_same_tid_switches();
     test_clock_change();
     test_export_file();
     return tt_finish("test_export");

@@ -126,7 +126,9 @@ int main(int argc, char **argv)
     static const struct ___tracy_source_location_data loc = {"idle", "main", "test_worker_idle.c", 1, 0};
     TracyCZoneCtx z = ___tracy_emit_zone_begin(&loc, 1);
     ___tracy_emit_zone_end(z);
-    usleep(200 * 1000); /* the capture starts, the sampler too */
+    /* The capture connects: its handshake, the zone's queries and what the sampler (running since the
+     * start) kept until a consumer came go out, and the worker's wait grows from 50 ms toward 250. */
+    usleep(200 * 1000);
     long connected = switches_over_a_second(tid);
     tt_check(connected <= 60, "in-process capture connected: the worker slept %ld times in a second (<= 60)",
              connected);
