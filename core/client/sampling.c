@@ -49,8 +49,9 @@
 #define MERGE_DELAY_NS 2000000
 /* While records flow, a pass at most every 50 ms: each pass is a wake-up (a third of the
  * sampler's CPU at a pass every 10 ms), and a ring filling faster wakes the sampler earlier
- * at its watermark. A ring smaller than the watermark (locked-memory limits) wakes it only
- * when full: then the pass comes before a quarter of it can fill, down to every 10 ms. */
+ * at its watermark. A ring smaller than the watermark (locked-memory limits) never wakes it
+ * (the kernel fills it to a byte short of the capped watermark): then the pass comes, idle
+ * or not, before a quarter of it can fill, down to every 10 ms. */
 #define POLL_MS_MAX 50
 #define POLL_MS_MIN 10
 #define WATERMARK_BYTES (RING_PAGES_MAX * 4096 / 4)
@@ -834,13 +835,16 @@ static int busy_poll_interval_ms(void)
     return ms > POLL_MS_MAX ? POLL_MS_MAX : ms < POLL_MS_MIN ? POLL_MS_MIN : (int)ms;
 }
 
-/* The wait before the next pass. With no consumer, nobody waits for the records: the
- * sampler sleeps until a ring's watermark or a consumer's connection (tc_sampling_consumer)
- * wakes it, unless a ring is too small for its watermark to come before it is full (the
- * kernel caps the watermark to the ring's size) while records flow. */
+/* The wait before the next pass. A ring too small for its watermark to come before it is
+ * full (the kernel caps the watermark to the ring's size: a locked-memory limit made it
+ * small) wakes nobody: it is looked at at the busy pace, consumer or not, idle or not. With no
+ * consumer, nobody waits for the records: the sampler sleeps until a ring's watermark or a
+ * consumer's connection (tc_sampling_consumer) wakes it, if a stop can wake it too. */
 static int next_wait_ms(int flowing, int busy_poll_ms, int watermark_early)
 {
-    if (!atomic_load_explicit(&s.consumed, memory_order_relaxed) && (watermark_early || !flowing)) {
+    if (!watermark_early)
+        return busy_poll_ms;
+    if (!atomic_load_explicit(&s.consumed, memory_order_relaxed) && atomic_load(&s.wake_fd) >= 0) {
         atomic_fetch_add_explicit(&s.untimed_waits, 1, memory_order_relaxed);
         return -1;
     }
@@ -955,8 +959,8 @@ static void start_locked(void)
     atomic_store(&s.has_reason, 0);
     s.reason[0] = 0;
     atomic_store(&s.stop, 0);
-    /* Made once and kept: a descriptor is low for a moment when made (util/fd.h). A stop's
-     * wake-up, not read by the sampler that stopped, is read here. */
+    /* Made once and kept: a descriptor is low for a moment when made (util/fd.h). A wake-up
+     * no sampler read (a stop's, or a consumer's while none ran) is read here. */
     eventfd_t stale;
     if (s.wake_fd < 0)
         s.wake_fd = tcu_fd_eventfd();
