@@ -67,6 +67,7 @@ struct ring {
     size_t size; /* data bytes, a power of two */
     size_t map_len;
     int cpu;
+    int hung_fd; /* for tests: the event polled for the ring that was last seen hung up */
 };
 
 /* A record read from a ring, waiting for its turn. */
@@ -94,7 +95,7 @@ static struct {
     _Atomic int consumed;
     /* Shutting down with no consumer: records are not read (set before the stop). */
     _Atomic int discarding;
-    _Atomic uint64_t untimed_waits, unwound, unwound_at_stop; /* for tests */
+    _Atomic uint64_t untimed_waits, unwound, unwound_at_stop, passes, hangups, hangups_again; /* for tests */
     int stream_ready;
     struct tc_stream stream;
     /* while running */
@@ -470,7 +471,7 @@ static int open_events(const struct tc_config *cfg)
     int result = 0;
     for (int attempt = 0;; attempt++) {
         for (int i = 0; i < o.ncpu; i++)
-            s.rings[i] = (struct ring){.fd = -1, .cpu = i};
+            s.rings[i] = (struct ring){.fd = -1, .cpu = i, .hung_fd = -1};
         done.n = todo.n = 0;
         o.err = 0;
         /* Until a pass finds no thread without events: a thread created meanwhile by one
@@ -855,6 +856,23 @@ static void discard_queue(void)
     s.queued = 0;
 }
 
+/* For tests: the hang-ups a poll returned for the rings' events. An event hangs up once its
+ * thread has exited and no thread started by it lives (the kernel's perf_poll then answers
+ * POLLHUP at once, whatever the ring holds); polled again, it wakes the sampler at once every
+ * time. */
+static void count_hangups(const struct pollfd *polls)
+{
+    for (int i = 0; i < s.nrings; i++) {
+        const struct pollfd *p = &polls[1 + i];
+        if (!(p->revents & POLLHUP))
+            continue;
+        atomic_fetch_add_explicit(&s.hangups, 1, memory_order_relaxed);
+        if (p->fd == s.rings[i].hung_fd)
+            atomic_fetch_add_explicit(&s.hangups_again, 1, memory_order_relaxed);
+        s.rings[i].hung_fd = p->fd;
+    }
+}
+
 static void *sampler_main(void *arg)
 {
     (void)arg;
@@ -874,13 +892,13 @@ static void *sampler_main(void *arg)
      * to see: its records wait in the rings meanwhile. */
     s.ns_per_tick = tc_clock_calibrate(20 * 1000000);
     refresh_clock_pair();
-    struct pollfd *polls = s.polls = calloc((size_t)s.nrings + 1, sizeof *polls);
-    int npolls = 0;
-    if (polls && s.wake_fd >= 0)
-        polls[npolls++] = (struct pollfd){s.wake_fd, POLLIN, 0};
-    for (int i = 0; polls && i < s.nrings; i++)
-        if (s.rings[i].page)
-            polls[npolls++] = (struct pollfd){s.rings[i].fd, POLLIN, 0};
+    /* polls[0] is the wake-up, polls[1 + i] ring i's event (-1, which poll skips: none) */
+    int npolls = s.nrings + 1;
+    struct pollfd *polls = s.polls = calloc((size_t)npolls, sizeof *polls);
+    for (int i = 0; polls && i < npolls; i++) {
+        const struct ring *r = i ? &s.rings[i - 1] : NULL;
+        polls[i] = (struct pollfd){r ? (r->page ? r->fd : -1) : s.wake_fd, POLLIN, 0};
+    }
     int busy_poll_ms = busy_poll_interval_ms(), watermark_early = smallest_ring() > WATERMARK_BYTES;
     s.nown = 0;
     s.joins_seen[0] = s.joins_seen[1] = s.joins_at_open; /* a thread joined before: no records */
@@ -889,6 +907,8 @@ static void *sampler_main(void *arg)
         int stopping = atomic_load(&s.stop);
         if (!stopping && polls) {
             poll(polls, (nfds_t)npolls, next_wait_ms(got || s.queued, busy_poll_ms, watermark_early));
+            atomic_fetch_add_explicit(&s.passes, 1, memory_order_relaxed);
+            count_hangups(polls);
             eventfd_t woken;
             if (s.wake_fd >= 0 && polls[0].revents & POLLIN)
                 eventfd_read(s.wake_fd, &woken); /* a consumer connected (stop is checked above) */
@@ -1030,6 +1050,21 @@ uint64_t tc_sampling_dropped_at_limit(void)
 uint64_t tc_sampling_untimed_waits(void)
 {
     return atomic_load_explicit(&s.untimed_waits, memory_order_relaxed);
+}
+
+uint64_t tc_sampling_passes(void)
+{
+    return atomic_load_explicit(&s.passes, memory_order_relaxed);
+}
+
+uint64_t tc_sampling_hangups(void)
+{
+    return atomic_load_explicit(&s.hangups, memory_order_relaxed);
+}
+
+uint64_t tc_sampling_hangups_again(void)
+{
+    return atomic_load_explicit(&s.hangups_again, memory_order_relaxed);
 }
 
 uint64_t tc_sampling_unwound(void)
