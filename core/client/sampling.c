@@ -70,6 +70,12 @@ struct ring {
     int hung_fd; /* for tests: the event polled for the ring that was last seen hung up */
 };
 
+/* An open event of one thread and CPU. */
+struct event {
+    int fd;
+    int ring; /* in s.rings: the CPU's, which it writes into */
+};
+
 /* A record read from a ring, waiting for its turn. */
 struct pending {
     int64_t time; /* perf clock (CLOCK_MONOTONIC_RAW ns) */
@@ -101,8 +107,8 @@ static struct {
     /* while running */
     struct ring *rings;
     int nrings;
-    int *fds;
-    size_t nfds, fds_cap;
+    struct event *events;
+    size_t nevents, events_cap;
     pthread_t thread;
     sem_t opened;     /* posted once the events are open, or refused: the sampler may start */
     int opened_ready; /* made once: each start posts it once and its sampler waits once */
@@ -205,19 +211,19 @@ struct opener {
     int err; /* errno of the first refusal */
 };
 
-static int add_fd(int fd)
+static int add_event(int fd, int ring)
 {
-    if (s.nfds == s.fds_cap) {
-        size_t grown = s.fds_cap ? s.fds_cap * 2 : 256;
-        int *v = realloc(s.fds, grown * sizeof *v);
+    if (s.nevents == s.events_cap) {
+        size_t grown = s.events_cap ? s.events_cap * 2 : 256;
+        struct event *v = realloc(s.events, grown * sizeof *v);
         if (!v) {
             close(fd);
             return -1;
         }
-        s.fds = v;
-        s.fds_cap = grown;
+        s.events = v;
+        s.events_cap = grown;
     }
-    s.fds[s.nfds++] = fd;
+    s.events[s.nevents++] = (struct event){fd, ring};
     return 0;
 }
 
@@ -253,7 +259,7 @@ static int open_thread(struct opener *o, pid_t tid)
         struct ring *r = &s.rings[cpu];
         if (r->cpu < 0) /* offline */
             continue;
-        if (s.nfds >= o->max_fds)
+        if (s.nevents >= o->max_fds)
             return 1;
         tcu_fd_guard_begin();
         int fd = tcu_fd_guard_end((int)perf_event_open(&o->attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
@@ -267,7 +273,7 @@ static int open_thread(struct opener *o, pid_t tid)
             o->err = errno;
             return -1;
         }
-        if (add_fd(fd) != 0) {
+        if (add_event(fd, cpu) != 0) {
             o->err = ENOMEM;
             return -1;
         }
@@ -289,14 +295,14 @@ static void close_events(void)
 {
     for (int i = 0; i < s.nrings; i++)
         unmap_ring(&s.rings[i]);
-    for (size_t i = 0; i < s.nfds; i++)
-        close(s.fds[i]);
+    for (size_t i = 0; i < s.nevents; i++)
+        close(s.events[i].fd);
     free(s.rings);
-    free(s.fds);
+    free(s.events);
     s.rings = NULL;
-    s.fds = NULL;
+    s.events = NULL;
     s.nrings = 0;
-    s.nfds = s.fds_cap = 0;
+    s.nevents = s.events_cap = 0;
 }
 
 /* The error's name: strerror's text alone does not tell EACCES from EPERM. */
@@ -535,8 +541,8 @@ static int open_events(const struct tc_config *cfg)
         close_events();
         return -1;
     }
-    for (size_t i = 0; i < s.nfds; i++)
-        ioctl(s.fds[i], PERF_EVENT_IOC_ENABLE, 0);
+    for (size_t i = 0; i < s.nevents; i++)
+        ioctl(s.events[i].fd, PERF_EVENT_IOC_ENABLE, 0);
     return 0;
 }
 
@@ -946,8 +952,8 @@ static void stop_locked(void)
 {
     if (!s.running)
         return;
-    for (size_t i = 0; i < s.nfds; i++)
-        ioctl(s.fds[i], PERF_EVENT_IOC_DISABLE, 0);
+    for (size_t i = 0; i < s.nevents; i++)
+        ioctl(s.events[i].fd, PERF_EVENT_IOC_DISABLE, 0);
     atomic_store(&s.stop, 1);
     if (s.wake_fd >= 0)
         eventfd_write(s.wake_fd, 1);
@@ -1098,8 +1104,8 @@ static void set_paused(int paused)
 {
     pthread_mutex_lock(&s.lock);
     atomic_store(&s.paused, paused);
-    for (size_t i = 0; s.running && !s.finished && i < s.nfds; i++)
-        ioctl(s.fds[i], paused ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0);
+    for (size_t i = 0; s.running && !s.finished && i < s.nevents; i++)
+        ioctl(s.events[i].fd, paused ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0);
     pthread_mutex_unlock(&s.lock);
     tc_wake_worker_now();
 }
@@ -1120,8 +1126,8 @@ void tc_sampling_end(void)
 {
     pthread_mutex_lock(&s.lock);
     s.finished = 1;
-    for (size_t i = 0; s.running && i < s.nfds; i++)
-        ioctl(s.fds[i], PERF_EVENT_IOC_DISABLE, 0);
+    for (size_t i = 0; s.running && i < s.nevents; i++)
+        ioctl(s.events[i].fd, PERF_EVENT_IOC_DISABLE, 0);
     pthread_mutex_unlock(&s.lock);
 }
 
@@ -1147,7 +1153,7 @@ static struct {
     struct tcn_sample_callchain *callchain;
     struct pending **queue;
     struct ring *rings;
-    int *fds;
+    struct event *events;
     struct tc_stream stream;
 } parents;
 
@@ -1178,14 +1184,14 @@ void tc_sampling_forget_after_fork(void)
     /* The events' copies are closed. Their rings are not unmapped: the kernel does not copy
      * perf's mappings into a child (VM_DONTCOPY), and the range may hold what a handler that
      * ran before ours mapped since. */
-    for (size_t i = 0; i < s.nfds; i++)
-        close(s.fds[i]);
+    for (size_t i = 0; i < s.nevents; i++)
+        close(s.events[i].fd);
     parents.rings = s.rings;
-    parents.fds = s.fds;
+    parents.events = s.events;
     s.rings = NULL;
-    s.fds = NULL;
+    s.events = NULL;
     s.nrings = 0;
-    s.nfds = s.fds_cap = 0;
+    s.nevents = s.events_cap = 0;
     if (s.wake_fd >= 0)
         close(s.wake_fd);
     s.wake_fd = -1;
