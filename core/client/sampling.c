@@ -67,7 +67,8 @@ struct ring {
     size_t size; /* data bytes, a power of two */
     size_t map_len;
     int cpu;
-    int hung_fd; /* for tests: the event polled for the ring that was last seen hung up */
+    size_t polled; /* in s.events: the event the sampler polls (the owner, until it hangs up) */
+    int hung_fd;   /* for tests: the event polled for the ring that was last seen hung up */
 };
 
 /* An open event of one thread and CPU. */
@@ -279,6 +280,7 @@ static int open_thread(struct opener *o, pid_t tid)
         }
         if (r->fd < 0) {
             r->fd = fd;
+            r->polled = s.nevents - 1;
             if (map_ring(r) != 0) {
                 o->err = errno ? errno : ENOMEM;
                 return -1;
@@ -862,20 +864,40 @@ static void discard_queue(void)
     s.queued = 0;
 }
 
-/* For tests: the hang-ups a poll returned for the rings' events. An event hangs up once its
- * thread has exited and no thread started by it lives (the kernel's perf_poll then answers
- * POLLHUP at once, whatever the ring holds); polled again, it wakes the sampler at once every
- * time. */
-static void count_hangups(const struct pollfd *polls)
+/* Polls, for ring `ring`, its next event after the one polled that has not hung up; none
+ * (-1, which poll skips) when all have: then nothing writes into the ring any more (a thread
+ * started later writes through the events of the thread that started it, which do not hang
+ * up while it lives). An event never comes back from a hang-up. */
+static void poll_next_live_event(struct pollfd *p, int ring)
+{
+    struct ring *r = &s.rings[ring];
+    p->fd = -1;
+    for (size_t i = r->polled + 1; i < s.nevents; i++) {
+        struct pollfd probe = {s.events[i].fd, POLLIN, 0};
+        if (s.events[i].ring != ring || (poll(&probe, 1, 0) == 1 && probe.revents & POLLHUP))
+            continue;
+        r->polled = i;
+        p->fd = probe.fd;
+        return;
+    }
+}
+
+/* An event hangs up once its thread has exited and no thread started by it lives: the
+ * kernel's perf_poll then answers POLLHUP at once, forever, whatever the ring holds, and
+ * polled on it woke the sampler at once every time (a CPU burned). The ring's other events
+ * still wake it at its watermark: one of them is polled instead. This pass reads the ring
+ * as every pass does (and so whatever wake-up the probe of an event may have taken). */
+static void on_hangups(struct pollfd *polls)
 {
     for (int i = 0; i < s.nrings; i++) {
-        const struct pollfd *p = &polls[1 + i];
+        struct pollfd *p = &polls[1 + i];
         if (!(p->revents & POLLHUP))
             continue;
         atomic_fetch_add_explicit(&s.hangups, 1, memory_order_relaxed);
         if (p->fd == s.rings[i].hung_fd)
             atomic_fetch_add_explicit(&s.hangups_again, 1, memory_order_relaxed);
         s.rings[i].hung_fd = p->fd;
+        poll_next_live_event(p, i);
     }
 }
 
@@ -914,7 +936,7 @@ static void *sampler_main(void *arg)
         if (!stopping && polls) {
             poll(polls, (nfds_t)npolls, next_wait_ms(got || s.queued, busy_poll_ms, watermark_early));
             atomic_fetch_add_explicit(&s.passes, 1, memory_order_relaxed);
-            count_hangups(polls);
+            on_hangups(polls);
             eventfd_t woken;
             if (s.wake_fd >= 0 && polls[0].revents & POLLIN)
                 eventfd_read(s.wake_fd, &woken); /* a consumer connected (stop is checked above) */
