@@ -68,6 +68,14 @@ struct ring {
     size_t size; /* data bytes, a power of two */
     size_t map_len;
     int cpu;
+    size_t polled; /* in s.events: the event the sampler polls (the owner, until it hangs up) */
+    int hung_fd;   /* for tests: the event polled for the ring that was last seen hung up */
+};
+
+/* An open event of one thread and CPU. */
+struct event {
+    int fd;
+    int ring; /* in s.rings: the CPU's, which it writes into */
 };
 
 /* A record read from a ring, waiting for its turn. */
@@ -95,14 +103,14 @@ static struct {
     _Atomic int consumed;
     /* Shutting down with no consumer: records are not read (set before the stop). */
     _Atomic int discarding;
-    _Atomic uint64_t untimed_waits, unwound, unwound_at_stop; /* for tests */
+    _Atomic uint64_t untimed_waits, unwound, unwound_at_stop, passes, hangups, hangups_again; /* for tests */
     int stream_ready;
     struct tc_stream stream;
     /* while running */
     struct ring *rings;
     int nrings;
-    int *fds;
-    size_t nfds, fds_cap;
+    struct event *events;
+    size_t nevents, events_cap;
     pthread_t thread;
     sem_t opened;     /* posted once the events are open, or refused: the sampler may start */
     int opened_ready; /* made once: each start posts it once and its sampler waits once */
@@ -205,19 +213,19 @@ struct opener {
     int err; /* errno of the first refusal */
 };
 
-static int add_fd(int fd)
+static int add_event(int fd, int ring)
 {
-    if (s.nfds == s.fds_cap) {
-        size_t grown = s.fds_cap ? s.fds_cap * 2 : 256;
-        int *v = realloc(s.fds, grown * sizeof *v);
+    if (s.nevents == s.events_cap) {
+        size_t grown = s.events_cap ? s.events_cap * 2 : 256;
+        struct event *v = realloc(s.events, grown * sizeof *v);
         if (!v) {
             close(fd);
             return -1;
         }
-        s.fds = v;
-        s.fds_cap = grown;
+        s.events = v;
+        s.events_cap = grown;
     }
-    s.fds[s.nfds++] = fd;
+    s.events[s.nevents++] = (struct event){fd, ring};
     return 0;
 }
 
@@ -253,7 +261,7 @@ static int open_thread(struct opener *o, pid_t tid)
         struct ring *r = &s.rings[cpu];
         if (r->cpu < 0) /* offline */
             continue;
-        if (s.nfds >= o->max_fds)
+        if (s.nevents >= o->max_fds)
             return 1;
         tcu_fd_guard_begin();
         int fd = tcu_fd_guard_end((int)perf_event_open(&o->attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
@@ -267,12 +275,13 @@ static int open_thread(struct opener *o, pid_t tid)
             o->err = errno;
             return -1;
         }
-        if (add_fd(fd) != 0) {
+        if (add_event(fd, cpu) != 0) {
             o->err = ENOMEM;
             return -1;
         }
         if (r->fd < 0) {
             r->fd = fd;
+            r->polled = s.nevents - 1;
             if (map_ring(r) != 0) {
                 o->err = errno ? errno : ENOMEM;
                 return -1;
@@ -289,14 +298,14 @@ static void close_events(void)
 {
     for (int i = 0; i < s.nrings; i++)
         unmap_ring(&s.rings[i]);
-    for (size_t i = 0; i < s.nfds; i++)
-        close(s.fds[i]);
+    for (size_t i = 0; i < s.nevents; i++)
+        close(s.events[i].fd);
     free(s.rings);
-    free(s.fds);
+    free(s.events);
     s.rings = NULL;
-    s.fds = NULL;
+    s.events = NULL;
     s.nrings = 0;
-    s.nfds = s.fds_cap = 0;
+    s.nevents = s.events_cap = 0;
 }
 
 /* The error's name: strerror's text alone does not tell EACCES from EPERM. */
@@ -471,7 +480,7 @@ static int open_events(const struct tc_config *cfg)
     int result = 0;
     for (int attempt = 0;; attempt++) {
         for (int i = 0; i < o.ncpu; i++)
-            s.rings[i] = (struct ring){.fd = -1, .cpu = i};
+            s.rings[i] = (struct ring){.fd = -1, .cpu = i, .hung_fd = -1};
         done.n = todo.n = 0;
         o.err = 0;
         /* Until a pass finds no thread without events: a thread created meanwhile by one
@@ -535,8 +544,8 @@ static int open_events(const struct tc_config *cfg)
         close_events();
         return -1;
     }
-    for (size_t i = 0; i < s.nfds; i++)
-        ioctl(s.fds[i], PERF_EVENT_IOC_ENABLE, 0);
+    for (size_t i = 0; i < s.nevents; i++)
+        ioctl(s.events[i].fd, PERF_EVENT_IOC_ENABLE, 0);
     return 0;
 }
 
@@ -859,6 +868,43 @@ static void discard_queue(void)
     s.queued = 0;
 }
 
+/* Polls, for ring `ring`, its next event after the one polled that has not hung up; none
+ * (-1, which poll skips) when all have: then nothing writes into the ring any more (a thread
+ * started later writes through the events of the thread that started it, which do not hang
+ * up while it lives). An event never comes back from a hang-up. */
+static void poll_next_live_event(struct pollfd *p, int ring)
+{
+    struct ring *r = &s.rings[ring];
+    p->fd = -1;
+    for (size_t i = r->polled + 1; i < s.nevents; i++) {
+        struct pollfd probe = {s.events[i].fd, POLLIN, 0};
+        if (s.events[i].ring != ring || (poll(&probe, 1, 0) == 1 && probe.revents & POLLHUP))
+            continue;
+        r->polled = i;
+        p->fd = probe.fd;
+        return;
+    }
+}
+
+/* An event hangs up once its thread has exited and no thread started by it lives: the
+ * kernel's perf_poll then answers POLLHUP at once, forever, whatever the ring holds, and
+ * polled on it woke the sampler at once every time (a CPU burned). The ring's other events
+ * still wake it at its watermark: one of them is polled instead. This pass reads the ring
+ * as every pass does (and so whatever wake-up the probe of an event may have taken). */
+static void on_hangups(struct pollfd *polls)
+{
+    for (int i = 0; i < s.nrings; i++) {
+        struct pollfd *p = &polls[1 + i];
+        if (!(p->revents & POLLHUP))
+            continue;
+        atomic_fetch_add_explicit(&s.hangups, 1, memory_order_relaxed);
+        if (p->fd == s.rings[i].hung_fd)
+            atomic_fetch_add_explicit(&s.hangups_again, 1, memory_order_relaxed);
+        s.rings[i].hung_fd = p->fd;
+        poll_next_live_event(p, i);
+    }
+}
+
 static void *sampler_main(void *arg)
 {
     (void)arg;
@@ -878,13 +924,13 @@ static void *sampler_main(void *arg)
      * to see: its records wait in the rings meanwhile. */
     s.ns_per_tick = tc_clock_calibrate(20 * 1000000);
     refresh_clock_pair();
-    struct pollfd *polls = s.polls = calloc((size_t)s.nrings + 1, sizeof *polls);
-    int npolls = 0;
-    if (polls && s.wake_fd >= 0)
-        polls[npolls++] = (struct pollfd){s.wake_fd, POLLIN, 0};
-    for (int i = 0; polls && i < s.nrings; i++)
-        if (s.rings[i].page)
-            polls[npolls++] = (struct pollfd){s.rings[i].fd, POLLIN, 0};
+    /* polls[0] is the wake-up, polls[1 + i] ring i's event (-1, which poll skips: none) */
+    int npolls = s.nrings + 1;
+    struct pollfd *polls = s.polls = calloc((size_t)npolls, sizeof *polls);
+    for (int i = 0; polls && i < npolls; i++) {
+        const struct ring *r = i ? &s.rings[i - 1] : NULL;
+        polls[i] = (struct pollfd){r ? (r->page ? r->fd : -1) : s.wake_fd, POLLIN, 0};
+    }
     int busy_poll_ms = busy_poll_interval_ms(), watermark_early = smallest_ring() > WATERMARK_BYTES;
     s.nown = 0;
     s.joins_seen[0] = s.joins_seen[1] = s.joins_at_open; /* a thread joined before: no records */
@@ -893,6 +939,8 @@ static void *sampler_main(void *arg)
         int stopping = atomic_load(&s.stop);
         if (!stopping && polls) {
             poll(polls, (nfds_t)npolls, next_wait_ms(got || s.queued, busy_poll_ms, watermark_early));
+            atomic_fetch_add_explicit(&s.passes, 1, memory_order_relaxed);
+            on_hangups(polls);
             eventfd_t woken;
             if (s.wake_fd >= 0 && polls[0].revents & POLLIN)
                 eventfd_read(s.wake_fd, &woken); /* a consumer connected (stop is checked above) */
@@ -930,8 +978,8 @@ static void stop_locked(void)
 {
     if (!s.running)
         return;
-    for (size_t i = 0; i < s.nfds; i++)
-        ioctl(s.fds[i], PERF_EVENT_IOC_DISABLE, 0);
+    for (size_t i = 0; i < s.nevents; i++)
+        ioctl(s.events[i].fd, PERF_EVENT_IOC_DISABLE, 0);
     atomic_store(&s.stop, 1);
     if (s.wake_fd >= 0)
         eventfd_write(s.wake_fd, 1);
@@ -1036,6 +1084,21 @@ uint64_t tc_sampling_untimed_waits(void)
     return atomic_load_explicit(&s.untimed_waits, memory_order_relaxed);
 }
 
+uint64_t tc_sampling_passes(void)
+{
+    return atomic_load_explicit(&s.passes, memory_order_relaxed);
+}
+
+uint64_t tc_sampling_hangups(void)
+{
+    return atomic_load_explicit(&s.hangups, memory_order_relaxed);
+}
+
+uint64_t tc_sampling_hangups_again(void)
+{
+    return atomic_load_explicit(&s.hangups_again, memory_order_relaxed);
+}
+
 uint64_t tc_sampling_unwound(void)
 {
     return atomic_load_explicit(&s.unwound, memory_order_relaxed);
@@ -1067,8 +1130,8 @@ static void set_paused(int paused)
 {
     pthread_mutex_lock(&s.lock);
     atomic_store(&s.paused, paused);
-    for (size_t i = 0; s.running && !s.finished && i < s.nfds; i++)
-        ioctl(s.fds[i], paused ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0);
+    for (size_t i = 0; s.running && !s.finished && i < s.nevents; i++)
+        ioctl(s.events[i].fd, paused ? PERF_EVENT_IOC_DISABLE : PERF_EVENT_IOC_ENABLE, 0);
     pthread_mutex_unlock(&s.lock);
     tc_wake_worker_now();
 }
@@ -1089,8 +1152,8 @@ void tc_sampling_end(void)
 {
     pthread_mutex_lock(&s.lock);
     s.finished = 1;
-    for (size_t i = 0; s.running && i < s.nfds; i++)
-        ioctl(s.fds[i], PERF_EVENT_IOC_DISABLE, 0);
+    for (size_t i = 0; s.running && i < s.nevents; i++)
+        ioctl(s.events[i].fd, PERF_EVENT_IOC_DISABLE, 0);
     pthread_mutex_unlock(&s.lock);
 }
 
@@ -1116,7 +1179,7 @@ static struct {
     struct tcn_sample_callchain *callchain;
     struct pending **queue;
     struct ring *rings;
-    int *fds;
+    struct event *events;
     struct tc_stream stream;
 } parents;
 
@@ -1147,14 +1210,14 @@ void tc_sampling_forget_after_fork(void)
     /* The events' copies are closed. Their rings are not unmapped: the kernel does not copy
      * perf's mappings into a child (VM_DONTCOPY), and the range may hold what a handler that
      * ran before ours mapped since. */
-    for (size_t i = 0; i < s.nfds; i++)
-        close(s.fds[i]);
+    for (size_t i = 0; i < s.nevents; i++)
+        close(s.events[i].fd);
     parents.rings = s.rings;
-    parents.fds = s.fds;
+    parents.events = s.events;
     s.rings = NULL;
-    s.fds = NULL;
+    s.events = NULL;
     s.nrings = 0;
-    s.nfds = s.fds_cap = 0;
+    s.nevents = s.events_cap = 0;
     if (s.wake_fd >= 0)
         close(s.wake_fd);
     s.wake_fd = -1;

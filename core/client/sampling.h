@@ -67,6 +67,12 @@ void tc_sampling_shutdown(int consumer);
 /* For tests: the sampler's waits without a timeout; the samples it unwound (or walked the
  * callchain of) before the stop, and after it. */
 uint64_t tc_sampling_untimed_waits(void);
+/* For tests: the sampler's waits (each followed by a pass over the rings); the hang-ups its
+ * polls returned for the rings' events (an event's thread exited, with no thread it started
+ * alive); those of an event already seen hung up, which then woke it at once every time. */
+uint64_t tc_sampling_passes(void);
+uint64_t tc_sampling_hangups(void);
+uint64_t tc_sampling_hangups_again(void);
 uint64_t tc_sampling_unwound(void);
 uint64_t tc_sampling_unwound_at_stop(void);
 
