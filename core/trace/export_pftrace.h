@@ -131,6 +131,7 @@ enum {
     PF_FTRACE_TIMESTAMP = 1, /* FtraceEvent */
     PF_FTRACE_PID = 2,
     PF_FTRACE_SCHED_SWITCH = 4,
+    PF_FTRACE_SCHED_WAKING = 20,
     PF_SCHED_SWITCH_PREV_COMM = 1, /* SchedSwitchFtraceEvent */
     PF_SCHED_SWITCH_PREV_PID = 2,
     PF_SCHED_SWITCH_PREV_PRIO = 3,
@@ -138,6 +139,11 @@ enum {
     PF_SCHED_SWITCH_NEXT_COMM = 5,
     PF_SCHED_SWITCH_NEXT_PID = 6,
     PF_SCHED_SWITCH_NEXT_PRIO = 7,
+    PF_SCHED_WAKING_COMM = 1, /* SchedWakingFtraceEvent */
+    PF_SCHED_WAKING_PID = 2,
+    PF_SCHED_WAKING_PRIO = 3,
+    PF_SCHED_WAKING_SUCCESS = 4,
+    PF_SCHED_WAKING_TARGET_CPU = 5,
     PF_SWITCH_TIMESTAMP = 1, /* FtraceEventBundle.CompactSched, all packed */
     PF_SWITCH_PREV_STATE = 2,
     PF_SWITCH_NEXT_PID = 3,

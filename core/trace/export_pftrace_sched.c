@@ -13,8 +13,12 @@
  * (PushSchedSwitchCompact: compact_sched_switch_skipped, no slice, no thread state), and a
  * switch whose previous thread is another (a switch between them lost, or never sent:
  * upstream Tracy's client does that), read as in a kernel trace that lost events. Wakeups are
- * sched_waking events on the CPU they name, targeting it. The scheduling log (sched_log.h)
- * gives them in time order; each CPU's bundle goes out when it holds BUNDLE events of a kind.
+ * sched_waking events on the CPU they name, targeting it, their waker the thread on the CPU; a
+ * wakeup before the CPU's first switch goes out in full too, its waker the idle thread, as the
+ * trace processor drops it in the compact form (PushSchedWakingCompact:
+ * compact_sched_waking_skipped, no thread on the CPU to be its waker). The scheduling log
+ * (sched_log.h) gives them in time order; each CPU's bundle goes out when it holds BUNDLE
+ * events of a kind.
  * The process of each thread of another program, as far as the client said (TidToPid),
  * follows in a ProcessTree.
  *
@@ -184,17 +188,46 @@ static void flush_bundle(struct tct_pftrace *p, struct bundle *b, unsigned cpu)
     b->switches = b->wakings = 0;
 }
 
-/* A switch that the compact form cannot say, in full. */
+/* Whether the compact form says the event as it is: the trace processor takes a compact
+ * switch's previous thread, and a compact wakeup's waker, to be the thread the CPU's last switch
+ * put on it, and drops either on a CPU that has had no switch yet (PushSchedSwitchCompact,
+ * PushSchedWakingCompact: compact_sched_waking_skipped). */
+static int compact_says(const struct bundle *b, const struct tct_sched_event *e)
+{
+    return b->started && (e->is_wakeup || is_on_cpu(b, e));
+}
+
+/* The packet, bundle and FtraceEvent of one event in full, open. */
+struct full_event {
+    size_t packet, bundle, event;
+};
+
+/* Opens a bundle of one event in full on e's CPU at e's time; task: the thread running, the event's. */
+static struct full_event full_event_begin(struct tct_pftrace *p, const struct tct_sched_event *e, uint32_t task)
+{
+    struct full_event f;
+    f.packet = tct_pf_packet_begin(p, PF_SYSTEM_SEQUENCE, TCT_TIME_NONE, 0);
+    f.bundle = tct_pb_begin(&p->pb, PF_PACKET_FTRACE_EVENTS);
+    tct_pb_varint(&p->pb, PF_BUNDLE_CPU, e->cpu);
+    f.event = tct_pb_begin(&p->pb, PF_BUNDLE_EVENT);
+    tct_pb_varint(&p->pb, PF_FTRACE_TIMESTAMP, (uint64_t)e->time);
+    tct_pb_varint(&p->pb, PF_FTRACE_PID, task);
+    return f;
+}
+
+static void full_event_end(struct tct_pftrace *p, struct full_event f)
+{
+    tct_pb_end(&p->pb, f.event);
+    tct_pb_end(&p->pb, f.bundle);
+    tct_pf_packet_end(p, f.packet);
+}
+
+/* A switch in full: its previous thread said, not implied. */
 static void full_switch(struct tct_pftrace *p, const struct tct_sched_event *e)
 {
     struct thread_ref prev = {e->source, e->old_thread}, next = {e->source, e->new_thread};
     char prev_buf[32], next_buf[32];
-    size_t m = tct_pf_packet_begin(p, PF_SYSTEM_SEQUENCE, TCT_TIME_NONE, 0);
-    size_t events = tct_pb_begin(&p->pb, PF_PACKET_FTRACE_EVENTS);
-    tct_pb_varint(&p->pb, PF_BUNDLE_CPU, e->cpu);
-    size_t event = tct_pb_begin(&p->pb, PF_BUNDLE_EVENT);
-    tct_pb_varint(&p->pb, PF_FTRACE_TIMESTAMP, (uint64_t)e->time);
-    tct_pb_varint(&p->pb, PF_FTRACE_PID, e->old_thread); /* the thread that ran: the event's task */
+    struct full_event f = full_event_begin(p, e, e->old_thread); /* the thread that ran */
     size_t sw = tct_pb_begin(&p->pb, PF_FTRACE_SCHED_SWITCH);
     tct_pb_string(&p->pb, PF_SCHED_SWITCH_PREV_COMM, comm_of(p, prev, e->cpu, prev_buf));
     tct_pb_int(&p->pb, PF_SCHED_SWITCH_PREV_PID, (int32_t)e->old_thread);
@@ -204,9 +237,24 @@ static void full_switch(struct tct_pftrace *p, const struct tct_sched_event *e)
     tct_pb_int(&p->pb, PF_SCHED_SWITCH_NEXT_PID, (int32_t)e->new_thread);
     tct_pb_int(&p->pb, PF_SCHED_SWITCH_NEXT_PRIO, PRIORITY);
     tct_pb_end(&p->pb, sw);
-    tct_pb_end(&p->pb, event);
-    tct_pb_end(&p->pb, events);
-    tct_pf_packet_end(p, m);
+    full_event_end(p, f);
+}
+
+/* A wakeup before the CPU's first switch: its waker, the event's task, is the CPU's idle thread,
+ * as in the JSON's ftrace text, no switch having put another there. */
+static void full_waking(struct tct_pftrace *p, const struct tct_sched_event *e)
+{
+    struct thread_ref woken = {e->source, e->new_thread};
+    char buf[32];
+    struct full_event f = full_event_begin(p, e, 0);
+    size_t wk = tct_pb_begin(&p->pb, PF_FTRACE_SCHED_WAKING);
+    tct_pb_string(&p->pb, PF_SCHED_WAKING_COMM, comm_of(p, woken, e->cpu, buf));
+    tct_pb_int(&p->pb, PF_SCHED_WAKING_PID, (int32_t)e->new_thread);
+    tct_pb_int(&p->pb, PF_SCHED_WAKING_PRIO, PRIORITY);
+    tct_pb_int(&p->pb, PF_SCHED_WAKING_SUCCESS, 1);
+    tct_pb_int(&p->pb, PF_SCHED_WAKING_TARGET_CPU, e->cpu);
+    tct_pb_end(&p->pb, wk);
+    full_event_end(p, f);
 }
 
 /* A thread switched, the first time it is seen: the program's own get their track (so that
@@ -277,18 +325,21 @@ int tct_pf_sched(struct tct_pftrace *p)
             p->failed = 1;
             break;
         }
-        if (e->is_wakeup) {
+        if (!compact_says(b, e)) {
+            flush_bundle(p, b, e->cpu); /* the CPU's events stay in time order in the file */
+            if (e->is_wakeup)
+                full_waking(p, e);
+            else
+                full_switch(p, e);
+        } else if (e->is_wakeup) {
             b->waking_time[b->wakings] = e->time;
             b->woken[b->wakings++] = (struct thread_ref){e->source, e->new_thread};
         } else {
-            if (!b->started || !is_on_cpu(b, e)) {
-                flush_bundle(p, b, e->cpu); /* the CPU's events stay in time order in the file */
-                full_switch(p, e);
-            } else {
-                b->switch_time[b->switches] = e->time;
-                b->prev_state[b->switches] = prev_state(e);
-                b->next[b->switches++] = (struct thread_ref){e->source, e->new_thread};
-            }
+            b->switch_time[b->switches] = e->time;
+            b->prev_state[b->switches] = prev_state(e);
+            b->next[b->switches++] = (struct thread_ref){e->source, e->new_thread};
+        }
+        if (!e->is_wakeup) {
             b->started = 1;
             b->on_cpu = (struct thread_ref){e->source, e->new_thread};
         }

@@ -498,7 +498,10 @@ def check_outputs(pb2, out, name=""):
     # context switches and wakeups: the JSON's ftrace text
     json_switches, json_wakings, tgids = sched_lines(doc)
     prev_comms = {(cpu, time): prev_comm for cpu, time, *_, prev_comm in json_switches}
-    timeline, wakings, IMPLIED = [], [], object()  # timeline: every switch, in file order
+    # timeline: every switch and wakeup in file order, a bundle's compact switches before its
+    # compact wakeups (as the trace processor tokenizes them); IMPLIED: a thread the compact form
+    # leaves to the CPU's last switch
+    timeline, IMPLIED, SWITCH, WAKING = [], object(), "switch", "waking"
     for b in model.bundles:
         sched, time = b.sched, 0
         check(len(sched.switch_time) == len(sched.switch_prev_state) == len(sched.switch_next_pid)
@@ -506,28 +509,49 @@ def check_outputs(pb2, out, name=""):
         for i, step in enumerate(sched.switch_time):
             time += step
             check(sched.switch_next_comm[i] < len(sched.comms), "a comm index past the bundle's table")
-            timeline.append((b.cpu, time, IMPLIED, sched.switch_prev_state[i], sched.switch_next_pid[i],
+            timeline.append((b.cpu, time, SWITCH, IMPLIED, sched.switch_prev_state[i], sched.switch_next_pid[i],
                              ftrace_comm(sched.comms[sched.switch_next_comm[i]])))
-        for e in b.events:  # a switch in full: its previous thread said, not implied
-            check(e.HasField("sched_switch"), "an ftrace event other than sched_switch")
+        for e in b.events:  # in full: a switch's previous thread, a wakeup's waker said, not implied
+            check(e.HasField("sched_switch") or e.HasField("sched_waking"),
+                  "an ftrace event other than sched_switch or sched_waking")
+            if e.HasField("sched_waking"):
+                wk = e.sched_waking
+                check(wk.target_cpu == b.cpu and wk.prio == 120 and wk.success == 1,
+                      f"the full sched_waking at {e.timestamp}: its target CPU, prio or success")
+                timeline.append((b.cpu, e.timestamp, WAKING, e.pid, wk.pid, ftrace_comm(wk.comm)))
+                continue
             sw = e.sched_switch
             check(e.pid == sw.prev_pid and sw.prev_prio == sw.next_prio == 120, "a full sched_switch's pid or prio")
             check(ftrace_comm(sw.prev_comm) == prev_comms.get((b.cpu, e.timestamp)),
                   f"the full sched_switch at {e.timestamp} names its previous thread otherwise than the JSON")
-            timeline.append((b.cpu, e.timestamp, sw.prev_pid, sw.prev_state, sw.next_pid, ftrace_comm(sw.next_comm)))
+            timeline.append((b.cpu, e.timestamp, SWITCH, sw.prev_pid, sw.prev_state, sw.next_pid,
+                             ftrace_comm(sw.next_comm)))
         time = 0
         for i, step in enumerate(sched.waking_time):
             time += step
             check(sched.waking_target_cpu[i] == b.cpu, "a wakeup targets another CPU than its bundle's")
-            wakings.append((b.cpu, time, sched.waking_pid[i], ftrace_comm(sched.comms[sched.waking_comm[i]])))
+            timeline.append((b.cpu, time, WAKING, IMPLIED, sched.waking_pid[i],
+                             ftrace_comm(sched.comms[sched.waking_comm[i]])))
     # as the trace processor sorts them (by time; stable), a compact switch's previous thread
-    # being the one the CPU's previous switch put there; a CPU's first switch in the compact
-    # form it drops (FtraceSchedEventTracker::PushSchedSwitchCompact: no previous thread)
-    switches, last = [], {}
-    for cpu, time, prev, state, nxt, comm in sorted(timeline, key=lambda s: s[1]):
-        check(prev is not IMPLIED or cpu in last,
+    # being the one the CPU's previous switch put there, a compact wakeup's waker the thread on
+    # the CPU; a CPU's first switch in the compact form it drops (FtraceSchedEventTracker::
+    # PushSchedSwitchCompact: no previous thread), and so a compact wakeup before it
+    # (PushSchedWakingCompact: no waker)
+    switches, wakings, last = [], [], {}
+    for cpu, time, kind, said, *fields in sorted(timeline, key=lambda s: s[1]):
+        if kind == WAKING:
+            pid, comm = fields
+            check(said is not IMPLIED or cpu in last,
+                  f"a wakeup on CPU {cpu} at {time}, before the CPU's first switch, is compact: "
+                  "the trace processor drops it")
+            check(said is IMPLIED or said == last.get(cpu, 0),
+                  f"the full sched_waking at {time}: its waker is not the thread on CPU {cpu}")
+            wakings.append((cpu, time, pid, comm))
+            continue
+        state, nxt, comm = fields
+        check(said is not IMPLIED or cpu in last,
               f"CPU {cpu}'s first switch, at {time}, is compact: the trace processor drops it")
-        switches.append((cpu, time, last.get(cpu) if prev is IMPLIED else prev, state, nxt, comm))
+        switches.append((cpu, time, last.get(cpu) if said is IMPLIED else said, state, nxt, comm))
         last[cpu] = nxt
     expected = [(cpu, time, prev, STATE_BITS[state], nxt, comm)
                 for cpu, time, prev, state, nxt, comm, _ in json_switches]

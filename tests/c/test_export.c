@@ -1145,10 +1145,13 @@ static const char *named_by_source(const void *ctx, uint32_t thread)
     return ctx;
 }
 
-static void context_switch(struct tct_trace *tr, uint32_t source, int64_t t, uint32_t old_thread, uint32_t new_thread)
+static void context_switch(struct tct_trace *tr, uint32_t source, int64_t t, uint8_t cpu, uint32_t old_thread,
+                           uint32_t new_thread)
 {
     tct_trace_on_event(
-        tr, source, &(struct tcd_event){.kind = TCD_CONTEXT_SWITCH, .time = t, .id = old_thread, .thread = new_thread});
+        tr, source,
+        &(struct tcd_event){
+            .kind = TCD_CONTEXT_SWITCH, .time = t, .query = cpu, .id = old_thread, .thread = new_thread});
 }
 
 /* Two processes (two containers) each with a thread 300 on CPU 0: the second's switch off its
@@ -1167,8 +1170,8 @@ static void test_same_tid_switches(void)
     }
     struct tct_export_options o = {0};
     struct tct_output *out = tct_output_new(tr, TCT_FORMAT_PFTRACE, &o);
-    context_switch(tr, 0, 1000, 0, 300);
-    context_switch(tr, 1, 2000, 300, 0);
+    context_switch(tr, 0, 1000, 0, 0, 300);
+    context_switch(tr, 1, 2000, 0, 300, 0);
     tct_trace_finish(tr);
     char *pf = NULL;
     size_t len = 0;
@@ -1180,6 +1183,98 @@ static void test_same_tid_switches(void)
     free(pf);
     tct_output_free(out);
     tct_trace_free(tr);
+}
+
+/* The outputs pftrace_check.py reads and compares. */
+static const char *const sched_outputs[] = {"trace.pftrace", "trace.json", "profile.folded"};
+
+/* tests/c/pftrace_check.py (PFTRACE_CHECK) where it runs as for the pftrace_decode test:
+ * /usr/bin/python3 with Google's protobuf, and protoc; else NULL. */
+static const char *pftrace_checker(void)
+{
+    const char *script = getenv("PFTRACE_CHECK");
+    if (!script || system("/usr/bin/python3 -c 'import google.protobuf' >/dev/null 2>&1 && "
+                          "command -v protoc >/dev/null") != 0)
+        return NULL;
+    return script;
+}
+
+/* Checks the outputs in dir with pftrace_check.py (as Perfetto's trace processor reads the
+ * .pftrace, and against the JSON's ftrace text), and that the .pftrace's full sched_waking
+ * events are as python_list says: (cpu, time, waker, pid, target_cpu). */
+static void check_sched_outputs(const char *script, const char *dir, const char *python_list)
+{
+    static const char *const check =
+        "import ast, os, sys\n"
+        "sys.path.insert(0, os.path.dirname(sys.argv[1]))\n"
+        "import pftrace_check\n"
+        "out = sys.argv[2]\n"
+        "pb2 = pftrace_check.load_messages(out)\n"
+        "pftrace_check.check_outputs(pb2, out)\n"
+        "trace = pb2.Trace()\n"
+        "trace.ParseFromString(open(os.path.join(out, 'trace.pftrace'), 'rb').read())\n"
+        "full = [(p.ftrace.cpu, e.timestamp, e.pid, e.sched_waking.pid, e.sched_waking.target_cpu)\n"
+        "        for p in trace.packets if p.HasField('ftrace') for e in p.ftrace.events\n"
+        "        if e.HasField('sched_waking')]\n"
+        "assert full == ast.literal_eval(sys.argv[3]), full\n";
+    char path[PATH_MAX + 32], cmd[3 * PATH_MAX + 256];
+    snprintf(path, sizeof path, "%s/check.py", dir);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fputs(check, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 -B %s %s %s '%s'", path, script, dir, python_list);
+    CHECK_EQ_INT(system(cmd), 0);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/pftrace_pb2.py", dir);
+    unlink(path);
+}
+
+static void wakeup(struct tct_trace *tr, int64_t t, uint8_t cpu, uint32_t thread)
+{
+    tct_trace_on_event(tr, 0,
+                       &(struct tcd_event){.kind = TCD_THREAD_WAKEUP, .time = t, .query = cpu, .thread = thread});
+}
+
+/* CPU 1's first scheduling event a wakeup, before any switch there (CPU 0 has had one): the
+ * trace processor drops a compact waking on a CPU with no switch yet (FtraceSchedEventTracker::
+ * PushSchedWakingCompact: no thread on the CPU to be its waker), so the Perfetto output writes
+ * it in full, waker the idle thread as in the JSON. The wakeups after the CPU's first switch
+ * stay compact. pftrace_check.py finds every wakeup of the JSON kept. */
+static void test_waking_before_switch(void)
+{
+    const char *script = pftrace_checker();
+    if (!script) {
+        fprintf(stderr, "test_export: PFTRACE_CHECK, /usr/bin/python3's protobuf or protoc missing, "
+                        "the waking before a switch unchecked\n");
+        return;
+    }
+    char dir[PATH_MAX], path[PATH_MAX + 32], err[256];
+    tt_temp_path(dir, sizeof dir, "tracyc_test_export_XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    struct tct_trace *tr = new_trace();
+    struct tct_export_options o = {0};
+    enum { OUTPUTS = sizeof sched_outputs / sizeof *sched_outputs };
+    struct tct_output *out[OUTPUTS];
+    for (size_t i = 0; i < OUTPUTS; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, sched_outputs[i]);
+        CHECK((out[i] = tct_output_open(tr, path, &o, err, sizeof err)) != NULL);
+    }
+    context_switch(tr, 0, 1000, 0, 0, 300);
+    wakeup(tr, 1500, 1, 400);
+    context_switch(tr, 0, 2000, 1, 0, 400);
+    wakeup(tr, 2500, 1, 500);
+    wakeup(tr, 3000, 0, 500);
+    tct_trace_finish(tr);
+    for (size_t i = 0; i < OUTPUTS; i++)
+        CHECK_EQ_INT(tct_output_close(out[i], err, sizeof err), 0);
+    tct_trace_free(tr);
+    check_sched_outputs(script, dir, "[(1, 1500, 0, 400, 1)]");
+    for (size_t i = 0; i < OUTPUTS; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, sched_outputs[i]);
+        unlink(path);
+    }
+    rmdir(dir);
 }
 
 /* A source's clock set again while its zones are open (a collector's estimate improving):
@@ -1343,6 +1438,7 @@ int main(void)
     test_processes();
     test_processes_clock_column();
     test_same_tid_switches();
+    test_waking_before_switch();
     test_clock_change();
     test_export_file();
     return tt_finish("test_export");
