@@ -73,9 +73,9 @@
  * CAP_PERFMON / root; as root, time spent in system calls is sampled too. When the kernel
  * refuses, the program runs on and each server gets one message saying why (the error and
  * what refused it), as does stderr, once, when the first server (or the in-process capture)
- * connects: a program nobody profiles prints nothing. Samples the
- * kernel could not deliver (its ring buffer was full) are counted and reported to the
- * server.
+ * connects: a program nobody profiles prints nothing. Samples and switches lost (the
+ * kernel's ring buffer was full, or the memory kept for a server reached
+ * TRACYC_BUFFER_LIMIT) are counted and reported to the server, each cause apart.
  *
  * Threads: every function may be called from any thread. A zone must be ended on the
  * thread that began it; tracyc checks this and ignores a foreign or repeated end.

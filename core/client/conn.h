@@ -126,7 +126,8 @@ void tc_conn_send_clock(struct tc_conn *c, uint32_t probe);
 void tc_conn_report_clock(struct tc_conn *c, int final);
 
 /* Says, once, why sampling is unavailable (unavailable: the reason, or NULL), and how many
- * records the kernel lost when that grew (at most once a second; `final`: now). */
+ * records were lost when that grew, by the kernel's full rings and at the buffer limit (at
+ * most once a second; `final`: now). */
 void tc_conn_report_sampling(struct tc_conn *c, const char *unavailable, uint64_t lost_in_rings,
                              uint64_t dropped_at_limit, int final);
 /* Once per connection, a warning that libdw could not be loaded (`unavailable`:

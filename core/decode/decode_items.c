@@ -138,7 +138,7 @@ static bool is_counter_message(const struct tcd_decoder *dec, const struct tcd_e
 
 /* A tracyc client reports running totals as Tracy-source messages: events dropped at its
  * buffer limit "tracyc: dropped <count> ...", plot values it could not send "tracyc:
- * skipped <count> ...", and samples the kernel lost "tracyc: lost <count> samples ..."
+ * skipped <count> ...", and the samples and switches lost "tracyc: lost <count> CPU samples ..."
  * (docs/protocol.md §25.4). */
 static void check_counters(struct tcd_decoder *dec, const struct tcd_event *msg, uint8_t meta)
 {
