@@ -212,6 +212,17 @@ static void nothing(struct tct_trace *tr)
 
 /* Plays a scenario into a trace with one output, and returns what the output wrote (the
  * caller frees it). incomplete: why the capture is incomplete, or NULL. */
+/* What out writes, in memory (len: its length). */
+static char *write_output(struct tct_output *out, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    CHECK(f != NULL);
+    CHECK_EQ_INT(tct_output_write_to(out, f), 0);
+    fclose(f);
+    return buf;
+}
+
 static char *export_to_string(enum tct_format format, void (*scenario)(struct tct_trace *),
                               const struct tct_export_options *o, const char *incomplete)
 {
@@ -222,11 +233,8 @@ static char *export_to_string(enum tct_format format, void (*scenario)(struct tc
     if (incomplete)
         tct_trace_source_incomplete(tr, 0, incomplete);
     tct_trace_finish(tr);
-    char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    CHECK_EQ_INT(tct_output_write_to(out, f), 0);
-    fclose(f);
+    char *buf = write_output(out, &len);
     tct_output_free(out);
     tct_trace_free(tr);
     return buf;
@@ -976,9 +984,7 @@ static void test_zone_begins(void)
     struct tct_output *out = tct_output_new(tr, TCT_FORMAT_PFTRACE, &o);
     begins_scenario(tr);
     tct_trace_finish(tr);
-    FILE *f = open_memstream(&pf, &len);
-    CHECK_EQ_INT(tct_output_write_to(out, f), 0);
-    fclose(f);
+    pf = write_output(out, &len);
     CHECK(memmem(pf, len, "renamed", 7) != NULL && memmem(pf, len, "late", 4) != NULL);
     free(pf);
     tct_output_free(out);
@@ -1053,11 +1059,8 @@ static char *process_output_with_error(enum tct_format format, const struct tct_
     struct tct_output *out = tct_output_new(tr, format, o);
     process_events(tr);
     tct_trace_finish(tr);
-    char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    CHECK_EQ_INT(tct_output_write_to(out, f), 0);
-    fclose(f);
+    char *buf = write_output(out, &len);
     tct_output_free(out);
     tct_trace_free(tr);
     return buf;
@@ -1173,11 +1176,8 @@ static void test_same_tid_switches(void)
     context_switch(tr, 0, 1000, 0, 0, 300);
     context_switch(tr, 1, 2000, 0, 300, 0);
     tct_trace_finish(tr);
-    char *pf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&pf, &len);
-    CHECK_EQ_INT(tct_output_write_to(out, f), 0);
-    fclose(f);
+    char *pf = write_output(out, &len);
     CHECK(memmem(pf, len, names_seen[0], strlen(names_seen[0])) != NULL);
     CHECK(memmem(pf, len, names_seen[1], strlen(names_seen[1])) != NULL);
     free(pf);
@@ -1293,11 +1293,8 @@ static void test_clock_change(void)
     tct_trace_set_source_clock(tr, 1, 5000, 2.0, 10);
     tct_trace_on_event(tr, 1, &(struct tcd_event){.kind = TCD_ZONE_END, .thread = MAIN_TID, .time = 3000});
     tct_trace_finish(tr);
-    char *csv = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&csv, &len);
-    CHECK_EQ_INT(tct_output_write_to(out, f), 0);
-    fclose(f);
+    char *csv = write_output(out, &len);
     /* the inner zone ended on the first clock: 1500..1700; the outer one began at 1000 of its
      * own time, 7000 on the new clock, and ended at 3000, 11000: 4000 ns */
     CHECK(strstr(csv, "\nwork,/src/work.c,20,1500,200,") != NULL);
