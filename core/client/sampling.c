@@ -1089,6 +1089,14 @@ uint64_t tc_sampling_passes(void)
     return atomic_load_explicit(&s.passes, memory_order_relaxed);
 }
 
+size_t tc_sampling_smallest_ring(void)
+{
+    pthread_mutex_lock(&s.lock);
+    size_t smallest = s.running ? smallest_ring() : 0;
+    pthread_mutex_unlock(&s.lock);
+    return smallest;
+}
+
 uint64_t tc_sampling_hangups(void)
 {
     return atomic_load_explicit(&s.hangups, memory_order_relaxed);

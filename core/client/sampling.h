@@ -17,6 +17,7 @@
 
 #include "client/stream.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Samples per second of a running thread unless TRACY_SAMPLING_HZ says otherwise. Chosen
@@ -71,6 +72,9 @@ uint64_t tc_sampling_untimed_waits(void);
  * polls returned for the rings' events (an event's thread exited, with no thread it started
  * alive); those of an event already seen hung up, which then woke it at once every time. */
 uint64_t tc_sampling_passes(void);
+/* For tests: the data bytes of the smallest ring mapped (a locked-memory limit shrinks them);
+ * 0 when sampling is not running. */
+size_t tc_sampling_smallest_ring(void);
 uint64_t tc_sampling_hangups(void);
 uint64_t tc_sampling_hangups_again(void);
 uint64_t tc_sampling_unwound(void);
