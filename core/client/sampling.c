@@ -1079,42 +1079,20 @@ uint64_t tc_sampling_dropped_at_limit(void)
     return atomic_load_explicit(&s.dropped_at_limit, memory_order_relaxed);
 }
 
-uint64_t tc_sampling_untimed_waits(void)
-{
-    return atomic_load_explicit(&s.untimed_waits, memory_order_relaxed);
-}
-
-uint64_t tc_sampling_passes(void)
-{
-    return atomic_load_explicit(&s.passes, memory_order_relaxed);
-}
-
-size_t tc_sampling_smallest_ring(void)
+struct tc_sampling_counts tc_sampling_counts(void)
 {
     pthread_mutex_lock(&s.lock);
     size_t smallest = s.running ? smallest_ring() : 0;
     pthread_mutex_unlock(&s.lock);
-    return smallest;
-}
-
-uint64_t tc_sampling_hangups(void)
-{
-    return atomic_load_explicit(&s.hangups, memory_order_relaxed);
-}
-
-uint64_t tc_sampling_hangups_again(void)
-{
-    return atomic_load_explicit(&s.hangups_again, memory_order_relaxed);
-}
-
-uint64_t tc_sampling_unwound(void)
-{
-    return atomic_load_explicit(&s.unwound, memory_order_relaxed);
-}
-
-uint64_t tc_sampling_unwound_at_stop(void)
-{
-    return atomic_load_explicit(&s.unwound_at_stop, memory_order_relaxed);
+    return (struct tc_sampling_counts){
+        .untimed_waits = atomic_load_explicit(&s.untimed_waits, memory_order_relaxed),
+        .passes = atomic_load_explicit(&s.passes, memory_order_relaxed),
+        .hangups = atomic_load_explicit(&s.hangups, memory_order_relaxed),
+        .hangups_again = atomic_load_explicit(&s.hangups_again, memory_order_relaxed),
+        .unwound = atomic_load_explicit(&s.unwound, memory_order_relaxed),
+        .unwound_at_stop = atomic_load_explicit(&s.unwound_at_stop, memory_order_relaxed),
+        .smallest_ring = smallest,
+    };
 }
 
 void tc_sampling_consumer(int connected)

@@ -65,20 +65,19 @@ void tc_sampling_end(void);
  * them, the records left are neither unwound nor kept, nor is the unwinder built. */
 void tc_sampling_shutdown(int consumer);
 
-/* For tests: the sampler's waits without a timeout; the samples it unwound (or walked the
- * callchain of) before the stop, and after it. */
-uint64_t tc_sampling_untimed_waits(void);
-/* For tests: the sampler's waits (each followed by a pass over the rings); the hang-ups its
- * polls returned for the rings' events (an event's thread exited, with no thread it started
- * alive); those of an event already seen hung up, which then woke it at once every time. */
-uint64_t tc_sampling_passes(void);
-/* For tests: the data bytes of the smallest ring mapped (a locked-memory limit shrinks them);
- * 0 when sampling is not running. */
-size_t tc_sampling_smallest_ring(void);
-uint64_t tc_sampling_hangups(void);
-uint64_t tc_sampling_hangups_again(void);
-uint64_t tc_sampling_unwound(void);
-uint64_t tc_sampling_unwound_at_stop(void);
+/* For tests: what the sampler did since the process started. */
+struct tc_sampling_counts {
+    uint64_t untimed_waits;   /* waits without a timeout */
+    uint64_t passes;          /* waits, each followed by a pass over the rings */
+    uint64_t hangups;         /* hang-ups polls returned for the rings' events (an event's
+                               * thread exited, with no thread it started alive) */
+    uint64_t hangups_again;   /* of an event already seen hung up (it woke the sampler at once) */
+    uint64_t unwound;         /* samples unwound (or callchain walked) before the stop */
+    uint64_t unwound_at_stop; /* and after it */
+    size_t smallest_ring;     /* the smallest ring's data bytes (a locked-memory limit shrinks
+                               * them); 0 when sampling is not running */
+};
+struct tc_sampling_counts tc_sampling_counts(void);
 
 /* ___tracy_begin/end_sampling_profiling (thread-safe). */
 int tc_sampling_resume(void);

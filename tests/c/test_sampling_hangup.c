@@ -25,18 +25,28 @@ static void burn_until(uint64_t (*counter)(void), uint64_t at_least)
         tt_burn_cpu_ns(10 * 1000000LL);
 }
 
+static uint64_t hangups(void)
+{
+    return tc_sampling_counts().hangups;
+}
+
+static uint64_t passes(void)
+{
+    return tc_sampling_counts().passes;
+}
+
 static void *survivor_main(void *arg)
 {
     (void)arg;
     /* After the main thread's exit (not pthread_join of it: ThreadSanitizer cannot). */
-    burn_until(tc_sampling_hangups, 1);
-    tt_check(tc_sampling_hangups() > 0, "the main thread's events hung up");
+    burn_until(hangups, 1);
+    tt_check(hangups() > 0, "the main thread's events hung up");
     /* Each pass polls the events again: one still polled once hung up shows at the next. */
-    uint64_t passes = tc_sampling_passes() + 3;
-    burn_until(tc_sampling_passes, passes);
-    tt_check(tc_sampling_passes() >= passes, "the rings still wake the sampler");
-    tt_check(tc_sampling_hangups_again() == 0, "%llu polls woke for events already seen hung up",
-             (unsigned long long)tc_sampling_hangups_again());
+    uint64_t enough = passes() + 3;
+    burn_until(passes, enough);
+    tt_check(passes() >= enough, "the rings still wake the sampler");
+    uint64_t again = tc_sampling_counts().hangups_again;
+    tt_check(again == 0, "%llu polls woke for events already seen hung up", (unsigned long long)again);
     ___tracy_shutdown_profiler();
     exit(tt_finish("test_sampling_hangup"));
 }

@@ -27,9 +27,9 @@ static const struct ___tracy_source_location_data loc = {"fill", "main", "test_s
 static void check_idle(void)
 {
     int64_t deadline = tcu_monotonic_ns() + DEADLINE_NS;
-    while (tc_sampling_untimed_waits() == 0 && tcu_monotonic_ns() < deadline)
+    while (tc_sampling_counts().untimed_waits == 0 && tcu_monotonic_ns() < deadline)
         usleep(20 * 1000);
-    tt_check(tc_sampling_untimed_waits() > 0, "idle with no consumer: the sampler waits without a timeout");
+    tt_check(tc_sampling_counts().untimed_waits > 0, "idle with no consumer: the sampler waits without a timeout");
 }
 
 /* Burns CPU until `more` records past the limit were dropped since the call (or the deadline). */
@@ -52,13 +52,14 @@ static void check_full_buffer(void)
     /* Once a drop is counted, the sampler has seen the buffer full (it stays full: nothing
      * drains it), so that no sample unwound from now on was read before. */
     burn_until_dropped(1);
-    uint64_t unwound = tc_sampling_unwound(), dropped = tc_sampling_dropped_at_limit();
+    uint64_t unwound = tc_sampling_counts().unwound, dropped = tc_sampling_dropped_at_limit();
     burn_until_dropped(20);
     uint64_t dropped_now = tc_sampling_dropped_at_limit();
     tt_check(dropped_now >= dropped + 20, "%llu more samples dropped at the limit",
              (unsigned long long)(dropped_now - dropped));
-    tt_check(tc_sampling_unwound() == unwound, "full buffer, no consumer: %llu samples unwound for nothing",
-             (unsigned long long)(tc_sampling_unwound() - unwound));
+    uint64_t unwound_now = tc_sampling_counts().unwound;
+    tt_check(unwound_now == unwound, "full buffer, no consumer: %llu samples unwound for nothing",
+             (unsigned long long)(unwound_now - unwound));
 }
 
 /* In a process of its own: samples in the rings at a shutdown with nobody to take them. */
@@ -67,8 +68,8 @@ static int exit_unread(void)
     ___tracy_startup_profiler();
     tt_burn_cpu_ns(30 * 1000000LL); /* 15 samples: below the rings' watermark, left in them */
     ___tracy_shutdown_profiler();
-    tt_check(tc_sampling_unwound_at_stop() == 0, "shutdown with no consumer: %llu samples unwound at the stop",
-             (unsigned long long)tc_sampling_unwound_at_stop());
+    uint64_t at_stop = tc_sampling_counts().unwound_at_stop;
+    tt_check(at_stop == 0, "shutdown with no consumer: %llu samples unwound at the stop", (unsigned long long)at_stop);
     return tt_finish("test_sampling_no_consumer exit");
 }
 

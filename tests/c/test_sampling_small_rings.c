@@ -59,21 +59,23 @@ static int limit_locked_memory(void)
 static void describe(FILE *out, void *user)
 {
     (void)user;
-    fprintf(out, "passes %llu, untimed waits %llu\n", (unsigned long long)tc_sampling_passes(),
-            (unsigned long long)tc_sampling_untimed_waits());
+    struct tc_sampling_counts c = tc_sampling_counts();
+    fprintf(out, "passes %llu, untimed waits %llu\n", (unsigned long long)c.passes,
+            (unsigned long long)c.untimed_waits);
 }
 
 /* The program idles with no consumer: the sampler keeps passing over the rings. Without the
  * fix it goes into a wait without a timeout at once, and passes no more: seen at the next nap. */
 static void check_idle_passes(void)
 {
-    uint64_t passes = tc_sampling_passes() + 3;
-    while (tc_sampling_passes() < passes && tc_sampling_untimed_waits() == 0)
+    uint64_t enough = tc_sampling_counts().passes + 3;
+    struct tc_sampling_counts c;
+    while ((c = tc_sampling_counts()).passes < enough && c.untimed_waits == 0)
         usleep(20 * 1000);
-    tt_check(tc_sampling_untimed_waits() == 0,
+    tt_check(c.untimed_waits == 0,
              "a small ring, no consumer: %llu waits without a timeout (the ring overflows unseen)",
-             (unsigned long long)tc_sampling_untimed_waits());
-    tt_check(tc_sampling_passes() >= passes, "idle, no consumer: the sampler still passes over the small rings");
+             (unsigned long long)c.untimed_waits);
+    tt_check(c.passes >= enough, "idle, no consumer: the sampler still passes over the small rings");
 }
 
 int main(void)
@@ -90,7 +92,7 @@ int main(void)
     tt_phase_describe(describe, NULL);
     tt_phase("starting the profiler", 60);
     ___tracy_startup_profiler();
-    size_t smallest = tc_sampling_smallest_ring();
+    size_t smallest = tc_sampling_counts().smallest_ring;
     if (smallest == 0 || smallest > WATERMARK_BYTES) {
         printf("# no ring came out small (smallest %zu bytes: perf_event_paranoid -1, a raised "
                "perf_event_mlock_kb; 0: sampling refused, the user's other processes holding "
