@@ -54,11 +54,12 @@
  * or not, before a quarter of it can fill, down to every 10 ms. */
 #define POLL_MS_MAX 50
 #define POLL_MS_MIN 10
-#define WATERMARK_BYTES (RING_PAGES_MAX * 4096 / 4)
+_Static_assert(TC_SAMPLING_WATERMARK_BYTES == RING_PAGES_MAX * 4096 / 4, "a quarter of a full ring");
 /* With a consumer connected and no record read in the last pass (every thread off the CPU:
  * an idle program), the sampler waits this long before it looks again; a record the kernel
  * writes meanwhile wakes it only at the ring's watermark, and is delayed, never lost. With
- * no consumer it waits for the watermark or a consumer's connection alone (next_wait_ms). */
+ * no consumer it waits for the watermark or a consumer's connection alone, where the rings
+ * signal and a stop can wake it (next_wait_ms). */
 #define IDLE_POLL_MS 250
 
 struct ring {
@@ -104,6 +105,7 @@ static struct {
     /* Shutting down with no consumer: records are not read (set before the stop). */
     _Atomic int discarding;
     _Atomic uint64_t untimed_waits, unwound, unwound_at_stop, passes, hangups, hangups_again; /* for tests */
+    _Atomic size_t smallest_ring; /* for tests, without the lock (a test's hang report reads it) */
     int stream_ready;
     struct tc_stream stream;
     /* while running */
@@ -460,7 +462,7 @@ static int open_events(const struct tc_config *cfg)
     a->clockid = CLOCK_MONOTONIC_RAW;
     a->watermark = 1; /* wake the sampler when a quarter of the ring is used (the kernel caps
                        * it to the ring's size) */
-    a->wakeup_watermark = WATERMARK_BYTES;
+    a->wakeup_watermark = TC_SAMPLING_WATERMARK_BYTES;
 
     tcu_fd_guard_begin(); /* (it opens a file in /sys) */
     o.ncpu = (int)sysconf(_SC_NPROCESSORS_CONF);
@@ -931,7 +933,7 @@ static void *sampler_main(void *arg)
         const struct ring *r = i ? &s.rings[i - 1] : NULL;
         polls[i] = (struct pollfd){r ? (r->page ? r->fd : -1) : s.wake_fd, POLLIN, 0};
     }
-    int busy_poll_ms = busy_poll_interval_ms(), watermark_early = smallest_ring() > WATERMARK_BYTES;
+    int busy_poll_ms = busy_poll_interval_ms(), watermark_early = smallest_ring() > TC_SAMPLING_WATERMARK_BYTES;
     s.nown = 0;
     s.joins_seen[0] = s.joins_seen[1] = s.joins_at_open; /* a thread joined before: no records */
     size_t got = 1;
@@ -944,6 +946,8 @@ static void *sampler_main(void *arg)
             eventfd_t woken;
             if (s.wake_fd >= 0 && polls[0].revents & POLLIN)
                 eventfd_read(s.wake_fd, &woken); /* a consumer connected (stop is checked above) */
+        } else if (!stopping) {
+            usleep((useconds_t)busy_poll_ms * 1000); /* no memory to poll with: passes at the busy pace */
         }
         if (atomic_load(&s.discarding)) {
             discard_queue();
@@ -986,6 +990,7 @@ static void stop_locked(void)
     tcu_thread_join(s.thread);
     close_events();
     s.running = 0;
+    atomic_store(&s.smallest_ring, 0);
     s.period_ns = 0;
 }
 
@@ -1036,6 +1041,7 @@ static void start_locked(void)
     atomic_store(&s.refused, 0);
     sem_post(&s.opened);
     s.running = 1;
+    atomic_store(&s.smallest_ring, smallest_ring());
 }
 
 void tc_sampling_update(void)
@@ -1081,9 +1087,6 @@ uint64_t tc_sampling_dropped_at_limit(void)
 
 struct tc_sampling_counts tc_sampling_counts(void)
 {
-    pthread_mutex_lock(&s.lock);
-    size_t smallest = s.running ? smallest_ring() : 0;
-    pthread_mutex_unlock(&s.lock);
     return (struct tc_sampling_counts){
         .untimed_waits = atomic_load_explicit(&s.untimed_waits, memory_order_relaxed),
         .passes = atomic_load_explicit(&s.passes, memory_order_relaxed),
@@ -1091,7 +1094,7 @@ struct tc_sampling_counts tc_sampling_counts(void)
         .hangups_again = atomic_load_explicit(&s.hangups_again, memory_order_relaxed),
         .unwound = atomic_load_explicit(&s.unwound, memory_order_relaxed),
         .unwound_at_stop = atomic_load_explicit(&s.unwound_at_stop, memory_order_relaxed),
-        .smallest_ring = smallest,
+        .smallest_ring = atomic_load(&s.smallest_ring),
     };
 }
 
@@ -1208,5 +1211,6 @@ void tc_sampling_forget_after_fork(void)
         close(s.wake_fd);
     s.wake_fd = -1;
     s.running = 0;
+    atomic_store(&s.smallest_ring, 0);
     s.opened_ready = 0; /* a post the parent's sampler had not taken yet: a new one at the next start */
 }

@@ -65,6 +65,10 @@ void tc_sampling_end(void);
  * them, the records left are neither unwound nor kept, nor is the unwinder built. */
 void tc_sampling_shutdown(int consumer);
 
+/* The bytes written into a ring that wake the sampler (a quarter of a full ring): a ring no
+ * larger, made small by a locked-memory limit, never signals and is read on a timer. */
+#define TC_SAMPLING_WATERMARK_BYTES (256 * 1024)
+
 /* For tests: what the sampler did since the process started. */
 struct tc_sampling_counts {
     uint64_t untimed_waits;   /* waits without a timeout */

@@ -210,8 +210,6 @@ static void nothing(struct tct_trace *tr)
     (void)tr;
 }
 
-/* Plays a scenario into a trace with one output, and returns what the output wrote (the
- * caller frees it). incomplete: why the capture is incomplete, or NULL. */
 /* What out writes, in memory (len: its length). */
 static char *write_output(struct tct_output *out, size_t *len)
 {
@@ -223,6 +221,8 @@ static char *write_output(struct tct_output *out, size_t *len)
     return buf;
 }
 
+/* Plays a scenario into a trace with one output, and returns what the output wrote (the
+ * caller frees it). incomplete: why the capture is incomplete, or NULL. */
 static char *export_to_string(enum tct_format format, void (*scenario)(struct tct_trace *),
                               const struct tct_export_options *o, const char *incomplete)
 {

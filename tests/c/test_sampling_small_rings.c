@@ -25,7 +25,6 @@
 #include <unistd.h>
 
 /* The library's: a quarter of its largest ring (1 MiB). */
-#define WATERMARK_BYTES (1024 * 1024 / 4)
 /* On 2 CPUs: 1 MiB and 128 KiB rings when the user's allowance is free; 128 KiB and 32 KiB
  * when another process holds a 1 MiB ring of it (a test run beside), or two do (a 64 KiB
  * limit left no room for the second ring then: sampling was refused). */
@@ -93,7 +92,7 @@ int main(void)
     tt_phase("starting the profiler", 60);
     ___tracy_startup_profiler();
     size_t smallest = tc_sampling_counts().smallest_ring;
-    if (smallest == 0 || smallest > WATERMARK_BYTES) {
+    if (smallest == 0 || smallest > TC_SAMPLING_WATERMARK_BYTES) {
         printf("# no ring came out small (smallest %zu bytes: perf_event_paranoid -1, a raised "
                "perf_event_mlock_kb; 0: sampling refused, the user's other processes holding "
                "perf rings): nothing to check\n",
