@@ -129,6 +129,15 @@ void tcs_clock_reading(struct tcs_clock *c, int64_t t, int64_t raw, int64_t real
         answer(c, t, raw_now);
 }
 
+uint32_t tcs_clock_probe_given_up(struct tcs_clock *c, int64_t raw_now)
+{
+    uint32_t id = c->asked_id;
+    if (!id || raw_now - c->asked_at < TCS_CLOCK_GIVE_UP_NS)
+        return 0;
+    c->asked_id = 0;
+    return id;
+}
+
 uint32_t tcs_clock_probe_due(const struct tcs_clock *c, int64_t raw_now)
 {
     if (c->method != TCS_CLOCK_PROBES)

@@ -103,6 +103,9 @@ void tcs_clock_same_host_reading(struct tcs_clock *c, int64_t t, int64_t raw);
  * or 0 when none is due. */
 uint32_t tcs_clock_probe_due(const struct tcs_clock *c, int64_t raw_now);
 void tcs_clock_probe_sent(struct tcs_clock *c, uint32_t id, int64_t raw_now);
+/* The probe in flight, once its answer is later than TCS_CLOCK_GIVE_UP_NS: forgotten (an
+ * answer that comes after is not one) and returned; 0 when there is none to give up. */
+uint32_t tcs_clock_probe_given_up(struct tcs_clock *c, int64_t raw_now);
 
 /* The line as known now: 0, or -1 when nothing is known. */
 int tcs_clock_line(const struct tcs_clock *c, struct tcs_clock_line *out);

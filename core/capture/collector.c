@@ -442,9 +442,17 @@ static int probe_clock(struct entry *e)
     if (e->pub.source < 0 || e->clock.method != TCS_CLOCK_PROBES || tcs_session_stopped(e->session))
         return -1; /* a stopped client answers what it was asked, and is asked nothing new */
     int64_t raw = tcs_raw_ns();
+    /* Given up by the clock, and by the capture's end: a client that cannot answer it (a
+     * recording replayed) ends once it awaits nothing else. */
+    uint32_t lost = tcs_clock_probe_given_up(&e->clock, raw);
+    if (lost)
+        tcd_decoder_probe_lost(e->dec, lost);
     uint32_t id = tcs_clock_probe_due(&e->clock, raw);
-    if (id && tcd_decoder_probe_clock(e->dec, id) == 0)
+    if (id) {
+        if (tcd_decoder_probe_clock(e->dec, id) != 0)
+            return -1; /* the decoder is done, or cannot ask */
         tcs_clock_probe_sent(&e->clock, id, raw);
+    }
     int64_t until = e->clock.asked_id ? e->clock.asked_at + TCS_CLOCK_GIVE_UP_NS - raw : e->clock.next_at - raw;
     return until <= 0 ? 0 : until / 1000000 + 1 > 1000 ? 1000 : (int)(until / 1000000 + 1);
 }

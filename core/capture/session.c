@@ -347,6 +347,14 @@ static enum tcd_state feed(struct tcs_session *s, const uint8_t *data, size_t le
     return st;
 }
 
+/* The decoder has all it waited for after the client's Terminate. */
+static void decoder_done(struct tcs_session *s, double now)
+{
+    if (!s->stopping)
+        s->why[0] = '\0';
+    terminate(s, s->stopping ? TCS_INCOMPLETE : TCS_COMPLETE, now);
+}
+
 static void running(struct tcs_session *s, short revents, double now, uint8_t *buf, size_t buflen)
 {
     if (s->out_failed) {
@@ -356,6 +364,10 @@ static void running(struct tcs_session *s, short revents, double now, uint8_t *b
     }
     if ((revents & POLLOUT) && out_flush(s) != 0) {
         end_of_stream(s, "connection lost while sending");
+        return;
+    }
+    if (tcd_decoder_state(s->dec) == TCD_STATE_DONE) { /* with no data: a probe given up */
+        decoder_done(s, now);
         return;
     }
     if (revents & (POLLIN | POLLHUP | POLLERR)) {
@@ -373,9 +385,7 @@ static void running(struct tcs_session *s, short revents, double now, uint8_t *b
             if (s->state != TCS_SESSION_RUNNING)
                 return; /* refused by on_welcome */
             if (st == TCD_STATE_DONE) {
-                if (!s->stopping)
-                    s->why[0] = '\0';
-                terminate(s, s->stopping ? TCS_INCOMPLETE : TCS_COMPLETE, now);
+                decoder_done(s, now);
                 return;
             }
             if (st == TCD_STATE_FAILED) {

@@ -316,6 +316,10 @@ uint64_t tcd_thread_pid(const struct tcd_decoder *dec, uint32_t thread);
  * not take the clock extension (upstream's clients, older tracyc clients, and every
  * client until its first TCD_CLOCK_SYNC event) or the decoder is not running. */
 int tcd_decoder_probe_clock(struct tcd_decoder *dec, uint32_t id);
+/* Probe `id`'s reading is not waited for any more (the capture gave up on it, clock.h): a
+ * client that cannot answer it (a recording replayed) may end. The decoder's state: DONE
+ * when it awaited nothing else after the client's Terminate. */
+enum tcd_state tcd_decoder_probe_lost(struct tcd_decoder *dec, uint32_t id);
 
 /* Counters for status lines and benchmarks. */
 struct tcd_stats {

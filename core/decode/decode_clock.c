@@ -2,6 +2,7 @@
  * readings of its clocks, unsolicited or answering a probe, and the probes. */
 #include "decode/decode_clock.h"
 #include "decode/decode_item.h"
+#include "decode/decode_tables.h"
 
 /* TracycClock: i64 event clock (ticks), i64 CLOCK_MONOTONIC_RAW ns, i64 CLOCK_REALTIME ns,
  * u64 host id, u32 probe id. Only from a client asked for it, like a rename (§27). */
@@ -40,4 +41,14 @@ int tcd_decoder_probe_clock(struct tcd_decoder *dec, uint32_t id)
     if (dec->cb.on_query)
         dec->cb.on_query(dec->query_user, packet);
     return 0;
+}
+
+enum tcd_state tcd_decoder_probe_lost(struct tcd_decoder *dec, uint32_t id)
+{
+    if (id && id == dec->probe_pending) {
+        dec->probe_pending = 0;
+        if (dec->state == TCD_STATE_RUNNING && dec->terminated && tcd_done(dec))
+            dec->state = TCD_STATE_DONE;
+    }
+    return dec->state;
 }
