@@ -133,6 +133,28 @@ static void test_probes(void)
     CHECK(l.raw0 == before.raw0 && l.error == before.error);
 }
 
+/* A probe not answered: given up once, after TCS_CLOCK_GIVE_UP_NS (the collector then stops
+ * waiting for it, clock and capture's end alike); its late answer is not one; the next goes. */
+static void test_probe_given_up(void)
+{
+    struct tcs_clock c;
+    tcs_clock_init(&c, HOST);
+    int64_t now = 100 * S;
+    tcs_clock_reading(&c, 0, 777, now, OTHER, 0, now, now);
+    uint32_t id = tcs_clock_probe_due(&c, now);
+    CHECK(id != 0);
+    tcs_clock_probe_sent(&c, id, now);
+    CHECK_EQ_INT(tcs_clock_probe_given_up(&c, now + TCS_CLOCK_GIVE_UP_NS - 1), 0);
+    CHECK_EQ_INT(tcs_clock_probe_due(&c, now + TCS_CLOCK_GIVE_UP_NS - 1), 0);
+    CHECK_EQ_INT(tcs_clock_probe_given_up(&c, now + TCS_CLOCK_GIVE_UP_NS), id);
+    CHECK_EQ_INT(tcs_clock_probe_given_up(&c, now + TCS_CLOCK_GIVE_UP_NS), 0); /* once */
+    size_t answers = c.answers;
+    tcs_clock_reading(&c, 5, 0, 0, OTHER, id, now + TCS_CLOCK_GIVE_UP_NS + 1, now);
+    CHECK(c.answers == answers);
+    uint32_t next = tcs_clock_probe_due(&c, now + TCS_CLOCK_GIVE_UP_NS + 1);
+    CHECK(next != 0 && next != id);
+}
+
 /* A client without the extension: bounds from its welcome and the batches that arrive. */
 static void test_welcome(void)
 {
@@ -173,6 +195,7 @@ int main(void)
     test_readings();
     test_readings_not_ours();
     test_probes();
+    test_probe_given_up();
     test_welcome();
     return tt_finish("test_capture_clock");
 }
