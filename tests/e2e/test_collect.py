@@ -370,3 +370,97 @@ def test_bad_arguments(tmp_path, args, said):
     result = subprocess.run([CAPTURE, *args, "-o", str(tmp_path / "x.json")], capture_output=True, text=True,
                             timeout=TIMEOUT)
     assert result.returncode == 2 and said in result.stderr, result.stderr
+
+
+QUERY_SIZE = 13  # TCW_QUERY_SIZE (core/wire/protocol.h): every query the capture sends
+CLOCK_PROBE = 129  # TCW_QUERY_TRACYC_CLOCK_PROBE, its wire type on protocol 82
+
+
+def frames(data, welcome=1170):
+    """A recorded stream of protocol 82 split for sending: its handshake byte and welcome, then
+    each LZ4 frame whole (a u32 little-endian compressed size, then that many bytes)."""
+    at = 1 + welcome
+    parts = [data[:at]]
+    while at < len(data):
+        end = at + 4 + int.from_bytes(data[at:at + 4], "little")
+        assert end <= len(data), "a frame past the stream's end"
+        parts.append(data[at:end])
+        at = end
+    return parts
+
+
+class SilentToProbes(DialOut):
+    """A client that dials out and sends its recorded stream frame by frame, reading the
+    capture's queries between them, until the capture has sent a clock probe (the recording
+    was never asked one, so the stream holds no answer to it); the last frame, which holds its
+    Terminate, goes only once the probe has come. The probe is never answered."""
+
+    def __init__(self, port, stream):
+        super().__init__(port, stream)
+        self.probed_after = None  # frames sent when the probe was seen
+        self.failed = None
+
+    def run(self):
+        try:
+            with socket.create_connection(("127.0.0.1", self.port)) as conn:
+                self.offered = read_hello(conn)
+                parts = frames(self.data)
+                queries = b""
+
+                def probed(wait):
+                    nonlocal queries
+                    conn.settimeout(wait)
+                    try:
+                        while True:
+                            more = conn.recv(65536)
+                            if not more:
+                                return False
+                            queries += more
+                            types = queries[::QUERY_SIZE][:len(queries) // QUERY_SIZE]
+                            if CLOCK_PROBE in types:
+                                return True
+                    except socket.timeout:
+                        return False
+
+                sent = 0
+                for part in parts[:-1]:
+                    conn.sendall(part)
+                    sent += 1
+                    if probed(0.05):
+                        break
+                else:  # all but the Terminate's frame sent: the probe must come now
+                    if not probed(TIMEOUT / 4):
+                        self.failed = "no clock probe came before the Terminate's frame"
+                        return
+                self.probed_after = sent
+                conn.settimeout(None)
+                for part in parts[sent:]:
+                    conn.sendall(part)
+                drain(conn)
+        except Exception as e:  # said by the test, not lost in the thread
+            self.failed = repr(e)
+
+
+def test_client_never_answering_its_clock_probe_still_ends(tmp_path):
+    """A client on another host (a replayed recording's readings are of another boot, or hours
+    old) is asked a clock probe once its first TracycClock reading has come; a client that never
+    answers it and then terminates is still complete, and the capture ends by itself. The
+    probe is made sure of here: the client sends its stream up to the probe, then the rest."""
+    summary = tmp_path / "summary.txt"
+    capture, port = start_capture(tmp_path, "--expect", "1", "-o", str(summary))
+    client = SilentToProbes(port, "py_pipeline")
+    client.start()
+    try:
+        stdout, stderr = finish(capture, client)
+    except subprocess.TimeoutExpired:
+        capture.kill()
+        capture.communicate()
+        raise
+    assert client.failed is None, client.failed
+    assert client.probed_after is not None
+    assert capture.returncode == 0, stdout + stderr
+    # (one process: the summary has no Processes table; stdout's line says it is complete)
+    assert "Capture complete: 1 processes, 3,020 zones on 7 threads" in stdout, stdout
+    assert re.search(r"^  pipeline\.py\[13480\]: protocol 82 \(Tracy 0\.14\.0\), 3,020 zones, .*, complete$",
+                     stdout, re.M), stdout
+    assert "Captured 59.77 ms: 3,020 zones on 7 threads" in summary.read_text()
