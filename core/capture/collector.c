@@ -445,8 +445,8 @@ static int probe_clock(struct entry *e)
     /* Given up by the clock, and by the capture's end: a client that cannot answer it (a
      * recording replayed) ends once it awaits nothing else. */
     uint32_t lost = tcs_clock_probe_given_up(&e->clock, raw);
-    if (lost)
-        tcd_decoder_probe_lost(e->dec, lost);
+    if (lost && tcd_decoder_probe_lost(e->dec, lost) == TCD_STATE_DONE)
+        return 0; /* done without new data: the session ends at this step, whatever its wait */
     uint32_t id = tcs_clock_probe_due(&e->clock, raw);
     if (id) {
         if (tcd_decoder_probe_clock(e->dec, id) != 0)
